@@ -1,0 +1,1 @@
+export { pingWorker } from './smoke.js';

@@ -1,0 +1,211 @@
+/**
+ * Provides real Temporal servers without a download from outside the package registries:
+ *
+ * - the dev server (Temporal CLI, with the UI) is built once with `go install` from the Go module proxy;
+ * - the time-skipping test server (Java) is fetched once from Maven Central with `mvn` and started
+ *   through a small wrapper script that `exec`s java.
+ *
+ * Both are cached per user and per version, outside the repository. Tests, the demo and CI all call
+ * this module; run it directly (`npm run servers`) to provision both and print their paths.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const TEMPORAL_CLI_VERSION = '1.5.1';
+export const TEST_SERVER_VERSION = '1.38.0';
+
+/** What `@temporalio/testing` accepts as `server.executable`. */
+export type ServerExecutable =
+  { type: 'existing-path'; path: string } | { type: 'cached-download'; downloadDir?: string };
+
+/** Neither the local toolchain nor the SDK's own download can provide a server. */
+export class ServerProvisioningError extends Error {
+  override readonly name = 'ServerProvisioningError';
+}
+
+export function cacheRoot(): string {
+  if (process.env.ECA_CACHE_DIR) return process.env.ECA_CACHE_DIR;
+  const xdg = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(xdg, 'eca-onboarding');
+}
+
+function log(message: string): void {
+  process.stderr.write(`[temporal-servers] ${message}\n`);
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function which(command: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && (await isExecutable(join(dir, command)))) return join(dir, command);
+  }
+  return undefined;
+}
+
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new ServerProvisioningError(`${command} ${args.join(' ')} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/**
+ * Builds into a fresh temporary directory and renames it into place, so an interrupted build or two
+ * concurrent ones never leave a half-written cache entry behind.
+ */
+async function buildAtomically(finalDir: string, build: (tmpDir: string) => Promise<void>): Promise<void> {
+  const parent = join(finalDir, '..');
+  await mkdir(parent, { recursive: true });
+  const tmpDir = await mkdtemp(join(parent, '.building-'));
+  try {
+    await build(tmpDir);
+    await rm(finalDir, { recursive: true, force: true });
+    await rename(tmpDir, finalDir);
+  } catch (error) {
+    await rm(tmpDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** The Temporal CLI (dev server + UI), built with Go when there is no cached copy. */
+export async function devServerExecutable(): Promise<ServerExecutable> {
+  const override = process.env.TEMPORAL_CLI_PATH;
+  if (override) {
+    if (!(await isExecutable(override))) {
+      throw new ServerProvisioningError(`TEMPORAL_CLI_PATH=${override} is not an executable file`);
+    }
+    return { type: 'existing-path', path: override };
+  }
+  const dir = join(cacheRoot(), 'temporal-cli', TEMPORAL_CLI_VERSION);
+  const binary = join(dir, 'temporal');
+  if (await isExecutable(binary)) return { type: 'existing-path', path: binary };
+
+  const go = await which('go');
+  if (!go) {
+    log('Go is not installed: falling back to the Temporal SDK download of the dev server (needs internet).');
+    return { type: 'cached-download', downloadDir: join(cacheRoot(), 'sdk-download') };
+  }
+  log(
+    `building the Temporal dev server (temporal CLI v${TEMPORAL_CLI_VERSION}) with go install, first run only, a few minutes...`,
+  );
+  const started = Date.now();
+  await buildAtomically(dir, (tmp) =>
+    run(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+      cwd: tmp,
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+    }),
+  );
+  log(`built the Temporal dev server in ${seconds(started)}: ${binary}`);
+  return { type: 'existing-path', path: binary };
+}
+
+function testServerPom(): string {
+  return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.eca-onboarding</groupId>
+  <artifactId>temporal-test-server-fetch</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>${TEST_SERVER_VERSION}</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+}
+
+/**
+ * The wrapper the SDK starts as `<wrapper> <port>`. Serial GC and C1-only compilation roughly halve
+ * the JVM's start-up on a small machine, which keeps it well inside the SDK's readiness window.
+ */
+function testServerWrapper(libDir: string): string {
+  return `#!/bin/sh
+# Temporal time-skipping test server ${TEST_SERVER_VERSION}; argument: port
+exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \${TEMPORAL_TEST_SERVER_JAVA_OPTS:-} \\
+  -cp '${libDir}/*' io.temporal.testserver.TestServer "$@"
+`;
+}
+
+/** The Java time-skipping test server, fetched with Maven when there is no cached copy. */
+export async function testServerExecutable(): Promise<ServerExecutable> {
+  const override = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (override) {
+    if (!(await isExecutable(override))) {
+      throw new ServerProvisioningError(`TEMPORAL_TEST_SERVER_PATH=${override} is not an executable file`);
+    }
+    return { type: 'existing-path', path: override };
+  }
+  const dir = join(cacheRoot(), 'temporal-test-server', TEST_SERVER_VERSION);
+  const wrapper = join(dir, 'temporal-test-server');
+  if (await isExecutable(wrapper)) return { type: 'existing-path', path: wrapper };
+
+  const [java, mvn] = await Promise.all([which('java'), which('mvn')]);
+  if (!java || !mvn) {
+    const missing = [java ? undefined : 'java (JDK 17+)', mvn ? undefined : 'mvn (Maven)'].filter(Boolean);
+    log(
+      `${missing.join(' and ')} not found: falling back to the Temporal SDK download of the test server (needs internet).`,
+    );
+    return { type: 'cached-download', downloadDir: join(cacheRoot(), 'sdk-download') };
+  }
+  log(`fetching the Temporal time-skipping test server ${TEST_SERVER_VERSION} with Maven, first run only...`);
+  const started = Date.now();
+  await buildAtomically(dir, async (tmp) => {
+    await writeFile(join(tmp, 'pom.xml'), testServerPom());
+    await run(
+      mvn,
+      ['-q', '-B', 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${join(tmp, 'lib')}`],
+      { cwd: tmp },
+    );
+    // The wrapper names the final directory: it is only used after the rename below succeeds.
+    await writeFile(join(tmp, 'temporal-test-server'), testServerWrapper(join(dir, 'lib')));
+    await chmod(join(tmp, 'temporal-test-server'), 0o755);
+  });
+  log(`fetched the Temporal test server in ${seconds(started)}: ${wrapper}`);
+  return { type: 'existing-path', path: wrapper };
+}
+
+/** Options the dev server always needs here (no outbound version check). */
+export const DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false'];
+
+async function main(): Promise<void> {
+  const which = process.argv[2] ?? 'all';
+  if (which !== 'all' && which !== 'dev' && which !== 'test') {
+    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test] (got "${which}")`);
+  }
+  if (which !== 'test') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
+  if (which !== 'dev') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

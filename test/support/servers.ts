@@ -1,0 +1,37 @@
+/**
+ * One real Temporal server of each kind per test run, started on first use and stopped by the root
+ * hook: the Java time-skipping test server for workflow logic, the CLI dev server for end-to-end runs.
+ */
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
+import { ECA_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+
+let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
+let dev: Promise<TestWorkflowEnvironment> | undefined;
+
+export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  timeSkipping ??= testServerExecutable().then((executable) =>
+    TestWorkflowEnvironment.createTimeSkipping({ server: { executable } }),
+  );
+  return timeSkipping;
+}
+
+export function devServerEnv(): Promise<TestWorkflowEnvironment> {
+  dev ??= devServerExecutable().then((executable) =>
+    TestWorkflowEnvironment.createLocal({
+      server: { executable, extraArgs: DEV_SERVER_EXTRA_ARGS, searchAttributes: ECA_SEARCH_ATTRIBUTES },
+    }),
+  );
+  return dev;
+}
+
+/** Builds or fetches both servers up front, so a first run's long build never counts against a test's timeout. */
+export async function provisionServers(): Promise<void> {
+  await Promise.all([devServerExecutable(), testServerExecutable()]);
+}
+
+export async function stopServers(): Promise<void> {
+  const envs = [timeSkipping, dev];
+  timeSkipping = dev = undefined;
+  await Promise.all(envs.map(async (env) => (env ? (await env).teardown() : undefined)));
+}

@@ -1,0 +1,2 @@
+export { engineSmokeCheck } from './smoke.js';
+export type { SmokeCheckInput, SmokeCheckResult } from './smoke.js';

@@ -1,0 +1,15 @@
+/**
+ * Typed search attributes the engine keeps current on its workflows, so that ops can find an
+ * application in the Temporal UI or with `temporal workflow list --query`.
+ * Pure definitions: imported by workflows, the worker, the client and the test servers alike.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const EcaLifecycleState = defineSearchAttributeKey('EcaLifecycleState', SearchAttributeType.KEYWORD);
+export const EcaAccountStatus = defineSearchAttributeKey('EcaAccountStatus', SearchAttributeType.KEYWORD);
+export const EcaAccountId = defineSearchAttributeKey('EcaAccountId', SearchAttributeType.KEYWORD);
+export const EcaExternalId = defineSearchAttributeKey('EcaExternalId', SearchAttributeType.KEYWORD);
+export const EcaCsid = defineSearchAttributeKey('EcaCsid', SearchAttributeType.KEYWORD);
+
+/** Every key, for registering them on a server (`temporal operator search-attribute create`). */
+export const ECA_SEARCH_ATTRIBUTES = [EcaLifecycleState, EcaAccountStatus, EcaAccountId, EcaExternalId, EcaCsid];

@@ -1,0 +1,34 @@
+import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type * as activities from '../activities/index.js';
+
+const { pingWorker } = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+export interface SmokeCheckInput {
+  /** How long the workflow sleeps on a durable timer between its two activity calls. */
+  sleep: Duration;
+}
+
+export interface SmokeCheckResult {
+  /** Identity of the worker process that ran the activities. */
+  workerIdentity: string;
+  /** Workflow time (ms since the epoch) before and after the timer. */
+  workflowStartedAt: number;
+  workflowFinishedAt: number;
+}
+
+/**
+ * Proves that a deployment is wired end to end: a worker polls the task queue, runs activities and
+ * fires a durable timer. Used by the demo and by operators after a deployment.
+ */
+export async function engineSmokeCheck(input: SmokeCheckInput): Promise<SmokeCheckResult> {
+  const workflowStartedAt = Date.now();
+  const { identity } = await pingWorker();
+  log.info('smoke check: worker answered, sleeping', { sleep: input.sleep });
+  await sleep(input.sleep);
+  await pingWorker();
+  return { workerIdentity: identity, workflowStartedAt, workflowFinishedAt: Date.now() };
+}

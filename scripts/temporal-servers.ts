@@ -17,6 +17,8 @@ import { pathToFileURL } from 'node:url';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
+/** Bumped when the way the test server is fetched or wrapped changes, so caches are rebuilt. */
+const TEST_SERVER_RECIPE = 2;
 
 /** What `@temporalio/testing` accepts as `server.executable`. */
 export type ServerExecutable =
@@ -136,6 +138,12 @@ function testServerPom(): string {
       <artifactId>temporal-test-server</artifactId>
       <version>${TEST_SERVER_VERSION}</version>
     </dependency>
+    <!-- Binds SLF4J to a no-op logger: the server otherwise prints a warning on every start. -->
+    <dependency>
+      <groupId>org.slf4j</groupId>
+      <artifactId>slf4j-nop</artifactId>
+      <version>1.7.36</version>
+    </dependency>
   </dependencies>
 </project>
 `;
@@ -162,7 +170,7 @@ export async function testServerExecutable(): Promise<ServerExecutable> {
     }
     return { type: 'existing-path', path: override };
   }
-  const dir = join(cacheRoot(), 'temporal-test-server', TEST_SERVER_VERSION);
+  const dir = join(cacheRoot(), 'temporal-test-server', `${TEST_SERVER_VERSION}-r${TEST_SERVER_RECIPE}`);
   const wrapper = join(dir, 'temporal-test-server');
   if (await isExecutable(wrapper)) return { type: 'existing-path', path: wrapper };
 

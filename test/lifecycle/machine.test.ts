@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { getShortestPaths, getStateNodes } from '@xstate/graph';
+import type { AnyStateNode } from 'xstate';
+import {
+  effectOf,
+  lifecycleMachine,
+  lifecycleState,
+  persistLifecycle,
+  restoreLifecycle,
+  startLifecycle,
+  step,
+} from '../../workflows/lifecycle/index.js';
+import type {
+  AccountSnapshot,
+  FormDocument,
+  LifecycleEvent,
+  LifecycleInput,
+  LifecycleSnapshot,
+  TaskView,
+} from '../../workflows/lifecycle/index.js';
+
+const input: LifecycleInput = {
+  csid: 'CSID1',
+  externalId: 'ext-1',
+  application: { sha1: 'a'.repeat(40), length: 10, ref: 'aa/aa' },
+  documents: [{ formNumber: '5001', fileName: 'w8.pdf', sha1: 'c'.repeat(40), length: 3, ref: 'cc/cc' }],
+};
+
+const proofOfAddress: FormDocument = {
+  formNumber: '8001',
+  fileName: 'proof.pdf',
+  sha1: 'b'.repeat(40),
+  length: 4,
+  ref: 'bb/bb',
+};
+const newProofOfAddress: FormDocument = { ...proofOfAddress, sha1: 'd'.repeat(40), ref: 'dd/dd' };
+
+const task = (fields: Partial<TaskView>): TaskView => ({
+  formNumber: '8001',
+  formName: 'Proof of Address',
+  action: 'to send',
+  ...fields,
+});
+const status = (account: Partial<AccountSnapshot>): LifecycleEvent => ({
+  type: 'STATUS',
+  account: { status: 'N', tasks: [], ...account },
+});
+
+const statuses = {
+  underReview: status({
+    status: 'P',
+    stateText: 'Under Review',
+    tasks: [task({ state: 'Received- Being Processed' })],
+  }),
+  documentWanted: status({ stateText: 'Documents Required', tasks: [task({ state: 'To Be Sent' })] }),
+  documentRejected: status({ stateText: 'Documents Required', tasks: [task({ state: 'Rejected', reason: 'blurry' })] }),
+  portalTask: status({
+    stateText: 'Incomplete Application',
+    tasks: [task({ formNumber: '3001', action: 'to complete', state: 'To Be Completed' })],
+  }),
+  pendingApproval: status({ status: 'P', stateText: 'Pending Approval' }),
+  open: status({ status: 'O' }),
+  rejected: status({ status: 'R' }),
+  closed: status({ status: 'C' }),
+  abandonedAtBrokerage: status({ status: 'A' }),
+};
+
+function run(events: LifecycleEvent[], from: LifecycleSnapshot = startLifecycle(input)): LifecycleSnapshot {
+  return events.reduce(step, from);
+}
+
+describe('lifecycle statechart', function () {
+  describe('paths of the lifecycle', function () {
+    it('happy path: validate, create, review, approval queue, open', function () {
+      const states: string[] = [];
+      let snapshot = startLifecycle(input);
+      for (const event of [
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U100', userName: 'jdoe100' },
+        statuses.underReview,
+        statuses.pendingApproval,
+        statuses.open,
+      ] as LifecycleEvent[]) {
+        snapshot = step(snapshot, event);
+        states.push(lifecycleState(snapshot));
+      }
+      assert.deepEqual(states, ['creating', 'tracking', 'tracking', 'awaitingApproval', 'open']);
+      assert.equal(snapshot.status, 'done');
+      assert.deepEqual(effectOf(snapshot), { kind: 'done', outcome: 'open' });
+      assert.equal(snapshot.context.accountId, 'U100');
+      // documents that went with create count as sent
+      assert.equal(snapshot.context.submittedDocuments['5001'], 'c'.repeat(40));
+    });
+
+    it('invalid application: needs correction, then a resubmission is validated again', function () {
+      let snapshot = run([{ type: 'VALIDATION_FAILED', errors: ['missing first name'] }]);
+      assert.equal(lifecycleState(snapshot), 'needsCorrection');
+      assert.deepEqual(snapshot.context.corrections, ['missing first name']);
+      assert.deepEqual(effectOf(snapshot), { kind: 'awaitStaff' });
+
+      const corrected = { sha1: 'e'.repeat(40), length: 11, ref: 'ee/ee' };
+      snapshot = step(snapshot, { type: 'RESUBMIT', application: corrected });
+      assert.equal(lifecycleState(snapshot), 'validating');
+      assert.deepEqual(snapshot.context.application, corrected);
+      assert.deepEqual(snapshot.context.corrections, []);
+    });
+
+    it('create refused (isProcessed false): needs correction', function () {
+      const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATE_REFUSED', errors: ['invalid XML format'] }]);
+      assert.equal(lifecycleState(snapshot), 'needsCorrection');
+    });
+
+    it('a wanted document without one in hand waits for staff, then is submitted when provided', function () {
+      let snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.documentWanted]);
+      assert.equal(lifecycleState(snapshot), 'needsDocuments');
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'documents' });
+
+      snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
+      assert.equal(lifecycleState(snapshot), 'submittingDocuments');
+      assert.deepEqual(effectOf(snapshot), { kind: 'submitDocuments', documents: [proofOfAddress] });
+
+      snapshot = step(snapshot, { type: 'DOCUMENTS_SUBMITTED', documents: [proofOfAddress] });
+      assert.equal(lifecycleState(snapshot), 'tracking');
+      assert.deepEqual(snapshot.context.waitingDocuments, {});
+      // the brokerage's task list may lag a poll behind: a sent document is not asked for again
+      snapshot = step(snapshot, statuses.documentWanted);
+      assert.equal(lifecycleState(snapshot), 'tracking');
+    });
+
+    it('a rejected document needs a different one: the same file is not sent twice', function () {
+      let snapshot = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] },
+        statuses.documentWanted,
+        { type: 'DOCUMENTS_SUBMITTED', documents: [proofOfAddress] },
+        statuses.documentRejected,
+      ]);
+      assert.equal(lifecycleState(snapshot), 'needsDocuments');
+      snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
+      assert.equal(lifecycleState(snapshot), 'needsDocuments', 'the rejected file itself is no answer');
+      snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [newProofOfAddress] });
+      assert.deepEqual(effectOf(snapshot), { kind: 'submitDocuments', documents: [newProofOfAddress] });
+    });
+
+    it('a `to complete` task waits for the portal', function () {
+      const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.portalTask]);
+      assert.equal(lifecycleState(snapshot), 'awaitingClient');
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'portal' });
+    });
+
+    it('rejection by compliance ends the lifecycle', function () {
+      const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.rejected]);
+      assert.deepEqual(effectOf(snapshot), { kind: 'done', outcome: 'rejected' });
+    });
+
+    it('abandon then reset returns to tracking; without reset the retention period ends it', function () {
+      let snapshot = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        statuses.portalTask,
+        { type: 'ABANDON', reason: 'client withdrew' },
+      ]);
+      assert.equal(lifecycleState(snapshot), 'abandoning');
+      assert.equal(snapshot.context.abandonReason, 'client withdrew');
+      snapshot = step(snapshot, { type: 'ABANDON_CONFIRMED' });
+      assert.deepEqual(effectOf(snapshot), { kind: 'awaitReset' });
+
+      const reset = run([{ type: 'RESET' }, { type: 'RESET_CONFIRMED' }], snapshot);
+      assert.equal(lifecycleState(reset), 'tracking');
+
+      const expired = step(snapshot, { type: 'RETENTION_EXPIRED' });
+      assert.deepEqual(effectOf(expired), { kind: 'done', outcome: 'abandoned' });
+    });
+
+    it('abandon is refused while the account is being created and after the end', function () {
+      const creating = run([{ type: 'VALIDATED' }]);
+      assert.equal(creating.can({ type: 'ABANDON' }), false);
+      const open = run([{ type: 'CREATED', accountId: 'U1' }, statuses.open], creating);
+      assert.equal(open.can({ type: 'ABANDON' }), false);
+      assert.equal(open.can({ type: 'RESET' }), false);
+      const tracking = run([{ type: 'CREATED', accountId: 'U1' }], creating);
+      assert.equal(tracking.can({ type: 'ABANDON' }), true);
+      assert.equal(tracking.can({ type: 'RESUBMIT', application: input.application }), false);
+    });
+
+    it('ignores events a state does not take, leaving the snapshot as it was', function () {
+      const snapshot = startLifecycle(input);
+      const after = step(snapshot, { type: 'RESET' });
+      assert.deepEqual(persistLifecycle(after), persistLifecycle(snapshot));
+    });
+
+    it('survives persistence (continue-as-new) with value and context intact', function () {
+      const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.documentWanted]);
+      const restored = restoreLifecycle(JSON.parse(JSON.stringify(persistLifecycle(snapshot))));
+      assert.equal(lifecycleState(restored), 'needsDocuments');
+      const next = step(restored, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
+      assert.equal(lifecycleState(next), 'submittingDocuments');
+    });
+  });
+
+  describe('model: every state and transition is reachable', function () {
+    const events: LifecycleEvent[] = [
+      { type: 'VALIDATED' },
+      { type: 'VALIDATION_FAILED', errors: ['missing last name'] },
+      { type: 'CREATED', accountId: 'U1' },
+      { type: 'CREATE_REFUSED', errors: ['invalid XML format'] },
+      ...Object.values(statuses),
+      { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] },
+      { type: 'DOCUMENTS_SUBMITTED', documents: [proofOfAddress] },
+      { type: 'DOCUMENTS_REFUSED', error: 'checksum mismatch' },
+      { type: 'RESUBMIT', application: input.application },
+      { type: 'ABANDON' },
+      { type: 'ABANDON_CONFIRMED' },
+      { type: 'ABANDON_REFUSED', error: 'not pending' },
+      { type: 'RESET' },
+      { type: 'RESET_CONFIRMED' },
+      { type: 'RESET_REFUSED', error: 'not abandoned' },
+      { type: 'RETENTION_EXPIRED' },
+    ];
+    const paths = getShortestPaths(lifecycleMachine, {
+      input,
+      events,
+      serializeState: (snapshot) =>
+        JSON.stringify({
+          value: snapshot.value,
+          status: snapshot.context.status,
+          stateText: snapshot.context.stateText,
+          tasks: snapshot.context.tasks,
+          waiting: snapshot.context.waitingDocuments,
+          submitted: snapshot.context.submittedDocuments,
+        }),
+    });
+
+    /**
+     * `state id|event type` of every transition exercised: each reachable state is fed every event. No
+     * event transition of the machine has a guard, so the deepest active state naming the event takes it.
+     */
+    const taken = new Set<string>();
+    for (const { state } of paths) {
+      for (const event of events) {
+        const handler = state._nodes.filter((node: AnyStateNode) => event.type in node.on).at(-1);
+        if (!handler) continue;
+        step(state, event);
+        taken.add(`${handler.id}|${event.type}`);
+      }
+    }
+
+    it('reaches every state of the machine', function () {
+      const reached = new Set(paths.flatMap((path) => path.state._nodes.map((node: AnyStateNode) => node.id)));
+      const all = getStateNodes(lifecycleMachine.root).map((node) => node.id);
+      assert.deepEqual(
+        all.filter((id) => !reached.has(id) && !id.endsWith('.deciding')),
+        [],
+        'unreachable states',
+      );
+    });
+
+    it('takes every transition the machine defines', function () {
+      const defined = getStateNodes(lifecycleMachine.root).flatMap((node) =>
+        Object.keys(node.on).map((eventType) => `${node.id}|${eventType}`),
+      );
+      assert.ok(defined.includes('accountApplication.pending|ABANDON'), 'transitions were not enumerated');
+      assert.deepEqual(
+        defined.filter((transition) => !taken.has(transition)),
+        [],
+        'transitions never taken',
+      );
+    });
+
+    it('gives every reachable state an effect', function () {
+      for (const path of paths) assert.doesNotThrow(() => effectOf(path.state));
+    });
+  });
+});

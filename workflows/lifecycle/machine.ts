@@ -1,0 +1,253 @@
+/**
+ * The lifecycle of one account application, as a pure XState v5 statechart.
+ *
+ * It decides, it does not act: the `accountApplication` workflow feeds it events (results of
+ * activities, staff messages, timers) through XState's pure `transition()` and runs the effect that
+ * each state names (see `effects.ts`). The machine never reads a clock and starts no actors or
+ * delayed events, so its snapshot is plain data that survives replay and continue-as-new.
+ *
+ * Transitions of the service's own table:
+ *   a pending application --update AbandonAccount--> A            (pending.* --ABANDON--> abandoning --> abandoned)
+ *   A --update ResetAbandonedAccount--> reset                      (abandoned --RESET--> resetting --> pending)
+ *   N, P --approval queue processed--> O by the next business day  (pending.* --STATUS[isOpen]--> open)
+ * The others are ours: validation before create, correction, document submission, portal tasks,
+ * compliance rejection (status R), retention of an abandoned application.
+ */
+import { assign, setup } from 'xstate';
+import { documentPlan, isPortalTask } from './tasks.js';
+import type { AccountSnapshot, DocumentRef, FormDocument, TaskView } from './types.js';
+
+export interface LifecycleInput {
+  csid: string;
+  externalId: string;
+  application: DocumentRef;
+  /** PDFs sent with create (tax form, and agreements when the day's submission did not take them). */
+  documents?: FormDocument[];
+}
+
+export interface LifecycleContext {
+  csid: string;
+  externalId: string;
+  /** The application XML now in force (replaced by `RESUBMIT`). */
+  application: DocumentRef;
+  /** Documents sent with create. */
+  createDocuments: FormDocument[];
+  accountId?: string;
+  userName?: string;
+  status?: string;
+  stateText?: string;
+  tasks: TaskView[];
+  /** Documents provided by staff and not sent yet, by form number. */
+  waitingDocuments: Record<string, FormDocument>;
+  /** SHA-1 of the last document sent per form number. */
+  submittedDocuments: Record<string, string>;
+  /** Why the application needs correction (validation errors, create refusal). */
+  corrections: string[];
+  /** The last refusal of a request to the service that did not end the lifecycle. */
+  lastRefusal?: string;
+  /** Who asked for abandonment and why, as given. */
+  abandonReason?: string;
+}
+
+export type LifecycleEvent =
+  // results of the workflow's activities
+  | { type: 'VALIDATED' }
+  | { type: 'VALIDATION_FAILED'; errors: string[] }
+  | { type: 'CREATED'; accountId: string; userName?: string }
+  | { type: 'CREATE_REFUSED'; errors: string[] }
+  | { type: 'STATUS'; account: AccountSnapshot }
+  | { type: 'DOCUMENTS_SUBMITTED'; documents: FormDocument[] }
+  | { type: 'DOCUMENTS_REFUSED'; error: string }
+  | { type: 'ABANDON_CONFIRMED' }
+  | { type: 'ABANDON_REFUSED'; error: string }
+  | { type: 'RESET_CONFIRMED' }
+  | { type: 'RESET_REFUSED'; error: string }
+  // staff messages
+  | { type: 'RESUBMIT'; application: DocumentRef }
+  | { type: 'PROVIDE_DOCUMENTS'; documents: FormDocument[] }
+  | { type: 'ABANDON'; reason?: string }
+  | { type: 'RESET' }
+  // timers
+  | { type: 'RETENTION_EXPIRED' };
+
+export type LifecycleEventType = LifecycleEvent['type'];
+
+function plan(context: LifecycleContext) {
+  return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
+}
+
+export const lifecycleMachine = setup({
+  types: {
+    context: {} as LifecycleContext,
+    events: {} as LifecycleEvent,
+    input: {} as LifecycleInput,
+  },
+  guards: {
+    isOpen: ({ context }) => context.status === 'O',
+    isRejected: ({ context }) => context.status === 'R',
+    isClosed: ({ context }) => context.status === 'C',
+    isAbandonedAtBrokerage: ({ context }) => context.status === 'A',
+    hasDocumentsToSubmit: ({ context }) => plan(context).toSubmit.length > 0,
+    isMissingDocuments: ({ context }) => plan(context).missing.length > 0,
+    hasPortalTasks: ({ context }) => context.tasks.some(isPortalTask),
+    isPendingApproval: ({ context }) => context.stateText === 'Pending Approval',
+  },
+  actions: {
+    recordCorrections: assign({
+      corrections: ({ event }) =>
+        event.type === 'VALIDATION_FAILED' || event.type === 'CREATE_REFUSED' ? event.errors : [],
+    }),
+    acceptResubmission: assign({
+      application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
+      corrections: () => [],
+    }),
+    recordAccount: assign(({ context, event }) => {
+      if (event.type !== 'CREATED') return {};
+      const submitted = { ...context.submittedDocuments };
+      for (const document of context.createDocuments) submitted[document.formNumber] = document.sha1;
+      return { accountId: event.accountId, userName: event.userName, submittedDocuments: submitted };
+    }),
+    recordStatus: assign(({ event }) =>
+      event.type === 'STATUS'
+        ? { status: event.account.status, stateText: event.account.stateText, tasks: event.account.tasks }
+        : {},
+    ),
+    holdDocuments: assign({
+      waitingDocuments: ({ context, event }) => {
+        if (event.type !== 'PROVIDE_DOCUMENTS') return context.waitingDocuments;
+        const waiting = { ...context.waitingDocuments };
+        for (const document of event.documents) waiting[document.formNumber] = document;
+        return waiting;
+      },
+    }),
+    recordSubmission: assign(({ context, event }) => {
+      if (event.type !== 'DOCUMENTS_SUBMITTED') return {};
+      const waiting = { ...context.waitingDocuments };
+      const submitted = { ...context.submittedDocuments };
+      for (const document of event.documents) {
+        if (waiting[document.formNumber]?.sha1 === document.sha1) delete waiting[document.formNumber];
+        submitted[document.formNumber] = document.sha1;
+      }
+      return { waitingDocuments: waiting, submittedDocuments: submitted, lastRefusal: undefined };
+    }),
+    recordRefusal: assign({
+      lastRefusal: ({ event }) =>
+        event.type === 'DOCUMENTS_REFUSED' || event.type === 'ABANDON_REFUSED' || event.type === 'RESET_REFUSED'
+          ? event.error
+          : undefined,
+    }),
+    recordAbandonReason: assign({
+      abandonReason: ({ event }) => (event.type === 'ABANDON' ? event.reason : undefined),
+    }),
+  },
+}).createMachine({
+  id: 'accountApplication',
+  context: ({ input }) => ({
+    csid: input.csid,
+    externalId: input.externalId,
+    application: input.application,
+    createDocuments: input.documents ?? [],
+    tasks: [],
+    waitingDocuments: {},
+    submittedDocuments: {},
+    corrections: [],
+  }),
+  initial: 'validating',
+  states: {
+    /** validateXML: structural checks before anything is created. */
+    validating: {
+      on: {
+        VALIDATED: 'creating',
+        VALIDATION_FAILED: { target: 'needsCorrection', actions: 'recordCorrections' },
+        // Nothing exists at the brokerage yet: abandoning ends the lifecycle at once.
+        ABANDON: { target: 'closedAsAbandoned', actions: 'recordAbandonReason' },
+      },
+    },
+    /** create, idempotent by external id; abandon waits until the account exists. */
+    creating: {
+      on: {
+        CREATED: { target: 'pending', actions: 'recordAccount' },
+        CREATE_REFUSED: { target: 'needsCorrection', actions: 'recordCorrections' },
+      },
+    },
+    /** Waits for staff: a corrected application, or abandonment. */
+    needsCorrection: {
+      tags: ['waitingForStaff'],
+      on: {
+        RESUBMIT: { target: 'validating', actions: 'acceptResubmission' },
+        ABANDON: { target: 'closedAsAbandoned', actions: 'recordAbandonReason' },
+      },
+    },
+    /** The account exists and is neither open nor rejected: the workflow polls it. */
+    pending: {
+      initial: 'deciding',
+      on: {
+        STATUS: { target: '.deciding', actions: 'recordStatus' },
+        PROVIDE_DOCUMENTS: { target: '.deciding', actions: 'holdDocuments' },
+        ABANDON: { target: 'abandoning', actions: 'recordAbandonReason' },
+      },
+      states: {
+        /** Reads the last status and tasks and chooses what the application waits for. */
+        deciding: {
+          always: [
+            { guard: 'isOpen', target: '#accountApplication.open' },
+            { guard: 'isRejected', target: '#accountApplication.rejected' },
+            { guard: 'isClosed', target: '#accountApplication.closed' },
+            { guard: 'isAbandonedAtBrokerage', target: '#accountApplication.abandoned' },
+            { guard: 'hasDocumentsToSubmit', target: 'submittingDocuments' },
+            { guard: 'isMissingDocuments', target: 'needsDocuments' },
+            { guard: 'hasPortalTasks', target: 'awaitingClient' },
+            { guard: 'isPendingApproval', target: 'awaitingApproval' },
+            { target: 'tracking' },
+          ],
+        },
+        /** Under review, or waiting for the next status: polls at the tracking interval. */
+        tracking: { tags: ['polling'] },
+        /** update with DocumentSubmission for the documents we hold. */
+        submittingDocuments: {
+          on: {
+            // A poll answered while documents are being sent is stale: the next one decides.
+            STATUS: { actions: 'recordStatus' },
+            DOCUMENTS_SUBMITTED: { target: 'tracking', actions: 'recordSubmission' },
+            DOCUMENTS_REFUSED: { target: 'needsDocuments', actions: 'recordRefusal' },
+          },
+        },
+        /** A task wants a document we do not have (or one was rejected): waits for provideDocuments. */
+        needsDocuments: { tags: ['polling', 'waitingForStaff'] },
+        /** A `to complete` task is done in the hosted portal by the client or the firm. */
+        awaitingClient: { tags: ['polling'] },
+        /** In the approval queue: opened by the next business day. */
+        awaitingApproval: { tags: ['polling'] },
+      },
+    },
+    /** update with AbandonAccount. */
+    abandoning: {
+      on: {
+        ABANDON_CONFIRMED: 'abandoned',
+        ABANDON_REFUSED: { target: 'pending', actions: 'recordRefusal' },
+      },
+    },
+    /** Status A: waits for a reset until the retention period ends. */
+    abandoned: {
+      tags: ['waitingForStaff'],
+      on: {
+        RESET: 'resetting',
+        RETENTION_EXPIRED: 'closedAsAbandoned',
+      },
+    },
+    /** update with ResetAbandonedAccount. */
+    resetting: {
+      on: {
+        RESET_CONFIRMED: 'pending.tracking',
+        RESET_REFUSED: { target: 'abandoned', actions: 'recordRefusal' },
+      },
+    },
+    open: { type: 'final' },
+    rejected: { type: 'final' },
+    /** Status C seen before the lifecycle ended (closed at the brokerage). */
+    closed: { type: 'final' },
+    closedAsAbandoned: { type: 'final' },
+  },
+});
+
+export type LifecycleMachine = typeof lifecycleMachine;

@@ -1,0 +1,47 @@
+import type { FormDocument, TaskView } from './types.js';
+
+/** Task states that ask for a document sent with update (DocumentSubmission). */
+const DOCUMENT_STATES = new Set(['To Be Sent', 'To Be Signed', 'To Be Submitted']);
+const DOCUMENT_ACTIONS = new Set(['to send', 'to sign']);
+
+export function isRejected(task: TaskView): boolean {
+  return task.state === 'Rejected';
+}
+
+export function isUnderReview(task: TaskView): boolean {
+  return task.state === 'Received- Being Processed';
+}
+
+/** The task wants a document from us: `to send` / `to sign`, or one of the "to be sent" states, or a rejected document. */
+export function wantsDocument(task: TaskView): boolean {
+  if (isUnderReview(task)) return false;
+  if (isRejected(task)) return true;
+  if (task.state !== undefined && DOCUMENT_STATES.has(task.state)) return true;
+  return task.state === undefined && DOCUMENT_ACTIONS.has(task.action);
+}
+
+/** The task is done in the hosted portal by the client or the firm. */
+export function isPortalTask(task: TaskView): boolean {
+  return !isUnderReview(task) && (task.action === 'to complete' || task.state === 'To Be Completed');
+}
+
+/**
+ * Documents we hold for the tasks that want one. A task counts as served when a document for its form
+ * is waiting to be sent, or when we already sent one and the brokerage has not rejected it (its task
+ * list may lag behind our submission by a poll).
+ */
+export function documentPlan(
+  tasks: readonly TaskView[],
+  waiting: Readonly<Record<string, FormDocument>>,
+  submitted: Readonly<Record<string, string>>,
+): { toSubmit: FormDocument[]; missing: TaskView[] } {
+  const toSubmit: FormDocument[] = [];
+  const missing: TaskView[] = [];
+  for (const task of tasks.filter(wantsDocument)) {
+    const document = waiting[task.formNumber];
+    const sentSha1 = submitted[task.formNumber];
+    if (document && !(isRejected(task) && document.sha1 === sentSha1)) toSubmit.push(document);
+    else if (sentSha1 === undefined || isRejected(task)) missing.push(task);
+  }
+  return { toSubmit, missing };
+}

@@ -16,6 +16,7 @@ import type {
   LifecycleEvent,
   LifecycleInput,
   LifecycleSnapshot,
+  PersistedLifecycle,
   TaskView,
 } from '../../workflows/lifecycle/index.js';
 
@@ -192,7 +193,7 @@ describe('lifecycle statechart', function () {
 
     it('survives persistence (continue-as-new) with value and context intact', function () {
       const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.documentWanted]);
-      const restored = restoreLifecycle(JSON.parse(JSON.stringify(persistLifecycle(snapshot))));
+      const restored = restoreLifecycle(JSON.parse(JSON.stringify(persistLifecycle(snapshot))) as PersistedLifecycle);
       assert.equal(lifecycleState(restored), 'needsDocuments');
       const next = step(restored, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
       assert.equal(lifecycleState(next), 'submittingDocuments');

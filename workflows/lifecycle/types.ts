@@ -39,7 +39,8 @@ export interface TaskView {
 
 /** What one poll of the service says about an account. */
 export interface AccountSnapshot {
-  status: AccountStatusCode | string;
+  /** A status code (A N O C P R), or an unknown value kept as the service sent it. */
+  status: string;
   /** Application state text (`Incomplete Application`, `Documents Required`, `Under Review`, `Pending Approval`). */
   stateText?: string;
   description?: string;

@@ -1,0 +1,127 @@
+/**
+ * Typed errors of the brokerage web-service library.
+ *
+ * Every message is built from fixed text plus identifiers (parameter names, paths, status codes); none ever carries
+ * a payload, a key, a password or personal data, so callers may log errors as they are.
+ */
+
+export type EcaErrorCode = 'ECA_REQUEST' | 'ECA_HTTP' | 'ECA_TIMEOUT' | 'ECA_NETWORK' | 'ECA_SCHEMA' | 'ECA_CRYPTO';
+
+export class EcaError extends Error {
+  readonly code: EcaErrorCode;
+
+  constructor(code: EcaErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Input rejected before anything was sent; `parameter` names the offending request parameter (a path for nested input). */
+export class EcaRequestError extends EcaError {
+  readonly parameter: string;
+
+  constructor(parameter: string, message: string, options?: { cause?: unknown }) {
+    super('ECA_REQUEST', `${parameter}: ${message}`, options);
+    this.parameter = parameter;
+  }
+}
+
+/** The service answered with a non-2xx status. */
+export class EcaHttpError extends EcaError {
+  readonly status: number;
+  /** A short excerpt of the response body with payloads, file data, keys and secrets redacted. */
+  readonly bodyExcerpt: string;
+  readonly operation: string;
+
+  constructor(operation: string, status: number, bodyExcerpt: string, options?: { cause?: unknown }) {
+    super('ECA_HTTP', `${operation}: HTTP ${status}${bodyExcerpt ? ` (${bodyExcerpt})` : ''}`, options);
+    this.operation = operation;
+    this.status = status;
+    this.bodyExcerpt = bodyExcerpt;
+  }
+}
+
+export class EcaTimeoutError extends EcaError {
+  readonly operation: string;
+  readonly timeoutMs: number;
+
+  constructor(operation: string, timeoutMs: number, options?: { cause?: unknown }) {
+    super('ECA_TIMEOUT', `${operation}: no response within ${timeoutMs} ms`, options);
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class EcaNetworkError extends EcaError {
+  readonly operation: string;
+
+  constructor(operation: string, detail: string, options?: { cause?: unknown }) {
+    super('ECA_NETWORK', `${operation}: network failure (${detail})`, options);
+    this.operation = operation;
+  }
+}
+
+/** A response (JSON body, XML file, CSV) did not have the expected shape; `path` locates the failing part. */
+export class EcaSchemaError extends EcaError {
+  readonly path: string;
+
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super('ECA_SCHEMA', `${path || '(root)'}: ${message}`, options);
+    this.path = path;
+  }
+}
+
+export type EcaCryptoPart =
+  | 'brokeragePublicKey'
+  | 'firmPrivateKey'
+  | 'firmPublicKey'
+  | 'brokeragePrivateKey'
+  | 'passphrase'
+  | 'signature'
+  | 'payload';
+
+/** The OpenPGP envelope failed; `key` names the key or part that is wrong or missing. */
+export class EcaCryptoError extends EcaError {
+  readonly key: EcaCryptoPart;
+
+  constructor(key: EcaCryptoPart, message: string, options?: { cause?: unknown }) {
+    super('ECA_CRYPTO', `${key}: ${message}`, options);
+    this.key = key;
+  }
+}
+
+const REDACTED = '[redacted]';
+/** Field names whose values may hold payloads, file contents, keys or credentials. */
+const SECRET_FIELD = /payload|filedata|^data$|key|passw|secret|token|signed_url|signedurl/i;
+/** Long base64-like runs: encrypted payloads, armored blocks, file contents. */
+const LONG_OPAQUE = /[A-Za-z0-9+/=_-]{40,}/g;
+const PGP_BLOCK = /-----BEGIN PGP[\s\S]*?(-----END PGP[^-]*-----|$)/g;
+
+function redactJson(value: unknown, depth = 0): unknown {
+  if (depth > 8) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [field, inner] of Object.entries(value)) {
+      out[field] = SECRET_FIELD.test(field) ? REDACTED : redactJson(inner, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A short excerpt of a response body that is safe to log: secret-looking JSON fields are replaced, long opaque runs
+ * (base64, armored OpenPGP) are cut out, and the text is truncated.
+ */
+export function safeBodyExcerpt(body: string, maxLength = 200): string {
+  let text = body;
+  try {
+    text = JSON.stringify(redactJson(JSON.parse(body) as unknown));
+  } catch {
+    // Not JSON: fall back to pattern-based redaction of the text itself.
+  }
+  text = text.replace(PGP_BLOCK, REDACTED).replace(LONG_OPAQUE, REDACTED).replace(/\s+/g, ' ').trim();
+  return text.length > maxLength ? `${text.slice(0, maxLength)}…` : text;
+}

@@ -1,0 +1,7 @@
+/** The brokerage's Account Opening and Maintenance Web Service as a typed library. */
+export * from './errors.js';
+export * from './crypto.js';
+export * from './archive.js';
+export * from './xml.js';
+export * from './types.js';
+export { SecretString } from './secret.js';

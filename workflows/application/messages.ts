@@ -1,0 +1,83 @@
+/**
+ * Messages of the `accountApplication` workflow: what onboarding systems, staff and ops send it and
+ * read from it. Definitions only, so the client can import them without workflow code.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
+import type { DocumentRef, FormDocument, TaskView } from '../lifecycle/types.js';
+import type { SettingsOverrides } from './settings.js';
+
+export const ACCOUNT_APPLICATION_WORKFLOW = 'accountApplication';
+
+/** `application-<CSID>-<externalId>`: one workflow per application, found by every tool. */
+export function applicationWorkflowId(csid: string, externalId: string): string {
+  return `application-${csid}-${externalId}`;
+}
+
+export interface ApplicationInput {
+  csid: string;
+  externalId: string;
+  /** The application XML, in the document store. */
+  application: DocumentRef;
+  /** PDFs that go with create (tax form; agreements when the day's submission did not take them). */
+  documents?: FormDocument[];
+  settings?: SettingsOverrides;
+  /** Set by the workflow itself when it continues as new. */
+  carried?: CarriedState;
+}
+
+export interface TransitionRecord {
+  /** Leaf state entered (`tracking`, `needsDocuments`...). */
+  state: string;
+  /** Event that led there. */
+  event: string;
+  /** Workflow time, ms since the epoch. */
+  at: number;
+}
+
+export interface CarriedState {
+  lifecycle: PersistedLifecycle;
+  transitions: TransitionRecord[];
+  lastPollAt?: number;
+  runs: number;
+}
+
+export interface ApplicationResult {
+  outcome: LifecycleOutcome;
+  accountId?: string;
+  status?: string;
+  transitions: TransitionRecord[];
+}
+
+/** What the `state` query answers: enough for a person to see where the application stands. */
+export interface ApplicationStateView {
+  csid: string;
+  externalId: string;
+  lifecycleState: string;
+  done: boolean;
+  accountId?: string;
+  userName?: string;
+  status?: string;
+  stateText?: string;
+  pendingTasks: TaskView[];
+  /** Form numbers of documents provided and not sent yet. */
+  waitingDocuments: string[];
+  corrections: string[];
+  lastRefusal?: string;
+  lastPollAt?: number;
+  nextPollAt?: number;
+  transitions: TransitionRecord[];
+  /** How many times the workflow continued as new. */
+  runs: number;
+}
+
+export interface AbandonRequest {
+  reason?: string;
+}
+
+export const stateQuery = defineQuery<ApplicationStateView>('state');
+export const pollNowSignal = defineSignal('pollNow');
+export const abandonUpdate = defineUpdate<ApplicationStateView, [AbandonRequest]>('abandon');
+export const resubmitUpdate = defineUpdate<ApplicationStateView, [DocumentRef]>('resubmit');
+export const provideDocumentsUpdate = defineUpdate<ApplicationStateView, [FormDocument[]]>('provideDocuments');
+export const resetUpdate = defineUpdate<ApplicationStateView, []>('reset');

@@ -1,0 +1,59 @@
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import type { PollCadence } from '../lifecycle/index.js';
+
+/** How an application workflow paces itself; every field has a default. */
+export interface LifecycleSettings {
+  /** Poll interval per waiting state; polls fall on shared wall-clock slots of this length. */
+  pollIntervals: Record<Exclude<PollCadence, 'approval'>, Duration>;
+  /** Time of day (UTC, `HH:MM`) of the approval check on the next business day. */
+  approvalCheckTime: string;
+  /** How long an abandoned application waits for a reset before the workflow ends. */
+  abandonedRetention: Duration;
+  /** Continue-as-new after this many history events (or earlier when the server suggests it). */
+  continueAsNewAfterEvents: number;
+}
+
+export const DEFAULT_SETTINGS: LifecycleSettings = {
+  pollIntervals: { tracking: '15 minutes', documents: '1 hour', portal: '1 hour' },
+  approvalCheckTime: '06:00',
+  abandonedRetention: '30 days',
+  continueAsNewAfterEvents: 2_000,
+};
+
+/** What a caller may override: any field, and any single poll interval. */
+export type SettingsOverrides = Partial<Omit<LifecycleSettings, 'pollIntervals'>> & {
+  pollIntervals?: Partial<LifecycleSettings['pollIntervals']>;
+};
+
+export function resolveSettings(overrides: SettingsOverrides | undefined): LifecycleSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    ...overrides,
+    pollIntervals: { ...DEFAULT_SETTINGS.pollIntervals, ...overrides?.pollIntervals },
+  };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The first slot boundary after `now`: workflows with the same interval wake together. */
+export function nextSlot(now: number, interval: Duration): number {
+  const ms = msToNumber(interval);
+  return (Math.floor(now / ms) + 1) * ms;
+}
+
+/** The approval check time on the next business day (Monday to Friday, UTC) after `now`. */
+export function nextBusinessDayCheck(now: number, checkTime: string): number {
+  const match = /^(\d{2}):(\d{2})$/.exec(checkTime);
+  if (!match) throw new TypeError(`approvalCheckTime must be HH:MM, got "${checkTime}"`);
+  const offset = (Number(match[1]) * 60 + Number(match[2])) * 60_000;
+  let day = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
+  while ([0, 6].includes(new Date(day).getUTCDay())) day += DAY_MS;
+  return day + offset;
+}
+
+export function nextPollAt(now: number, cadence: PollCadence, settings: LifecycleSettings): number {
+  return cadence === 'approval'
+    ? nextBusinessDayCheck(now, settings.approvalCheckTime)
+    : nextSlot(now, settings.pollIntervals[cadence]);
+}

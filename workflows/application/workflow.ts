@@ -1,0 +1,304 @@
+/**
+ * `accountApplication`: one durable workflow per account application. It interprets the lifecycle
+ * statechart: runs the effect of the current state as an activity or a durable wait, feeds the result
+ * back as an event, and keeps search attributes, current details and the `state` query in step.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import type { ApplicationActivities } from '../../activities/application-contract.js';
+import {
+  effectOf,
+  lifecycleState,
+  persistLifecycle,
+  restoreLifecycle,
+  startLifecycle,
+  step,
+} from '../lifecycle/index.js';
+import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot } from '../lifecycle/index.js';
+import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
+import { renderDetails } from './details.js';
+import {
+  abandonUpdate,
+  pollNowSignal,
+  provideDocumentsUpdate,
+  resetUpdate,
+  resubmitUpdate,
+  stateQuery,
+} from './messages.js';
+import type {
+  AbandonRequest,
+  ApplicationInput,
+  ApplicationResult,
+  ApplicationStateView,
+  TransitionRecord,
+} from './messages.js';
+import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
+import { nextPollAt, resolveSettings } from './settings.js';
+
+/** Calls to the service: transport failures retry with backoff, business refusals come back as results. */
+const service = proxyActivities<ApplicationActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError', 'DocumentNotFound'],
+  },
+});
+
+const MAX_TRANSITIONS_KEPT = 200;
+
+export async function accountApplication(input: ApplicationInput): Promise<ApplicationResult> {
+  const settings = resolveSettings(input.settings);
+  const { csid, externalId } = input;
+  let snapshot: LifecycleSnapshot = input.carried
+    ? restoreLifecycle(input.carried.lifecycle)
+    : startLifecycle({ csid, externalId, application: input.application, documents: input.documents });
+  const transitions: TransitionRecord[] = input.carried?.transitions ?? [
+    { state: lifecycleState(snapshot), event: 'start', at: Date.now() },
+  ];
+  const runs = input.carried?.runs ?? 0;
+  let lastPollAt = input.carried?.lastPollAt;
+  let nextPoll: number | undefined;
+  /** Bumped by every staff message, so that waits end and the loop re-reads the state. */
+  let messages = 0;
+  let pollRequested = false;
+
+  function apply(event: LifecycleEvent): void {
+    const before = lifecycleState(snapshot);
+    snapshot = step(snapshot, event);
+    const after = lifecycleState(snapshot);
+    if (after !== before) {
+      transitions.push({ state: after, event: event.type, at: Date.now() });
+      if (transitions.length > MAX_TRANSITIONS_KEPT) transitions.splice(0, transitions.length - MAX_TRANSITIONS_KEPT);
+      log.info('lifecycle transition', { from: before, to: after, event: event.type });
+    }
+    publish();
+  }
+
+  function publish(): void {
+    const { context } = snapshot;
+    upsertSearchAttributes([
+      { key: EcaLifecycleState, value: lifecycleState(snapshot) },
+      { key: EcaCsid, value: csid },
+      { key: EcaExternalId, value: externalId },
+      ...(context.accountId ? [{ key: EcaAccountId, value: context.accountId }] : []),
+      ...(context.status ? [{ key: EcaAccountStatus, value: context.status }] : []),
+    ]);
+    setCurrentDetails(renderDetails(view()));
+  }
+
+  function view(): ApplicationStateView {
+    const { context } = snapshot;
+    return {
+      csid,
+      externalId,
+      lifecycleState: lifecycleState(snapshot),
+      done: snapshot.status === 'done',
+      accountId: context.accountId,
+      userName: context.userName,
+      status: context.status,
+      stateText: context.stateText,
+      pendingTasks: context.tasks,
+      waitingDocuments: Object.keys(context.waitingDocuments),
+      corrections: context.corrections,
+      lastRefusal: context.lastRefusal,
+      lastPollAt,
+      nextPollAt: nextPoll,
+      transitions: [...transitions],
+      runs,
+    };
+  }
+
+  /** Staff messages are refused, with a typed failure, where the lifecycle does not take them. */
+  function allowed(event: LifecycleEvent): void {
+    if (!snapshot.can(event)) {
+      throw ApplicationFailure.create({
+        type: 'NotAllowedInState',
+        message: `${describe(event.type)} is not allowed while the application is ${lifecycleState(snapshot)}`,
+        nonRetryable: true,
+      });
+    }
+  }
+
+  function handleStaff(event: LifecycleEvent): ApplicationStateView {
+    messages++;
+    apply(event);
+    return view();
+  }
+
+  setHandler(stateQuery, view);
+  setHandler(pollNowSignal, () => {
+    pollRequested = true;
+    messages++;
+  });
+  setHandler(abandonUpdate, (request) => handleStaff({ type: 'ABANDON', reason: request.reason }), {
+    validator: (request: AbandonRequest) => allowed({ type: 'ABANDON', reason: request.reason }),
+  });
+  setHandler(resubmitUpdate, (application) => handleStaff({ type: 'RESUBMIT', application }), {
+    validator: (application: DocumentRef) => {
+      requireDocumentRef(application, 'application');
+      allowed({ type: 'RESUBMIT', application });
+    },
+  });
+  setHandler(provideDocumentsUpdate, (documents) => handleStaff({ type: 'PROVIDE_DOCUMENTS', documents }), {
+    validator: (documents: FormDocument[]) => {
+      if (!Array.isArray(documents) || documents.length === 0) {
+        throw ApplicationFailure.create({ type: 'InvalidArgument', message: 'provideDocuments needs documents' });
+      }
+      documents.forEach((document, index) => requireDocumentRef(document, `documents[${index}]`));
+      allowed({ type: 'PROVIDE_DOCUMENTS', documents });
+    },
+  });
+  setHandler(resetUpdate, () => handleStaff({ type: 'RESET' }), { validator: () => allowed({ type: 'RESET' }) });
+
+  publish();
+
+  for (;;) {
+    const effect = effectOf(snapshot);
+    const context = snapshot.context;
+    const account = { csid, accountId: context.accountId ?? '' };
+    const seen = messages;
+    nextPoll = undefined;
+
+    switch (effect.kind) {
+      case 'done':
+        await condition(allHandlersFinished);
+        return { outcome: effect.outcome, accountId: context.accountId, status: context.status, transitions };
+
+      case 'validate': {
+        const result = await service.validateApplication.executeWithOptions({ summary: 'validateXML' }, [
+          { csid, externalId, application: context.application },
+        ]);
+        apply(result.valid ? { type: 'VALIDATED' } : { type: 'VALIDATION_FAILED', errors: result.errors });
+        break;
+      }
+
+      case 'create': {
+        const result = await service.createAccount.executeWithOptions({ summary: 'create (idempotent)' }, [
+          { csid, externalId, application: context.application, documents: context.createDocuments },
+        ]);
+        apply(
+          result.created
+            ? { type: 'CREATED', accountId: result.accountId, userName: result.userName }
+            : { type: 'CREATE_REFUSED', errors: result.errors },
+        );
+        break;
+      }
+
+      case 'submitDocuments': {
+        const forms = effect.documents.map((document) => document.formNumber).join(', ');
+        const result = await service.submitAccountDocuments.executeWithOptions(
+          { summary: `update DocumentSubmission: forms ${forms}` },
+          [{ ...account, documents: effect.documents }],
+        );
+        apply(
+          result.accepted
+            ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
+            : { type: 'DOCUMENTS_REFUSED', error: result.error },
+        );
+        break;
+      }
+
+      case 'abandon': {
+        const result = await service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [account]);
+        apply(result.accepted ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: result.error });
+        break;
+      }
+
+      case 'reset': {
+        const result = await service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [
+          account,
+        ]);
+        apply(result.accepted ? { type: 'RESET_CONFIRMED' } : { type: 'RESET_REFUSED', error: result.error });
+        break;
+      }
+
+      case 'poll': {
+        if (!pollRequested) {
+          nextPoll = nextPollAt(Date.now(), effect.cadence, settings);
+          publish();
+          const summary = `next ${effect.cadence} poll at ${new Date(nextPoll).toISOString()}`;
+          const woken = await condition(() => messages !== seen, nextPoll - Date.now(), { summary });
+          // A staff message may have moved the lifecycle on: re-read the state before polling.
+          if (woken && !pollRequested) break;
+        }
+        pollRequested = false;
+        nextPoll = undefined;
+        const status = await service.readAccount.executeWithOptions({ summary: 'getAccountStatus + getPendingTasks' }, [
+          account,
+        ]);
+        lastPollAt = Date.now();
+        apply({ type: 'STATUS', account: status });
+        break;
+      }
+
+      case 'awaitStaff':
+        await condition(() => messages !== seen);
+        break;
+
+      case 'awaitReset': {
+        const enteredAt = transitions.at(-1)?.at ?? Date.now();
+        const retentionEnds = enteredAt + msToNumber(settings.abandonedRetention);
+        const woken = await condition(() => messages !== seen, Math.max(retentionEnds - Date.now(), 0), {
+          summary: `abandoned: retention ends ${new Date(retentionEnds).toISOString()}`,
+        });
+        if (!woken) apply({ type: 'RETENTION_EXPIRED' });
+        break;
+      }
+    }
+
+    if (shouldContinueAsNew(settings.continueAsNewAfterEvents)) {
+      await condition(allHandlersFinished);
+      log.info('continuing as new', { state: lifecycleState(snapshot), events: workflowInfo().historyLength });
+      await continueAsNew<typeof accountApplication>({
+        ...input,
+        carried: { lifecycle: persistLifecycle(snapshot), transitions, lastPollAt, runs: runs + 1 },
+      });
+    }
+  }
+}
+
+function shouldContinueAsNew(maxEvents: number): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= maxEvents;
+}
+
+const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
+  ABANDON: 'abandon',
+  RESUBMIT: 'resubmit',
+  PROVIDE_DOCUMENTS: 'provideDocuments',
+  RESET: 'reset',
+};
+
+function describe(type: LifecycleEventType): string {
+  return MESSAGE_NAMES[type] ?? type;
+}
+
+function requireDocumentRef(value: unknown, name: string): void {
+  const ref = value as { sha1?: unknown; length?: unknown; ref?: unknown } | null;
+  const valid =
+    ref !== null &&
+    typeof ref === 'object' &&
+    typeof ref.sha1 === 'string' &&
+    /^[0-9a-f]{40}$/.test(ref.sha1) &&
+    typeof ref.length === 'number' &&
+    typeof ref.ref === 'string';
+  if (!valid) {
+    throw ApplicationFailure.create({
+      type: 'InvalidArgument',
+      message: `${name} must be a document store reference { sha1, length, ref }`,
+    });
+  }
+}

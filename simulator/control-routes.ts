@@ -1,0 +1,150 @@
+/** The control API over HTTP, under `/_sim/`. Not counted and never faulted. */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { ControlError, type SimulatorControl } from './control.js';
+import { FAULT_KINDS } from './faults.js';
+
+const durationBody = z.object({
+  ms: z.number().nonnegative().optional(),
+  seconds: z.number().nonnegative().optional(),
+  minutes: z.number().nonnegative().optional(),
+  hours: z.number().nonnegative().optional(),
+  days: z.number().nonnegative().optional(),
+  businessDays: z.number().int().nonnegative().optional(),
+});
+
+const faultBody = z.object({
+  operation: z.string().min(1),
+  kind: z.enum(FAULT_KINDS),
+  rate: z.number().min(0).max(1).optional(),
+  count: z.number().int().positive().optional(),
+  ms: z.number().nonnegative().optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ControlError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+}
+
+async function answer(reply: FastifyReply, work: () => unknown): Promise<FastifyReply> {
+  try {
+    const result = await work();
+    return reply.code(200).send(result ?? { ok: true });
+  } catch (error) {
+    if (error instanceof ControlError) return reply.code(error.status).send({ error: error.message });
+    throw error;
+  }
+}
+
+export function registerControlRoutes(
+  app: FastifyInstance,
+  control: SimulatorControl,
+  demo: () => { csid: string },
+): void {
+  app.get('/_sim/state', (_req, reply) =>
+    answer(reply, () => ({ clock: control.clock(), scenarios: control.scenarios(), demoCsid: demo().csid })),
+  );
+
+  app.get('/_sim/scenarios', (_req, reply) => answer(reply, () => ({ scenarios: control.scenarios() })));
+  app.put<{ Params: { externalId: string } }>('/_sim/scenarios/:externalId', (req, reply) =>
+    answer(reply, () => {
+      const { scenario } = parse(z.object({ scenario: z.string() }), req.body);
+      control.setScenario(req.params.externalId, scenario);
+      return { externalId: req.params.externalId, scenario };
+    }),
+  );
+  app.get<{ Params: { externalId: string } }>('/_sim/scenarios/:externalId', (req, reply) =>
+    answer(reply, () => ({ externalId: req.params.externalId, scenario: control.scenarioOf(req.params.externalId) })),
+  );
+  app.put('/_sim/default-scenario', (req, reply) =>
+    answer(reply, () => {
+      const { scenario } = parse(z.object({ scenario: z.string() }), req.body);
+      control.setDefaultScenario(scenario);
+      return { scenario };
+    }),
+  );
+
+  app.get('/_sim/clock', (_req, reply) => answer(reply, () => control.clock()));
+  app.post('/_sim/clock/advance', (req, reply) =>
+    answer(reply, () => control.advanceClock(parse(durationBody, req.body))),
+  );
+  app.put('/_sim/clock/scale', (req, reply) =>
+    answer(reply, () =>
+      control.setTimeScale(parse(z.object({ timeScale: z.number().positive() }), req.body).timeScale),
+    ),
+  );
+
+  app.get('/_sim/faults', (_req, reply) => answer(reply, () => ({ faults: control.faults() })));
+  app.post('/_sim/faults', (req, reply) => answer(reply, () => control.addFault(parse(faultBody, req.body))));
+  app.delete('/_sim/faults', (_req, reply) => answer(reply, () => control.clearFaults()));
+  app.delete<{ Params: { id: string } }>('/_sim/faults/:id', (req, reply) =>
+    answer(reply, () => {
+      if (!control.removeFault(Number(req.params.id))) throw new ControlError(404, 'no such fault');
+    }),
+  );
+
+  app.get('/_sim/calls', (_req, reply) => answer(reply, () => ({ calls: control.calls() })));
+  app.delete('/_sim/calls', (_req, reply) => answer(reply, () => control.resetCalls()));
+  app.post('/_sim/reset', (_req, reply) => answer(reply, () => control.reset()));
+  app.post('/_sim/flush', (_req, reply) => answer(reply, () => control.flush()));
+
+  app.post('/_sim/firms', (req, reply) =>
+    answer(reply, () =>
+      control.registerFirm(
+        parse(
+          z.object({
+            name: z.string(),
+            firmType: z.enum(['advisor', 'fully-disclosed', 'non-disclosed']).optional(),
+            csid: z.string().min(1).optional(),
+          }),
+          req.body,
+        ),
+      ),
+    ),
+  );
+  app.put<{ Params: { csid: string } }>('/_sim/firms/:csid/whitelist', (req, reply) =>
+    answer(reply, () =>
+      control.setWhitelist(req.params.csid, parse(z.object({ ips: z.array(z.string()) }), req.body).ips),
+    ),
+  );
+
+  app.get<{ Params: { accountId: string } }>('/_sim/accounts/:accountId', (req, reply) =>
+    answer(reply, () => {
+      const account = control.account(req.params.accountId);
+      if (!account) throw new ControlError(404, 'unknown account');
+      return account;
+    }),
+  );
+  app.get<{ Params: { externalId: string } }>('/_sim/external-ids/:externalId', (req, reply) =>
+    answer(reply, () => {
+      const account = control.accountByExternalId(req.params.externalId);
+      if (!account) throw new ControlError(404, 'no account for this external id');
+      return account;
+    }),
+  );
+  app.post<{ Params: { accountId: string } }>('/_sim/accounts/:accountId/complete-task', (req, reply) =>
+    answer(reply, () => {
+      const { formNumber } = parse(z.object({ formNumber: z.string().optional() }), req.body);
+      return { completed: control.completeTask(req.params.accountId, formNumber) };
+    }),
+  );
+  app.post<{ Params: { accountId: string } }>('/_sim/accounts/:accountId/close', (req, reply) =>
+    answer(reply, () => control.closeAccount(req.params.accountId)),
+  );
+  app.post('/_sim/seed', (req, reply) =>
+    answer(reply, () => {
+      const input = parse(
+        z.object({ count: z.number().int().positive(), csid: z.string().optional(), prefix: z.string().optional() }),
+        req.body,
+      );
+      const accountIds = control.seedAccounts({
+        count: input.count,
+        csid: input.csid ?? demo().csid,
+        prefix: input.prefix,
+      });
+      return { accountIds };
+    }),
+  );
+}

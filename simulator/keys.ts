@@ -1,0 +1,88 @@
+/**
+ * Key pairs of the demo firm and of the brokerage. With a data dir they are written once as armored
+ * `.asc` files and reused, so the engine's configuration can point at them; without one they live in
+ * memory only.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
+import type { PrivateKey, PublicKey } from '../eca/crypto.js';
+import { writeAtomically } from './persistence.js';
+
+export const KEY_FILES = {
+  firmPrivateKey: 'firm-private.asc',
+  firmPublicKey: 'firm-public.asc',
+  brokeragePrivateKey: 'brokerage-private.asc',
+  brokeragePublicKey: 'brokerage-public.asc',
+} as const;
+
+export interface ArmoredKeys {
+  firmPrivateKey: string;
+  firmPublicKey: string;
+  brokeragePrivateKey: string;
+  brokeragePublicKey: string;
+}
+
+export interface BrokerageKeys {
+  armored: ArmoredKeys;
+  brokeragePrivate: PrivateKey;
+}
+
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export async function generateFirmKeys(firmName: string): Promise<{ publicKey: string; privateKey: string }> {
+  return generateKeyPair({ name: firmName, email: `eca@${firmName.toLowerCase()}.example` });
+}
+
+export async function loadOrCreateKeys(dir: string | undefined, firmName: string): Promise<BrokerageKeys> {
+  let armored: ArmoredKeys | undefined;
+  if (dir !== undefined) {
+    const texts = await Promise.all(Object.values(KEY_FILES).map((file) => readIfPresent(join(dir, file))));
+    const [firmPrivateKey, firmPublicKey, brokeragePrivateKey, brokeragePublicKey] = texts;
+    if (firmPrivateKey && firmPublicKey && brokeragePrivateKey && brokeragePublicKey) {
+      armored = { firmPrivateKey, firmPublicKey, brokeragePrivateKey, brokeragePublicKey };
+    }
+  }
+  if (!armored) {
+    const [firm, brokerage] = await Promise.all([
+      generateFirmKeys(firmName),
+      generateKeyPair({ name: 'Simulated Brokerage', email: 'eca@brokerage.example' }),
+    ]);
+    armored = {
+      firmPrivateKey: firm.privateKey,
+      firmPublicKey: firm.publicKey,
+      brokeragePrivateKey: brokerage.privateKey,
+      brokeragePublicKey: brokerage.publicKey,
+    };
+    if (dir !== undefined) await writeKeys(dir, armored);
+  }
+  const brokeragePrivate = await loadPrivateKey(armored.brokeragePrivateKey, undefined, 'brokeragePrivateKey');
+  return { armored, brokeragePrivate };
+}
+
+export async function writeKeys(dir: string, armored: ArmoredKeys): Promise<void> {
+  for (const [role, file] of Object.entries(KEY_FILES) as [keyof ArmoredKeys, string][]) {
+    await writeAtomically(join(dir, file), armored[role], role.endsWith('PrivateKey') ? 0o600 : 0o644);
+  }
+}
+
+/** Public keys of firms, parsed once per armored text. */
+export class FirmKeyCache {
+  readonly #keys = new Map<string, Promise<PublicKey>>();
+
+  get(armored: string): Promise<PublicKey> {
+    let key = this.#keys.get(armored);
+    if (!key) {
+      key = loadPublicKey(armored, 'firmPublicKey');
+      this.#keys.set(armored, key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * CLI of the stand-in brokerage:
+ *   npm run simulator -- --port 8700 --data-dir .data/simulator [--time-scale 1440] [--env qa|prod] [--host 127.0.0.1]
+ * The first line printed names the address, the demo firm's CSID and the key directory.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
+import { startSimulator } from './server.js';
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
+
+interface CliOptions {
+  port: number;
+  host: string;
+  dataDir?: string;
+  timeScale?: number;
+  env: 'qa' | 'prod';
+  scenario: ScenarioName;
+  startTime?: string;
+}
+
+const program = new Command()
+  .name('simulator')
+  .description(
+    'A stand-in brokerage: the Account Opening and Maintenance Web Service with a clock, scenarios and faults',
+  )
+  .option('--port <port>', 'port to listen on (0 picks a free one)', port, 8700)
+  .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option('--data-dir <dir>', 'keep state and keys here across restarts')
+  .option('--time-scale <n>', 'simulated time runs n times faster than real time', positiveNumber)
+  .addOption(new Option('--env <env>', 'QA or production behaviour').choices(['qa', 'prod']).default('qa'))
+  .addOption(
+    new Option('--scenario <name>', 'scenario of external ids without assignment or prefix')
+      .choices([...SCENARIO_NAMES])
+      .default('happy'),
+  )
+  .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)');
+
+async function main(): Promise<void> {
+  program.parse();
+  const options = program.opts<CliOptions>();
+  if (!isScenarioName(options.scenario)) throw new Error('unknown scenario');
+  // Without a data dir the keys still need a home the engine's configuration can point at.
+  const keysDir = options.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'eca-simulator-keys-')) : undefined;
+  const simulator = await startSimulator({
+    port: options.port,
+    host: options.host,
+    dataDir: options.dataDir,
+    keysDir,
+    timeScale: options.timeScale,
+    env: options.env,
+    defaultScenario: options.scenario,
+    startTime: options.startTime,
+    log: (line) => process.stderr.write(`[simulator] ${line}\n`),
+  });
+  process.stdout.write(
+    `ECA simulator listening on ${simulator.url} (CSID ${simulator.csid}, keys in ${simulator.keysDir ?? '(memory)'})\n`,
+  );
+  process.stdout.write(
+    `  env ${simulator.env}, preference base ${simulator.preferenceUrl}, control API ${simulator.controlUrl}, ` +
+      `time scale ${simulator.control.clock().timeScale}\n`,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`[simulator] ${signal}: shutting down\n`);
+    simulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`[simulator] shutdown failed: ${error instanceof Error ? error.message : 'unknown'}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[simulator] failed to start: ${error instanceof Error ? error.message : 'unknown'}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,110 @@
+/**
+ * submitDocuments: the daily delivery of agreements and disclosures. Each attached PDF is checked
+ * against the SHA-1 and length that the request XML quotes, then against the brokerage's archived
+ * original of the form: the first copy of a form number is archived, a later different one is
+ * reported with the stored and received checksums.
+ */
+import { sha1Hex } from '../../eca/archive.js';
+import {
+  buildDocumentsReport,
+  parseSubmitDocumentsXml,
+  type ParsedDocument,
+  type ReportDocumentInput,
+} from '../../eca/xml.js';
+import { isoDate, reportFileName, XSD_VERSION } from '../formats.js';
+import type { Store } from '../store.js';
+import { nowText, ok, type Operation } from './context.js';
+import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
+
+export interface FileCheck {
+  formNumber: string;
+  fileName: string;
+  /** Undefined when the file is as declared. */
+  problem?: ReportDocumentInput;
+  sha1: string;
+  length: number;
+  data?: Uint8Array;
+}
+
+/** Compares each attached file with the archive entry of the same name. */
+export function checkAttachedFiles(documents: ParsedDocument[], files: Map<string, Uint8Array>): FileCheck[] {
+  return documents.flatMap((document) =>
+    document.files.map((declared): FileCheck => {
+      const base = { formNumber: document.formNumber, fileName: declared.fileName };
+      const data = files.get(declared.fileName);
+      if (!data) {
+        return {
+          ...base,
+          sha1: declared.sha1,
+          length: declared.length,
+          problem: { ...base, status: `File ${declared.fileName} is missing from the archive` },
+        };
+      }
+      const sha1 = sha1Hex(data);
+      const length = data.byteLength;
+      if (sha1 !== declared.sha1) {
+        return {
+          ...base,
+          sha1,
+          length,
+          data,
+          problem: { ...base, checksumMismatch: { stored: declared.sha1, received: sha1 } },
+        };
+      }
+      if (length !== declared.length) {
+        const status = `File ${declared.fileName} has a different length: declared ${String(declared.length)}, received ${length}`;
+        return { ...base, sha1, length, data, problem: { ...base, status } };
+      }
+      return { ...base, sha1, length, data };
+    }),
+  );
+}
+
+/** Archives a form on first sight; a later copy with other content is a checksum mismatch. */
+function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
+  if (check.problem) return check.problem;
+  const base = { formNumber: check.formNumber, fileName: check.fileName };
+  const archived = store.forms.get(check.formNumber);
+  if (archived && archived.sha1 !== check.sha1) {
+    return { ...base, checksumMismatch: { stored: archived.sha1, received: check.sha1 } };
+  }
+  if (!archived) {
+    store.forms.set(check.formNumber, { ...base, sha1: check.sha1, length: check.length, archivedAt: at });
+  }
+  return { ...base, status: 'Accepted' };
+}
+
+export const submitDocuments: Operation = async (ctx, request) => {
+  const { firm, payload } = envelope(ctx, request.body);
+  const now = ctx.store.now();
+  const refuse = (error: string) => ok({ timestamp: nowText(ctx), isProcessed: false, error });
+  try {
+    const archive = readPayloadArchive(await openPayload(ctx, firm, payload));
+    if (firm.lastDocumentsDay === isoDate(now)) {
+      return refuse('Documents were already submitted today: submitDocuments is accepted once a day');
+    }
+    let documents: ParsedDocument[];
+    try {
+      documents = parseSubmitDocumentsXml(archive.xml.content).documents;
+    } catch (error) {
+      return refuse(`Invalid request XML: ${(error as Error).message}`);
+    }
+    const report = checkAttachedFiles(documents, archive.files).map((check) => againstArchive(ctx.store, check, now));
+    firm.lastDocumentsDay = isoDate(now);
+    const sequence = ctx.store.nextFileSequence();
+    const name = reportFileName(firm.name, now, ctx.store.nextBatchId(), sequence);
+    ctx.store.changed();
+    const xml = buildDocumentsReport({
+      version: XSD_VERSION,
+      executionDate: new Date(now),
+      processFile: archive.xml.fileName,
+      client: firm.name,
+      clientMasterAcct: firm.masterAccount,
+      documents: report,
+    });
+    return ok({ timestamp: nowText(ctx), isProcessed: true, fileData: { name, data: await sealFor(ctx, firm, xml) } });
+  } catch (error) {
+    if (error instanceof PayloadProblem) return refuse(error.message);
+    throw error;
+  }
+};

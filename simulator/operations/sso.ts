@@ -1,0 +1,144 @@
+/**
+ * sso/create and the hosted portal behind the URLs it hands out. A URL is unique per request,
+ * bound to the one IP sent and valid 60 seconds (wall clock, see clock.ts). Open accounts land on
+ * the page named by ACTION; pending applications are sent to the application instead.
+ */
+import { z } from 'zod';
+import { escapeXml } from '../../eca/xml-tree.js';
+import { isPending } from '../lifecycle.js';
+import { SSO_PAYLOAD_FIELDS, landingName } from '../sso-fields.js';
+import { ok, type Operation, type OperationContext } from './context.js';
+import { envelope, openPayload, PayloadProblem, sealFor } from './envelope.js';
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^[0-9a-fA-F:.]{2,45}$/;
+
+function isIp(text: string): boolean {
+  return IPV4.test(text) || (text.includes(':') && IPV6.test(text));
+}
+
+const ssoJson = z.object({
+  [SSO_PAYLOAD_FIELDS.userName]: z.string().min(1),
+  [SSO_PAYLOAD_FIELDS.ip]: z.string().min(1),
+});
+
+function failure(error: string) {
+  return ok({ RESULT: false, ERROR: error });
+}
+
+export const createSso: Operation = async (ctx, request) => {
+  const { firm, payload } = envelope(ctx, request.body);
+  let data: Uint8Array;
+  try {
+    data = await openPayload(ctx, firm, payload);
+  } catch (error) {
+    if (error instanceof PayloadProblem) return failure(error.message);
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return failure('The payload is not JSON');
+  }
+  const parsed = ssoJson.safeParse(json);
+  if (!parsed.success) {
+    return failure(`The payload needs ${SSO_PAYLOAD_FIELDS.userName} and ${SSO_PAYLOAD_FIELDS.ip}`);
+  }
+  const userName = String(parsed.data[SSO_PAYLOAD_FIELDS.userName]);
+  const ip = String(parsed.data[SSO_PAYLOAD_FIELDS.ip]).trim();
+  if (!isIp(ip)) return failure('Exactly one IP address is expected: the end user\u2019s own address');
+  const accountId = ctx.store.userNames.get(userName);
+  const account = accountId === undefined ? undefined : ctx.store.ownAccount(firm.csid, accountId);
+  if (!account) return failure(`Unknown user name ${userName}`);
+  const session = ctx.sso.create({ csid: firm.csid, accountId: account.accountId, ip });
+  const url = `${ctx.portalUrl}/sso/Login?SID=${session.sid}`;
+  return ok({ SUCCESS: { SIGNED_URL: await sealFor(ctx, firm, url) }, RESULT: true });
+};
+
+export interface PortalPage {
+  status: number;
+  html: string;
+  location?: string;
+}
+
+function page(status: number, title: string, body: string, attributes = ''): PortalPage {
+  return {
+    status,
+    html: `<!doctype html><html><head><title>${escapeXml(title)}</title></head><body${attributes}><h1>${escapeXml(
+      title,
+    )}</h1>${body}</body></html>`,
+  };
+}
+
+const FUNDING_ACTIONS = new Set([
+  'TransferFunds',
+  'WireWithdrawals',
+  'ACHWithdrawals',
+  'ACHDeposits',
+  'FUND_TRANSFERS',
+]);
+
+/** Serves `GET /portal/...`: `rawUrl` is the path and query as received, `ip` the browser's address. */
+export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): PortalPage {
+  const url = new URL(rawUrl, 'http://portal.invalid');
+  const sids = url.searchParams.getAll('SID');
+  const sid = sids[0];
+  if (sid === undefined || sids.some((other) => other !== sid))
+    return page(403, 'Invalid session', '<p>Missing or inconsistent SID.</p>');
+  const session = ctx.sso.get(sid);
+  if (!session) return page(403, 'Invalid session', '<p>This session is unknown.</p>');
+  if (ctx.sso.isExpired(session))
+    return page(403, 'Session expired', '<p>This link has expired; request a new one.</p>');
+  if (ip !== session.ip && !(isLoopback(ip) && isLoopback(session.ip))) {
+    return page(403, 'Access denied', '<p>This link was issued for another IP address.</p>');
+  }
+  const firm = ctx.store.firms.get(session.csid);
+  if (ctx.env === 'qa' && firm && !firm.qaWhitelist.includes(ip)) {
+    return page(403, 'Access Denied', '<p>This IP address is not whitelisted for the QA portal.</p>');
+  }
+  const account = ctx.store.account(session.accountId);
+  if (!account) return page(403, 'Invalid session', '<p>The account no longer exists.</p>');
+  const accountAttr = ` data-account="${escapeXml(account.accountId)}"`;
+  const passwordNote = account.temporaryPasswordPending
+    ? '<p>First access: enter the temporary password and choose a permanent one.</p>'
+    : '';
+  if (account.temporaryPasswordPending) {
+    account.temporaryPasswordPending = false;
+    ctx.store.changed();
+  }
+  if (url.pathname.endsWith('/application') || isPending(account)) {
+    if (!url.pathname.endsWith('/application')) {
+      return {
+        status: 302,
+        html: '',
+        location: `/portal/application?SID=${encodeURIComponent(sid)}`,
+      };
+    }
+    const open = account.tasks.filter((t) => !t.complete);
+    const items = open.map((t) => `<li>${escapeXml(t.formName)} (${escapeXml(t.action)})</li>`).join('');
+    return page(
+      200,
+      'Account application',
+      `${passwordNote}<ul>${items}</ul>`,
+      `${accountAttr} data-landing="application"`,
+    );
+  }
+  if (account.status !== 'O') {
+    return page(403, 'Account not available', `<p>The account has status ${account.status}.</p>`, accountAttr);
+  }
+  const action = url.searchParams.get('ACTION');
+  if (action === null || action === '') {
+    return page(200, 'Home', passwordNote, `${accountAttr} data-landing="home"`);
+  }
+  const name = landingName(url.searchParams);
+  if (name === undefined) return page(404, 'Unknown landing page', '<p>No landing page matches these parameters.</p>');
+  if (ctx.env === 'qa' && FUNDING_ACTIONS.has(action)) {
+    return page(403, name, '<p>Funding functions are not available in the QA environment.</p>', accountAttr);
+  }
+  return page(200, name, passwordNote, `${accountAttr} data-landing="${escapeXml(action)}"`);
+}
+
+function isLoopback(ip: string): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+}

@@ -1,0 +1,289 @@
+/**
+ * `startSimulator`: the stand-in brokerage as an HTTP server (fastify), with its state, clock,
+ * scenarios, faults and control API. The CLI (simulator/main.ts) and the tests both start it here.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import Fastify from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SimClock } from './clock.js';
+import { ControlError, SimulatorControl } from './control.js';
+import { CallCounts, Faults, type FaultRule } from './faults.js';
+import { timestamp } from './formats.js';
+import { FirmKeyCache, loadOrCreateKeys } from './keys.js';
+import type { FirmType } from './model.js';
+import { RequestRefused, type Operation, type OperationContext, type SimulatorEnv } from './operations/context.js';
+import { OPERATIONS } from './operations/index.js';
+import { servePortal } from './operations/sso.js';
+import { ensureDir, readSnapshot, SnapshotWriter } from './persistence.js';
+import { registerControlRoutes } from './control-routes.js';
+import { DEFAULT_TIMINGS, isScenarioName, type ScenarioName, type Timings } from './scenarios.js';
+import { SsoSessions } from './sso-sessions.js';
+import { Store } from './store.js';
+
+export interface SimulatorOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Loopback unless told otherwise. */
+  host?: string;
+  /** Keeps state and keys here across restarts; in memory only when absent. */
+  dataDir?: string;
+  /** Where to write the key files when there is no data dir (the CLI uses a temporary directory). */
+  keysDir?: string;
+  /** Simulated time runs this many times faster than real time. */
+  timeScale?: number;
+  /** Simulated start time on a first start (ignored when a data dir holds a clock). */
+  startTime?: Date | number | string;
+  env?: SimulatorEnv;
+  defaultScenario?: ScenarioName;
+  timings?: Partial<Timings>;
+  /** The demo firm registered on first start. */
+  firm?: { csid?: string; name?: string; firmType?: FirmType };
+  /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
+  trustProxy?: boolean;
+  /** Operational messages (never payloads, keys or personal data); silent by default. */
+  log?: (line: string) => void;
+}
+
+export interface RunningSimulator {
+  /** `{base_url}`: operations are at `${url}/ws/eca/<op>` and `${url}/ws/sso/create`. */
+  url: string;
+  /** `{preference_url}`: preference/set is at `${preferenceUrl}/preference/set`. */
+  preferenceUrl: string;
+  /** The hosted portal that SSO URLs point to. */
+  portalUrl: string;
+  /** Control API base (`${url}/_sim`). */
+  controlUrl: string;
+  csid: string;
+  firm: { csid: string; name: string; masterAccount: string; firmType: FirmType };
+  env: SimulatorEnv;
+  /** Armored keys for the firm side of the envelope. */
+  keys: { firmPrivateKey: string; firmPublicKey: string; brokeragePublicKey: string };
+  /** Directory holding the `.asc` key files, when they were written. */
+  keysDir: string | undefined;
+  dataDir: string | undefined;
+  control: SimulatorControl;
+  close(): Promise<void>;
+}
+
+/** Operation name → path, as in the spec. */
+export const OPERATION_PATHS: Record<string, string> = {
+  getPendingTasks: '/ws/eca/getPendingTasks',
+  getRegistrationTasks: '/ws/eca/getRegistrationTasks',
+  getAccountStatus: '/ws/eca/getAccountStatus',
+  getEnumerations: '/ws/eca/getEnumerations',
+  getAmRequestStatus: '/ws/eca/getAmRequestStatus',
+  submitDocuments: '/ws/eca/submitDocuments',
+  validateXML: '/ws/eca/validateXML',
+  create: '/ws/eca/create',
+  'sso/create': '/ws/sso/create',
+  update: '/ws/eca/update',
+  'preference/set': '/pref/preference/set',
+  getResponseFile: '/ws/eca/getResponseFile',
+  getBatchDetails: '/ws/eca/getBatchDetails',
+  getFileDetails: '/ws/eca/getFileDetails',
+};
+
+const PREFERENCE_BASE = '/pref';
+
+function startEpochMs(start: SimulatorOptions['startTime']): number | undefined {
+  if (start === undefined) return undefined;
+  const ms = start instanceof Date ? start.getTime() : typeof start === 'number' ? start : Date.parse(start);
+  if (Number.isNaN(ms)) throw new RangeError('startTime is not a valid date');
+  return ms;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function newCsid(): string {
+  return `CSID-${randomBytes(6).toString('hex').toUpperCase()}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const log = options.log ?? (() => {});
+  const env = options.env ?? 'qa';
+  if (env !== 'qa' && env !== 'prod') throw new RangeError('env must be qa or prod');
+  const defaultScenario = options.defaultScenario ?? 'happy';
+  if (!isScenarioName(defaultScenario)) throw new RangeError(`unknown scenario ${String(defaultScenario)}`);
+  const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const keysDir = dataDir ?? (options.keysDir === undefined ? undefined : resolve(options.keysDir));
+  if (dataDir) await ensureDir(dataDir);
+  if (keysDir) await ensureDir(keysDir);
+
+  const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
+  const clock = snapshot
+    ? SimClock.restore(snapshot.clock, options.timeScale === undefined ? {} : { timeScale: options.timeScale })
+    : new SimClock({ start: startEpochMs(options.startTime), timeScale: options.timeScale ?? 1 });
+
+  let writer: SnapshotWriter | undefined;
+  const store = new Store(clock, timings, defaultScenario, () => writer?.schedule());
+  if (snapshot) store.load(snapshot);
+  if (dataDir) {
+    writer = new SnapshotWriter(
+      dataDir,
+      () => store.snapshot(),
+      250,
+      (error) => log(`state file not written: ${(error as Error).message}`),
+    );
+  }
+
+  const firmName = options.firm?.name ?? 'DemoFirm';
+  const keys = await loadOrCreateKeys(keysDir, firmName);
+  let demo = [...store.firms.values()].find((firm) => firm.publicKey === keys.armored.firmPublicKey);
+  if (!demo) {
+    demo = store.addFirm({
+      csid: options.firm?.csid ?? newCsid(),
+      name: firmName,
+      firmType: options.firm?.firmType ?? 'advisor',
+      publicKey: keys.armored.firmPublicKey,
+    });
+  }
+  // A first start writes its state at once, so that the CSID printed is the one kept.
+  writer?.schedule();
+  await writer?.flush();
+
+  const faults = new Faults();
+  const calls = new CallCounts();
+  const sso = new SsoSessions(clock);
+  const control = new SimulatorControl(store, faults, calls, sso, () => writer?.flush() ?? Promise.resolve());
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 256 * 1024 * 1024,
+    forceCloseConnections: true,
+    trustProxy: options.trustProxy ?? false,
+  });
+  const held = new Set<Socket>();
+  const ctx: OperationContext = {
+    store,
+    keys,
+    firmKeys: new FirmKeyCache(),
+    sso,
+    env,
+    portalUrl: '',
+  };
+
+  app.setErrorHandler((error: { statusCode?: number; message?: string }, _request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) log(`internal error: ${error.message ?? 'unknown'}`);
+    void reply
+      .code(status)
+      .send({
+        timestamp: timestamp(clock.now()),
+        isError: true,
+        error: status >= 500 ? 'Internal error' : error.message,
+      });
+  });
+
+  const fail = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) => {
+    switch (rule.kind) {
+      case 'http500':
+        return reply.code(500).type('text/html').send('<html><body><h1>500 Internal Server Error</h1></body></html>');
+      case 'http503':
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .type('text/html')
+          .send('<html><body><h1>503 Service Unavailable</h1></body></html>');
+      case 'malformed':
+        return reply
+          .code(200)
+          .type('application/json')
+          .send(`{"timestamp":"${timestamp(clock.now())}","result":[{"acctId":`);
+      case 'drop':
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      case 'timeout': {
+        reply.hijack();
+        const socket = request.raw.socket;
+        held.add(socket);
+        const timer = setTimeout(() => socket.destroy(), rule.ms ?? 120_000);
+        socket.once('close', () => {
+          clearTimeout(timer);
+          held.delete(socket);
+        });
+        return reply;
+      }
+      case 'latency':
+        return undefined;
+    }
+  };
+
+  const handle = (operation: string, handler: Operation) => async (request: FastifyRequest, reply: FastifyReply) => {
+    calls.record(operation);
+    const decision = faults.decide(operation);
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    if (decision.failure) {
+      fail(decision.failure, request, reply);
+      return reply;
+    }
+    try {
+      const result = await handler(ctx, { body: request.body, ip: request.ip });
+      return reply.code(result.status).send(result.body);
+    } catch (error) {
+      if (error instanceof RequestRefused) {
+        return reply
+          .code(error.status)
+          .send({ timestamp: timestamp(clock.now()), isError: true, error: error.message });
+      }
+      log(`${operation}: internal error: ${error instanceof Error ? error.name : 'unknown'}`);
+      return reply.code(500).send({ timestamp: timestamp(clock.now()), isError: true, error: 'Internal error' });
+    }
+  };
+
+  for (const [operation, path] of Object.entries(OPERATION_PATHS)) {
+    const handler = OPERATIONS[operation];
+    if (handler) app.post(path, handle(operation, handler));
+  }
+  app.get('/portal/*', async (request, reply) => {
+    calls.record('portal');
+    const page = servePortal(ctx, request.url, request.ip);
+    if (page.location !== undefined) return reply.redirect(page.location, 302);
+    return reply.code(page.status).type('text/html; charset=utf-8').send(page.html);
+  });
+  registerControlRoutes(app, control, () => ({ csid: demo.csid }));
+
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+  const address = app.server.address() as AddressInfo;
+  const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${address.port}`;
+  ctx.portalUrl = `${url}/portal`;
+
+  let closing: Promise<void> | undefined;
+  const closeAll = async () => {
+    for (const socket of held) socket.destroy();
+    await app.close();
+    await writer?.flush();
+  };
+
+  return {
+    url,
+    preferenceUrl: `${url}${PREFERENCE_BASE}`,
+    portalUrl: ctx.portalUrl,
+    controlUrl: `${url}/_sim`,
+    csid: demo.csid,
+    firm: { csid: demo.csid, name: demo.name, masterAccount: demo.masterAccount, firmType: demo.firmType },
+    env,
+    keys: {
+      firmPrivateKey: keys.armored.firmPrivateKey,
+      firmPublicKey: keys.armored.firmPublicKey,
+      brokeragePublicKey: keys.armored.brokeragePublicKey,
+    },
+    keysDir,
+    dataDir,
+    control,
+    close: () => (closing ??= closeAll()),
+  };
+}
+
+export { ControlError };

@@ -1,0 +1,111 @@
+/** Black-box helpers: a simulator per suite, raw JSON calls, and the firm side of the envelope. */
+import { buildArchive, type ArchiveAttachment } from '../../eca/archive.js';
+import { loadPrivateKey, loadPublicKey, open, seal, type EnvelopeKeys } from '../../eca/crypto.js';
+import { APPLICATION_XML_EXAMPLE } from '../../eca/xml.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/server.js';
+
+/** Wednesday 8 January 2025, 10:00 UTC: business-day arithmetic in the tests is then easy to follow. */
+export const WEDNESDAY_10H = Date.UTC(2025, 0, 8, 10, 0, 0);
+
+export interface Firm {
+  csid: string;
+  keys: EnvelopeKeys;
+}
+
+export async function firmKeys(firmPrivateKey: string, brokeragePublicKey: string): Promise<EnvelopeKeys> {
+  return {
+    ownPrivateKey: await loadPrivateKey(firmPrivateKey),
+    peerPublicKey: await loadPublicKey(brokeragePublicKey),
+  };
+}
+
+export async function start(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; firm: Firm }> {
+  const sim = await startSimulator({ startTime: WEDNESDAY_10H, ...options });
+  const keys = await firmKeys(sim.keys.firmPrivateKey, sim.keys.brokeragePublicKey);
+  return { sim, firm: { csid: sim.csid, keys } };
+}
+
+export interface JsonResponse {
+  status: number;
+  // Tests look into the wire shape freely; the simulator's types are not what is under test.
+  body: Record<string, unknown>;
+  text: string;
+}
+
+export async function post(base: string, path: string, body: unknown): Promise<JsonResponse> {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Left empty: fault tests look at the text.
+  }
+  return { status: response.status, body: parsed, text };
+}
+
+export function op(sim: RunningSimulator, name: string, body: unknown): Promise<JsonResponse> {
+  const path = name === 'sso/create' ? '/ws/sso/create' : `/ws/eca/${name}`;
+  return post(sim.url, path, body);
+}
+
+export async function control(sim: RunningSimulator, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${sim.controlUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+export async function filePayload(
+  keys: EnvelopeKeys,
+  xml: { fileName: string; content: string },
+  attachments: ArchiveAttachment[] = [],
+): Promise<string> {
+  const { zip } = await buildArchive({ xml, attachments });
+  return seal(zip, keys);
+}
+
+export async function openText(keys: EnvelopeKeys, data: unknown): Promise<string> {
+  if (typeof data !== 'string') throw new Error('expected base64 file data');
+  return new TextDecoder().decode(await open(data, keys));
+}
+
+export function applicationXml(externalId: string, overrides: { prefix?: string } = {}): string {
+  return APPLICATION_XML_EXAMPLE.replace('external_id="EXT-1"', `external_id="${externalId}"`).replace(
+    'prefix="jdoexa"',
+    `prefix="${overrides.prefix ?? 'jdoexa'}"`,
+  );
+}
+
+/** Creates one application through create and returns its account id and user name from the response file. */
+export async function createAccount(
+  sim: RunningSimulator,
+  firm: Firm,
+  externalId: string,
+): Promise<{ accountId: string; userName: string; responseXml: string; body: Record<string, unknown> }> {
+  const payload = await filePayload(firm.keys, { fileName: `${externalId}.xml`, content: applicationXml(externalId) });
+  const { body } = await op(sim, 'create', { CSID: firm.csid, payload });
+  if (body.isProcessed !== true) throw new Error(`create not processed: ${String(body.error)}`);
+  const fileData = body.fileData as { data: string };
+  const responseXml = await openText(firm.keys, fileData.data);
+  const accountId = /<Account>([^<]+)<\/Account>/.exec(responseXml)?.[1];
+  const userName = /user_name="([^"]+)"/.exec(responseXml)?.[1];
+  if (!accountId || !userName) throw new Error('no account in the response file');
+  return { accountId, userName, responseXml, body };
+}
+
+export async function accountStatus(sim: RunningSimulator, csid: string, accountId: string) {
+  const { body } = await op(sim, 'getAccountStatus', { CSID: csid, accountIds: [accountId] });
+  const [entry] = body.status as Array<Record<string, unknown>>;
+  return entry ?? {};
+}
+
+export function pdf(text: string): Uint8Array {
+  return new TextEncoder().encode(`%PDF-1.4\n% ${text}\n%%EOF\n`);
+}

@@ -85,6 +85,3 @@ export const ENUMERATION_TABLES: Record<string, string[][]> = {
     ['3', 'What was the make of your first car?'],
   ],
 };
-
-/** The spec lists BUSINESS_AND_OCCUPATION also as BUSINESS_OCCUPATION. */
-export const ENUMERATION_ALIASES: Record<string, string> = { BUSINESS_OCCUPATION: 'BUSINESS_AND_OCCUPATION' };

@@ -176,13 +176,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   app.setErrorHandler((error: { statusCode?: number; message?: string }, _request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) log(`internal error: ${error.message ?? 'unknown'}`);
-    void reply
-      .code(status)
-      .send({
-        timestamp: timestamp(clock.now()),
-        isError: true,
-        error: status >= 500 ? 'Internal error' : error.message,
-      });
+    void reply.code(status).send({
+      timestamp: timestamp(clock.now()),
+      isError: true,
+      error: status >= 500 ? 'Internal error' : error.message,
+    });
   });
 
   const fail = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) => {

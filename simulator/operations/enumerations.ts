@@ -2,7 +2,8 @@
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { toBase64 } from '../../eca/crypto.js';
-import { ENUMERATION_ALIASES, ENUMERATION_TABLES } from '../enumeration-data.js';
+import { canonicalEnumerationType, isEnumerationType } from '../../eca/enumerations.js';
+import { ENUMERATION_TABLES } from '../enumeration-data.js';
 import { csidField, firmOf, nowText, ok, parseBody, RequestRefused, type Operation } from './context.js';
 
 const input = z.object({
@@ -15,7 +16,8 @@ const input = z.object({
 export const getEnumerations: Operation = (ctx, request) => {
   const body = parseBody(input, request.body);
   firmOf(ctx, body.CSID);
-  const type = ENUMERATION_ALIASES[body.type] ?? body.type;
+  if (!isEnumerationType(body.type)) throw new RequestRefused(400, `Unknown enumeration type ${body.type}`);
+  const type = canonicalEnumerationType(body.type);
   const table = ENUMERATION_TABLES[type];
   if (!table) throw new RequestRefused(400, `Unknown enumeration type ${body.type}`);
   const [header = [], ...rows] = table;

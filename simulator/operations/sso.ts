@@ -3,24 +3,12 @@
  * bound to the one IP sent and valid 60 seconds (wall clock, see clock.ts). Open accounts land on
  * the page named by ACTION; pending applications are sent to the application instead.
  */
-import { z } from 'zod';
+import { EcaError } from '../../eca/errors.js';
+import { LANDING_PAGES, parseSsoPayload, type LandingPage } from '../../eca/sso.js';
 import { escapeXml } from '../../eca/xml-tree.js';
 import { isPending } from '../lifecycle.js';
-import { SSO_PAYLOAD_FIELDS, landingName } from '../sso-fields.js';
 import { ok, type Operation, type OperationContext } from './context.js';
-import { envelope, openPayload, PayloadProblem, sealFor } from './envelope.js';
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const IPV6 = /^[0-9a-fA-F:.]{2,45}$/;
-
-function isIp(text: string): boolean {
-  return IPV4.test(text) || (text.includes(':') && IPV6.test(text));
-}
-
-const ssoJson = z.object({
-  [SSO_PAYLOAD_FIELDS.userName]: z.string().min(1),
-  [SSO_PAYLOAD_FIELDS.ip]: z.string().min(1),
-});
+import { envelope, openPayload, PayloadProblem } from './envelope.js';
 
 function failure(error: string) {
   return ok({ RESULT: false, ERROR: error });
@@ -35,25 +23,20 @@ export const createSso: Operation = async (ctx, request) => {
     if (error instanceof PayloadProblem) return failure(error.message);
     throw error;
   }
-  let json: unknown;
+  let userName: string;
+  let ip: string;
   try {
-    json = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return failure('The payload is not JSON');
+    ({ userName, ip } = parseSsoPayload(new TextDecoder().decode(data)));
+  } catch (error) {
+    if (error instanceof EcaError) return failure(`Invalid SSO request: ${error.message}`);
+    throw error;
   }
-  const parsed = ssoJson.safeParse(json);
-  if (!parsed.success) {
-    return failure(`The payload needs ${SSO_PAYLOAD_FIELDS.userName} and ${SSO_PAYLOAD_FIELDS.ip}`);
-  }
-  const userName = String(parsed.data[SSO_PAYLOAD_FIELDS.userName]);
-  const ip = String(parsed.data[SSO_PAYLOAD_FIELDS.ip]).trim();
-  if (!isIp(ip)) return failure('Exactly one IP address is expected: the end user\u2019s own address');
   const accountId = ctx.store.userNames.get(userName);
   const account = accountId === undefined ? undefined : ctx.store.ownAccount(firm.csid, accountId);
   if (!account) return failure(`Unknown user name ${userName}`);
   const session = ctx.sso.create({ csid: firm.csid, accountId: account.accountId, ip });
   const url = `${ctx.portalUrl}/sso/Login?SID=${session.sid}`;
-  return ok({ SUCCESS: { SIGNED_URL: await sealFor(ctx, firm, url) }, RESULT: true });
+  return ok({ SUCCESS: { SIGNED_URL: Buffer.from(url, 'utf8').toString('base64') }, RESULT: true });
 };
 
 export interface PortalPage {
@@ -127,16 +110,43 @@ export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): 
   if (account.status !== 'O') {
     return page(403, 'Account not available', `<p>The account has status ${account.status}.</p>`, accountAttr);
   }
-  const action = url.searchParams.get('ACTION');
-  if (action === null || action === '') {
-    return page(200, 'Home', passwordNote, `${accountAttr} data-landing="home"`);
-  }
-  const name = landingName(url.searchParams);
-  if (name === undefined) return page(404, 'Unknown landing page', '<p>No landing page matches these parameters.</p>');
+  const landingParams = [...url.searchParams.keys()].filter((key) => key !== 'SID');
+  if (landingParams.length === 0) return page(200, 'Home', passwordNote, `${accountAttr} data-landing="home"`);
+  const landing = landingFor(url.searchParams);
+  if (!landing) return page(404, 'Unknown landing page', '<p>No landing page matches these parameters.</p>');
+  const action = url.searchParams.get('ACTION') ?? '';
   if (ctx.env === 'qa' && FUNDING_ACTIONS.has(action)) {
-    return page(403, name, '<p>Funding functions are not available in the QA environment.</p>', accountAttr);
+    return page(403, landing.name, '<p>Funding functions are not available in the QA environment.</p>', accountAttr);
   }
-  return page(200, name, passwordNote, `${accountAttr} data-landing="${escapeXml(action)}"`);
+  return page(200, landing.name, passwordNote, `${accountAttr} data-landing="${escapeXml(landing.id)}"`);
+}
+
+/**
+ * The landing page whose fixed parameters the URL carries (placeholder parameters need only be
+ * present); the most specific match wins, so `config` pages beat their bare ACTION.
+ */
+function landingFor(params: URLSearchParams): LandingPage | undefined {
+  let best: LandingPage | undefined;
+  let bestScore = 0;
+  for (const page of LANDING_PAGES) {
+    let score = 0;
+    let matches = true;
+    for (const [key, value] of new URLSearchParams(page.query)) {
+      if (value.includes('<')) {
+        if (!params.has(key)) matches = false;
+      } else if (params.get(key) === value) {
+        score += 1;
+      } else {
+        matches = false;
+      }
+      if (!matches) break;
+    }
+    if (matches && score > bestScore) {
+      best = page;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 function isLoopback(ip: string): boolean {

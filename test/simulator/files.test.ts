@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { sha1Hex } from '../../eca/archive.js';
+import { generateKeyPair, loadPrivateKey, seal } from '../../eca/crypto.js';
+import {
+  buildSubmitDocumentsXml,
+  parseCreateResponseXml,
+  parseDocumentsReport,
+  type DocumentInput,
+} from '../../eca/xml.js';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { applicationXml, control, createAccount, filePayload, op, openText, pdf, start, type Firm } from './helpers.js';
+
+describe('simulator file operations', function () {
+  let sim: RunningSimulator;
+  let firm: Firm;
+
+  before(async function () {
+    ({ sim, firm } = await start());
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  async function wrongKeyPayload(): Promise<string> {
+    const stranger = await generateKeyPair({ name: 'Stranger', email: 'stranger@example.com' });
+    const payload = await filePayload(firm.keys, { fileName: 'a.xml', content: applicationXml('x') });
+    // Same content, signed by a key the brokerage does not know.
+    return seal(new TextEncoder().encode(payload), {
+      ownPrivateKey: await loadPrivateKey(stranger.privateKey),
+      peerPublicKey: firm.keys.peerPublicKey,
+    });
+  }
+
+  describe('validateXML', function () {
+    it('accepts a structurally valid application', async function () {
+      const payload = await filePayload(firm.keys, { fileName: 'app.xml', content: applicationXml('v-1') });
+      const { status, body } = await op(sim, 'validateXML', { CSID: firm.csid, payload });
+      assert.equal(status, 200);
+      assert.equal(body.isValid, true);
+      assert.deepEqual(body.errors, []);
+      assert.equal(typeof body.batchId, 'number');
+      assert.match(String(body.timestamp), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    });
+
+    it('reports one error per structural problem', async function () {
+      const broken = applicationXml('v-2', { prefix: 'Jdoexa' })
+        .replace('first="Jane" ', '')
+        .replace(' email="jane.doe@example.com"', '')
+        .replace('<Objective>Growth</Objective>', '');
+      const payload = await filePayload(firm.keys, { fileName: 'app.xml', content: broken });
+      const { body } = await op(sim, 'validateXML', { CSID: firm.csid, payload });
+      assert.equal(body.isValid, false);
+      const errors = (body.errors as Array<{ error: string }>).map((e) => e.error);
+      assert.equal(errors.length, 4);
+      assert.ok(errors.some((e) => e.includes('first name')));
+      assert.ok(errors.some((e) => e.includes('e-mail')));
+      assert.ok(errors.some((e) => e.includes('investment objectives')));
+      assert.ok(errors.some((e) => e.includes('prefix')));
+    });
+
+    it('gives isValid false with an encryption error for wrong keys', async function () {
+      const { body } = await op(sim, 'validateXML', { CSID: firm.csid, payload: await wrongKeyPayload() });
+      assert.equal(body.isValid, false);
+      const [first] = body.errors as Array<{ error: string }>;
+      assert.match(first?.error ?? '', /Encryption error/);
+      assert.equal(typeof body.batchId, 'number');
+    });
+
+    it('refuses an unknown CSID and a request without payload', async function () {
+      assert.equal((await op(sim, 'validateXML', { CSID: 'NOPE', payload: 'AAAA' })).status, 401);
+      assert.equal((await op(sim, 'validateXML', { CSID: firm.csid })).status, 400);
+    });
+  });
+
+  describe('create and getResponseFile', function () {
+    it('creates an account with user name and temporary password, retrievable by external id', async function () {
+      const { accountId, userName, responseXml, body } = await createAccount(sim, firm, 'create-1');
+      assert.match(String(body.name), /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml\.report$/);
+      const parsed = parseCreateResponseXml(responseXml);
+      assert.equal(parsed.applications[0]?.externalId, 'create-1');
+      assert.ok(parsed.applications[0]?.temporaryPassword);
+      assert.match(accountId, /^U\d{7}$/);
+      assert.ok(userName.startsWith('jdoexa'));
+
+      const { body: file } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-1' });
+      const [entry] = file.result as Array<Record<string, unknown>>;
+      assert.equal(entry?.isProcessed, 'true');
+      assert.equal(entry?.['Clearing Status'], 'N');
+      assert.equal(entry?.name, body.name);
+      const again = await openText(firm.keys, (entry?.fileData as { data: string }).data);
+      assert.equal(parseCreateResponseXml(again).applications[0]?.accountId, accountId);
+    });
+
+    it('never creates a second account for the same external id', async function () {
+      const first = await createAccount(sim, firm, 'create-twice');
+      const second = await createAccount(sim, firm, 'create-twice');
+      assert.equal(second.accountId, first.accountId);
+      const { body } = await op(sim, 'getAccountStatus', { CSID: firm.csid });
+      const ids = (body.status as Array<{ accountId: string }>).map((e) => e.accountId);
+      assert.equal(ids.filter((id) => id === first.accountId).length, 1);
+    });
+
+    it('gives isProcessed false for wrong keys and for XML that is not well-formed', async function () {
+      const wrong = await op(sim, 'create', { CSID: firm.csid, payload: await wrongKeyPayload() });
+      assert.equal(wrong.body.isProcessed, false);
+      assert.equal(wrong.body.fileData, undefined);
+      const payload = await filePayload(firm.keys, { fileName: 'bad.xml', content: '<Applications><Application>' });
+      const malformed = await op(sim, 'create', { CSID: firm.csid, payload });
+      assert.equal(malformed.body.isProcessed, false);
+      assert.match(String(malformed.body.error), /Invalid XML/);
+    });
+
+    it('reports structural errors per application in the response file, without an account', async function () {
+      const content = applicationXml('create-bad').replace('last="Doe"', '');
+      const payload = await filePayload(firm.keys, { fileName: 'bad.xml', content });
+      const { body } = await op(sim, 'create', { CSID: firm.csid, payload });
+      assert.equal(body.isProcessed, true);
+      const parsed = parseCreateResponseXml(await openText(firm.keys, (body.fileData as { data: string }).data));
+      assert.equal(parsed.applications[0]?.succeeded, false);
+      assert.match(parsed.applications[0]?.errors[0] ?? '', /last name/);
+      const { body: file } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-bad' });
+      assert.equal((file.result as Array<{ isError: boolean }>)[0]?.isError, true);
+    });
+
+    it('refuses another firm the response file of an external id', async function () {
+      await createAccount(sim, firm, 'create-private');
+      const other = await control(sim, 'POST', '/firms', { name: 'OtherFirm' });
+      const { body } = await op(sim, 'getResponseFile', { CSID: other.body.csid, externalId: 'create-private' });
+      const [entry] = body.result as Array<Record<string, unknown>>;
+      assert.equal(entry?.isError, true);
+      assert.match(String(entry?.error), /not authorized to view the response file for external id create-private/);
+    });
+  });
+
+  describe('submitDocuments', function () {
+    function documents(files: Array<{ formNumber: string; fileName: string; data: Uint8Array }>): DocumentInput[] {
+      return files.map((file) => ({
+        formNumber: file.formNumber,
+        execTs: '20250108093000',
+        execLoginTs: '20250108092500',
+        files: [{ fileName: file.fileName, sha1: sha1Hex(file.data), length: file.data.byteLength }],
+      }));
+    }
+
+    async function submit(files: Array<{ formNumber: string; fileName: string; data: Uint8Array }>, declared?: string) {
+      const input = documents(files);
+      if (declared !== undefined && input[0]?.files[0]) input[0].files[0].sha1 = declared;
+      const xml = buildSubmitDocumentsXml({ documents: input });
+      const payload = await filePayload(
+        firm.keys,
+        { fileName: 'documents.xml', content: xml },
+        files.map((file) => ({ fileName: file.fileName, data: file.data })),
+      );
+      return op(sim, 'submitDocuments', { CSID: firm.csid, payload });
+    }
+
+    it('accepts once a day, archives forms and reports a changed form with both checksums', async function () {
+      const agreement = pdf('customer agreement v1');
+      const first = await submit([
+        { formNumber: '3230', fileName: 'agreement.pdf', data: agreement },
+        { formNumber: '3231', fileName: 'disclosure.pdf', data: pdf('disclosure') },
+      ]);
+      assert.equal(first.body.isProcessed, true);
+      const fileData = first.body.fileData as { name: string; data: string };
+      assert.match(fileData.name, /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml\.report$/);
+      const report = parseDocumentsReport(await openText(firm.keys, fileData.data));
+      assert.deepEqual(
+        report.documents.map((d) => [d.formNumber, d.status]),
+        [
+          ['3230', 'Accepted'],
+          ['3231', 'Accepted'],
+        ],
+      );
+      assert.equal(report.client, 'DemoFirm');
+      assert.match(report.version ?? '', /^\d{2}-[A-Z][a-z]{2}-\d{4}$/);
+
+      const sameDay = await submit([{ formNumber: '3230', fileName: 'agreement.pdf', data: agreement }]);
+      assert.equal(sameDay.body.isProcessed, false);
+      assert.equal(sameDay.body.fileData, undefined);
+
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const changed = pdf('customer agreement, edited');
+      const next = await submit([{ formNumber: '3230', fileName: 'agreement.pdf', data: changed }]);
+      const nextReport = parseDocumentsReport(await openText(firm.keys, (next.body.fileData as { data: string }).data));
+      const [document] = nextReport.documents;
+      assert.equal(document?.accepted, false);
+      assert.deepEqual(document?.checksumMismatch, { stored: sha1Hex(agreement), received: sha1Hex(changed) });
+    });
+
+    it('reports a file whose SHA-1 differs from the one the XML quotes', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const data = pdf('fresh form');
+      const declared = 'a'.repeat(40);
+      const { body } = await submit([{ formNumber: '9999', fileName: 'fresh.pdf', data }], declared);
+      const report = parseDocumentsReport(await openText(firm.keys, (body.fileData as { data: string }).data));
+      assert.deepEqual(report.documents[0]?.checksumMismatch, { stored: declared, received: sha1Hex(data) });
+    });
+
+    it('gives isProcessed false for wrong keys', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const { body } = await op(sim, 'submitDocuments', { CSID: firm.csid, payload: await wrongKeyPayload() });
+      assert.equal(body.isProcessed, false);
+    });
+  });
+});

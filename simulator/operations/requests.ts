@@ -48,18 +48,26 @@ function requestStatus(record: UpdateRequestRecord, now: number): 'PENDING' | 'P
   return now < record.decidedAt ? 'PENDING' : record.outcome;
 }
 
+/**
+ * One entry per request: the request status fields of the spec (`request_id`, `acctId`, `Status`,
+ * `timestamp`, `isError` / `Error`) beside the group keyed by the request type, which holds `data`
+ * (`RequestDetail`, `status`) and `files`. A REJECTED request carries its reason as the error text.
+ */
 function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Record<string, unknown> {
   const status = requestStatus(record, ctx.store.now());
-  const detail: Record<string, unknown> = {
-    RequestDetail: record.functionName,
-    status,
+  const entry: Record<string, unknown> = {
     request_id: record.requestId,
     acctId: record.accountId ?? '',
+    Status: status,
     timestamp: timestamp(record.submittedAt),
-    isError: false,
+    isError: status === 'REJECTED',
   };
-  if (status === 'REJECTED' && record.error !== undefined) detail.reason = record.error;
-  return { [record.functionName]: { data: [detail], files: [record.fileName] } };
+  if (status === 'REJECTED') entry.Error = record.error ?? 'Request rejected';
+  entry[record.functionName] = {
+    data: [{ RequestDetail: record.functionName, status }],
+    files: [record.fileName],
+  };
+  return entry;
 }
 
 export const getAmRequestStatus: Operation = (ctx, request) => {

@@ -30,9 +30,11 @@ describe('simulator update and getAmRequestStatus', function () {
 
   async function requestStatus(csid: string, requestId: string) {
     const { body } = await op(sim, 'getAmRequestStatus', { CSID: csid, request_id: requestId });
-    const [entry] = body.result as Array<Record<string, { data: Array<Record<string, unknown>>; files: string[] }>>;
-    const [request] = Object.values(entry ?? {});
-    return request?.data[0] ?? {};
+    const [entry] = body.result as Array<Record<string, unknown>>;
+    assert.ok(entry);
+    const group = Object.values(entry).find((value) => typeof value === 'object' && value !== null && 'data' in value);
+    const detail = (group as { data: Array<Record<string, unknown>> } | undefined)?.data[0] ?? {};
+    return { ...entry, ...detail, reason: entry.Error };
   }
 
   const fn = (accountId: string, functionName: string) => buildUpdateRequestXml({ accountId, functionName });
@@ -108,7 +110,9 @@ describe('simulator update and getAmRequestStatus', function () {
     await update(firm, fn(accountId, 'AbandonAccount'));
     await update(firm, fn(accountId, 'ResetAbandonedAccount'));
     const { body } = await op(sim, 'getAmRequestStatus', { CSID: firm.csid, accountIds: [accountId] });
-    const types = (body.result as Array<Record<string, unknown>>).map((entry) => Object.keys(entry)[0]);
+    const types = (body.result as Array<Record<string, unknown>>).map((entry) =>
+      Object.keys(entry).find((key) => /^[A-Z]/.test(key) && key !== 'Status'),
+    );
     assert.deepEqual(types, ['AbandonAccount', 'ResetAbandonedAccount']);
     const [first] = body.result as Array<Record<string, { files: string[] }>>;
     assert.match(first?.AbandonAccount?.files[0] ?? '', /\.xml$/);

@@ -4,4 +4,8 @@ export * from './crypto.js';
 export * from './archive.js';
 export * from './xml.js';
 export * from './types.js';
+export * from './sso.js';
+export * from './enumerations.js';
+export * from './schemas.js';
+export * from './client.js';
 export { SecretString } from './secret.js';

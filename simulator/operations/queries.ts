@@ -69,10 +69,17 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected
     .map((account) => ({ account }));
 }
 
-const statusFilter = z.enum(['A', 'N', 'O', 'C', 'P', 'R']);
+// Schemas are built once: constructing a zod schema costs far more than running it.
+const accountStatusInput = z.object({ ...selection, status: z.enum(['A', 'N', 'O', 'C', 'P', 'R']).optional() });
+const pendingTasksInput = z.object({ ...selection, formNumber: z.string().optional() });
+const registrationTasksInput = z.object({
+  ...selection,
+  formNumber: z.string().optional(),
+  getDocs: z.enum(['T', 'F']).optional(),
+});
 
 export const getAccountStatus: Operation = (ctx, request) => {
-  const input = parseBody(z.object({ ...selection, status: statusFilter.optional() }), request.body);
+  const input = parseBody(accountStatusInput, request.body);
   const firm = firmOf(ctx, input.CSID);
   const entries: unknown[] = [];
   for (const item of select(ctx.store, firm, input)) {
@@ -116,7 +123,7 @@ function pendingTask(task: TaskRecord) {
 }
 
 export const getPendingTasks: Operation = (ctx, request) => {
-  const input = parseBody(z.object({ ...selection, formNumber: z.string().optional() }), request.body);
+  const input = parseBody(pendingTasksInput, request.body);
   const firm = firmOf(ctx, input.CSID);
   const result: unknown[] = [];
   for (const item of select(ctx.store, firm, input)) {
@@ -156,10 +163,7 @@ function registrationTask(task: TaskRecord) {
 }
 
 export const getRegistrationTasks: Operation = (ctx, request) => {
-  const input = parseBody(
-    z.object({ ...selection, formNumber: z.string().optional(), getDocs: z.enum(['T', 'F']).optional() }),
-    request.body,
-  );
+  const input = parseBody(registrationTasksInput, request.body);
   const firm = firmOf(ctx, input.CSID);
   const result: unknown[] = [];
   for (const item of select(ctx.store, firm, input)) {

@@ -15,8 +15,15 @@ import {
 } from './context.js';
 import { sealFor } from './envelope.js';
 
+const responseFileInput = z.object({ CSID: csidField, externalId: z.string().min(1) });
+const amRequestStatusInput = z.object({
+  CSID: csidField,
+  accountIds: accountIdsField.optional(),
+  request_id: z.string().optional(),
+});
+
 export const getResponseFile: Operation = async (ctx, request) => {
-  const input = parseBody(z.object({ CSID: csidField, externalId: z.string().min(1) }), request.body);
+  const input = parseBody(responseFileInput, request.body);
   const firm = firmOf(ctx, input.CSID);
   const file = ctx.store.responseFile(firm.csid, input.externalId);
   if (!file) {
@@ -71,10 +78,7 @@ function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Recor
 }
 
 export const getAmRequestStatus: Operation = (ctx, request) => {
-  const input = parseBody(
-    z.object({ CSID: csidField, accountIds: accountIdsField.optional(), request_id: z.string().optional() }),
-    request.body,
-  );
+  const input = parseBody(amRequestStatusInput, request.body);
   const firm = firmOf(ctx, input.CSID);
   const result: unknown[] = [];
   if (input.request_id !== undefined) {

@@ -28,7 +28,7 @@ describe('simulator update and getAmRequestStatus', function () {
     return { requestId, responseXml: xml2 };
   }
 
-  async function requestStatus(csid: string, requestId: string) {
+  async function requestStatus(csid: string, requestId: string): Promise<Record<string, unknown>> {
     const { body } = await op(sim, 'getAmRequestStatus', { CSID: csid, request_id: requestId });
     const [entry] = body.result as Array<Record<string, unknown>>;
     assert.ok(entry);

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { createEcaClient, type EcaClient } from '../../eca/client.js';
+import { EcaHttpError, EcaSchemaError } from '../../eca/errors.js';
+import { sha1Hex } from '../../eca/archive.js';
+import {
+  APPLICATION_XML_EXAMPLE,
+  buildDocumentSubmissionXml,
+  buildUpdateRequestXml,
+  parseDocumentsReport,
+} from '../../eca/xml.js';
+import { buildLandingUrl } from '../../eca/sso.js';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { control, pdf, start } from './helpers.js';
+
+/** The eca/ client against the simulator, operation by operation. */
+describe('eca client against the simulator', function () {
+  let sim: RunningSimulator;
+  let client: EcaClient;
+
+  before(async function () {
+    ({ sim } = await start());
+    client = createEcaClient({
+      baseUrl: sim.url,
+      preferenceUrl: sim.preferenceUrl,
+      csid: sim.csid,
+      firmPrivateKey: sim.keys.firmPrivateKey,
+      brokeragePublicKey: sim.keys.brokeragePublicKey,
+      retry: { limit: 2, delayMs: 10 },
+      sso: { allowInsecureLoopback: true },
+    });
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  const application = (externalId: string) =>
+    APPLICATION_XML_EXAMPLE.replace('external_id="EXT-1"', `external_id="${externalId}"`);
+
+  it('runs an application from validateXML to an open account and an SSO landing page', async function () {
+    const valid = await client.validateXML({ applicationXml: application('client-1') });
+    assert.equal(valid.isValid, true);
+    const created = await client.create({ applicationXml: application('client-1') });
+    assert.equal(created.isProcessed, true);
+    const [result] = created.response?.applications ?? [];
+    assert.ok(result?.accountId && result.userName && result.temporaryPassword);
+    const accountId = result.accountId;
+
+    const file = await client.getResponseFile({ externalId: 'client-1' });
+    assert.equal(file.files[0]?.clearingStatus?.code, 'N');
+    assert.equal(file.files[0]?.isProcessed, true);
+
+    const before = await client.getAccountStatus({ accountIds: accountId });
+    assert.equal(before.accounts[0]?.state?.state, 'Under Review');
+    await control(sim, 'POST', '/clock/advance', { days: 1 });
+    const after = await client.getAccountStatus({ accountIds: [accountId] });
+    assert.equal(after.accounts[0]?.status?.code, 'O');
+
+    const batch = await client.getBatchDetails({ accountIds: accountId });
+    assert.equal(batch.accounts[0]?.clearingStatus?.code, 'O');
+    const files = await client.getFileDetails({ accountIds: accountId });
+    assert.match(files.accounts[0]?.requestFileName ?? '', /\.xml\.imported$/);
+    const registration = await client.getRegistrationTasks({ accountIds: accountId });
+    assert.ok(registration.accounts[0]?.dateOpened);
+
+    const sso = await client.ssoCreate({ userName: result.userName, ip: '127.0.0.1' });
+    assert.equal(sso.result, true);
+    assert.ok(sso.signedUrl);
+    const page = await fetch(buildLandingUrl(sso.signedUrl, 'statements'));
+    assert.equal(page.status, 200);
+
+    const preference = await client.preferenceSet({
+      customerIdentity: { userName: result.userName },
+      preferences: { LANGUAGE: { LANG1: 'de' } },
+    });
+    assert.equal(preference.status, 200);
+
+    const update = await client.update({
+      xml: buildUpdateRequestXml({ accountId, functionName: 'ChangeBaseCurrency' }),
+    });
+    assert.match(update.fileData?.xml ?? '', /request_id="\d+"/);
+    await control(sim, 'POST', '/clock/advance', { minutes: 5 });
+    const requests = await client.getAmRequestStatus({ accountIds: accountId });
+    assert.equal(requests.requests[0]?.status?.status, 'PROCESSED');
+    assert.equal(requests.requests[0]?.requests[0]?.type, 'ChangeBaseCurrency');
+  });
+
+  it('documents: docs-required tasks, DocumentSubmission report, submitDocuments', async function () {
+    const created = await client.create({ applicationXml: application('docs-required-client') });
+    const accountId = created.response?.applications[0]?.accountId ?? '';
+    const pending = await client.getPendingTasks({ accountIds: accountId });
+    assert.deepEqual(
+      pending.accounts[0]?.pendingTasks.map((t) => t.formNumber),
+      ['8001', '8002'],
+    );
+    const submitted = await client.submitDocuments({
+      documents: [
+        {
+          formNumber: '3230',
+          execTs: '20250108100000',
+          execLoginTs: '20250108095500',
+          files: [{ fileName: 'agreement.pdf', data: pdf('agreement') }],
+        },
+      ],
+    });
+    assert.equal(submitted.isProcessed, true);
+    assert.equal(submitted.fileData?.report.documents[0]?.accepted, true);
+    const update = await client.update({
+      xml: buildDocumentSubmissionXml({
+        accountId,
+        documents: [
+          {
+            formNumber: '8001',
+            execTs: '20250108100000',
+            execLoginTs: '20250108095500',
+            files: [
+              {
+                fileName: 'id.pdf',
+                sha1: sha1Hex(pdf('id')),
+                length: pdf('id').byteLength,
+              },
+            ],
+          },
+        ],
+      }),
+      attachments: [{ fileName: 'id.pdf', data: pdf('id') }],
+    });
+    assert.equal(parseDocumentsReport(update.fileData?.xml ?? '').documents[0]?.accepted, true);
+  });
+
+  it('enumerations through the client', async function () {
+    const ranges = await client.getEnumerations({ type: 'FIN_INFO_RANGES', currency: 'USD' });
+    assert.ok(ranges.rows.length > 0);
+    assert.equal(ranges.rows[0]?.currency, 'USD');
+  });
+
+  it('retries a query through injected 503s; refuses malformed JSON with a schema error', async function () {
+    sim.control.resetCalls();
+    await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'http503', count: 2 });
+    const response = await client.getAccountStatus();
+    assert.ok(response.accounts.length > 0);
+    assert.equal(sim.control.calls().getAccountStatus, 3);
+    await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'http500', count: 5 });
+    await assert.rejects(client.getAccountStatus(), EcaHttpError);
+    await control(sim, 'DELETE', '/faults');
+    await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'malformed', count: 1 });
+    await assert.rejects(client.getAccountStatus(), EcaSchemaError);
+  });
+});

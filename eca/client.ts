@@ -736,7 +736,16 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
       }
       const body = { CSID: checkCsid(request.CSID ?? csid), externalId: request.externalId.trim() };
       const { parsed, raw } = await queryAccounts('getResponseFile', body);
-      return withTimestamp({ files: parsed.result, raw }, parsed.timestamp);
+      const files = await Promise.all(
+        parsed.result.map(async (file, index) => {
+          const data = (file.extra.fileData as { data?: unknown } | undefined)?.data;
+          if (typeof data !== 'string') return file;
+          const path = `result.${index}.fileData.data`;
+          const xml = await openFileData('getResponseFile', data, path);
+          return xml === undefined ? file : { ...file, response: withPath(path, () => parseCreateResponseXml(xml)) };
+        }),
+      );
+      return withTimestamp({ files, raw }, parsed.timestamp);
     },
 
     async getBatchDetails(request) {

@@ -27,6 +27,7 @@ import type {
   TaskState,
   Timestamp,
 } from './types.js';
+import type { CreateResponse } from './xml.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Primitive wire types
@@ -468,6 +469,11 @@ export interface ResponseFileEntry extends EntryCommon {
   timestamp?: Timestamp;
   clearingStatus?: AccountStatus;
   accountId?: string;
+  /**
+   * The create response file itself, opened, when the service sends it as `fileData` beside the name
+   * (it may hold SECRET temporary passwords, as SecretString).
+   */
+  response?: CreateResponse;
   extra: Extra;
 }
 

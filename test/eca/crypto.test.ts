@@ -98,12 +98,12 @@ describe('eca/crypto: OpenPGP envelope', function () {
     });
     await rejectsWith(open(forged, brokerageSide), 'signature');
 
-    const unsigned = await openpgp.encrypt({
+    const unsigned = (await openpgp.encrypt({
       message: await openpgp.createMessage({ binary: bytes('x') }),
       encryptionKeys: firmSide.peerPublicKey,
       format: 'binary',
-    });
-    await rejectsWith(open(toBase64(unsigned as Uint8Array), brokerageSide), 'signature');
+    })) as Uint8Array;
+    await rejectsWith(open(toBase64(unsigned), brokerageSide), 'signature');
   });
 
   it('rejects text that is not base64 or not OpenPGP as a payload error', async function () {

@@ -89,7 +89,8 @@ export async function buildArchive(input: {
         'an attachment must not end in .xml: the archive holds exactly one XML file',
       );
     }
-    if (seen.has(name.toLowerCase())) throw new EcaRequestError(parameter, `duplicate file name ${name}`);
+    if (seen.has(name.toLowerCase()))
+      throw new EcaRequestError(parameter, 'duplicate file name (names are compared case-insensitively)');
     seen.add(name.toLowerCase());
     if (!(attachment.data instanceof Uint8Array)) {
       throw new EcaRequestError(`attachments[${index}].data`, 'attachment data must be bytes');

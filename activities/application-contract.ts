@@ -29,8 +29,12 @@ export type CreateOutcome =
     }
   | { created: false; errors: string[] };
 
-/** A request sent with update: accepted for processing (a response file) or refused at once. */
-export type UpdateOutcome = { accepted: true; responseFile?: string } | { accepted: false; error: string };
+/** A request sent with update: accepted for processing (request ids to follow) or refused at once. */
+export type UpdateOutcome =
+  { accepted: true; requestIds: string[]; responseFile?: string } | { accepted: false; error: string };
+
+/** How the service decided a request sent with update (getAmRequestStatus). */
+export type RequestOutcome = { processed: true } | { processed: false; error: string };
 
 export interface ApplicationActivities {
   validateApplication(input: ApplicationRef & { application: DocumentRef }): Promise<ValidationOutcome>;
@@ -43,4 +47,6 @@ export interface ApplicationActivities {
   submitAccountDocuments(input: AccountRef & { documents: FormDocument[] }): Promise<UpdateOutcome>;
   abandonAccount(input: AccountRef): Promise<UpdateOutcome>;
   resetAccount(input: AccountRef): Promise<UpdateOutcome>;
+  /** Polls one request id until PROCESSED or REJECTED: throws `RequestPending` meanwhile, so retries poll. */
+  awaitUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
 }

@@ -2,6 +2,7 @@
  * One real Temporal server of each kind per test run, started on first use and stopped by the root
  * hook: the Java time-skipping test server for workflow logic, the CLI dev server for end-to-end runs.
  */
+import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
@@ -10,9 +11,20 @@ let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
 let dev: Promise<TestWorkflowEnvironment> | undefined;
 
 export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  timeSkipping ??= testServerExecutable().then((executable) =>
-    TestWorkflowEnvironment.createTimeSkipping({ server: { executable } }),
-  );
+  timeSkipping ??= testServerExecutable().then(async (executable) => {
+    const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
+    // The test server takes registrations but has no option for them at start.
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: Object.fromEntries(
+        ECA_SEARCH_ATTRIBUTES.map((key) => [
+          key.name,
+          proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        ]),
+      ),
+    });
+    return env;
+  });
   return timeSkipping;
 }
 
@@ -33,5 +45,9 @@ export async function provisionServers(): Promise<void> {
 export async function stopServers(): Promise<void> {
   const envs = [timeSkipping, dev];
   timeSkipping = dev = undefined;
-  await Promise.all(envs.map(async (env) => (env ? (await env).teardown() : undefined)));
+  const results = await Promise.allSettled(envs.map(async (env) => (env ? (await env).teardown() : undefined)));
+  for (const result of results) {
+    // A test that timed out may leave a worker holding the connection; the server process still stops.
+    if (result.status === 'rejected') console.warn(`teardown: ${String(result.reason)}`);
+  }
 }

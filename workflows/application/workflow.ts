@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import type { ApplicationActivities } from '../../activities/application-contract.js';
+import type { ApplicationActivities, UpdateOutcome } from '../../activities/application-contract.js';
 import {
   effectOf,
   lifecycleState,
@@ -55,6 +55,12 @@ const service = proxyActivities<ApplicationActivities>({
     maximumInterval: '10 minutes',
     nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError', 'DocumentNotFound'],
   },
+});
+
+/** Following a request sent with update: each retry is one poll of getAmRequestStatus. */
+const requests = proxyActivities<Pick<ApplicationActivities, 'awaitUpdateRequest'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes' },
 });
 
 const MAX_TRANSITIONS_KEPT = 200;
@@ -138,6 +144,19 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     return view();
   }
 
+  /** Waits until the service has decided every request an update made: the first refusal wins. */
+  async function settle(outcome: UpdateOutcome): Promise<{ ok: true } | { ok: false; error: string }> {
+    if (!outcome.accepted) return { ok: false, error: outcome.error };
+    for (const requestId of outcome.requestIds) {
+      const decided = await requests.awaitUpdateRequest.executeWithOptions(
+        { summary: `getAmRequestStatus ${requestId}` },
+        [{ csid, requestId }],
+      );
+      if (!decided.processed) return { ok: false, error: decided.error };
+    }
+    return { ok: true };
+  }
+
   setHandler(stateQuery, view);
   setHandler(pollNowSignal, () => {
     pollRequested = true;
@@ -203,17 +222,19 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           { summary: `update DocumentSubmission: forms ${forms}` },
           [{ ...account, documents: effect.documents }],
         );
+        const settled = await settle(result);
         apply(
-          result.accepted
+          settled.ok
             ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
-            : { type: 'DOCUMENTS_REFUSED', error: result.error },
+            : { type: 'DOCUMENTS_REFUSED', error: settled.error },
         );
         break;
       }
 
       case 'abandon': {
         const result = await service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [account]);
-        apply(result.accepted ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: result.error });
+        const settled = await settle(result);
+        apply(settled.ok ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: settled.error });
         break;
       }
 
@@ -221,7 +242,8 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
         const result = await service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [
           account,
         ]);
-        apply(result.accepted ? { type: 'RESET_CONFIRMED' } : { type: 'RESET_REFUSED', error: result.error });
+        const settled = await settle(result);
+        apply(settled.ok ? { type: 'RESET_CONFIRMED' } : { type: 'RESET_REFUSED', error: settled.error });
         break;
       }
 

@@ -1,0 +1,109 @@
+/**
+ * The engine assembled for tests: a real simulator over HTTP, the eca/ client, a filesystem document
+ * store and a worker with the engine's real activities, on a Temporal test environment.
+ *
+ * On the time-skipping server, workflow time jumps hours in an instant; the simulator's clock follows
+ * it: before each activity runs, the simulator is advanced to the time Temporal scheduled it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createApplicationActivities, createStatusReader } from '../../activities/application.js';
+import type { StatusReader } from '../../activities/application.js';
+import { FileDocumentStore } from '../../activities/document-store.js';
+import * as smokeActivities from '../../activities/smoke.js';
+import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
+import type { EcaClient } from '../../eca/index.js';
+import { startSimulator } from '../../simulator/server.js';
+import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
+import { createEngineWorker } from '../../workers/engine-worker.js';
+
+export interface EngineHarness {
+  sim: RunningSimulator;
+  eca: EcaClient;
+  store: FileDocumentStore;
+  statusReader: StatusReader;
+  worker: Worker;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  /** Advance the simulator's clock to Temporal's before every activity (time-skipping tests). */
+  followTemporalClock?: boolean;
+  simulator?: SimulatorOptions;
+  /** Transport for the eca/ client (e.g. one that loses a response). */
+  fetch?: typeof fetch;
+  batchWindowMs?: number;
+}
+
+type AnyActivity = (...args: never[]) => Promise<unknown>;
+
+function followClock<T extends Record<string, AnyActivity>>(activities: T, sim: RunningSimulator): T {
+  const wrapped: Record<string, AnyActivity> = {};
+  for (const [name, activity] of Object.entries(activities)) {
+    wrapped[name] = (...args: never[]) => {
+      const scheduledAt = Context.current().info.currentAttemptScheduledTimestampMs;
+      const simNow = sim.control.clock().epochMs;
+      if (scheduledAt > simNow) sim.control.advanceClock({ ms: scheduledAt - simNow });
+      return activity(...args);
+    };
+  }
+  return wrapped as T;
+}
+
+export async function startEngine(env: TestWorkflowEnvironment, options: EngineOptions = {}): Promise<EngineHarness> {
+  const dir = await mkdtemp(join(tmpdir(), 'eca-engine-'));
+  const sim = await startSimulator({ startTime: await env.currentTimeMs(), ...options.simulator });
+  const eca = createEcaClient({
+    baseUrl: sim.url,
+    preferenceUrl: sim.preferenceUrl,
+    csid: sim.csid,
+    firmPrivateKey: sim.keys.firmPrivateKey,
+    brokeragePublicKey: sim.keys.brokeragePublicKey,
+    timeoutMs: 10_000,
+    retry: 0,
+    fetch: options.fetch,
+  });
+  const store = new FileDocumentStore(join(dir, 'documents'));
+  const statusReader = createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 });
+  const applicationActivities = createApplicationActivities({ eca, store, statusReader }) as unknown as Record<
+    string,
+    AnyActivity
+  >;
+  const taskQueue = `engine-${randomUUID()}`;
+  const worker = await createEngineWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    activities: {
+      ...smokeActivities,
+      ...(options.followTemporalClock ? followClock(applicationActivities, sim) : applicationActivities),
+    },
+  });
+  return {
+    sim,
+    eca,
+    store,
+    statusReader,
+    worker,
+    taskQueue,
+    async close() {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The example application with another external id (its prefix picks the simulator's scenario). */
+export function applicationXml(externalId: string, edit: (xml: string) => string = (xml) => xml): string {
+  return edit(APPLICATION_XML_EXAMPLE.replace('external_id="EXT-1"', `external_id="${externalId}"`));
+}
+
+/** A small valid PDF-like file for a form: content differs per `variant`, so its SHA-1 does too. */
+export function pdf(variant: string): Uint8Array {
+  return new TextEncoder().encode(`%PDF-1.4\n% ${variant}\n%%EOF\n`);
+}

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FormDocument } from '../../workflows/lifecycle/types.js';
+import { accountApplication } from '../../workflows/index.js';
+import {
+  abandonUpdate,
+  applicationWorkflowId,
+  provideDocumentsUpdate,
+  resetUpdate,
+  resubmitUpdate,
+  stateQuery,
+} from '../../workflows/application/messages.js';
+import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
+import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import type { EngineHarness, EngineOptions } from '../support/engine.js';
+import { timeSkippingEnv } from '../support/servers.js';
+
+type Handle = WorkflowHandle<typeof accountApplication>;
+
+describe('accountApplication workflow (time-skipping server, simulator over HTTP)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness | undefined;
+
+  before(async function () {
+    env = await timeSkippingEnv();
+  });
+
+  afterEach(async function () {
+    await engine?.close();
+    engine = undefined;
+  });
+
+  async function setUp(options: EngineOptions = {}): Promise<EngineHarness> {
+    engine = await startEngine(env, { followTemporalClock: true, ...options });
+    return engine;
+  }
+
+  async function start(
+    harness: EngineHarness,
+    scenario: string,
+    input: Partial<ApplicationInput> = {},
+    edit?: (xml: string) => string,
+  ): Promise<Handle> {
+    const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
+    const application = await harness.store.put(new TextEncoder().encode(applicationXml(externalId, edit)));
+    return env.client.workflow.start(accountApplication, {
+      taskQueue: harness.taskQueue,
+      workflowId: applicationWorkflowId(harness.sim.csid, externalId),
+      args: [{ csid: harness.sim.csid, externalId, application, ...input }],
+    });
+  }
+
+  /** Lets workflow time pass in steps until the application reaches `state`. */
+  async function waitForState(handle: Handle, state: string): Promise<ApplicationStateView> {
+    for (let step = 0; step < 200; step++) {
+      const view = await handle.query(stateQuery);
+      if (view.lifecycleState === state) return view;
+      if (view.done) break;
+      await env.sleep('20 minutes');
+    }
+    const view = await handle.query(stateQuery);
+    assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
+  }
+
+  async function documentFor(harness: EngineHarness, formNumber: string, variant: string): Promise<FormDocument> {
+    const ref = await harness.store.put(pdf(`${formNumber}-${variant}`));
+    return { ...ref, formNumber, fileName: `form-${formNumber}-${variant}.pdf` };
+  }
+
+  it('happy path: validated, created, reviewed, opened by the next business day', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'happy');
+    const result = await harness.worker.runUntil(handle.result());
+    assert.equal(result.outcome, 'open');
+    assert.equal(result.status, 'O');
+    assert.ok(result.accountId);
+    assert.equal(harness.sim.control.account(result.accountId)?.status, 'O');
+    const states = result.transitions.map((transition) => transition.state);
+    assert.deepEqual(states.slice(0, 3), ['validating', 'creating', 'tracking']);
+    assert.ok(states.includes('awaitingApproval'), `no approval wait in ${states.join(' → ')}`);
+  });
+
+  it('documents required: waits for staff, submits the provided PDFs, then opens', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'docs-required');
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'needsDocuments');
+      assert.deepEqual(waiting.pendingTasks.map((task) => task.formNumber).sort(), ['8001', '8002']);
+      const documents = [await documentFor(harness, '8001', 'a'), await documentFor(harness, '8002', 'a')];
+      const view = await handle.executeUpdate(provideDocumentsUpdate, { args: [documents] });
+      assert.equal(view.lifecycleState, 'submittingDocuments');
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      const account = harness.sim.control.account(result.accountId!);
+      assert.equal(account?.status, 'O');
+    });
+  });
+
+  it('a rejected document: needs another, the new one is accepted, the account opens', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'doc-rejected');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'needsDocuments');
+      await handle.executeUpdate(provideDocumentsUpdate, {
+        args: [[await documentFor(harness, '8001', 'a'), await documentFor(harness, '8002', 'a')]],
+      });
+      const rejected = await waitForState(handle, 'needsDocuments');
+      const task = rejected.pendingTasks.find((candidate) => candidate.formNumber === '8002');
+      assert.equal(task?.state, 'Rejected');
+      assert.match(task?.reason ?? '', /older than three months/);
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [[await documentFor(harness, '8002', 'b')]] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+    });
+  });
+
+  it('a `to complete` task: waits for the portal, then opens', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'portal-task');
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'awaitingClient');
+      assert.equal(waiting.pendingTasks[0]?.action, 'to complete');
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+    });
+  });
+
+  it('rejected by compliance: the workflow ends rejected', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'compliance-rejected');
+    const result = await harness.worker.runUntil(handle.result());
+    assert.equal(result.outcome, 'rejected');
+    assert.equal(result.status, 'R');
+  });
+
+  it('abandon then reset: the application is tracked again and opens', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client asked to pause' }] });
+      const abandoned = await waitForState(handle, 'abandoned');
+      assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
+      // abandoning twice is refused by the validator, with a typed failure
+      await assert.rejects(
+        handle.executeUpdate(abandonUpdate, { args: [{}] }),
+        (error: unknown) => error instanceof WorkflowUpdateFailedError && /not allowed/.test(String(error.cause)),
+      );
+      await handle.executeUpdate(resetUpdate, { args: [] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      const states = result.transitions.map((transition) => transition.state);
+      assert.ok(states.includes('resetting'));
+    });
+  });
+
+  it('abandon without reset: the workflow completes as abandoned after the retention period', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled', { settings: { abandonedRetention: '7 days' } });
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'abandoned');
+      assert.equal(harness.sim.control.account(result.accountId!)?.status, 'A');
+    });
+  });
+
+  it('invalid application: needs correction until a corrected one is resubmitted', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'happy', {}, (xml) => xml.replace(' first="Jane"', ''));
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'needsCorrection');
+      assert.ok(
+        waiting.corrections.some((error) => /first name/i.test(error)),
+        waiting.corrections.join('; '),
+      );
+      const corrected = await harness.store.put(new TextEncoder().encode(applicationXml(waiting.externalId)));
+      await handle.executeUpdate(resubmitUpdate, { args: [corrected] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+    });
+  });
+
+  it('a create whose response is lost makes exactly one account', async function () {
+    let lost = 0;
+    const losingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/ws/eca/create') && lost === 0) {
+        lost++;
+        await response.arrayBuffer();
+        throw new TypeError('fetch failed: connection reset after the request was processed');
+      }
+      return response;
+    };
+    const harness = await setUp({ fetch: losingFetch });
+    const handle = await start(harness, 'happy');
+    await harness.worker.runUntil(async () => {
+      const result = await handle.result();
+      assert.equal(lost, 1);
+      assert.equal(result.outcome, 'open');
+      assert.equal(harness.sim.control.calls().create, 1, 'create was sent again');
+      const { externalId } = await handle.query(stateQuery);
+      assert.equal(harness.sim.control.accountByExternalId(externalId)?.accountId, result.accountId);
+    });
+  });
+
+  it('continues as new in the middle of a long wait and carries its state', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'portal-task', {
+      settings: { continueAsNewAfterEvents: 40, pollIntervals: { portal: '5 minutes' } },
+    });
+    await harness.worker.runUntil(async () => {
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      const view = await handle.query(stateQuery);
+      assert.ok(view.runs >= 1, `expected at least one continue-as-new, got ${view.runs}`);
+      assert.equal(result.transitions[0]?.state, 'validating', 'transitions of earlier runs were carried');
+    });
+  });
+});

@@ -1,0 +1,26 @@
+import { createEcaClient } from '../eca/index.js';
+import type { EcaClient } from '../eca/index.js';
+import { ConfigurationError } from './config.js';
+import type { WorkerConfig } from './config.js';
+
+/** The brokerage client of a worker: CSID and both keys are required, each named when missing. */
+export function createEcaClientFromConfig(config: WorkerConfig['brokerage']): EcaClient {
+  const missing = [
+    config.csid ? undefined : 'ECA_CSID',
+    config.firmPrivateKey ? undefined : 'ECA_FIRM_PRIVATE_KEY',
+    config.brokeragePublicKey ? undefined : 'ECA_BROKERAGE_PUBLIC_KEY',
+  ].filter((name) => name !== undefined);
+  if (missing.length > 0 || !config.csid) {
+    throw new ConfigurationError(`the brokerage connection needs ${missing.join(', ')}`);
+  }
+  return createEcaClient({
+    environment: config.environment,
+    baseUrl: config.baseUrl,
+    preferenceUrl: config.preferenceUrl,
+    csid: config.csid,
+    firmPrivateKey: config.firmPrivateKey,
+    passphrase: config.passphrase,
+    brokeragePublicKey: config.brokeragePublicKey,
+    timeoutMs: config.timeoutMs,
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * Worker configuration: environment variables, optionally over a JSON file (`ECA_CONFIG_FILE`).
+ * Validated once at start-up; a bad value stops the worker with a message naming the variable.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+export class ConfigurationError extends Error {
+  override readonly name = 'EcaConfigurationError';
+}
+
+const durationMs = z.coerce.number().int().positive();
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  temporal: z.object({
+    address: z.string().min(1).default('localhost:7233'),
+    namespace: z.string().min(1).default('default'),
+    taskQueue: z.string().min(1).default('eca-onboarding'),
+    /** Temporal Cloud API key; implies TLS. */
+    apiKey: z.string().min(1).optional(),
+    tls: z
+      .object({
+        enabled: z.boolean().default(false),
+        serverName: z.string().optional(),
+        caFile: z.string().optional(),
+        certFile: z.string().optional(),
+        keyFile: z.string().optional(),
+      })
+      .default({ enabled: false }),
+  }),
+  brokerage: z.object({
+    environment: z.enum(['qa', 'prod']).default('qa'),
+    baseUrl: z.url().optional(),
+    preferenceUrl: z.url().optional(),
+    csid: z.string().min(1).optional(),
+    /** Armored key or a path to one. */
+    firmPrivateKey: z.string().min(1).optional(),
+    passphrase: z.string().optional(),
+    brokeragePublicKey: z.string().min(1).optional(),
+    timeoutMs: durationMs.default(30_000),
+  }),
+  documentStore: z.object({ path: z.string().min(1).default('.data/documents') }),
+  polling: z.object({
+    batchWindowMs: durationMs.default(50),
+    maxAccountsPerCall: positiveInt.default(100),
+  }),
+  worker: z.object({
+    maxCachedWorkflows: positiveInt.optional(),
+    maxConcurrentActivityTaskExecutions: positiveInt.optional(),
+    maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
+    shutdownGraceTimeMs: durationMs.default(10_000),
+  }),
+});
+
+export type WorkerConfig = z.infer<typeof schema>;
+
+/** Environment variable → path in the configuration. */
+const ENV: Record<string, string> = {
+  TEMPORAL_ADDRESS: 'temporal.address',
+  TEMPORAL_NAMESPACE: 'temporal.namespace',
+  ECA_TASK_QUEUE: 'temporal.taskQueue',
+  TEMPORAL_API_KEY: 'temporal.apiKey',
+  TEMPORAL_TLS: 'temporal.tls.enabled',
+  TEMPORAL_TLS_SERVER_NAME: 'temporal.tls.serverName',
+  TEMPORAL_TLS_CA: 'temporal.tls.caFile',
+  TEMPORAL_TLS_CERT: 'temporal.tls.certFile',
+  TEMPORAL_TLS_KEY: 'temporal.tls.keyFile',
+  ECA_ENVIRONMENT: 'brokerage.environment',
+  ECA_BASE_URL: 'brokerage.baseUrl',
+  ECA_PREFERENCE_URL: 'brokerage.preferenceUrl',
+  ECA_CSID: 'brokerage.csid',
+  ECA_FIRM_PRIVATE_KEY: 'brokerage.firmPrivateKey',
+  ECA_FIRM_KEY_PASSPHRASE: 'brokerage.passphrase',
+  ECA_BROKERAGE_PUBLIC_KEY: 'brokerage.brokeragePublicKey',
+  ECA_TIMEOUT_MS: 'brokerage.timeoutMs',
+  ECA_DOCUMENT_STORE: 'documentStore.path',
+  ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
+  ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',
+  WORKER_MAX_CACHED_WORKFLOWS: 'worker.maxCachedWorkflows',
+  WORKER_MAX_CONCURRENT_ACTIVITIES: 'worker.maxConcurrentActivityTaskExecutions',
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 'worker.maxConcurrentWorkflowTaskExecutions',
+  WORKER_SHUTDOWN_GRACE_MS: 'worker.shutdownGraceTimeMs',
+};
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1)!] = value;
+}
+
+function readFileConfig(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`ECA_CONFIG_FILE ${path} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigurationError(`ECA_CONFIG_FILE ${path} is not a JSON object: ${(error as Error).message}`);
+  }
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const raw: Record<string, unknown> = env.ECA_CONFIG_FILE ? readFileConfig(env.ECA_CONFIG_FILE) : {};
+  for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'worker']) raw[section] ??= {};
+  for (const [name, path] of Object.entries(ENV)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    setPath(raw, path, path.endsWith('.enabled') ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value);
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const byPath = new Map(Object.entries(ENV).map(([name, path]) => [path, name]));
+    const problems = result.error.issues.map((issue) => {
+      const path = issue.path.join('.');
+      const variable = byPath.get(path);
+      return `${variable ? `${variable} (${path})` : path}: ${issue.message}`;
+    });
+    throw new ConfigurationError(`invalid worker configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const config = result.data;
+  if (config.temporal.apiKey) config.temporal.tls.enabled = true;
+  return config;
+}

@@ -34,7 +34,10 @@ export type UpdateOutcome =
   { accepted: true; requestIds: string[]; responseFile?: string } | { accepted: false; error: string };
 
 /** How the service decided a request sent with update (getAmRequestStatus). */
-export type RequestOutcome = { processed: true } | { processed: false; error: string };
+export type RequestOutcome =
+  | { decided: true; processed: true }
+  | { decided: true; processed: false; error: string }
+  | { decided: false; status: string };
 
 export interface ApplicationActivities {
   validateApplication(input: ApplicationRef & { application: DocumentRef }): Promise<ValidationOutcome>;
@@ -47,6 +50,6 @@ export interface ApplicationActivities {
   submitAccountDocuments(input: AccountRef & { documents: FormDocument[] }): Promise<UpdateOutcome>;
   abandonAccount(input: AccountRef): Promise<UpdateOutcome>;
   resetAccount(input: AccountRef): Promise<UpdateOutcome>;
-  /** Polls one request id until PROCESSED or REJECTED: throws `RequestPending` meanwhile, so retries poll. */
-  awaitUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
+  /** One read of a request's status (getAmRequestStatus by request_id); the workflow polls until decided. */
+  readUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
 }

@@ -226,17 +226,15 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       return sendUpdate(csid, buildUpdateRequestXml({ accountId, functionName: 'ResetAbandonedAccount' }));
     },
 
-    async awaitUpdateRequest({ csid, requestId }): Promise<RequestOutcome> {
+    async readUpdateRequest({ csid, requestId }): Promise<RequestOutcome> {
       const response = await eca.getAmRequestStatus({ CSID: csid, request_id: requestId });
       const entry = response.requests.find((candidate) => candidate.requestId === requestId);
       const status = entry?.status?.status ?? entry?.requests[0]?.data[0]?.status?.status;
-      if (status === 'PROCESSED') return { processed: true };
-      if (status === 'REJECTED') return { processed: false, error: entry?.error ?? `request ${requestId} rejected` };
-      // Still PENDING (or not listed yet): the activity's retry policy is the poll.
-      throw ApplicationFailure.create({
-        type: 'RequestPending',
-        message: `request ${requestId} is ${status ?? 'not listed yet'}`,
-      });
+      if (status === 'PROCESSED') return { decided: true, processed: true };
+      if (status === 'REJECTED') {
+        return { decided: true, processed: false, error: entry?.error ?? `request ${requestId} rejected` };
+      }
+      return { decided: false, status: status ?? 'not listed yet' };
     },
   };
 }

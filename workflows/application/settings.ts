@@ -4,8 +4,11 @@ import type { PollCadence } from '../lifecycle/index.js';
 
 /** How an application workflow paces itself; every field has a default. */
 export interface LifecycleSettings {
-  /** Poll interval per waiting state; polls fall on shared wall-clock slots of this length. */
-  pollIntervals: Record<Exclude<PollCadence, 'approval'>, Duration>;
+  /**
+   * Poll interval per waiting state; polls fall on shared wall-clock slots of this length. The
+   * approval queue is checked on the next business day unless `approval` is set (compressed time).
+   */
+  pollIntervals: Record<Exclude<PollCadence, 'approval'>, Duration> & { approval?: Duration };
   /** Time of day (UTC, `HH:MM`) of the approval check on the next business day. */
   approvalCheckTime: string;
   /** How long an abandoned application waits for a reset before the workflow ends. */
@@ -39,6 +42,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** The first slot boundary after `now`: workflows with the same interval wake together. */
 export function nextSlot(now: number, interval: Duration): number {
   const ms = msToNumber(interval);
+  if (!(ms > 0)) throw new RangeError(`a poll interval must be positive, got ${String(interval)}`);
   return (Math.floor(now / ms) + 1) * ms;
 }
 
@@ -53,7 +57,8 @@ export function nextBusinessDayCheck(now: number, checkTime: string): number {
 }
 
 export function nextPollAt(now: number, cadence: PollCadence, settings: LifecycleSettings): number {
-  return cadence === 'approval'
-    ? nextBusinessDayCheck(now, settings.approvalCheckTime)
-    : nextSlot(now, settings.pollIntervals[cadence]);
+  if (cadence === 'approval' && settings.pollIntervals.approval === undefined) {
+    return nextBusinessDayCheck(now, settings.approvalCheckTime);
+  }
+  return nextSlot(now, msToNumber(settings.pollIntervals[cadence] ?? 0));
 }

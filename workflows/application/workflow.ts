@@ -12,6 +12,7 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -57,11 +58,8 @@ const service = proxyActivities<ApplicationActivities>({
   },
 });
 
-/** Following a request sent with update: each retry is one poll of getAmRequestStatus. */
-const requests = proxyActivities<Pick<ApplicationActivities, 'awaitUpdateRequest'>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes' },
-});
+/** Polls of a request sent with update, from one minute apart up to this. */
+const REQUEST_POLL_MAX_MS = 30 * 60_000;
 
 const MAX_TRANSITIONS_KEPT = 200;
 
@@ -148,11 +146,17 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   async function settle(outcome: UpdateOutcome): Promise<{ ok: true } | { ok: false; error: string }> {
     if (!outcome.accepted) return { ok: false, error: outcome.error };
     for (const requestId of outcome.requestIds) {
-      const decided = await requests.awaitUpdateRequest.executeWithOptions(
-        { summary: `getAmRequestStatus ${requestId}` },
-        [{ csid, requestId }],
-      );
-      if (!decided.processed) return { ok: false, error: decided.error };
+      for (let wait = 60_000; ; wait = Math.min(wait * 2, REQUEST_POLL_MAX_MS)) {
+        const request = await service.readUpdateRequest.executeWithOptions(
+          { summary: `getAmRequestStatus ${requestId}` },
+          [{ csid, requestId }],
+        );
+        if (request.decided) {
+          if (!request.processed) return { ok: false, error: request.error };
+          break;
+        }
+        await sleep(wait, { summary: `request ${requestId} is ${request.status}` });
+      }
     }
     return { ok: true };
   }

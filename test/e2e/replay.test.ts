@@ -1,0 +1,26 @@
+/**
+ * Replays committed histories of the end-to-end scenarios against today's workflow code: a change
+ * that breaks determinism (reordered commands, removed activities) fails here, before it reaches a
+ * running workflow. Regenerate with `UPDATE_REPLAY_FIXTURES=1 npm test` only for an intended change
+ * shipped with patching (see docs).
+ */
+import assert from 'node:assert/strict';
+import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../../workers/engine-worker.js';
+import { loadHistories, REPLAY_FIXTURES_DIR } from '../support/replay-fixtures.js';
+
+describe('replay of recorded histories', function () {
+  this.timeout(120_000);
+
+  it('replays every committed history without nondeterminism', async function () {
+    const histories = await loadHistories();
+    assert.ok(histories.length >= 4, `expected the end-to-end histories in ${REPLAY_FIXTURES_DIR}`);
+    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
+    let replayed = 0;
+    for await (const result of results) {
+      assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+      replayed++;
+    }
+    assert.equal(replayed, histories.length);
+  });
+});

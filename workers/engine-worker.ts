@@ -3,7 +3,9 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as activities from '../activities/index.js';
 
-export const DEFAULT_TASK_QUEUE = 'eca-onboarding';
+import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
+
+export { DEFAULT_TASK_QUEUE };
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 

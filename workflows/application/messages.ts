@@ -9,6 +9,9 @@ import type { SettingsOverrides } from './settings.js';
 
 export const ACCOUNT_APPLICATION_WORKFLOW = 'accountApplication';
 
+/** The task queue the engine's workers poll unless configured otherwise. */
+export const DEFAULT_TASK_QUEUE = 'eca-onboarding';
+
 /** `application-<CSID>-<externalId>`: one workflow per application, found by every tool. */
 export function applicationWorkflowId(csid: string, externalId: string): string {
   return `application-${csid}-${externalId}`;

@@ -136,6 +136,8 @@ export const lifecycleMachine = setup({
           ? event.error
           : undefined,
     }),
+    /** The service processed AbandonAccount: the application is deleted (status A). */
+    markAbandoned: assign({ status: () => 'A' }),
     recordAbandonReason: assign({
       abandonReason: ({ event }) => (event.type === 'ABANDON' ? event.reason : undefined),
     }),
@@ -223,7 +225,7 @@ export const lifecycleMachine = setup({
     /** update with AbandonAccount. */
     abandoning: {
       on: {
-        ABANDON_CONFIRMED: 'abandoned',
+        ABANDON_CONFIRMED: { target: 'abandoned', actions: 'markAbandoned' },
         ABANDON_REFUSED: { target: 'pending', actions: 'recordRefusal' },
       },
     },

@@ -1,0 +1,275 @@
+/**
+ * The typed API onboarding systems and staff call: one account application = one workflow.
+ * Workflow code is imported as types and message definitions only.
+ */
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DocumentStore } from '../activities/document-store.js';
+import type { accountApplication } from '../workflows/application/workflow.js';
+import {
+  abandonUpdate,
+  ACCOUNT_APPLICATION_WORKFLOW,
+  applicationWorkflowId,
+  DEFAULT_TASK_QUEUE,
+  pollNowSignal,
+  provideDocumentsUpdate,
+  resetUpdate,
+  resubmitUpdate,
+  stateQuery,
+} from '../workflows/application/messages.js';
+import type { ApplicationInput, ApplicationStateView } from '../workflows/application/messages.js';
+import {
+  EcaAccountId,
+  EcaAccountStatus,
+  EcaCsid,
+  EcaExternalId,
+  EcaLifecycleState,
+} from '../workflows/search-attributes.js';
+import { storeApplication, storeDocuments } from './documents.js';
+import type { DocumentInput } from './documents.js';
+import {
+  ApplicationFinishedError,
+  EngineError,
+  InvalidInputError,
+  NotAllowedInStateError,
+  UnknownApplicationError,
+} from './errors.js';
+
+export type ApplicationHandle = WorkflowHandle<typeof accountApplication>;
+
+export interface EngineContext {
+  client: Client;
+  store: DocumentStore;
+  /** The firm's client service id. */
+  csid: string;
+  taskQueue?: string;
+}
+
+export interface StartApplicationInput {
+  /** The application XML: text, bytes or a file path. Its `Customer@external_id` names the application. */
+  applicationXml: Uint8Array | string;
+  /** Overrides the external id read from the XML (they must agree when both are given). */
+  externalId?: string;
+  /** PDFs that go with create (tax form; agreements when the day's submission did not take them). */
+  documents?: DocumentInput[];
+  settings?: ApplicationInput['settings'];
+}
+
+export interface StartedApplication {
+  handle: ApplicationHandle;
+  workflowId: string;
+  externalId: string;
+  /** The application was already running (or finished): nothing new was started. */
+  existed: boolean;
+}
+
+/**
+ * Starts the workflow of an application, idempotently: its id is derived from the CSID and the
+ * external id, a running duplicate is refused by the server (conflict policy FAIL) and a finished one
+ * is never started again (reuse policy REJECT_DUPLICATE); either way the caller gets the existing one.
+ */
+export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
+  const { ref, summary } = await storeApplication(ctx.store, input.applicationXml);
+  const externalId = input.externalId ?? summary.externalId!;
+  if (input.externalId && summary.externalId !== input.externalId) {
+    throw new InvalidInputError(
+      'externalId',
+      `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
+    );
+  }
+  const documents = await storeDocuments(ctx.store, input.documents ?? []);
+  const workflowId = applicationWorkflowId(ctx.csid, externalId);
+  try {
+    const handle = await ctx.client.workflow.start<typeof accountApplication>(ACCOUNT_APPLICATION_WORKFLOW, {
+      taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId,
+      workflowIdConflictPolicy: 'FAIL',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings: input.settings }],
+      typedSearchAttributes: [
+        { key: EcaCsid, value: ctx.csid },
+        { key: EcaExternalId, value: externalId },
+        { key: EcaLifecycleState, value: 'validating' },
+      ],
+      staticSummary: `Account application ${externalId}`,
+    });
+    return { handle, workflowId, externalId, existed: false };
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return {
+      handle: ctx.client.workflow.getHandle<typeof accountApplication>(workflowId),
+      workflowId,
+      externalId,
+      existed: true,
+    };
+  }
+}
+
+/**
+ * Finds an application by external id, account id or workflow id. Account ids are looked up
+ * through the `EcaAccountId` search attribute.
+ */
+export async function findApplication(ctx: EngineContext, reference: string): Promise<ApplicationHandle> {
+  const candidates = reference.startsWith('application-') ? [reference] : [applicationWorkflowId(ctx.csid, reference)];
+  for (const workflowId of candidates) {
+    try {
+      await ctx.client.workflow.getHandle(workflowId).describe();
+      return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  const query = `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}' AND ${EcaAccountId.name} = '${escapeQuery(reference)}'`;
+  for await (const execution of ctx.client.workflow.list({ query, pageSize: 1 })) {
+    return ctx.client.workflow.getHandle<typeof accountApplication>(execution.workflowId);
+  }
+  throw new UnknownApplicationError(reference);
+}
+
+function escapeQuery(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
+/** Turns the workflow's refusals into the client's typed errors. */
+async function message<T>(reference: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new ApplicationFinishedError(reference);
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      if (error.cause.type === 'NotAllowedInState') throw new NotAllowedInStateError(error.cause.message);
+      if (error.cause.type === 'InvalidArgument') throw new InvalidInputError(reference, error.cause.message);
+    }
+    if (isClosedWorkflowError(error)) throw new ApplicationFinishedError(reference);
+    throw error;
+  }
+}
+
+function isClosedWorkflowError(error: unknown): boolean {
+  return error instanceof Error && /workflow execution already completed|already completed/i.test(error.message);
+}
+
+export async function getState(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
+  const handle = await findApplication(ctx, reference);
+  return handle.query(stateQuery);
+}
+
+export async function abandon(ctx: EngineContext, reference: string, reason?: string): Promise<ApplicationStateView> {
+  const handle = await findApplication(ctx, reference);
+  return message(reference, () => handle.executeUpdate(abandonUpdate, { args: [{ reason }] }));
+}
+
+export async function resubmit(
+  ctx: EngineContext,
+  reference: string,
+  applicationXml: Uint8Array | string,
+): Promise<ApplicationStateView> {
+  const handle = await findApplication(ctx, reference);
+  const { ref, summary } = await storeApplication(ctx.store, applicationXml);
+  const state = await handle.query(stateQuery);
+  if (summary.externalId !== state.externalId) {
+    throw new InvalidInputError(
+      'application XML',
+      `external_id "${summary.externalId}" is not this application's ("${state.externalId}")`,
+    );
+  }
+  return message(reference, () => handle.executeUpdate(resubmitUpdate, { args: [ref] }));
+}
+
+export async function provideDocuments(
+  ctx: EngineContext,
+  reference: string,
+  documents: DocumentInput[],
+): Promise<ApplicationStateView> {
+  if (documents.length === 0) throw new InvalidInputError('documents', 'give at least one PDF');
+  const handle = await findApplication(ctx, reference);
+  const stored = await storeDocuments(ctx.store, documents);
+  return message(reference, () => handle.executeUpdate(provideDocumentsUpdate, { args: [stored] }));
+}
+
+export async function reset(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
+  const handle = await findApplication(ctx, reference);
+  return message(reference, () => handle.executeUpdate(resetUpdate, { args: [] }));
+}
+
+export async function pollNow(ctx: EngineContext, reference: string): Promise<void> {
+  const handle = await findApplication(ctx, reference);
+  await message(reference, () => handle.signal(pollNowSignal));
+}
+
+export interface ApplicationFilter {
+  lifecycleState?: string;
+  accountStatus?: string;
+  csid?: string;
+  externalId?: string;
+  /** Started at or after / before (ISO 8601 or Date). */
+  startedAfter?: Date | string;
+  startedBefore?: Date | string;
+  /** Only running applications. */
+  running?: boolean;
+  limit?: number;
+}
+
+export interface ApplicationListEntry {
+  workflowId: string;
+  externalId?: string;
+  csid?: string;
+  accountId?: string;
+  lifecycleState?: string;
+  accountStatus?: string;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+/** The visibility query for a filter (also useful in the Temporal UI's search box). */
+export function applicationQuery(filter: ApplicationFilter): string {
+  const clauses = [`WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`];
+  const keyword = (name: string, value: string | undefined) => {
+    if (value !== undefined) clauses.push(`${name} = '${escapeQuery(value)}'`);
+  };
+  keyword('EcaLifecycleState', filter.lifecycleState);
+  keyword('EcaAccountStatus', filter.accountStatus);
+  keyword('EcaCsid', filter.csid);
+  keyword('EcaExternalId', filter.externalId);
+  const time = (value: Date | string, name: string) => {
+    const date = value instanceof Date ? value : new Date(value);
+    if (Number.isNaN(date.getTime())) throw new InvalidInputError(name, `"${String(value)}" is not a date`);
+    return date.toISOString();
+  };
+  if (filter.startedAfter) clauses.push(`StartTime >= '${time(filter.startedAfter, 'startedAfter')}'`);
+  if (filter.startedBefore) clauses.push(`StartTime < '${time(filter.startedBefore, 'startedBefore')}'`);
+  if (filter.running) clauses.push(`ExecutionStatus = 'Running'`);
+  return clauses.join(' AND ');
+}
+
+export async function listApplications(
+  ctx: EngineContext,
+  filter: ApplicationFilter = {},
+): Promise<ApplicationListEntry[]> {
+  const entries: ApplicationListEntry[] = [];
+  const limit = filter.limit ?? 1000;
+  for await (const execution of ctx.client.workflow.list({ query: applicationQuery(filter) })) {
+    const attributes = execution.typedSearchAttributes;
+    entries.push({
+      workflowId: execution.workflowId,
+      externalId: attributes.get(EcaExternalId),
+      csid: attributes.get(EcaCsid),
+      accountId: attributes.get(EcaAccountId),
+      lifecycleState: attributes.get(EcaLifecycleState),
+      accountStatus: attributes.get(EcaAccountStatus),
+      status: execution.status.name,
+      startTime: execution.startTime,
+      closeTime: execution.closeTime,
+    });
+    if (entries.length >= limit) break;
+  }
+  return entries;
+}
+
+export { DEFAULT_TASK_QUEUE, EngineError };

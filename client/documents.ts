@@ -1,0 +1,82 @@
+/**
+ * Input checks for what onboarding systems hand the engine: application XML and PDFs. Bad input is
+ * refused here, before anything is stored or sent, with an error naming the file.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseApplication, xmlWellFormednessError } from '../eca/index.js';
+import type { ApplicationSummary } from '../eca/index.js';
+import type { DocumentStore } from '../activities/document-store.js';
+import type { DocumentRef, FormDocument } from '../workflows/lifecycle/types.js';
+import { InvalidInputError } from './errors.js';
+
+/** PDFs larger than this are refused (the service states no limit; scanned documents stay well under it). */
+export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+export interface DocumentInput {
+  formNumber: string;
+  /** Name in the archive and the request XML; defaults to the file's base name. */
+  fileName?: string;
+  /** The PDF, as bytes or a file path. */
+  data: Uint8Array | string;
+}
+
+async function readInput(data: Uint8Array | string, what: string): Promise<{ bytes: Uint8Array; name?: string }> {
+  if (typeof data !== 'string') return { bytes: data };
+  try {
+    if (!(await stat(data)).isFile()) throw new InvalidInputError(data, 'is not a file');
+    return { bytes: await readFile(data), name: basename(data) };
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    throw new InvalidInputError(data, `cannot read the ${what}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+/** Checks an application XML (well-formed, one application with an external id) and returns its summary. */
+export function checkApplicationXml(xml: string, name = 'application XML'): ApplicationSummary {
+  const problem = xmlWellFormednessError(xml);
+  if (problem) throw new InvalidInputError(name, `malformed XML: ${problem}`);
+  let summary: ApplicationSummary;
+  try {
+    summary = parseApplication(xml);
+  } catch (error) {
+    throw new InvalidInputError(name, (error as Error).message);
+  }
+  if (!summary.externalId) throw new InvalidInputError(name, 'Customer@external_id is missing');
+  return summary;
+}
+
+export async function storeApplication(
+  store: DocumentStore,
+  xml: Uint8Array | string,
+): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
+  const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
+  const { bytes, name } = isPath
+    ? await readInput(xml, 'application XML')
+    : { bytes: typeof xml === 'string' ? new TextEncoder().encode(xml) : xml, name: undefined };
+  const summary = checkApplicationXml(new TextDecoder().decode(bytes), name);
+  return { ref: await store.put(bytes), summary };
+}
+
+export async function storeDocuments(store: DocumentStore, documents: DocumentInput[]): Promise<FormDocument[]> {
+  return Promise.all(
+    documents.map(async (document, index) => {
+      const label = typeof document.data === 'string' ? document.data : `documents[${index}]`;
+      if (!/^\d+$/.test(document.formNumber ?? '')) {
+        throw new InvalidInputError(label, `form number "${document.formNumber}" is not numeric`);
+      }
+      const { bytes, name } = await readInput(document.data, 'PDF');
+      if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+        throw new InvalidInputError(label, `${bytes.byteLength} bytes is over the ${MAX_DOCUMENT_BYTES}-byte limit`);
+      }
+      if (new TextDecoder().decode(bytes.subarray(0, 5)) !== '%PDF-') {
+        throw new InvalidInputError(label, 'is not a PDF (it does not start with %PDF-)');
+      }
+      const fileName = document.fileName ?? name ?? `form-${document.formNumber}.pdf`;
+      if (!/^[\w.() -]+\.pdf$/i.test(fileName)) {
+        throw new InvalidInputError(label, `file name "${fileName}" must be a plain name ending in .pdf`);
+      }
+      return { ...(await store.put(bytes)), formNumber: document.formNumber, fileName };
+    }),
+  );
+}

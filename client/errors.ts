@@ -1,0 +1,65 @@
+/**
+ * Errors of the client API. Each says what is wrong and what to do; the CLI prints the message
+ * alone on one line.
+ */
+export type EngineErrorCode =
+  | 'INVALID_INPUT'
+  | 'UNKNOWN_APPLICATION'
+  | 'NOT_ALLOWED_IN_STATE'
+  | 'APPLICATION_FINISHED'
+  | 'TEMPORAL_UNAVAILABLE'
+  | 'BROKERAGE_REFUSED';
+
+export class EngineError extends Error {
+  override readonly name: string = 'EngineError';
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class InvalidInputError extends EngineError {
+  override readonly name = 'InvalidInputError';
+  constructor(
+    readonly input: string,
+    message: string,
+  ) {
+    super('INVALID_INPUT', `${input}: ${message}`);
+  }
+}
+
+export class UnknownApplicationError extends EngineError {
+  override readonly name = 'UnknownApplicationError';
+  constructor(readonly application: string) {
+    super(
+      'UNKNOWN_APPLICATION',
+      `no application "${application}" (give its external id, account id or workflow id; \`list\` shows them)`,
+    );
+  }
+}
+
+export class NotAllowedInStateError extends EngineError {
+  override readonly name = 'NotAllowedInStateError';
+  constructor(message: string) {
+    super('NOT_ALLOWED_IN_STATE', `${message} (\`status\` shows what the application waits for)`);
+  }
+}
+
+export class ApplicationFinishedError extends EngineError {
+  override readonly name = 'ApplicationFinishedError';
+  constructor(readonly application: string) {
+    super('APPLICATION_FINISHED', `application ${application} has finished: it takes no more messages`);
+  }
+}
+
+export class TemporalUnavailableError extends EngineError {
+  override readonly name = 'TemporalUnavailableError';
+  constructor(address: string, cause?: unknown) {
+    super('TEMPORAL_UNAVAILABLE', `cannot reach Temporal at ${address} (is the server running? set TEMPORAL_ADDRESS)`, {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,4 @@
+export * from './applications.js';
+export * from './connection.js';
+export * from './documents.js';
+export * from './errors.js';

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import {
+  abandon,
+  applicationQuery,
+  ApplicationFinishedError,
+  findApplication,
+  getState,
+  InvalidInputError,
+  listApplications,
+  NotAllowedInStateError,
+  pollNow,
+  provideDocuments,
+  startApplication,
+  UnknownApplicationError,
+} from '../../client/index.js';
+import type { EngineContext, StartApplicationInput } from '../../client/index.js';
+import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+
+const FAST: StartApplicationInput['settings'] = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+};
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('client API (dev server, worker, simulator)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness;
+  let ctx: EngineContext;
+  let running: Promise<void>;
+  const run = randomUUID().slice(0, 6);
+
+  before(async function () {
+    env = await devServerEnv();
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+    ctx = { client: env.client, store: engine.store, csid: engine.sim.csid, taskQueue: engine.taskQueue };
+    running = engine.worker.run();
+  });
+
+  after(async function () {
+    engine.worker.shutdown();
+    await running;
+    await engine.close();
+  });
+
+  it('starts an application once: a second start returns the same workflow, also after it finished', async function () {
+    const xml = applicationXml(`happy-${run}`);
+    {
+      const first = await startApplication(ctx, { applicationXml: xml, settings: FAST });
+      const second = await startApplication(ctx, { applicationXml: xml, settings: FAST });
+      assert.equal(first.existed, false);
+      assert.equal(second.existed, true);
+      assert.equal(second.workflowId, first.workflowId);
+      assert.equal(first.workflowId, `application-${engine.sim.csid}-happy-${run}`);
+      const result = await first.handle.result();
+      assert.equal(result.outcome, 'open');
+      const third = await startApplication(ctx, { applicationXml: xml, settings: FAST });
+      assert.equal(third.existed, true);
+      assert.equal((await third.handle.describe()).runId, (await first.handle.describe()).runId);
+      assert.equal(engine.sim.control.calls().create, 1);
+
+      // found again by account id, and listed by its search attributes
+      const byAccount = await findApplication(ctx, result.accountId!);
+      assert.equal(byAccount.workflowId, first.workflowId);
+      const listed = await until(
+        () => listApplications(ctx, { externalId: `happy-${run}`, lifecycleState: 'open' }),
+        (entries) => entries.length === 1,
+        'the open application in the list',
+      );
+      assert.equal(listed[0]?.accountId, result.accountId);
+      assert.equal(listed[0]?.status, 'COMPLETED');
+      await assert.rejects(abandon(ctx, `happy-${run}`), ApplicationFinishedError);
+    }
+  });
+
+  it('refuses messages the lifecycle does not take, and takes them in the right state', async function () {
+    {
+      const { externalId } = await startApplication(ctx, {
+        applicationXml: applicationXml(`docs-required-${run}`),
+        settings: FAST,
+      });
+      await until(
+        () => getState(ctx, externalId),
+        (state) => state.lifecycleState === 'needsDocuments',
+        'needsDocuments',
+      );
+      await assert.rejects(
+        provideDocuments(ctx, externalId, [{ formNumber: '8001', data: new TextEncoder().encode('not a pdf') }]),
+        (error: unknown) => error instanceof InvalidInputError && /not a PDF/.test(error.message),
+      );
+      await pollNow(ctx, externalId);
+      const state = await provideDocuments(ctx, externalId, [
+        { formNumber: '8001', data: pdf('id') },
+        { formNumber: '8002', data: pdf('address') },
+      ]);
+      assert.equal(state.lifecycleState, 'submittingDocuments');
+      await abandon(ctx, externalId, 'client withdrew');
+      const abandoned = await until(
+        () => getState(ctx, externalId),
+        (view) => view.lifecycleState === 'abandoned',
+        'abandoned',
+      );
+      assert.equal(abandoned.status, 'A');
+      await assert.rejects(abandon(ctx, externalId), NotAllowedInStateError);
+    }
+  });
+
+  it('refuses bad input before anything is sent', async function () {
+    await assert.rejects(
+      startApplication(ctx, { applicationXml: '<Applications><Application>' }),
+      (error: unknown) => error instanceof InvalidInputError && /malformed XML/.test(error.message),
+    );
+    await assert.rejects(
+      startApplication(ctx, { applicationXml: '/nonexistent/application.xml' }),
+      (error: unknown) => error instanceof InvalidInputError && /ENOENT/.test(error.message),
+    );
+    await assert.rejects(getState(ctx, `nobody-${run}`), UnknownApplicationError);
+    assert.throws(() => applicationQuery({ startedAfter: 'yesterday' }), InvalidInputError);
+    assert.equal(
+      applicationQuery({ lifecycleState: 'needsDocuments', csid: "O'Brien" }),
+      "WorkflowType = 'accountApplication' AND EcaLifecycleState = 'needsDocuments' AND EcaCsid = 'O\\'Brien'",
+    );
+  });
+});

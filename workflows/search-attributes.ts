@@ -10,6 +10,24 @@ export const EcaAccountStatus = defineSearchAttributeKey('EcaAccountStatus', Sea
 export const EcaAccountId = defineSearchAttributeKey('EcaAccountId', SearchAttributeType.KEYWORD);
 export const EcaExternalId = defineSearchAttributeKey('EcaExternalId', SearchAttributeType.KEYWORD);
 export const EcaCsid = defineSearchAttributeKey('EcaCsid', SearchAttributeType.KEYWORD);
+/** Daily documents: `none`, `checksum-mismatch`, `refused` or `not-submitted` (see workflows/documents). */
+export const EcaDocumentsAlert = defineSearchAttributeKey('EcaDocumentsAlert', SearchAttributeType.KEYWORD);
+/** Daily documents: the earliest end of a form-update grace period (forms to replace by then). */
+export const EcaReplaceFormsBy = defineSearchAttributeKey('EcaReplaceFormsBy', SearchAttributeType.DATETIME);
+/** Account maintenance: the update function sent (`ChangeBaseCurrency`...). */
+export const EcaUpdateFunction = defineSearchAttributeKey('EcaUpdateFunction', SearchAttributeType.KEYWORD);
+/** Account maintenance: `SENDING`, `PENDING`, `PROCESSED` or `REJECTED`. */
+export const EcaRequestStatus = defineSearchAttributeKey('EcaRequestStatus', SearchAttributeType.KEYWORD);
 
 /** Every key, for registering them on a server (`temporal operator search-attribute create`). */
-export const ECA_SEARCH_ATTRIBUTES = [EcaLifecycleState, EcaAccountStatus, EcaAccountId, EcaExternalId, EcaCsid];
+export const ECA_SEARCH_ATTRIBUTES = [
+  EcaLifecycleState,
+  EcaAccountStatus,
+  EcaAccountId,
+  EcaExternalId,
+  EcaCsid,
+  EcaDocumentsAlert,
+  EcaReplaceFormsBy,
+  EcaUpdateFunction,
+  EcaRequestStatus,
+];

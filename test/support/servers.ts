@@ -2,6 +2,7 @@
  * One real Temporal server of each kind per test run, started on first use and stopped by the root
  * hook: the Java time-skipping test server for workflow logic, the CLI dev server for end-to-end runs.
  */
+import { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
@@ -19,7 +20,9 @@ export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
       searchAttributes: Object.fromEntries(
         ECA_SEARCH_ATTRIBUTES.map((key) => [
           key.name,
-          proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+          key.type === SearchAttributeType.DATETIME
+            ? proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME
+            : proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
         ]),
       ),
     });

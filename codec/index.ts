@@ -1,0 +1,4 @@
+export * from './keyring.js';
+export * from './aes-gcm-codec.js';
+export * from './data-converter.js';
+export * from './server.js';

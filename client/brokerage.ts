@@ -1,0 +1,46 @@
+/**
+ * The client operations that talk to the brokerage directly rather than through a workflow: SSO
+ * sessions (short-lived, never stored) and language preferences. Brokerage settings come from the
+ * same variables as the worker's (ECA_CSID, ECA_BASE_URL, ECA_FIRM_PRIVATE_KEY, ...).
+ */
+import { buildLandingUrl } from '../eca/index.js';
+import type { EcaClient, PreferenceSetResponse } from '../eca/index.js';
+import { createEcaClientFromConfig } from '../workers/brokerage.js';
+import { loadWorkerConfig } from '../workers/config.js';
+import { EngineError } from './errors.js';
+
+function brokerageClient(): EcaClient {
+  return createEcaClientFromConfig(loadWorkerConfig().brokerage);
+}
+
+export interface SsoUrl {
+  url: string;
+  expiresAt: Date;
+}
+
+/**
+ * A session URL for the account holder `userName`, bound to the one end-user `ip`, valid 60 s; with
+ * `landing`, the landing page's parameters appended. The URL is validated (https, allowed host) by
+ * eca/ before it is returned, and it is never stored or logged.
+ */
+export async function createSsoUrl(
+  input: { userName: string; ip: string; landing?: string },
+  eca: EcaClient = brokerageClient(),
+): Promise<SsoUrl> {
+  const response = await eca.ssoCreate({ userName: input.userName, ip: input.ip });
+  if (!response.result || !response.signedUrl) {
+    throw new EngineError('BROKERAGE_REFUSED', `sso/create refused: ${response.error ?? 'no URL returned'}`);
+  }
+  const url = input.landing ? buildLandingUrl(response.signedUrl, input.landing) : response.signedUrl.url;
+  return { url, expiresAt: response.signedUrl.expiresAt };
+}
+
+export async function setLanguages(
+  input: { userName: string; lang1: string; lang2?: string },
+  eca: EcaClient = brokerageClient(),
+): Promise<PreferenceSetResponse> {
+  return eca.preferenceSet({
+    customerIdentity: { userName: input.userName },
+    preferences: { LANGUAGE: { LANG1: input.lang1, ...(input.lang2 ? { LANG2: input.lang2 } : {}) } },
+  });
+}

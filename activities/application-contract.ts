@@ -26,6 +26,8 @@ export type CreateOutcome =
       recovered: boolean;
       /** The decrypted response file, in the document store (it may hold a temporary password). */
       responseRef?: DocumentRef;
+      /** File names of the PDFs the create archive carried (forms, never personal data). */
+      attachedFiles?: string[];
     }
   | { created: false; errors: string[] };
 

@@ -27,6 +27,16 @@ export interface ApplicationActivityOptions {
   batchWindowMs?: number;
   maxAccountsPerCall?: number;
   now?: () => Date;
+  /**
+   * The PDFs a create carries, given the caller's (see planCreateDocuments in forms.ts: only the tax
+   * form when the day's submission was accepted, every PDF otherwise). The caller's list when unset.
+   */
+  createDocuments?: (input: {
+    csid: string;
+    applicationXml: string;
+    documents: FormDocument[];
+    now: Date;
+  }) => Promise<FormDocument[]>;
 }
 
 /** Status and pending tasks of many accounts in two calls (getAccountStatus, getPendingTasks). */
@@ -93,7 +103,7 @@ function isRefusal(error: unknown): error is EcaHttpError {
 }
 
 /** Request ids and per-document results from an update's response file. */
-function readUpdateResponse(response: UpdateResponse): { requestIds: string[]; rejected: string[] } {
+export function readUpdateResponse(response: UpdateResponse): { requestIds: string[]; rejected: string[] } {
   if (!response.fileData) return { requestIds: [], rejected: [] };
   const root = parseXmlTree(response.fileData.xml, 'update response');
   const requestIds: string[] = [];
@@ -172,9 +182,12 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       if (existing) return existing;
 
       const applicationXml = new TextDecoder().decode(await store.get(application));
+      const attached = options.createDocuments
+        ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+        : documents;
       let response;
       try {
-        response = await eca.create({ CSID: csid, applicationXml, attachments: await attachments(documents) });
+        response = await eca.create({ CSID: csid, applicationXml, attachments: await attachments(attached) });
       } catch (error) {
         return failFast(error);
       }
@@ -197,7 +210,14 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
         temporaryPassword: user.temporaryPassword?.reveal(),
       }));
       const responseRef = await store.put(new TextEncoder().encode(JSON.stringify({ externalId, users })));
-      return { created: true, accountId: created.accountId, userName: created.userName, recovered: false, responseRef };
+      return {
+        created: true,
+        accountId: created.accountId,
+        userName: created.userName,
+        recovered: false,
+        responseRef,
+        attachedFiles: attached.map((document) => document.fileName),
+      };
     },
 
     readAccount({ csid, accountId }) {

@@ -83,6 +83,8 @@ export interface AccountRecord {
   languages?: { lang1: string; lang2?: string };
   /** The user has not yet replaced the password assigned at creation. */
   temporaryPasswordPending: boolean;
+  /** File names of the PDFs the create archive carried (tax form; agreements when not submitted that day). */
+  createAttachments?: string[];
 }
 
 /** A create result kept per external id for getResponseFile. */

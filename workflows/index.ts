@@ -1,3 +1,5 @@
 export { engineSmokeCheck } from './smoke.js';
 export type { SmokeCheckInput, SmokeCheckResult } from './smoke.js';
 export { accountApplication } from './application/workflow.js';
+export { dailyDocuments, dailyDocumentsTrigger } from './documents/workflow.js';
+export { accountMaintenance } from './maintenance/workflow.js';

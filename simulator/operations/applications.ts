@@ -59,6 +59,7 @@ function createOne(
   sequence: number,
   fileName: string,
   processFile: string,
+  attachments: string[],
 ): CreateResponseApplicationInput {
   const externalId = application.externalId ?? '';
   if (problems.length > 0) return { externalId, status: 'Error', errors: problems };
@@ -87,6 +88,7 @@ function createOne(
   });
   // Every application of one file shares the file's report name.
   account.responseFileName = fileName;
+  account.createAttachments = attachments;
   const result: CreateResponseApplicationInput = {
     externalId,
     status: 'Success',
@@ -146,6 +148,7 @@ export const create: Operation = async (ctx, request) => {
       firstSequence + index,
       name,
       archive.xml.fileName,
+      [...archive.files.keys()].filter((file) => file !== archive.xml.fileName),
     ),
   );
   ctx.store.counters.fileSequence += applications.length - 1;

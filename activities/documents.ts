@@ -1,0 +1,88 @@
+/**
+ * The daily document submission's activities: read the forms directory into the document store,
+ * submit the agreements and disclosures once, read the report, keep the day's record for create.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { EcaCryptoError, EcaHttpError, EcaRequestError } from '../eca/index.js';
+import type { EcaClient } from '../eca/index.js';
+import type { DocumentsActivities, SubmissionOutcome } from './documents-contract.js';
+import type { DocumentStore } from './document-store.js';
+import { FormsManifestInvalid, storeForms } from './forms.js';
+import type { FileDailyDocumentsLedger } from './forms.js';
+
+export interface DocumentsActivityOptions {
+  eca: EcaClient;
+  store: DocumentStore;
+  ledger: FileDailyDocumentsLedger;
+  now?: () => Date;
+}
+
+function nonRetryable(error: Error): never {
+  throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+}
+
+export function createDocumentsActivities(options: DocumentsActivityOptions): DocumentsActivities {
+  const { eca, store, ledger } = options;
+  const now = options.now ?? (() => new Date());
+
+  return {
+    async gatherForms({ csid, formsDir, day }) {
+      try {
+        const forms = await storeForms(formsDir, store);
+        const previous = (await ledger.latest(csid, day))?.result;
+        return previous ? { forms, previous } : { forms };
+      } catch (error) {
+        if (error instanceof FormsManifestInvalid) nonRetryable(error);
+        throw error;
+      }
+    },
+
+    async submitDailyDocuments({ csid, documents }): Promise<SubmissionOutcome> {
+      const signedAt = now();
+      const files = await Promise.all(
+        documents.map(async (document) => ({ document, data: await store.get(document) })),
+      );
+      let response;
+      try {
+        response = await eca.submitDocuments({
+          CSID: csid,
+          documents: files.map(({ document, data }) => ({
+            formNumber: document.formNumber,
+            execTs: signedAt,
+            execLoginTs: signedAt,
+            files: [{ fileName: document.fileName, data }],
+          })),
+        });
+      } catch (error) {
+        if (error instanceof EcaCryptoError || error instanceof EcaRequestError) nonRetryable(error);
+        if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500) {
+          return { processed: false, error: `submitDocuments refused: HTTP ${error.status}` };
+        }
+        throw error;
+      }
+      if (!response.isProcessed || !response.fileData) {
+        const text = (response.raw as { error?: unknown } | null)?.error;
+        const error = typeof text === 'string' ? text : 'submitDocuments was not processed';
+        // After an attempt whose answer was lost, "not processed" may mean "already processed today".
+        return Context.current().info.attempt > 1
+          ? { processed: false, error, ambiguous: true }
+          : { processed: false, error };
+      }
+      return {
+        processed: true,
+        ...(response.fileData.name && { reportFile: response.fileData.name }),
+        documents: response.fileData.report.documents.map((document) => ({
+          formNumber: document.formNumber,
+          fileName: document.fileName,
+          status: document.status,
+          accepted: document.accepted,
+          ...(document.checksumMismatch && { checksumMismatch: document.checksumMismatch }),
+        })),
+      };
+    },
+
+    async recordDailyDocuments({ result, catalogue }) {
+      await ledger.write({ result, catalogue, recordedAt: now().toISOString() });
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The activity of the account maintenance workflow, as types only (the status reads reuse the
+ * application activities' `readUpdateRequest`).
+ */
+import type { DocumentRef } from '../workflows/lifecycle/types.js';
+import type { MaintenanceAttachment } from '../workflows/maintenance/messages.js';
+import type { UpdateOutcome } from './application-contract.js';
+
+export interface UpdateFunctionRequest {
+  csid: string;
+  accountId: string;
+  functionName: string;
+  /** The function element's content, an XML fragment in the document store. */
+  body?: DocumentRef;
+  attributes?: Record<string, string>;
+  attachments: MaintenanceAttachment[];
+}
+
+export interface MaintenanceActivities {
+  /**
+   * Wraps the body in the update request XML and sends it with its attachments. A retry first looks
+   * for the request an earlier attempt may have made (getAmRequestStatus by account), so that an
+   * answer lost in transit does not send the function twice.
+   */
+  sendUpdateFunction(input: UpdateFunctionRequest): Promise<UpdateOutcome & { recovered?: boolean }>;
+}

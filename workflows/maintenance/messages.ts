@@ -1,0 +1,75 @@
+/**
+ * Messages of the `accountMaintenance` workflow: one update function for one account, followed to
+ * the service's decision. Definitions only, so the client can import them without workflow code.
+ */
+import { defineQuery } from '@temporalio/workflow';
+import type { DocumentRef } from '../lifecycle/types.js';
+import type { FirmType } from './functions.js';
+
+export const ACCOUNT_MAINTENANCE_WORKFLOW = 'accountMaintenance';
+
+/**
+ * `maintenance-<CSID>-<accountId>-<requestKey>`: the caller's request key makes a start idempotent
+ * (the same key twice is the same request, never a second update).
+ */
+export function maintenanceWorkflowId(csid: string, accountId: string, requestKey: string): string {
+  return `maintenance-${csid}-${accountId}-${requestKey}`;
+}
+
+/** A file sent with the request, from the document store. */
+export interface MaintenanceAttachment extends DocumentRef {
+  /** Name inside the archive. */
+  fileName: string;
+}
+
+export interface MaintenanceInput {
+  csid: string;
+  accountId: string;
+  /** Type of the firm (from its configuration): decides which functions are available. */
+  firmType: FirmType;
+  /** A function of the spec's tables (`ChangeBaseCurrency`...). */
+  functionName: string;
+  /** The function element's content (an XML fragment), in the document store: never XML in history. */
+  body?: DocumentRef;
+  /** Attributes of the function element besides `ib_acct`. */
+  attributes?: Record<string, string>;
+  attachments?: MaintenanceAttachment[];
+  /** The caller's key of this request (part of the workflow id). */
+  requestKey: string;
+  /** Longest wait between two status reads (default 30 minutes; the first is after one minute). */
+  maxPollInterval?: string;
+}
+
+export type MaintenanceStatus = 'SENDING' | 'PENDING' | 'PROCESSED' | 'REJECTED';
+
+export interface MaintenanceResult {
+  csid: string;
+  accountId: string;
+  functionName: string;
+  status: 'PROCESSED' | 'REJECTED';
+  /** The id the service gave the request (absent when the update itself was refused). */
+  requestId?: string;
+  /** Name of the update's response file. */
+  responseFile?: string;
+  /** The reason, when REJECTED. */
+  error?: string;
+  /** Workflow times, ms since the epoch. */
+  sentAt: number;
+  decidedAt: number;
+  /** Status reads made. */
+  polls: number;
+}
+
+export interface MaintenanceView {
+  csid: string;
+  accountId: string;
+  functionName: string;
+  status: MaintenanceStatus;
+  requestId?: string;
+  responseFile?: string;
+  error?: string;
+  polls: number;
+  nextPollAt?: number;
+}
+
+export const maintenanceStateQuery = defineQuery<MaintenanceView>('maintenanceState');

@@ -1,0 +1,118 @@
+/**
+ * `accountMaintenance`: sends one update function for one account, keeps the response file name and
+ * polls getAmRequestStatus by request_id on durable timers until the service decides (PROCESSED or
+ * REJECTED). A function the firm's type may not use is refused before anything is sent.
+ */
+import {
+  ApplicationFailure,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import type { ApplicationActivities } from '../../activities/application-contract.js';
+import type { MaintenanceActivities } from '../../activities/maintenance-contract.js';
+import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../search-attributes.js';
+import { refuseFunction } from './functions.js';
+import { maintenanceStateQuery } from './messages.js';
+import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
+
+const RETRY = {
+  initialInterval: '5 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '10 minutes',
+  nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError', 'EcaCryptoError', 'DocumentNotFound'],
+};
+
+const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
+const reader = proxyActivities<ApplicationActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
+
+const FIRST_POLL_MS = 60_000;
+
+function fail(type: string, message: string): never {
+  throw ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+function checkInput(input: MaintenanceInput): void {
+  for (const field of ['csid', 'accountId', 'functionName', 'requestKey'] as const) {
+    if (typeof input?.[field] !== 'string' || input[field] === '') fail('InvalidArgument', `${field} is required`);
+  }
+  const refusal = refuseFunction(input.functionName, input.firmType);
+  if (refusal) fail(refusal.type, refusal.message);
+}
+
+export async function accountMaintenance(input: MaintenanceInput): Promise<MaintenanceResult> {
+  checkInput(input);
+  const { csid, accountId, functionName } = input;
+  const maxPollMs = msToNumber(input.maxPollInterval ?? '30 minutes');
+  const view: MaintenanceView = { csid, accountId, functionName, status: 'SENDING', polls: 0 };
+  setHandler(maintenanceStateQuery, () => view);
+  const publish = () => {
+    upsertSearchAttributes([
+      { key: EcaCsid, value: csid },
+      { key: EcaAccountId, value: accountId },
+      { key: EcaUpdateFunction, value: functionName },
+      { key: EcaRequestStatus, value: view.status },
+    ]);
+    const lines = [
+      `**${functionName}** for account ${accountId} · **${view.status}**`,
+      `**Request:** ${view.requestId ?? '—'} · **response file:** ${view.responseFile ?? '—'} · polls ${view.polls}`,
+    ];
+    if (view.nextPollAt !== undefined) lines.push(`**Next poll:** ${new Date(view.nextPollAt).toISOString()}`);
+    if (view.error) lines.push(`**Reason:** ${view.error.replace(/\n/g, ' ')}`);
+    setCurrentDetails(lines.join('\n'));
+  };
+  publish();
+
+  const sentAt = Date.now();
+  const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
+    {
+      csid,
+      accountId,
+      functionName,
+      body: input.body,
+      attributes: input.attributes,
+      attachments: input.attachments ?? [],
+    },
+  ]);
+  const finish = (status: 'PROCESSED' | 'REJECTED', error?: string): MaintenanceResult => {
+    view.status = status;
+    view.nextPollAt = undefined;
+    if (error !== undefined) view.error = error;
+    publish();
+    return {
+      csid,
+      accountId,
+      functionName,
+      status,
+      ...(view.requestId !== undefined && { requestId: view.requestId }),
+      ...(view.responseFile !== undefined && { responseFile: view.responseFile }),
+      ...(error !== undefined && { error }),
+      sentAt,
+      decidedAt: Date.now(),
+      polls: view.polls,
+    };
+  };
+  if (!sent.accepted) return finish('REJECTED', sent.error);
+  if (sent.responseFile !== undefined) view.responseFile = sent.responseFile;
+  const requestId = sent.requestIds[0];
+  if (requestId === undefined) {
+    fail('NoRequestId', `the response file ${sent.responseFile ?? ''} of update ${functionName} names no request`);
+  }
+  view.requestId = requestId;
+  view.status = 'PENDING';
+  publish();
+
+  for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, maxPollMs)) {
+    view.nextPollAt = Date.now() + wait;
+    publish();
+    await sleep(wait, { summary: `request ${requestId} is pending` });
+    view.polls++;
+    const request = await reader.readUpdateRequest.executeWithOptions({ summary: `getAmRequestStatus ${requestId}` }, [
+      { csid, requestId },
+    ]);
+    if (request.decided) return request.processed ? finish('PROCESSED') : finish('REJECTED', request.error);
+  }
+}

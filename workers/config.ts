@@ -51,6 +51,13 @@ const schema = z.object({
     maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
     shutdownGraceTimeMs: durationMs.default(10_000),
   }),
+  telemetry: z.object({
+    logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+    /** `host:port` of the Prometheus endpoint (`/metrics`); no endpoint when absent. */
+    metricsAddress: z.string().min(1).optional(),
+    /** How often `eca_applications` is counted from visibility. */
+    applicationsGaugeIntervalMs: durationMs.default(30_000),
+  }),
 });
 
 export type WorkerConfig = z.infer<typeof schema>;
@@ -81,6 +88,9 @@ const ENV: Record<string, string> = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: 'worker.maxConcurrentActivityTaskExecutions',
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 'worker.maxConcurrentWorkflowTaskExecutions',
   WORKER_SHUTDOWN_GRACE_MS: 'worker.shutdownGraceTimeMs',
+  ECA_LOG_LEVEL: 'telemetry.logLevel',
+  ECA_METRICS_ADDRESS: 'telemetry.metricsAddress',
+  ECA_METRICS_GAUGE_INTERVAL_MS: 'telemetry.applicationsGaugeIntervalMs',
 };
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
@@ -111,7 +121,8 @@ function readFileConfig(path: string): Record<string, unknown> {
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const raw: Record<string, unknown> = env.ECA_CONFIG_FILE ? readFileConfig(env.ECA_CONFIG_FILE) : {};
-  for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'worker']) raw[section] ??= {};
+  for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'worker', 'telemetry'])
+    raw[section] ??= {};
   for (const [name, path] of Object.entries(ENV)) {
     const value = env[name];
     if (value === undefined || value === '') continue;

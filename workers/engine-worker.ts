@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as activities from '../activities/index.js';
+import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 
 import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
 
@@ -9,11 +11,22 @@ export { DEFAULT_TASK_QUEUE };
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
 
-/** Bundles the workflow code once per process: every worker this process creates shares it. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+/**
+ * Bundles the workflow code once per process and kind: every worker this process creates shares it.
+ * With `encryptFailures`, workflow failures carry their message and stack in an (encrypted) payload.
+ */
+export function workflowBundle(encryptFailures = false): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(encryptFailures);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath,
+      logger: quietBundlerLogger,
+      ...(encryptFailures ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {}),
+    });
+    bundles.set(encryptFailures, bundle);
+  }
   return bundle;
 }
 
@@ -32,8 +45,12 @@ export interface EngineWorkerOptions {
   taskQueue?: string;
   /** Activity implementations; the engine's own by default. */
   activities?: object;
+  /** Keys of the payload codec (codec/): every payload and failure message this worker writes is encrypted. */
+  codec?: CodecKeyring;
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
-  tuning?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle'>>;
+  tuning?: Partial<
+    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
+  >;
 }
 
 /** A worker hosting the engine's workflows and activities on one task queue. */
@@ -42,8 +59,9 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(options.codec !== undefined),
     activities: options.activities ?? activities,
+    ...(options.codec ? { dataConverter: codecDataConverter(options.codec) } : {}),
     ...options.tuning,
   });
 }

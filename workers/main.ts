@@ -3,7 +3,8 @@
  * `ECA_CONFIG_FILE`), see workers/config.ts; SIGINT/SIGTERM drain the worker before it exits.
  */
 import { readFile } from 'node:fs/promises';
-import { NativeConnection } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { createApplicationActivities } from '../activities/application.js';
 import { createEcaClientFromConfig } from './brokerage.js';
@@ -12,6 +13,8 @@ import type { WorkerConfig } from './config.js';
 import { createEngineWorker } from './engine-worker.js';
 import * as smokeActivities from '../activities/smoke.js';
 import { FileDocumentStore } from '../activities/document-store.js';
+import { codecDisabled, codecKeyringFromEnv, CodecConfigurationError, CODEC_DISABLED_ENV } from '../codec/keyring.js';
+import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
 async function connectionOptions(config: WorkerConfig['temporal']): Promise<NativeConnectionOptions> {
   const options: NativeConnectionOptions = { address: config.address };
@@ -41,12 +44,21 @@ async function connectionOptions(config: WorkerConfig['temporal']): Promise<Nati
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
-  const eca = createEcaClientFromConfig(config.brokerage);
+  // Payload keys are checked before anything connects: a missing or malformed key stops the start.
+  const codec = codecDisabled() ? undefined : codecKeyringFromEnv();
+  const { logLevel, metricsAddress } = config.telemetry;
+  Runtime.install({
+    logger: new DefaultLogger(logLevel),
+    ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
+  });
+  const meter = Runtime.instance().metricMeter;
+  const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage), meter);
   const connection = await NativeConnection.connect(await connectionOptions(config.temporal));
   const worker = await createEngineWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    codec,
     activities: {
       ...smokeActivities,
       ...createApplicationActivities({
@@ -63,17 +75,28 @@ async function main(): Promise<void> {
       shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     },
   });
+  if (!codec) console.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);
+  const gauge = metricsAddress
+    ? startLifecycleGauge({
+        client: new Client({ connection, namespace: config.temporal.namespace }),
+        meter,
+        intervalMs: config.telemetry.applicationsGaugeIntervalMs,
+        onError: (error) => console.warn(`eca_applications not counted: ${(error as Error).message}`),
+      })
+    : undefined;
+  if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
   console.log(
     `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})`,
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
+  gauge?.stop();
   await connection.close();
   console.log('eca worker stopped');
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigurationError) console.error(error.message);
+  if (error instanceof ConfigurationError || error instanceof CodecConfigurationError) console.error(error.message);
   else console.error('eca worker failed:', error instanceof Error ? error.message : error);
   process.exit(1);
 });

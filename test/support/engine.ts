@@ -21,6 +21,7 @@ import type { EcaClient } from '../../eca/index.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
+import type { CodecKeyring } from '../../codec/keyring.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -39,6 +40,8 @@ export interface EngineOptions {
   /** Transport for the eca/ client (e.g. one that loses a response). */
   fetch?: typeof fetch;
   batchWindowMs?: number;
+  /** Encrypt payloads with these keys (the client reading the results needs them too). */
+  codec?: CodecKeyring;
 }
 
 type AnyActivity = (...args: never[]) => Promise<unknown>;
@@ -79,6 +82,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
   const worker = await createEngineWorker({
     connection: env.nativeConnection,
     taskQueue,
+    codec: options.codec,
     activities: {
       ...smokeActivities,
       ...(options.followTemporalClock ? followClock(applicationActivities, sim) : applicationActivities),

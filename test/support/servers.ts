@@ -40,6 +40,23 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
   return dev;
 }
 
+/**
+ * A dev server of its own (the caller tears it down), e.g. with its UI and `--ui-codec-endpoint`:
+ * for tests that need options the shared one does not have.
+ */
+export async function startDevServerEnv(
+  options: { ui?: boolean; extraArgs?: string[] } = {},
+): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: await devServerExecutable(),
+      ui: options.ui ?? false,
+      extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...(options.extraArgs ?? [])],
+      searchAttributes: ECA_SEARCH_ATTRIBUTES,
+    },
+  });
+}
+
 /** Builds or fetches both servers up front, so a first run's long build never counts against a test's timeout. */
 export async function provisionServers(): Promise<void> {
   await Promise.all([devServerExecutable(), testServerExecutable()]);

@@ -9,6 +9,7 @@ import {
   condition,
   continueAsNew,
   log,
+  metricMeter,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -79,6 +80,13 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   let messages = 0;
   let pollRequested = false;
 
+  /** `eca_lifecycle_transitions` (see workers/metrics.ts); the SDK records nothing while replaying. */
+  const transitionsMetric = metricMeter.createCounter(
+    'eca_lifecycle_transitions',
+    'transition',
+    'Lifecycle state changes of account applications',
+  );
+
   function apply(event: LifecycleEvent): void {
     const before = lifecycleState(snapshot);
     snapshot = step(snapshot, event);
@@ -87,6 +95,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       transitions.push({ state: after, event: event.type, at: Date.now() });
       if (transitions.length > MAX_TRANSITIONS_KEPT) transitions.splice(0, transitions.length - MAX_TRANSITIONS_KEPT);
       log.info('lifecycle transition', { from: before, to: after, event: event.type });
+      transitionsMetric.add(1, { from: before, to: after, event: event.type });
     }
     publish();
   }

@@ -1,0 +1,441 @@
+/**
+ * Security end to end: a worker *process* (`workers/main.ts`, configured through its environment) with
+ * the payload codec, a dev server whose UI decodes through the codec server, the simulator as the
+ * brokerage. Histories are exported with the official `temporal` CLI and searched for applicants'
+ * personal data and for plaintext payloads; the codec server decodes them back; the worker's and the
+ * simulator's logs are searched for keys, passphrases and temporary passwords; the worker's Prometheus
+ * endpoint shows the SDK's and the engine's metrics.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import * as openpgp from 'openpgp';
+import {
+  codecDataConverter,
+  formatCodecKeys,
+  generateCodecKeyEntry,
+  parseCodecKeys,
+  startCodecServer,
+  uiCodecEndpointArgs,
+} from '../../codec/index.js';
+import type { RunningCodecServer } from '../../codec/index.js';
+import { FileDocumentStore } from '../../activities/document-store.js';
+import { startSimulator } from '../../simulator/server.js';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { devServerExecutable } from '../../scripts/temporal-servers.js';
+import { accountApplication } from '../../workflows/index.js';
+import { applicationWorkflowId, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
+import type { ApplicationInput } from '../../workflows/application/messages.js';
+import { applicationXml, pdf } from '../support/engine.js';
+import { startDevServerEnv } from '../support/servers.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FAST: ApplicationInput['settings'] = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+};
+const SCENARIOS = { happy: 'open', 'docs-required': 'open', 'portal-task': 'open', 'compliance-rejected': 'rejected' };
+
+interface Applicant {
+  first: string;
+  last: string;
+  email: string;
+  licence: string;
+  taxId: string;
+}
+
+function applicant(scenario: string, run: string): Applicant {
+  const tag = `${scenario.replace(/-/g, '')}${run}`;
+  const digits = String(parseInt(run, 16) % 10_000).padStart(4, '0');
+  return {
+    first: `Ottoline${tag}`,
+    last: `Quarrington${tag}`,
+    email: `ottoline.${tag}@mailbox.example`,
+    licence: `DL${tag.toUpperCase()}`,
+    taxId: `912-${digits.slice(0, 2)}-${digits}`,
+  };
+}
+
+function personalXml(externalId: string, person: Applicant): string {
+  return applicationXml(externalId, (xml) =>
+    xml
+      .replace('email="jane.doe@example.com"', `email="${person.email}"`)
+      .replace('<Name first="Jane" last="Doe"/>', `<Name first="${person.first}" last="${person.last}"/>`)
+      .replace(
+        '<Identification DriversLicense="D1234567" IssuingCountry="USA"/>',
+        `<Identification DriversLicense="${person.licence}" IssuingCountry="USA"/>\n` +
+          `          <TaxResidency country="USA" tin="${person.taxId}"/>`,
+      ),
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every string in a JSON document, plus what its base64-looking strings decode to. */
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    out.push(value);
+    if (value.length >= 8 && /^[A-Za-z0-9+/]+={0,2}$/.test(value))
+      out.push(Buffer.from(value, 'base64').toString('latin1'));
+  } else if (Array.isArray(value)) value.forEach((item) => strings(item, out));
+  else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => strings(item, out));
+  return out;
+}
+
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: unknown;
+}
+
+/** Payloads of an exported history, with where they are; search attributes are left out (indexed in plaintext by design). */
+function payloadsOf(value: unknown, path = '', out: { path: string; payload: JsonPayload }[] = []) {
+  if (Array.isArray(value)) value.forEach((item, index) => payloadsOf(item, `${path}[${index}]`, out));
+  else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const metadata = record.metadata as Record<string, unknown> | undefined;
+    if (metadata && typeof metadata === 'object' && 'encoding' in metadata) {
+      out.push({ path, payload: record });
+      return out;
+    }
+    for (const [key, child] of Object.entries(record)) {
+      if (key === 'searchAttributes' || key === 'indexedFields') continue;
+      payloadsOf(child, `${path}.${key}`, out);
+    }
+  }
+  return out;
+}
+
+const decodeText = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('utf8');
+
+describe('security end to end: encrypted histories, codec server, clean logs, metrics', function () {
+  this.timeout(240_000);
+  const keys = parseCodecKeys(`${generateCodecKeyEntry('e2e-2')},${generateCodecKeyEntry('e2e-1')}`, 'test');
+  const token = randomBytes(24).toString('hex');
+  const passphrase = `pass-${randomBytes(12).toString('hex')}`;
+  let dir: string;
+  let codecServer: RunningCodecServer;
+  let env: TestWorkflowEnvironment;
+  let uiOrigin: string;
+  let sim: RunningSimulator;
+  const simLog: string[] = [];
+  let worker: ChildProcess | undefined;
+  let workerLog = '';
+  let metricsAddress: string;
+  let client: Client;
+  let temporalCli: string;
+  let protectedFirmKey: string;
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'eca-security-'));
+    const executable = await devServerExecutable();
+    assert.equal(executable.type, 'existing-path', 'the CLI export needs the temporal binary');
+    temporalCli = executable.type === 'existing-path' ? executable.path : '';
+    codecServer = await startCodecServer({ keys, token });
+    env = await startDevServerEnv({ ui: true, extraArgs: uiCodecEndpointArgs(codecServer) });
+    const [host = '127.0.0.1', port = '7233'] = env.address.split(':');
+    uiOrigin = `http://${host}:${Number(port) + 1000}`;
+    codecServer.allowOrigin(uiOrigin);
+
+    sim = await startSimulator({
+      startTime: await env.currentTimeMs(),
+      timeScale: 20_000,
+      log: (line) => simLog.push(line),
+    });
+    // The firm's key as a production firm keeps it: in a file, protected by a passphrase.
+    protectedFirmKey = (
+      await openpgp.encryptKey({
+        privateKey: await openpgp.readPrivateKey({ armoredKey: sim.keys.firmPrivateKey }),
+        passphrase,
+      })
+    ).armor();
+    const keyFile = join(dir, 'firm-private.asc');
+    await writeFile(keyFile, protectedFirmKey, { mode: 0o600 });
+
+    metricsAddress = `127.0.0.1:${await freePort()}`;
+    const taskQueue = `security-${randomUUID()}`;
+    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TEMPORAL_ADDRESS: env.address,
+        ECA_TASK_QUEUE: taskQueue,
+        ECA_BASE_URL: sim.url,
+        ECA_PREFERENCE_URL: sim.preferenceUrl,
+        ECA_CSID: sim.csid,
+        ECA_FIRM_PRIVATE_KEY: keyFile,
+        ECA_FIRM_KEY_PASSPHRASE: passphrase,
+        ECA_BROKERAGE_PUBLIC_KEY: sim.keys.brokeragePublicKey,
+        ECA_DOCUMENT_STORE: join(dir, 'documents'),
+        ECA_POLL_BATCH_WINDOW_MS: '20',
+        ECA_CODEC_KEYS: formatCodecKeys(keys),
+        // Everything the worker can say is captured and searched.
+        ECA_LOG_LEVEL: 'TRACE',
+        ECA_METRICS_ADDRESS: metricsAddress,
+        ECA_METRICS_GAUGE_INTERVAL_MS: '300',
+      },
+    });
+    const child = worker;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the worker did not start:\n${workerLog}`)), 90_000);
+      const collect = (chunk: Buffer) => {
+        workerLog += chunk.toString();
+        if (workerLog.includes('eca worker polling')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the worker exited with ${code}:\n${workerLog}`));
+      });
+    });
+    client = new Client({ connection: env.connection, dataConverter: codecDataConverter(keys) });
+    (this as unknown as { taskQueue: string }).taskQueue = taskQueue;
+  });
+
+  after(async function () {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker?.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    await env?.teardown();
+    await sim?.close();
+    await codecServer?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps personal data and secrets out of histories and logs, and ops read them through the codec server', async function () {
+    const taskQueue = (this as unknown as { taskQueue?: string }).taskQueue ?? '';
+    const runId = randomUUID().slice(0, 6);
+    const store = new FileDocumentStore(join(dir, 'documents'));
+    const handles = new Map<string, WorkflowHandle<typeof accountApplication>>();
+    const people = new Map<string, Applicant>();
+    // One transient failure of validateXML, so that an activity failure is in a history.
+    sim.control.addFault({ operation: 'validateXML', kind: 'http500', count: 1 });
+
+    for (const scenario of Object.keys(SCENARIOS)) {
+      const externalId = `${scenario}-${runId}`;
+      const person = applicant(scenario, runId);
+      people.set(scenario, person);
+      const application = await store.put(new TextEncoder().encode(personalXml(externalId, person)));
+      handles.set(
+        scenario,
+        await client.workflow.start(accountApplication, {
+          taskQueue,
+          workflowId: applicationWorkflowId(sim.csid, externalId),
+          args: [{ csid: sim.csid, externalId, application, settings: FAST }],
+          memo: { applicant: `${person.first} ${person.last}` },
+          staticSummary: `application of ${person.first} ${person.last}`,
+        }),
+      );
+    }
+    const docs = handles.get('docs-required')!;
+    for (let i = 0; (await docs.query(stateQuery)).lifecycleState !== 'needsDocuments'; i++) {
+      assert.ok(i < 600, 'docs-required never asked for documents');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const documents = await Promise.all(
+      ['8001', '8002'].map(async (formNumber) => ({
+        ...(await store.put(pdf(formNumber))),
+        formNumber,
+        fileName: `${formNumber}.pdf`,
+      })),
+    );
+    await docs.executeUpdate(provideDocumentsUpdate, { args: [documents] });
+
+    const accountIds = new Map<string, string>();
+    for (const [scenario, expected] of Object.entries(SCENARIOS)) {
+      const result = await handles.get(scenario)!.result();
+      assert.equal(result.outcome, expected, `${scenario} ended ${result.outcome}`);
+      assert.ok(result.accountId, `${scenario} has an account`);
+      accountIds.set(scenario, result.accountId);
+    }
+
+    // The temporary passwords the brokerage handed out: the engine keeps them in its document store only.
+    const temporaryPasswords: string[] = [];
+    for (const file of await readdir(join(dir, 'documents'), { recursive: true, withFileTypes: true })) {
+      if (!file.isFile()) continue;
+      const text = await readFile(join(file.parentPath, file.name), 'utf8');
+      if (!text.startsWith('{')) continue;
+      const content = JSON.parse(text) as { users?: { temporaryPassword?: string }[] };
+      for (const user of content.users ?? [])
+        if (user.temporaryPassword) temporaryPasswords.push(user.temporaryPassword);
+    }
+    assert.ok(temporaryPasswords.length >= Object.keys(SCENARIOS).length, 'temporary passwords were issued');
+
+    const personal = [...people.values()].flatMap((person) => [
+      person.first,
+      person.last,
+      person.email,
+      person.licence,
+      person.taxId,
+    ]);
+    const secrets = [
+      ...temporaryPasswords,
+      passphrase,
+      token,
+      ...keys.keys.map((key) => Buffer.from(key.key).toString('base64')),
+    ];
+
+    // 1. Histories as the official CLI exports them: no personal data, no secrets, every payload ciphertext.
+    let failuresSeen = 0;
+    for (const [scenario, handle] of handles) {
+      const { stdout } = await run(
+        temporalCli,
+        ['workflow', 'show', '--workflow-id', handle.workflowId, '--address', env.address, '--output', 'json'],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      const history = JSON.parse(stdout) as { events: unknown[] };
+      assert.ok(history.events.length > 10, `${scenario}: a whole history`);
+      const haystack = strings(history).join('\n');
+      for (const needle of [...personal, ...secrets]) {
+        assert.ok(
+          !haystack.includes(needle),
+          `${scenario}: "${needle.slice(0, 4)}…" is readable in the exported history`,
+        );
+      }
+      const payloads = payloadsOf(history);
+      assert.ok(payloads.length > 10, `${scenario}: payloads found`);
+      for (const { path, payload } of payloads) {
+        assert.equal(
+          decodeText(payload.metadata?.encoding),
+          'binary/encrypted',
+          `${scenario}: plaintext payload at ${path}`,
+        );
+        assert.equal(decodeText(payload.metadata?.['encryption-key-id']), 'e2e-2', 'the newest key encrypts');
+      }
+      // Inputs, results, summaries and memos are among them, and their identifiers are not readable.
+      const where = payloads.map(({ path }) => path).join('\n');
+      for (const part of [
+        'workflowExecutionStartedEventAttributes.input',
+        'workflowExecutionCompletedEventAttributes.result',
+        'userMetadata.summary',
+        'memo.fields',
+      ]) {
+        assert.ok(where.includes(part), `${scenario}: no payload at ${part}`);
+      }
+      const payloadText = strings(payloads.map(({ payload }) => payload.data)).join('\n');
+      for (const id of [handle.workflowId.split(`${sim.csid}-`)[1]!, accountIds.get(scenario)!]) {
+        assert.ok(!payloadText.includes(id), `${scenario}: ${id} readable in a payload`);
+      }
+      // Failure messages and stacks are payloads too: the message left in plaintext is the SDK's placeholder.
+      for (const event of history.events) {
+        const lastFailure = (event as { activityTaskStartedEventAttributes?: { lastFailure?: { message?: string } } })
+          .activityTaskStartedEventAttributes?.lastFailure;
+        if (lastFailure) {
+          failuresSeen++;
+          assert.equal(lastFailure.message, 'Encoded failure');
+          assert.ok(!JSON.stringify(lastFailure).includes('validateXML'), 'the failure text is encrypted');
+        }
+      }
+
+      // 2. The codec server decodes them back for the holder of the token (the CLI's --codec-endpoint).
+      const { stdout: decoded } = await run(
+        temporalCli,
+        [
+          'workflow',
+          'show',
+          '--workflow-id',
+          handle.workflowId,
+          '--address',
+          env.address,
+          '--output',
+          'json',
+          '--codec-endpoint',
+          codecServer.url,
+          '--codec-auth',
+          `Bearer ${token}`,
+        ],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      const readable = strings(JSON.parse(decoded)).join('\n');
+      assert.ok(readable.includes(accountIds.get(scenario)!), `${scenario}: the decoded result names the account`);
+      assert.ok(
+        readable.includes(`${people.get(scenario)!.first} ${people.get(scenario)!.last}`),
+        'the decoded memo and summary',
+      );
+      assert.ok(
+        readable.includes('validateXML') || readable.includes('getAccountStatus'),
+        'decoded activity summaries',
+      );
+    }
+    assert.ok(failuresSeen >= 1, 'an activity failure is in a history');
+
+    // Without the token, the codec server refuses; the UI is wired to it (the dev server hands it to browsers).
+    await assert.rejects(
+      run(temporalCli, [
+        'workflow',
+        'show',
+        '--workflow-id',
+        docs.workflowId,
+        '--address',
+        env.address,
+        '--output',
+        'json',
+        '--codec-endpoint',
+        codecServer.url,
+      ]),
+    );
+    const settings = (await (await fetch(`${uiOrigin}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+    assert.equal(settings.Codec?.Endpoint, codecServer.uiEndpoint);
+    const preflight = await fetch(`${codecServer.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: uiOrigin, 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), uiOrigin);
+
+    // 3. Logs of the worker and the simulator: no keys, passphrases, temporary passwords (nor personal data).
+    const keyLines = (armored: string) =>
+      armored.split('\n').filter((line) => line.length >= 40 && /^[A-Za-z0-9+/=]+$/.test(line));
+    const keyMaterial = [...keyLines(protectedFirmKey), ...keyLines(sim.keys.firmPrivateKey)];
+    assert.ok(keyMaterial.length > 0);
+    assert.ok(workerLog.includes('lifecycle transition'), 'the worker logged at TRACE level');
+    const logs = { worker: workerLog, simulator: simLog.join('\n') };
+    for (const [name, text] of Object.entries(logs)) {
+      assert.ok(!text.includes('PRIVATE KEY BLOCK'), `${name} log holds a private key`);
+      for (const needle of [...keyMaterial, ...secrets, ...personal]) {
+        assert.ok(!text.includes(needle), `${name} log holds "${needle.slice(0, 6)}…"`);
+      }
+    }
+
+    // 4. Prometheus: the SDK's metrics and the engine's.
+    let metrics = '';
+    for (let i = 0; i < 100; i++) {
+      metrics = await (await fetch(`http://${metricsAddress}/metrics`)).text();
+      if (/eca_applications\{[^}]*lifecycle_state="open"[^}]*\} 3\b/.test(metrics)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.match(metrics, /eca_applications\{[^}]*lifecycle_state="open"[^}]*\} 3\b/);
+    assert.match(metrics, /eca_applications\{[^}]*lifecycle_state="rejected"[^}]*\} 1\b/);
+    assert.match(metrics, /eca_brokerage_calls\{[^}]*operation="create"[^}]*outcome="ok"[^}]*\} 4\b/);
+    assert.match(metrics, /eca_brokerage_calls\{[^}]*operation="validateXML"[^}]*outcome="http_5xx"[^}]*\} 1\b/);
+    assert.match(metrics, /eca_poll_batch_size_bucket\{[^}]*operation="getAccountStatus"/);
+    assert.match(metrics, /eca_brokerage_call_duration_ms_bucket\{[^}]*operation="create"/);
+    assert.match(metrics, /eca_lifecycle_transitions\{[^}]*to="open"/);
+    assert.match(metrics, /temporal_workflow_completed\{/);
+  });
+});

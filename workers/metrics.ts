@@ -1,0 +1,134 @@
+/**
+ * The engine's own Prometheus metrics, exported beside the SDK runtime's (`temporal_*`) by the same
+ * endpoint (`ECA_METRICS_ADDRESS`): the SDK's metric meter feeds Temporal Core's Prometheus exporter.
+ *
+ * - `eca_brokerage_calls{operation,outcome}`            calls to the brokerage service (counter)
+ * - `eca_brokerage_call_duration_ms{operation}`         their duration (histogram)
+ * - `eca_poll_batch_size{operation}`                    account ids per merged status read (histogram)
+ * - `eca_applications{lifecycle_state}`                 applications per lifecycle state (gauge, from visibility)
+ * - `eca_lifecycle_transitions{from,to,event}`          state changes, from the workflows (counter; workflows/)
+ */
+import type { Client } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
+import {
+  EcaCryptoError,
+  EcaHttpError,
+  EcaNetworkError,
+  EcaRequestError,
+  EcaSchemaError,
+  EcaTimeoutError,
+} from '../eca/index.js';
+import type { EcaClient } from '../eca/index.js';
+import { lifecycleMachine } from '../workflows/lifecycle/index.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../workflows/application/messages.js';
+import { EcaLifecycleState } from '../workflows/search-attributes.js';
+
+/** A transport-level outcome: business refusals inside a 200 answer count as `ok`. */
+export function callOutcome(error: unknown): string {
+  if (error instanceof EcaHttpError) return error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  if (error instanceof EcaTimeoutError) return 'timeout';
+  if (error instanceof EcaNetworkError) return 'network';
+  if (error instanceof EcaSchemaError) return 'bad_response';
+  if (error instanceof EcaCryptoError) return 'crypto';
+  if (error instanceof EcaRequestError) return 'bad_request';
+  return 'error';
+}
+
+/** Operations whose request lists account ids: the merged status reads of polling. */
+const BATCHED_OPERATIONS = new Set(['getAccountStatus', 'getPendingTasks']);
+
+/** The brokerage client with every call counted and timed; the calls themselves are unchanged. */
+export function instrumentEcaClient(eca: EcaClient, meter: MetricMeter): EcaClient {
+  const calls = meter.createCounter(
+    'eca_brokerage_calls',
+    'call',
+    'Calls to the brokerage service by operation and outcome',
+  );
+  const duration = meter.createHistogram('eca_brokerage_call_duration_ms', 'int', 'ms', 'Duration of brokerage calls');
+  const batchSize = meter.createHistogram(
+    'eca_poll_batch_size',
+    'int',
+    'account',
+    'Account ids per merged status read (getAccountStatus, getPendingTasks)',
+  );
+  const instrumented: Record<string, unknown> = {};
+  for (const [operation, call] of Object.entries(eca) as [string, unknown][]) {
+    if (typeof call !== 'function') {
+      instrumented[operation] = call;
+      continue;
+    }
+    instrumented[operation] = async (...args: unknown[]): Promise<unknown> => {
+      if (BATCHED_OPERATIONS.has(operation)) {
+        const ids = (args[0] as { accountIds?: unknown } | undefined)?.accountIds;
+        batchSize.record(Array.isArray(ids) ? ids.length : 1, { operation });
+      }
+      const started = performance.now();
+      let outcome = 'ok';
+      try {
+        return await (call as (...values: unknown[]) => Promise<unknown>).apply(eca, args);
+      } catch (error) {
+        outcome = callOutcome(error);
+        throw error;
+      } finally {
+        calls.add(1, { operation, outcome });
+        duration.record(Math.round(performance.now() - started), { operation });
+      }
+    };
+  }
+  return instrumented as unknown as EcaClient;
+}
+
+/** Leaf states of the lifecycle statechart: the values of the `EcaLifecycleState` search attribute. */
+export function lifecycleStates(): string[] {
+  const leaves: string[] = [];
+  const visit = (node: { key: string; states: Record<string, unknown> }) => {
+    const children = Object.values(node.states) as (typeof node)[];
+    if (children.length === 0) leaves.push(node.key);
+    children.forEach(visit);
+  };
+  visit(lifecycleMachine.root);
+  return [...new Set(leaves)];
+}
+
+export interface LifecycleGauge {
+  /** Counts once now (the periodic counts run in the background). */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * `eca_applications{lifecycle_state}`: counted from Temporal's visibility store, so it is right after
+ * a restart and the same on every worker (aggregate with `max`, not `sum`). Closed workflows count in
+ * their final state (open, rejected...) for as long as the namespace retains them.
+ */
+export function startLifecycleGauge(options: {
+  client: Client;
+  meter: MetricMeter;
+  intervalMs: number;
+  onError?: (error: unknown) => void;
+}): LifecycleGauge {
+  const gauge = options.meter.createGauge('eca_applications', 'int', 'application', 'Applications by lifecycle state');
+  const states = lifecycleStates();
+  let running: Promise<void> | undefined;
+  const refresh = () => {
+    running ??= (async () => {
+      try {
+        for (const state of states) {
+          const { count } = await options.client.workflow.count(
+            `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}' AND ${EcaLifecycleState.name} = '${state}'`,
+          );
+          gauge.set(count, { lifecycle_state: state });
+        }
+      } catch (error) {
+        options.onError?.(error);
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+  const timer = setInterval(() => void refresh(), options.intervalMs);
+  timer.unref();
+  void refresh();
+  return { refresh, stop: () => clearInterval(timer) };
+}

@@ -119,12 +119,25 @@ function readFileConfig(path: string): Record<string, unknown> {
   }
 }
 
+/** `X_FILE` names a file holding X (Docker and Kubernetes secrets); X itself wins when both are set. */
+function secretFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new ConfigurationError(
+      `${name}_FILE ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+}
+
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const raw: Record<string, unknown> = env.ECA_CONFIG_FILE ? readFileConfig(env.ECA_CONFIG_FILE) : {};
   for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'worker', 'telemetry'])
     raw[section] ??= {};
   for (const [name, path] of Object.entries(ENV)) {
-    const value = env[name];
+    const value = env[name] || secretFile(env, name);
     if (value === undefined || value === '') continue;
     setPath(raw, path, path.endsWith('.enabled') ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value);
   }

@@ -169,6 +169,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     ).armor();
     const keyFile = join(dir, 'firm-private.asc');
     await writeFile(keyFile, protectedFirmKey, { mode: 0o600 });
+    const passphraseFile = join(dir, 'firm-key-passphrase');
+    await writeFile(passphraseFile, `${passphrase}\n`, { mode: 0o600 });
 
     metricsAddress = `127.0.0.1:${await freePort()}`;
     const taskQueue = `security-${randomUUID()}`;
@@ -184,7 +186,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         ECA_PREFERENCE_URL: sim.preferenceUrl,
         ECA_CSID: sim.csid,
         ECA_FIRM_PRIVATE_KEY: keyFile,
-        ECA_FIRM_KEY_PASSPHRASE: passphrase,
+        // As docker-compose hands it over: a secret file.
+        ECA_FIRM_KEY_PASSPHRASE_FILE: passphraseFile,
         ECA_BROKERAGE_PUBLIC_KEY: sim.keys.brokeragePublicKey,
         ECA_DOCUMENT_STORE: join(dir, 'documents'),
         ECA_POLL_BATCH_WINDOW_MS: '20',

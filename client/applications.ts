@@ -48,6 +48,8 @@ export interface EngineContext {
   /** The firm's client service id. */
   csid: string;
   taskQueue?: string;
+  /** Lifecycle settings for applications started without their own (e.g. short polls against a simulator). */
+  settings?: ApplicationInput['settings'];
 }
 
 export interface StartApplicationInput {
@@ -90,7 +92,7 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
       workflowId,
       workflowIdConflictPolicy: 'FAIL',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings: input.settings }],
+      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings: input.settings ?? ctx.settings }],
       typedSearchAttributes: [
         { key: EcaCsid, value: ctx.csid },
         { key: EcaExternalId, value: externalId },

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
@@ -18,6 +19,19 @@ export interface ConnectOptions {
   csid?: string;
   documentStore?: string;
   apiKey?: string;
+  /**
+   * One poll interval for every waiting state, approval included (ECA_POLL_INTERVAL, e.g. `2 seconds`):
+   * for a simulator whose business days pass in seconds. Production leaves it unset.
+   */
+  pollInterval?: string;
+}
+
+function pollEvery(interval: string): NonNullable<EngineContext['settings']> {
+  if (!/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/i.test(interval.trim())) {
+    throw new InvalidInputError('ECA_POLL_INTERVAL', `"${interval}" is not a duration such as "2 seconds"`);
+  }
+  const duration = interval.trim() as Duration;
+  return { pollIntervals: { tracking: duration, documents: duration, portal: duration, approval: duration } };
 }
 
 export interface ConnectedEngine extends EngineContext {
@@ -70,8 +84,10 @@ export async function connectEngine(
     throw new TemporalUnavailableError(address, error);
   }
   const client = new Client({ connection, namespace: options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default' });
+  const pollInterval = options.pollInterval ?? env.ECA_POLL_INTERVAL;
   return {
     client,
+    settings: pollInterval ? pollEvery(pollInterval) : undefined,
     connection,
     csid,
     taskQueue: options.taskQueue ?? env.ECA_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,

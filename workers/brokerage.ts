@@ -22,5 +22,6 @@ export function createEcaClientFromConfig(config: WorkerConfig['brokerage']): Ec
     passphrase: config.passphrase,
     brokeragePublicKey: config.brokeragePublicKey,
     timeoutMs: config.timeoutMs,
+    sso: { allowInsecureLoopback: config.ssoAllowInsecureLoopback },
   });
 }

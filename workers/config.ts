@@ -39,6 +39,8 @@ const schema = z.object({
     passphrase: z.string().optional(),
     brokeragePublicKey: z.string().min(1).optional(),
     timeoutMs: durationMs.default(30_000),
+    /** Accept http SSO URLs on loopback (a local simulator's portal); never in production. */
+    ssoAllowInsecureLoopback: z.boolean().default(false),
   }),
   documentStore: z.object({ path: z.string().min(1).default('.data/documents') }),
   polling: z.object({
@@ -81,6 +83,7 @@ const ENV: Record<string, string> = {
   ECA_FIRM_KEY_PASSPHRASE: 'brokerage.passphrase',
   ECA_BROKERAGE_PUBLIC_KEY: 'brokerage.brokeragePublicKey',
   ECA_TIMEOUT_MS: 'brokerage.timeoutMs',
+  ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'brokerage.ssoAllowInsecureLoopback',
   ECA_DOCUMENT_STORE: 'documentStore.path',
   ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
   ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',
@@ -139,7 +142,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   for (const [name, path] of Object.entries(ENV)) {
     const value = env[name] || secretFile(env, name);
     if (value === undefined || value === '') continue;
-    setPath(raw, path, path.endsWith('.enabled') ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value);
+    setPath(
+      raw,
+      path,
+      /\.(enabled|ssoAllowInsecureLoopback)$/.test(path) ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value,
+    );
   }
   const result = schema.safeParse(raw);
   if (!result.success) {

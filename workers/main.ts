@@ -3,6 +3,7 @@
  * `ECA_CONFIG_FILE`), see workers/config.ts; SIGINT/SIGTERM drain the worker before it exits.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { NativeConnectionOptions } from '@temporalio/worker';
@@ -13,6 +14,9 @@ import type { WorkerConfig } from './config.js';
 import { createEngineWorker } from './engine-worker.js';
 import * as smokeActivities from '../activities/smoke.js';
 import { FileDocumentStore } from '../activities/document-store.js';
+import { createDocumentsActivities } from '../activities/documents.js';
+import { FileDailyDocumentsLedger, planCreateDocuments } from '../activities/forms.js';
+import { createMaintenanceActivities } from '../activities/maintenance.js';
 import { codecDisabled, codecKeyringFromEnv, CodecConfigurationError, CODEC_DISABLED_ENV } from '../codec/keyring.js';
 import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
@@ -54,6 +58,9 @@ async function main(): Promise<void> {
   const meter = Runtime.instance().metricMeter;
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage), meter);
   const connection = await NativeConnection.connect(await connectionOptions(config.temporal));
+  const store = new FileDocumentStore(config.documentStore.path);
+  // The days' submission records live beside the documents, on the same shared volume.
+  const ledger = new FileDailyDocumentsLedger(join(store.root, 'daily'));
   const worker = await createEngineWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -63,10 +70,13 @@ async function main(): Promise<void> {
       ...smokeActivities,
       ...createApplicationActivities({
         eca,
-        store: new FileDocumentStore(config.documentStore.path),
+        store,
         batchWindowMs: config.polling.batchWindowMs,
         maxAccountsPerCall: config.polling.maxAccountsPerCall,
+        createDocuments: (input) => planCreateDocuments(ledger, input),
       }),
+      ...createDocumentsActivities({ eca, store, ledger }),
+      ...createMaintenanceActivities({ eca, store }),
     },
     tuning: {
       maxCachedWorkflows: config.worker.maxCachedWorkflows,

@@ -1,0 +1,169 @@
+/** The real `eca` executable against the dev server, a worker and the simulator. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { ApplicationStateView } from '../../workflows/application/messages.js';
+import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+
+const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('eca CLI (real executable)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness;
+  let running: Promise<void>;
+  let dir: string;
+  const run = randomUUID().slice(0, 6);
+
+  function eca(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      ECA_CSID: engine.sim.csid,
+      ECA_TASK_QUEUE: engine.taskQueue,
+      ECA_DOCUMENT_STORE: engine.store.root,
+      ECA_BASE_URL: engine.sim.url,
+      ECA_PREFERENCE_URL: engine.sim.preferenceUrl,
+      ECA_FIRM_PRIVATE_KEY: engine.sim.keys.firmPrivateKey,
+      ECA_BROKERAGE_PUBLIC_KEY: engine.sim.keys.brokeragePublicKey,
+      ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'true',
+      ECA_POLL_INTERVAL: '1 second',
+      ...extraEnv,
+    };
+    return new Promise((resolve) => {
+      execFile(process.execPath, [ECA, ...args], { env: childEnv }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  async function statusOf(externalId: string): Promise<ApplicationStateView> {
+    const result = await eca(['status', externalId, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as ApplicationStateView;
+  }
+
+  /** A failure is one line on stderr, with no stack trace. */
+  function assertOneLineError(result: Run, pattern: RegExp): void {
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stdout, '');
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `more than one line: ${result.stderr}`);
+    assert.match(lines[0]!, pattern);
+    assert.doesNotMatch(result.stderr, /\n\s+at /);
+  }
+
+  before(async function () {
+    env = await devServerEnv();
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+    running = engine.worker.run();
+    dir = await mkdtemp(join(tmpdir(), 'eca-cli-'));
+  });
+
+  after(async function () {
+    engine.worker.shutdown();
+    await running;
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies an application, reports it, lists it, and refuses a second start', async function () {
+    const externalId = `stalled-${run}`;
+    const file = join(dir, 'stalled.xml');
+    await writeFile(file, applicationXml(externalId));
+
+    const first = await eca(['apply', file]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`started application ${externalId}`));
+    const second = await eca(['apply', file, '--json']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(JSON.parse(second.stdout), {
+      workflowId: `application-${engine.sim.csid}-${externalId}`,
+      externalId,
+      existed: true,
+    });
+
+    let state = await statusOf(externalId);
+    for (let i = 0; i < 100 && state.lifecycleState !== 'awaitingClient' && !state.done; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = await statusOf(externalId);
+    }
+    assert.equal(state.lifecycleState, 'awaitingClient');
+    const text = await eca(['status', externalId]);
+    assert.match(text.stdout, /state\s+awaitingClient/);
+    assert.match(text.stdout, /Financial Information Questionnaire/);
+
+    const listed = await eca(['list', '--state', 'awaitingClient', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const entries = JSON.parse(listed.stdout) as Array<{ externalId: string }>;
+    assert.ok(entries.some((entry) => entry.externalId === externalId));
+
+    const poll = await eca(['poll-now', externalId]);
+    assert.equal(poll.code, 0, poll.stderr);
+  });
+
+  it('applies a batch with a summary, and hands out an SSO URL for an opened account', async function () {
+    const batch = join(dir, 'batch');
+    await rm(batch, { recursive: true, force: true });
+    await mkdir(batch);
+    await writeFile(join(batch, 'a.xml'), applicationXml(`happy-a-${run}`));
+    await writeFile(join(batch, 'b.xml'), applicationXml(`happy-b-${run}`));
+    await writeFile(join(batch, 'c.xml'), '<Applications><Application>');
+    const result = await eca(['apply-batch', batch]);
+    assert.equal(result.code, 1, 'a failed application makes the batch exit non-zero');
+    assert.match(result.stdout, /2 started, 0 already existed, 1 failed/);
+    assert.match(result.stdout, /c\.xml\s+failed\s+.*malformed XML/);
+
+    let state = await statusOf(`happy-a-${run}`);
+    for (let i = 0; i < 150 && !state.done; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = await statusOf(`happy-a-${run}`);
+    }
+    assert.equal(state.lifecycleState, 'open');
+    assert.ok(state.userName);
+    const sso = await eca(['sso', state.userName, '--ip', '203.0.113.7', '--landing', 'statements', '--json']);
+    assert.equal(sso.code, 0, sso.stderr);
+    const url = JSON.parse(sso.stdout) as { url: string; expiresAt: string };
+    assert.match(url.url, /ACTION=Statement&SID=/);
+    const validFor = Date.parse(url.expiresAt) - Date.now();
+    assert.ok(validFor > 0 && validFor <= 60_000, `expiry ${url.expiresAt}`);
+  });
+
+  it('gives one clear line and a non-zero exit for bad input', async function () {
+    const notPdf = join(dir, '8001-passport.pdf');
+    await writeFile(notPdf, 'hello');
+    const goodPdf = join(dir, 'scan.pdf');
+    await writeFile(goodPdf, pdf('scan'));
+    const malformed = join(dir, 'bad.xml');
+    await writeFile(malformed, '<Applications>');
+
+    assertOneLineError(await eca(['apply', join(dir, 'missing.xml')]), /missing\.xml: cannot read the application XML/);
+    assertOneLineError(await eca(['apply', malformed]), /malformed XML/);
+    assertOneLineError(await eca(['provide-docs', `stalled-${run}`, notPdf]), /is not a PDF/);
+    assertOneLineError(await eca(['provide-docs', `stalled-${run}`, goodPdf]), /give the form number/);
+    assertOneLineError(await eca(['status', `nobody-${run}`]), /no application "nobody-/);
+    assertOneLineError(await eca(['reset', `stalled-${run}`]), /not allowed while the application is/);
+    assertOneLineError(await eca(['sso', 'someone', '--ip', '10.0.0.1, 10.0.0.2']), /ip/i);
+    assertOneLineError(await eca(['sso', 'someone', '--ip', '203.0.113.7', '--landing', 'nowhere']), /unknown landing/);
+    assertOneLineError(
+      await eca(['status', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:9' }),
+      /cannot reach Temporal at 127\.0\.0\.1:9/,
+    );
+    const usage = await eca(['frobnicate']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /unknown command 'frobnicate'/);
+  });
+});

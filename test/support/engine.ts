@@ -15,6 +15,9 @@ import type { Worker } from '@temporalio/worker';
 import { createApplicationActivities, createStatusReader } from '../../activities/application.js';
 import type { StatusReader } from '../../activities/application.js';
 import { FileDocumentStore } from '../../activities/document-store.js';
+import { createDocumentsActivities } from '../../activities/documents.js';
+import { FileDailyDocumentsLedger, planCreateDocuments } from '../../activities/forms.js';
+import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import * as smokeActivities from '../../activities/smoke.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
@@ -27,6 +30,8 @@ export interface EngineHarness {
   sim: RunningSimulator;
   eca: EcaClient;
   store: FileDocumentStore;
+  /** Records of the daily document submissions (read by the create step). */
+  ledger: FileDailyDocumentsLedger;
   statusReader: StatusReader;
   worker: Worker;
   taskQueue: string;
@@ -74,10 +79,20 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
   });
   const store = new FileDocumentStore(join(dir, 'documents'));
   const statusReader = createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 });
-  const applicationActivities = createApplicationActivities({ eca, store, statusReader }) as unknown as Record<
-    string,
-    AnyActivity
-  >;
+  const ledger = new FileDailyDocumentsLedger(join(dir, 'documents', 'daily'));
+  // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
+  const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;
+  const applicationActivities = {
+    ...createApplicationActivities({
+      eca,
+      store,
+      statusReader,
+      now,
+      createDocuments: (input) => planCreateDocuments(ledger, input),
+    }),
+    ...createDocumentsActivities({ eca, store, ledger, now }),
+    ...createMaintenanceActivities({ eca, store }),
+  } as unknown as Record<string, AnyActivity>;
   const taskQueue = `engine-${randomUUID()}`;
   const worker = await createEngineWorker({
     connection: env.nativeConnection,
@@ -92,6 +107,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     sim,
     eca,
     store,
+    ledger,
     statusReader,
     worker,
     taskQueue,

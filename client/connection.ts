@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
-import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
@@ -27,11 +27,15 @@ export interface ConnectOptions {
 }
 
 function pollEvery(interval: string): NonNullable<EngineContext['settings']> {
-  if (!/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/i.test(interval.trim())) {
-    throw new InvalidInputError('ECA_POLL_INTERVAL', `"${interval}" is not a duration such as "2 seconds"`);
+  let ms: number;
+  try {
+    ms = msToNumber(interval.trim() as Parameters<typeof msToNumber>[0]);
+  } catch {
+    ms = Number.NaN;
   }
-  const duration = interval.trim() as Duration;
-  return { pollIntervals: { tracking: duration, documents: duration, portal: duration, approval: duration } };
+  if (!(ms > 0))
+    throw new InvalidInputError('ECA_POLL_INTERVAL', `"${interval}" is not a duration such as "2 seconds"`);
+  return { pollIntervals: { tracking: ms, documents: ms, portal: ms, approval: ms } };
 }
 
 export interface ConnectedEngine extends EngineContext {

@@ -398,7 +398,9 @@ export function buildProgram(): Command {
 /** One line for the person at the terminal; the stack only with ECA_DEBUG=1. */
 export function describeError(error: unknown): string {
   if (error instanceof EngineError || error instanceof EcaError) return error.message;
-  if (error instanceof Error && error.name === 'EcaConfigurationError') return error.message;
+  if (error instanceof Error && ['EcaConfigurationError', 'EcaCodecConfigurationError'].includes(error.name)) {
+    return error.message;
+  }
   if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
   return String(error);
 }

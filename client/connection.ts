@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { FileDocumentStore } from '../activities/document-store.js';
+import { dataConverterFromEnv } from '../codec/data-converter.js';
 import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
 import { InvalidInputError, TemporalUnavailableError } from './errors.js';
@@ -74,6 +75,7 @@ export async function connectEngine(
   const address = options.address ?? env.TEMPORAL_ADDRESS ?? 'localhost:7233';
   const csid = options.csid ?? env.ECA_CSID;
   if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
+  const dataConverter = dataConverterFromEnv(env);
   const apiKey = options.apiKey ?? env.TEMPORAL_API_KEY;
   let connection: Connection;
   try {
@@ -87,7 +89,12 @@ export async function connectEngine(
     if (error instanceof InvalidInputError) throw error;
     throw new TemporalUnavailableError(address, error);
   }
-  const client = new Client({ connection, namespace: options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default' });
+  const client = new Client({
+    connection,
+    namespace: options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
+    // The workers' payload encryption (ECA_CODEC_KEYS): inputs are written, and results read, encrypted.
+    dataConverter,
+  });
   const pollInterval = options.pollInterval ?? env.ECA_POLL_INTERVAL;
   return {
     client,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
+import { formatCodecKeys, generateCodecKeyring } from '../../codec/index.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
@@ -27,6 +28,7 @@ describe('eca CLI (real executable)', function () {
   let running: Promise<void>;
   let dir: string;
   const run = randomUUID().slice(0, 6);
+  const codec = generateCodecKeyring();
 
   function eca(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
     const childEnv: NodeJS.ProcessEnv = {
@@ -41,6 +43,7 @@ describe('eca CLI (real executable)', function () {
       ECA_BROKERAGE_PUBLIC_KEY: engine.sim.keys.brokeragePublicKey,
       ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'true',
       ECA_POLL_INTERVAL: '1 second',
+      ECA_CODEC_KEYS: formatCodecKeys(codec),
       ...extraEnv,
     };
     return new Promise((resolve) => {
@@ -68,7 +71,7 @@ describe('eca CLI (real executable)', function () {
 
   before(async function () {
     env = await devServerEnv();
-    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 }, codec });
     running = engine.worker.run();
     dir = await mkdtemp(join(tmpdir(), 'eca-cli-'));
   });
@@ -162,6 +165,7 @@ describe('eca CLI (real executable)', function () {
       await eca(['status', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:9' }),
       /cannot reach Temporal at 127\.0\.0\.1:9/,
     );
+    assertOneLineError(await eca(['status', 'x'], { ECA_CODEC_KEYS: '' }), /ECA_CODEC_KEYS/);
     const usage = await eca(['frobnicate']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /unknown command 'frobnicate'/);

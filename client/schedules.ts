@@ -1,0 +1,122 @@
+/**
+ * The firm's daily document submission as a Temporal Schedule: created or updated idempotently (run
+ * it again after changing the time, the time zone or the forms directory). The schedule starts
+ * `dailyDocumentsTrigger`, which runs the day's `dailyDocuments` (id `documents-<CSID>-<yyyy-mm-dd>`)
+ * at most once per day. Self-contained: a CLI command only needs to pass its options through.
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type {
+  Client,
+  ScheduleOptions,
+  ScheduleOptionsStartWorkflowAction,
+  ScheduleUpdateOptions,
+} from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
+import {
+  DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
+  dailyDocumentsScheduleId,
+  type DailyDocumentsInput,
+} from '../workflows/documents/messages.js';
+import { EcaCsid } from '../workflows/search-attributes.js';
+
+export interface DailyDocumentsScheduleOptions {
+  csid: string;
+  /** Time of day of the submission, `HH:MM` (24 h), before the day's applications are created. */
+  time: string;
+  /** IANA time zone of `time` and of the firm's day (`America/New_York`, `UTC`...). */
+  timeZone: string;
+  /** Directory with `forms.json` and the PDFs, as the workers see it. */
+  formsDir: string;
+  /** Task queue of the engine's workers. */
+  taskQueue: string;
+  /** How late a missed firing (server or workers down) may still run; later the day is missed. Default 6 hours. */
+  catchupWindow?: Duration;
+  paused?: boolean;
+  /** A note for ops, shown with the schedule. */
+  note?: string;
+}
+
+export interface DailyDocumentsSchedule {
+  scheduleId: string;
+  /** False when an existing schedule was updated. */
+  created: boolean;
+  /** The next firings the server computed. */
+  nextRuns: Date[];
+}
+
+const DEFAULT_CATCHUP_WINDOW: Duration = '6 hours';
+
+/** The options cannot make a schedule; nothing was created or changed. */
+export class InvalidScheduleOptions extends Error {
+  override readonly name = 'InvalidScheduleOptions';
+}
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function check(options: DailyDocumentsScheduleOptions): { hour: number; minute: number } {
+  const problems: string[] = [];
+  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(options.time ?? '');
+  if (!match) problems.push(`time must be HH:MM (00:00 to 23:59), got "${options.time}"`);
+  if (!options.timeZone || !isTimeZone(options.timeZone)) problems.push(`unknown time zone "${options.timeZone}"`);
+  for (const field of ['csid', 'formsDir', 'taskQueue'] as const) {
+    if (typeof options[field] !== 'string' || options[field].trim() === '') problems.push(`${field} is required`);
+  }
+  if (problems.length > 0 || !match) throw new InvalidScheduleOptions(problems.join('; '));
+  return { hour: Number(match[1]), minute: Number(match[2]) };
+}
+
+/** Creates the firm's schedule, or brings an existing one to these options. */
+export async function upsertDailyDocumentsSchedule(
+  client: Client,
+  options: DailyDocumentsScheduleOptions,
+): Promise<DailyDocumentsSchedule> {
+  const { hour, minute } = check(options);
+  const scheduleId = dailyDocumentsScheduleId(options.csid);
+  const input: DailyDocumentsInput = { csid: options.csid, formsDir: options.formsDir, timeZone: options.timeZone };
+  const action: ScheduleOptionsStartWorkflowAction<typeof dailyDocumentsTrigger> = {
+    type: 'startWorkflow',
+    workflowType: DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
+    // The server appends the firing time; the day's own workflow gets `documents-<CSID>-<day>`.
+    workflowId: `documents-trigger-${options.csid}`,
+    taskQueue: options.taskQueue,
+    args: [input],
+    typedSearchAttributes: [{ key: EcaCsid, value: options.csid }],
+    staticSummary: `daily documents of ${options.csid}`,
+  };
+  const spec = {
+    calendars: [{ hour, minute, comment: `daily documents at ${options.time} ${options.timeZone}` }],
+    timezone: options.timeZone,
+  };
+  const policies: ScheduleOptions['policies'] = {
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: options.catchupWindow ?? DEFAULT_CATCHUP_WINDOW,
+  };
+  const state = { paused: options.paused ?? false, ...(options.note !== undefined && { note: options.note }) };
+
+  let created = true;
+  try {
+    await client.schedule.create({ scheduleId, spec, action, policies, state });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    created = false;
+    await client.schedule
+      .getHandle(scheduleId)
+      .update((previous): ScheduleUpdateOptions<ScheduleOptionsStartWorkflowAction<typeof dailyDocumentsTrigger>> => ({
+        ...previous,
+        spec,
+        action,
+        policies,
+        state,
+      }));
+  }
+  const description = await client.schedule.getHandle(scheduleId).describe();
+  return { scheduleId, created, nextRuns: description.info.nextActionTimes };
+}

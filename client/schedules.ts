@@ -11,7 +11,6 @@ import type {
   ScheduleOptionsStartWorkflowAction,
   ScheduleUpdateOptions,
 } from '@temporalio/client';
-import type { Duration } from '@temporalio/common';
 import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
 import {
   DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
@@ -30,8 +29,8 @@ export interface DailyDocumentsScheduleOptions {
   formsDir: string;
   /** Task queue of the engine's workers. */
   taskQueue: string;
-  /** How late a missed firing (server or workers down) may still run; later the day is missed. Default 6 hours. */
-  catchupWindow?: Duration;
+  /** How late a missed firing (server or workers down) may still run, e.g. `6 hours` (the default); later the day is missed. */
+  catchupWindow?: string;
   paused?: boolean;
   /** A note for ops, shown with the schedule. */
   note?: string;
@@ -44,8 +43,6 @@ export interface DailyDocumentsSchedule {
   /** The next firings the server computed. */
   nextRuns: Date[];
 }
-
-const DEFAULT_CATCHUP_WINDOW: Duration = '6 hours';
 
 /** The options cannot make a schedule; nothing was created or changed. */
 export class InvalidScheduleOptions extends Error {
@@ -97,7 +94,7 @@ export async function upsertDailyDocumentsSchedule(
   };
   const policies: ScheduleOptions['policies'] = {
     overlap: ScheduleOverlapPolicy.SKIP,
-    catchupWindow: options.catchupWindow ?? DEFAULT_CATCHUP_WINDOW,
+    catchupWindow: options.catchupWindow ?? '6 hours',
   };
   const state = { paused: options.paused ?? false, ...(options.note !== undefined && { note: options.note }) };
 

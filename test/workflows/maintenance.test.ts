@@ -43,7 +43,7 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
   async function start(
     harness: EngineHarness,
     input: Omit<MaintenanceInput, 'csid' | 'requestKey'>,
-    requestKey = randomUUID(),
+    requestKey: string = randomUUID(),
   ) {
     return env.client.workflow.start(accountMaintenance, {
       taskQueue: harness.taskQueue,

@@ -36,7 +36,9 @@ export interface MaintenanceInput {
   attachments?: MaintenanceAttachment[];
   /** The caller's key of this request (part of the workflow id). */
   requestKey: string;
-  /** Longest wait between two status reads (default 30 minutes; the first is after one minute). */
+  /** Wait before the first status read (default 1 minute); each next wait doubles. */
+  firstPollInterval?: string;
+  /** Longest wait between two status reads (default 30 minutes). */
   maxPollInterval?: string;
 }
 

@@ -105,7 +105,8 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   view.status = 'PENDING';
   publish();
 
-  for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, maxPollMs)) {
+  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);
+  for (let wait = firstPollMs; ; wait = Math.min(wait * 2, maxPollMs)) {
     view.nextPollAt = Date.now() + wait;
     publish();
     await sleep(wait, { summary: `request ${requestId} is pending` });

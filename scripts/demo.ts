@@ -1,58 +1,294 @@
 /**
- * `npm run demo`: starts the embedded Temporal dev server with its UI, a worker, runs the engine's
- * smoke check workflow and prints its result and where to see its history.
+ * `npm run demo`: the engine on this machine, end to end. Starts the Temporal dev server with its UI
+ * (wired to a codec server, payloads are encrypted), the simulated brokerage with compressed time,
+ * and a worker; starts N applications spread over the simulator's scenarios; plays the staff (provides
+ * documents, corrects an invalid application, abandons and resets a stalled one); shows progress until
+ * every application is final, then a summary and where to inspect the histories.
  *
- *   --keep   leave the server and worker running (Ctrl-C to stop) to explore the UI
+ *   --applications N   how many applications (default 25)
+ *   --time-scale X     simulated time per real time (default 20000: a business day in about 4 s)
+ *   --keep             leave everything running to explore the UI (Ctrl-C to stop)
+ *
+ * With TEMPORAL_ADDRESS set, the demo uses that server instead of starting one.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
-import { createEngineWorker, DEFAULT_TASK_QUEUE } from '../workers/engine-worker.js';
-import type { engineSmokeCheck } from '../workflows/index.js';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { SingleBar } from 'cli-progress';
+import { FileDocumentStore } from '../activities/document-store.js';
+import { createEngineActivities } from '../activities/engine.js';
+import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
+import type { EngineContext } from '../client/applications.js';
+import { table } from '../client/cli.js';
+import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
+import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../eca/index.js';
+import { startSimulator } from '../simulator/server.js';
+import { createEngineWorker } from '../workers/engine-worker.js';
+import type { ApplicationStateView } from '../workflows/application/messages.js';
+import { wantsDocument } from '../workflows/lifecycle/tasks.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
-const { values } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
+class UsageError extends Error {}
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
-
-console.log('Starting the Temporal dev server with its UI...');
-const env = await TestWorkflowEnvironment.createLocal({
-  server: {
-    executable: await devServerExecutable(),
-    ui: true,
-    extraArgs: DEV_SERVER_EXTRA_ARGS,
-    searchAttributes: ECA_SEARCH_ATTRIBUTES,
+const { values } = parseArgs({
+  options: {
+    applications: { type: 'string', default: '25' },
+    'time-scale': { type: 'string', default: '20000' },
+    keep: { type: 'boolean', default: false },
   },
 });
-const [host = '127.0.0.1', port = '7233'] = env.address.split(':');
-const uiAddress = `http://${host}:${Number(port) + 1000}`;
-const worker = await createEngineWorker({ connection: env.nativeConnection, taskQueue: DEFAULT_TASK_QUEUE });
-const running = worker.run();
 
-try {
-  const workflowId = `smoke-${randomUUID()}`;
-  console.log(`Temporal server at ${env.address}; running smoke check workflow ${workflowId}...`);
-  const result = await env.client.workflow.execute<typeof engineSmokeCheck>('engineSmokeCheck', {
-    taskQueue: DEFAULT_TASK_QUEUE,
-    workflowId,
-    args: [{ sleep: '2 seconds' }],
-  });
-  console.log('Smoke check completed:');
-  console.log(`  worker:        ${result.workerIdentity}`);
-  console.log(`  durable timer: ${result.workflowFinishedAt - result.workflowStartedAt} ms of workflow time`);
-  console.log(`  history:       ${uiAddress}/namespaces/default/workflows/${workflowId}`);
-  console.log(`Temporal UI:     ${uiAddress}`);
-  if (values.keep) {
-    console.log('Leaving the server and worker running (--keep); press Ctrl-C to stop.');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+function positive(name: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    throw new UsageError(`--${name} must be a number between 1 and ${max}, got "${text}"`);
   }
-} finally {
-  worker.shutdown();
-  await running;
-  await env.teardown();
+  return value;
 }
+
+/** Each scenario, the staff action the demo plays for it, and the final state it must reach. */
+const SCENARIOS = [
+  { name: 'happy', expected: 'open' },
+  { name: 'docs-required', expected: 'open' },
+  { name: 'doc-rejected', expected: 'open' },
+  { name: 'portal-task', expected: 'open' },
+  { name: 'compliance-rejected', expected: 'rejected' },
+  { name: 'stalled', expected: 'open' },
+  { name: 'invalid', expected: 'open' },
+] as const;
+type ScenarioName = (typeof SCENARIOS)[number]['name'];
+
+interface Tracked {
+  externalId: string;
+  scenario: ScenarioName;
+  expected: string;
+  state?: ApplicationStateView;
+  documentRound: number;
+  abandoned: boolean;
+  resubmitted: boolean;
+}
+
+function applicationXml(externalId: string, valid: boolean): string {
+  const xml = APPLICATION_XML_EXAMPLE.replace('external_id="EXT-1"', `external_id="${externalId}"`);
+  return valid ? xml : xml.replace(' first="Jane"', '');
+}
+
+function pdf(label: string): Uint8Array {
+  return new TextEncoder().encode(`%PDF-1.4\n% demo document ${label}\n%%EOF\n`);
+}
+
+async function main(): Promise<number> {
+  const count = positive('applications', values.applications, 5000);
+  const timeScale = positive('time-scale', values['time-scale'], 1_000_000);
+  const started = Date.now();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+
+  const keys = generateCodecKeyring('demo');
+  const codecServer = await startCodecServer({ keys, token: randomBytes(24).toString('hex') });
+  const dir = await mkdtemp(join(tmpdir(), 'eca-demo-'));
+  const cleanups: Array<() => Promise<unknown>> = [
+    () => rm(dir, { recursive: true, force: true }),
+    () => codecServer.close(),
+  ];
+
+  try {
+    let address = process.env.TEMPORAL_ADDRESS;
+    let uiAddress: string | undefined;
+    let nativeConnection: NativeConnection;
+    let client: Client;
+    if (address) {
+      console.log(`Using the Temporal server at ${address} (TEMPORAL_ADDRESS).`);
+      nativeConnection = await NativeConnection.connect({ address });
+      const connection = await Connection.connect({ address });
+      client = new Client({ connection, dataConverter: codecDataConverter(keys) });
+      cleanups.unshift(
+        () => nativeConnection.close(),
+        () => connection.close(),
+      );
+    } else {
+      console.log('Starting the Temporal dev server with its UI...');
+      const env = await TestWorkflowEnvironment.createLocal({
+        server: {
+          executable: await devServerExecutable(),
+          ui: true,
+          extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...uiCodecEndpointArgs(codecServer)],
+          searchAttributes: ECA_SEARCH_ATTRIBUTES,
+        },
+        client: { dataConverter: codecDataConverter(keys) },
+      });
+      cleanups.unshift(() => env.teardown());
+      address = env.address;
+      const [host = '127.0.0.1', port = '7233'] = address.split(':');
+      uiAddress = `http://${host === '127.0.0.1' ? 'localhost' : host}:${Number(port) + 1000}`;
+      codecServer.allowOrigin(uiAddress);
+      codecServer.allowOrigin(uiAddress.replace('localhost', '127.0.0.1'));
+      nativeConnection = env.nativeConnection;
+      client = env.client;
+    }
+
+    const sim = await startSimulator({ timeScale });
+    cleanups.unshift(() => sim.close());
+    const eca = createEcaClient({
+      baseUrl: sim.url,
+      preferenceUrl: sim.preferenceUrl,
+      csid: sim.csid,
+      firmPrivateKey: sim.keys.firmPrivateKey,
+      brokeragePublicKey: sim.keys.brokeragePublicKey,
+      sso: { allowInsecureLoopback: true },
+    });
+    const store = new FileDocumentStore(join(dir, 'documents'));
+    const { activities, statusReader } = createEngineActivities({ eca, store });
+    const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
+    const worker = await createEngineWorker({ connection: nativeConnection, taskQueue, codec: keys, activities });
+    const running = worker.run();
+    cleanups.unshift(async () => {
+      worker.shutdown();
+      await running;
+    });
+    console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
+
+    const ctx: EngineContext = {
+      client,
+      store,
+      csid: sim.csid,
+      taskQueue,
+      settings: {
+        pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+      },
+    };
+    const run = randomUUID().slice(0, 6);
+    const tracked: Tracked[] = [];
+    for (let i = 0; i < count; i++) {
+      const scenario = SCENARIOS[i % SCENARIOS.length]!;
+      const externalId = `${scenario.name}-${run}-${i + 1}`;
+      await startApplication(ctx, { applicationXml: applicationXml(externalId, scenario.name !== 'invalid') });
+      tracked.push({
+        externalId,
+        scenario: scenario.name,
+        expected: scenario.expected,
+        documentRound: 0,
+        abandoned: false,
+        resubmitted: false,
+      });
+    }
+    console.log(`Started ${count} applications over ${SCENARIOS.length} scenarios.`);
+
+    const bar = process.stdout.isTTY
+      ? new SingleBar({ format: 'final [{bar}] {value}/{total} | {states}', hideCursor: true })
+      : undefined;
+    bar?.start(count, 0, { states: '' });
+    const deadline = Date.now() + 10 * 60_000;
+    let lastLine = 0;
+    for (;;) {
+      await Promise.all(tracked.filter((app) => !app.state?.done).map((app) => staff(ctx, app)));
+      const done = tracked.filter((app) => app.state?.done).length;
+      const states = new Map<string, number>();
+      for (const app of tracked) {
+        const state = app.state?.lifecycleState ?? 'starting';
+        states.set(state, (states.get(state) ?? 0) + 1);
+      }
+      const summary = [...states].map(([state, n]) => `${state} ${n}`).join(', ');
+      if (bar) bar.update(done, { states: summary });
+      else if (Date.now() - lastLine > 5000 || done === count) {
+        console.log(`${done}/${count} final | ${summary}`);
+        lastLine = Date.now();
+      }
+      if (done === count) break;
+      if (Date.now() > deadline) {
+        bar?.stop();
+        console.error('The demo did not finish within 10 minutes.');
+        return 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    bar?.stop();
+
+    const rows = SCENARIOS.map((scenario) => {
+      const apps = tracked.filter((app) => app.scenario === scenario.name);
+      const outcomes = new Map<string, number>();
+      for (const app of apps)
+        outcomes.set(app.state!.lifecycleState, (outcomes.get(app.state!.lifecycleState) ?? 0) + 1);
+      const ok = apps.every((app) => app.state!.lifecycleState === app.expected);
+      return [
+        scenario.name,
+        String(apps.length),
+        [...outcomes].map(([s, n]) => `${s} ${n}`).join(', ') || '-',
+        scenario.expected,
+        apps.length === 0 ? '-' : ok ? 'yes' : 'NO',
+      ];
+    });
+    const calls = Object.entries(sim.control.calls()).filter(([, n]) => n > 0);
+    const failed = tracked.filter((app) => app.state!.lifecycleState !== app.expected);
+    console.log(`\n${table(['SCENARIO', 'APPS', 'OUTCOMES', 'EXPECTED', 'OK'], rows)}\n`);
+    console.log(
+      `${table(
+        ['BROKERAGE OPERATION', 'CALLS'],
+        calls.map(([op, n]) => [op, String(n)]),
+      )}\n`,
+    );
+    console.log(
+      `Status reads: ${statusReader.stats.reads} merged into ${statusReader.stats.calls} calls (largest batch ${statusReader.stats.largestBatch}).`,
+    );
+    console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s for ${count} applications.`);
+    if (uiAddress) {
+      console.log(
+        `Temporal UI: ${uiAddress}/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowType='accountApplication'`)}`,
+      );
+      console.log('Payloads are encrypted; the UI decodes them through the demo codec server.');
+    }
+    if (failed.length > 0) console.error(`${failed.length} application(s) did not reach their expected state.`);
+
+    if (values.keep) {
+      console.log('Leaving everything running (--keep); press Ctrl-C to stop.');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+  }
+}
+
+/** Plays the firm's staff for one application: reads its state and answers what it waits for. */
+async function staff(ctx: EngineContext, app: Tracked): Promise<void> {
+  try {
+    app.state = await getState(ctx, app.externalId);
+  } catch {
+    return; // not visible yet
+  }
+  const state = app.state;
+  if (state.lifecycleState === 'needsDocuments') {
+    const forms = [...new Set(state.pendingTasks.filter(wantsDocument).map((task) => task.formNumber))];
+    if (forms.length === 0) return;
+    app.documentRound++;
+    const documents = forms.map((formNumber) => ({
+      formNumber,
+      data: pdf(`${app.externalId} ${formNumber} #${app.documentRound}`),
+    }));
+    app.state = await provideDocuments(ctx, app.externalId, documents).catch(() => state);
+  } else if (state.lifecycleState === 'needsCorrection' && !app.resubmitted) {
+    app.resubmitted = true;
+    app.state = await resubmit(ctx, app.externalId, applicationXml(app.externalId, true));
+  } else if (app.scenario === 'stalled' && state.lifecycleState === 'awaitingClient' && !app.abandoned) {
+    app.abandoned = true;
+    app.state = await abandon(ctx, app.externalId, 'demo: client unresponsive');
+  } else if (state.lifecycleState === 'abandoned') {
+    app.state = await reset(ctx, app.externalId);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`demo: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,48 @@
+/**
+ * Every activity of the engine, built from one brokerage client and one document store: what a
+ * worker registers. The worker process, the demo and the tests all assemble their activities here.
+ */
+import { join } from 'node:path';
+import type { EcaClient } from '../eca/index.js';
+import { createApplicationActivities, createStatusReader } from './application.js';
+import type { StatusReader } from './application.js';
+import type { FileDocumentStore } from './document-store.js';
+import { createDocumentsActivities } from './documents.js';
+import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
+import { createMaintenanceActivities } from './maintenance.js';
+import * as smokeActivities from './smoke.js';
+
+export interface EngineActivityOptions {
+  eca: EcaClient;
+  store: FileDocumentStore;
+  /** Merges status reads; built from the two settings below when not given. */
+  statusReader?: StatusReader;
+  batchWindowMs?: number;
+  maxAccountsPerCall?: number;
+  /** The day's clock (daily submission, signing times); the system clock by default. */
+  now?: () => Date;
+}
+
+export function createEngineActivities(options: EngineActivityOptions) {
+  const { eca, store, now } = options;
+  const ledger = new FileDailyDocumentsLedger(join(store.root, 'daily'));
+  const statusReader =
+    options.statusReader ??
+    createStatusReader(eca, { windowMs: options.batchWindowMs, maxBatch: options.maxAccountsPerCall });
+  return {
+    ledger,
+    statusReader,
+    activities: {
+      ...smokeActivities,
+      ...createApplicationActivities({
+        eca,
+        store,
+        statusReader,
+        now,
+        createDocuments: (input) => planCreateDocuments(ledger, input),
+      }),
+      ...createDocumentsActivities({ eca, store, ledger, now }),
+      ...createMaintenanceActivities({ eca, store }),
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/** `npm run demo` as a newcomer runs it, at a small N: every application must reach its expected final state. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('the demo', function () {
+  this.timeout(300_000);
+
+  it('runs applications of every scenario to their expected final states and prints the summary', async function () {
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const env = { ...process.env };
+      delete env.TEMPORAL_ADDRESS;
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/demo.ts', '--applications', '7'],
+        { cwd: ROOT, env },
+        (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
+      );
+    });
+    assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);
+    assert.match(stdout, /Started 7 applications over 7 scenarios/);
+    for (const [scenario, expected] of [
+      ['happy', 'open'],
+      ['docs-required', 'open'],
+      ['doc-rejected', 'open'],
+      ['portal-task', 'open'],
+      ['compliance-rejected', 'rejected'],
+      ['stalled', 'open'],
+      ['invalid', 'open'],
+    ]) {
+      assert.match(stdout, new RegExp(`${scenario}\\s+1\\s+${expected} 1\\s+${expected}\\s+yes`), `${scenario} row`);
+    }
+    assert.match(stdout, /create\s+7\n/, 'one create per application');
+    assert.match(stdout, /Temporal UI: http:\/\/localhost:\d+\/namespaces\/default\/workflows/);
+  });
+
+  it('refuses a bad --applications value with one line and exit code 2', async function () {
+    const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/demo.ts', '--applications', 'many'],
+        { cwd: ROOT },
+        (error, _out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr: err }),
+      );
+    });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim(), 'demo: --applications must be a number between 1 and 5000, got "many"');
+  });
+});

@@ -2,7 +2,11 @@
  * Failures injected per operation through the control API, and the per-operation call counts that
  * tests read to check retries and merged polls.
  */
-export const FAULT_KINDS = ['http500', 'http503', 'latency', 'timeout', 'malformed', 'drop'] as const;
+/**
+ * `lost-response` processes the call as usual (an account is created, an update is taken), then
+ * closes the socket instead of answering: the response is lost after the work was done.
+ */
+export const FAULT_KINDS = ['http500', 'http503', 'latency', 'timeout', 'malformed', 'drop', 'lost-response'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultInput {

@@ -214,6 +214,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         return reply;
       }
       case 'latency':
+      case 'lost-response':
         return undefined;
     }
   };
@@ -222,12 +223,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     calls.record(operation);
     const decision = faults.decide(operation);
     if (decision.latencyMs > 0) await sleep(decision.latencyMs);
-    if (decision.failure) {
+    if (decision.failure && decision.failure.kind !== 'lost-response') {
       fail(decision.failure, request, reply);
       return reply;
     }
     try {
       const result = await handler(ctx, { body: request.body, ip: request.ip });
+      if (decision.failure) {
+        // lost-response: the work is done (and kept), the answer never leaves.
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      }
       return reply.code(result.status).send(result.body);
     } catch (error) {
       if (error instanceof RequestRefused) {

@@ -81,6 +81,16 @@ describe('simulator control API and faults', function () {
     assert.equal((await status()).status, 200);
   });
 
+  it('loses the response after the work is done (lost-response)', async function () {
+    await control(sim, 'POST', '/faults', { operation: 'create', kind: 'lost-response', count: 1 });
+    await assert.rejects(createAccount(sim, firm, 'lost-1'));
+    const made = sim.control.accountByExternalId('lost-1');
+    assert.ok(made, 'the account was made although its response was lost');
+    // Asked again, the service answers with the same account.
+    assert.equal((await createAccount(sim, firm, 'lost-1')).accountId, made.accountId);
+    assert.equal(sim.control.calls().create, 2);
+  });
+
   it('reset forgets accounts, faults and counts but keeps the firm', async function () {
     await createAccount(sim, firm, 'reset-1');
     await control(sim, 'POST', '/faults', { operation: 'getPendingTasks', kind: 'http500' });

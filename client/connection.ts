@@ -3,13 +3,12 @@
  * (the same variables as the worker: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
  * TEMPORAL_TLS*, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
  */
-import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
-import type { ConnectionOptions } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { FileDocumentStore } from '../activities/document-store.js';
+import { ConfigurationError, loadWorkerConfig } from '../workers/config.js';
+import { temporalConnectionOptions } from '../workers/temporal-connection.js';
 import { dataConverterFromEnv } from '../codec/data-converter.js';
-import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
 import { InvalidInputError, TemporalUnavailableError } from './errors.js';
 
@@ -44,54 +43,31 @@ export interface ConnectedEngine extends EngineContext {
   close(): Promise<void>;
 }
 
-async function tlsOptions(env: NodeJS.ProcessEnv, apiKey: string | undefined): Promise<ConnectionOptions['tls']> {
-  const enabled = apiKey !== undefined || ['1', 'true', 'yes'].includes((env.TEMPORAL_TLS ?? '').toLowerCase());
-  if (!enabled) return undefined;
-  const read = async (name: string) => {
-    const path = env[name];
-    if (!path) return undefined;
-    try {
-      return await readFile(path);
-    } catch {
-      throw new InvalidInputError(name, `${path} cannot be read`);
-    }
-  };
-  const [ca, crt, key] = await Promise.all([
-    read('TEMPORAL_TLS_CA'),
-    read('TEMPORAL_TLS_CERT'),
-    read('TEMPORAL_TLS_KEY'),
-  ]);
-  return {
-    serverNameOverride: env.TEMPORAL_TLS_SERVER_NAME,
-    serverRootCACertificate: ca,
-    clientCertPair: crt && key ? { crt, key } : undefined,
-  };
-}
-
 export async function connectEngine(
   options: ConnectOptions = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ConnectedEngine> {
-  const address = options.address ?? env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+  const config = loadWorkerConfig(env).temporal;
+  const address = options.address ?? config.address;
   const csid = options.csid ?? env.ECA_CSID;
   if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
   const dataConverter = dataConverterFromEnv(env);
-  const apiKey = options.apiKey ?? env.TEMPORAL_API_KEY;
   let connection: Connection;
   try {
-    connection = await Connection.connect({
+    const connectionOptions = await temporalConnectionOptions({
+      ...config,
       address,
-      apiKey,
-      tls: await tlsOptions(env, apiKey),
-      connectTimeout: '5 seconds',
+      apiKey: options.apiKey ?? config.apiKey,
+      tls: { ...config.tls, enabled: config.tls.enabled || options.apiKey !== undefined },
     });
+    connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5 seconds' });
   } catch (error) {
-    if (error instanceof InvalidInputError) throw error;
+    if (error instanceof ConfigurationError) throw error;
     throw new TemporalUnavailableError(address, error);
   }
   const client = new Client({
     connection,
-    namespace: options.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
+    namespace: options.namespace ?? config.namespace,
     // The workers' payload encryption (ECA_CODEC_KEYS): inputs are written, and results read, encrypted.
     dataConverter,
   });
@@ -101,7 +77,7 @@ export async function connectEngine(
     settings: pollInterval ? pollEvery(pollInterval) : undefined,
     connection,
     csid,
-    taskQueue: options.taskQueue ?? env.ECA_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue: options.taskQueue ?? config.taskQueue,
     store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents'),
     close: () => connection.close(),
   };

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
 
 export class ConfigurationError extends Error {
   override readonly name = 'EcaConfigurationError';
@@ -16,7 +17,7 @@ const schema = z.object({
   temporal: z.object({
     address: z.string().min(1).default('localhost:7233'),
     namespace: z.string().min(1).default('default'),
-    taskQueue: z.string().min(1).default('eca-onboarding'),
+    taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     /** Temporal Cloud API key; implies TLS. */
     apiKey: z.string().min(1).optional(),
     tls: z

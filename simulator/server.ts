@@ -2,6 +2,7 @@
  * `startSimulator`: the stand-in brokerage as an HTTP server (fastify), with its state, clock,
  * scenarios, faults and control API. The CLI (simulator/main.ts) and the tests both start it here.
  */
+import { OPERATION_PATHS as ECA_OPERATION_PATHS } from '../eca/client.js';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -68,25 +69,19 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-/** Operation name → path, as in the spec. */
-export const OPERATION_PATHS: Record<string, string> = {
-  getPendingTasks: '/ws/eca/getPendingTasks',
-  getRegistrationTasks: '/ws/eca/getRegistrationTasks',
-  getAccountStatus: '/ws/eca/getAccountStatus',
-  getEnumerations: '/ws/eca/getEnumerations',
-  getAmRequestStatus: '/ws/eca/getAmRequestStatus',
-  submitDocuments: '/ws/eca/submitDocuments',
-  validateXML: '/ws/eca/validateXML',
-  create: '/ws/eca/create',
-  'sso/create': '/ws/sso/create',
-  update: '/ws/eca/update',
-  'preference/set': '/pref/preference/set',
-  getResponseFile: '/ws/eca/getResponseFile',
-  getBatchDetails: '/ws/eca/getBatchDetails',
-  getFileDetails: '/ws/eca/getFileDetails',
-};
-
 const PREFERENCE_BASE = '/pref';
+
+/**
+ * Operation name (as the spec names it, which is how faults and call counts are keyed) → path served:
+ * the client's paths, with preference/set under the separate preference base.
+ */
+export const OPERATION_PATHS: Record<string, string> = Object.fromEntries(
+  Object.entries(ECA_OPERATION_PATHS).map(([operation, path]) => {
+    if (operation === 'ssoCreate') return ['sso/create', path];
+    if (operation === 'preferenceSet') return ['preference/set', `${PREFERENCE_BASE}${path}`];
+    return [operation, path];
+  }),
+);
 
 function startEpochMs(start: SimulatorOptions['startTime']): number | undefined {
   if (start === undefined) return undefined;

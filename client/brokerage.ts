@@ -3,11 +3,11 @@
  * sessions (short-lived, never stored) and language preferences. Brokerage settings come from the
  * same variables as the worker's (ECA_CSID, ECA_BASE_URL, ECA_FIRM_PRIVATE_KEY, ...).
  */
-import { buildLandingUrl } from '../eca/index.js';
+import { buildLandingUrl, checkSingleIp, EcaRequestError, findLandingPage } from '../eca/index.js';
 import type { EcaClient, PreferenceSetResponse } from '../eca/index.js';
 import { createEcaClientFromConfig } from '../workers/brokerage.js';
 import { loadWorkerConfig } from '../workers/config.js';
-import { EngineError } from './errors.js';
+import { EngineError, InvalidInputError } from './errors.js';
 
 function brokerageClient(): EcaClient {
   return createEcaClientFromConfig(loadWorkerConfig().brokerage);
@@ -27,6 +27,17 @@ export async function createSsoUrl(
   input: { userName: string; ip: string; landing?: string },
   eca: EcaClient = brokerageClient(),
 ): Promise<SsoUrl> {
+  // Checked before the call: a refused request must not leave a session behind at the brokerage.
+  if (input.landing !== undefined && !findLandingPage(input.landing)) {
+    throw new InvalidInputError('landing', `unknown landing page "${input.landing}" (the spec's landing-page table)`);
+  }
+  try {
+    checkSingleIp(input.ip);
+  } catch (error) {
+    if (error instanceof EcaRequestError)
+      throw new InvalidInputError('ip', `"${input.ip}" is not one IPv4 or IPv6 address`);
+    throw error;
+  }
   const response = await eca.ssoCreate({ userName: input.userName, ip: input.ip });
   if (!response.result || !response.signedUrl) {
     throw new EngineError('BROKERAGE_REFUSED', `sso/create refused: ${response.error ?? 'no URL returned'}`);

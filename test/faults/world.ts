@@ -1,0 +1,287 @@
+/**
+ * The fault-injection suite's world: a Temporal dev server on a database file, the simulator on a
+ * data dir and worker processes, each a real process that a case stops, kills or restarts; and a
+ * fleet of applications driven to their final states while that happens, with the staff played.
+ * Every case ends with the same checks: each application in its expected final state, its workflow
+ * completed (never failed), and exactly one account per external id in the simulator's own state.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { FileDocumentStore } from '../../activities/document-store.js';
+import { getState, provideDocuments, startApplication } from '../../client/applications.js';
+import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
+import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
+import { readSnapshot } from '../../simulator/persistence.js';
+import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
+import { DevServer, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
+import type { Child } from '../../scripts/processes.js';
+import { applicationXml, pdf } from '../support/engine.js';
+
+/** Scenario → the final state it must reach (docs-required needs the staff to send two PDFs). */
+export const EXPECTED = {
+  happy: 'open',
+  'portal-task': 'open',
+  'compliance-rejected': 'rejected',
+  'docs-required': 'open',
+} as const;
+type Scenario = keyof typeof EXPECTED;
+const SCENARIOS = Object.keys(EXPECTED) as Scenario[];
+
+const FAST = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+};
+
+/** What each case reports (printed as a table at the end of the suite). */
+export interface CaseReport {
+  name: string;
+  applications: number;
+  faults: number;
+  outcomes: Record<string, number>;
+  /** Applications not in their expected final state. */
+  wrong: number;
+  /** Workflows that ended otherwise than completed (failed, terminated, timed out). */
+  failedWorkflows: number;
+  /** External ids with more than one account in the simulator. */
+  duplicates: number;
+  /** create calls the simulator received (faulted ones included), per application. */
+  createCallsPerApplication: number;
+  seconds: number;
+}
+
+export const reports: CaseReport[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class World {
+  readonly dir: string;
+  readonly server: DevServer;
+  readonly sim: SimulatorProcess;
+  readonly codecKeys = generateCodecKeyEntry('faults');
+  readonly store: FileDocumentStore;
+  readonly workers = new Set<Child>();
+  private connection: Connection | undefined;
+  client!: Client;
+
+  private constructor(dir: string) {
+    this.dir = dir;
+    this.server = new DevServer({ dbFile: join(dir, 'temporal.db') });
+    // One simulated business day in about four seconds.
+    this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000 });
+    this.store = new FileDocumentStore(join(dir, 'documents'));
+  }
+
+  static async start(): Promise<World> {
+    const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')));
+    await Promise.all([world.server.start(), world.sim.start()]);
+    world.connection = await Connection.connect({ address: world.server.address });
+    world.client = new Client({
+      connection: world.connection,
+      dataConverter: codecDataConverter(parseCodecKeys(world.codecKeys, 'faults')),
+    });
+    return world;
+  }
+
+  /** A worker process on the queue, configured through its environment as in production. */
+  async worker(name: string, taskQueue: string): Promise<Child> {
+    const child = await startWorkerProcess(name, {
+      temporalAddress: this.server.address,
+      taskQueue,
+      simulator: this.sim,
+      documentStore: this.store.root,
+      codecKeys: this.codecKeys,
+      // A held request fails after 4 s; polls are merged within 20 ms.
+      env: { ECA_TIMEOUT_MS: '4000', ECA_POLL_BATCH_WINDOW_MS: '20', WORKER_SHUTDOWN_GRACE_MS: '2000' },
+    });
+    this.workers.add(child);
+    return child;
+  }
+
+  async stopWorkers(): Promise<void> {
+    await Promise.all([...this.workers].map((worker) => worker.stop('SIGTERM', 10_000)));
+    this.workers.clear();
+  }
+
+  context(taskQueue: string): EngineContext {
+    return { client: this.client, store: this.store, csid: this.sim.csid, taskQueue, settings: FAST };
+  }
+
+  /** Accounts per external id, read from the simulator's own state file (written on demand). */
+  async accountsByExternalId(): Promise<Map<string, string[]>> {
+    await this.sim.control('POST', '/flush', {});
+    const snapshot = await readSnapshot(this.sim.options.dataDir!);
+    const byExternalId = new Map<string, string[]>();
+    for (const account of snapshot?.accounts ?? []) {
+      byExternalId.set(account.externalId, [...(byExternalId.get(account.externalId) ?? []), account.accountId]);
+    }
+    return byExternalId;
+  }
+
+  calls(): Promise<Record<string, number>> {
+    return this.sim.calls();
+  }
+
+  async close(): Promise<void> {
+    await this.stopWorkers();
+    await this.connection?.close().catch(() => undefined);
+    await Promise.all([this.server.stop(), this.sim.stop()]);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+interface Tracked {
+  externalId: string;
+  scenario: Scenario;
+  handle: ApplicationHandle;
+  status?: string;
+  documentsSent: boolean;
+}
+
+export interface FleetOptions {
+  name: string;
+  taskQueue: string;
+  applications: number;
+  /** Runs once the fleet is in flight (a third of the creates made); returns the number of faults injected. */
+  disrupt?: (world: World) => Promise<number>;
+  /** Faults set up before the first application starts; returns a function that counts them afterwards. */
+  before?: (world: World) => Promise<() => Promise<number>>;
+  /** Upper bound on the whole run. */
+  deadlineMs?: number;
+}
+
+/**
+ * Starts the fleet, runs the disruption mid-run, plays the staff and waits (bounded) until every
+ * workflow is closed; then checks and reports.
+ */
+export async function runFleet(world: World, options: FleetOptions): Promise<CaseReport> {
+  const began = Date.now();
+  const ctx = world.context(options.taskQueue);
+  const run = randomUUID().slice(0, 6);
+  const countBefore = await options.before?.(world);
+  const createsBefore = (await world.calls()).create ?? 0;
+  const fleet: Tracked[] = [];
+  for (let i = 0; i < options.applications; i++) {
+    const scenario = SCENARIOS[i % SCENARIOS.length]!;
+    const externalId = `${scenario}-${run}-${i}`;
+    const { handle } = await startApplication(ctx, { applicationXml: applicationXml(externalId) });
+    fleet.push({ externalId, scenario, handle, documentsSent: false });
+  }
+
+  let faults = 0;
+  let disrupted = options.disrupt === undefined;
+  const deadline = Date.now() + (options.deadlineMs ?? 5 * 60_000);
+  for (let round = 0; ; round++) {
+    if (!disrupted) {
+      const created = ((await world.calls().catch(() => ({}))).create ?? 0) - createsBefore;
+      if (created >= options.applications / 3 || round > 600) {
+        disrupted = true;
+        faults += await options.disrupt!(world);
+      }
+    }
+    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app)));
+    if (disrupted && fleet.every((app) => app.status === 'closed')) break;
+    if (Date.now() > deadline) {
+      const open = fleet.filter((app) => app.status !== 'closed').map((app) => app.externalId);
+      assert.fail(
+        `${options.name}: ${open.length} application(s) not finished in time: ${open.slice(0, 5).join(', ')}`,
+      );
+    }
+    await sleep(500);
+  }
+  if (countBefore) faults += await countBefore();
+
+  const accounts = await world.accountsByExternalId();
+  const outcomes: Record<string, number> = {};
+  let wrong = 0;
+  let failedWorkflows = 0;
+  let duplicates = 0;
+  for (const app of fleet) {
+    const description = await app.handle.describe();
+    if (description.status.name !== 'COMPLETED') {
+      failedWorkflows++;
+      outcomes[description.status.name] = (outcomes[description.status.name] ?? 0) + 1;
+      continue;
+    }
+    const result = await app.handle.result();
+    outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    if (result.outcome !== EXPECTED[app.scenario]) wrong++;
+    const made = accounts.get(app.externalId) ?? [];
+    if (made.length > 1) duplicates++;
+    if (made.length !== 1 || made[0] !== result.accountId) wrong++;
+  }
+  const creates = ((await world.calls()).create ?? 0) - createsBefore;
+  const report: CaseReport = {
+    name: options.name,
+    applications: fleet.length,
+    faults,
+    outcomes,
+    wrong,
+    failedWorkflows,
+    duplicates,
+    createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
+    seconds: Math.round((Date.now() - began) / 1000),
+  };
+  reports.push(report);
+  assert.equal(report.failedWorkflows, 0, `${options.name}: workflows not completed: ${JSON.stringify(outcomes)}`);
+  assert.equal(report.duplicates, 0, `${options.name}: external ids with more than one account`);
+  assert.equal(
+    report.wrong,
+    0,
+    `${options.name}: applications not in their expected state: ${JSON.stringify(outcomes)}`,
+  );
+  return report;
+}
+
+/** One look at an application: closed yet? If it waits for documents, the staff send them. */
+async function follow(ctx: EngineContext, app: Tracked): Promise<void> {
+  try {
+    const description = await app.handle.describe();
+    if (description.status.name !== 'RUNNING') {
+      app.status = 'closed';
+      return;
+    }
+    if (app.scenario !== 'docs-required') return;
+    const state = await getState(ctx, app.externalId);
+    if (state.lifecycleState !== 'needsDocuments') return;
+    const forms = [...new Set(state.pendingTasks.filter(wantsDocument).map((task) => task.formNumber))];
+    if (forms.length === 0) return;
+    await provideDocuments(
+      ctx,
+      app.externalId,
+      forms.map((formNumber) => ({ formNumber, data: pdf(`${app.externalId} ${formNumber}`) })),
+    );
+    app.documentsSent = true;
+  } catch {
+    // The server or a worker is down for a moment: look again next round.
+  }
+}
+
+/** The reports as a table, and the totals the issue asks for. */
+export function printReports(): void {
+  if (reports.length === 0) return;
+  const rows = reports.map((report) => [
+    report.name,
+    String(report.applications),
+    String(report.faults),
+    Object.entries(report.outcomes)
+      .map(([outcome, n]) => `${outcome} ${n}`)
+      .join(', '),
+    String(report.failedWorkflows),
+    String(report.duplicates),
+    report.createCallsPerApplication.toFixed(2),
+    `${report.seconds} s`,
+  ]);
+  const header = ['CASE', 'APPS', 'FAULTS', 'OUTCOMES', 'FAILED WF', 'DUPLICATES', 'CREATE CALLS/APP', 'TIME'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
+  console.log(`\n${line(header)}\n${rows.map(line).join('\n')}`);
+  const total = (pick: (report: CaseReport) => number) => reports.reduce((sum, report) => sum + pick(report), 0);
+  console.log(
+    `total: ${total((r) => r.applications)} applications, ${total((r) => r.faults)} faults injected, ` +
+      `${total((r) => r.wrong)} in a wrong state, ${total((r) => r.failedWorkflows)} failed workflows, ` +
+      `${total((r) => r.duplicates)} duplicates\n`,
+  );
+}

@@ -26,7 +26,8 @@ import { abandon, getState, provideDocuments, reset, resubmit, startApplication 
 import type { EngineContext } from '../client/applications.js';
 import { table } from '../client/cli.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
-import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../eca/index.js';
+import { APPLICATION_XML_EXAMPLE } from '../eca/index.js';
+import { ecaClientFor } from '../simulator/client.js';
 import { startSimulator } from '../simulator/server.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import type { ApplicationStateView } from '../workflows/application/messages.js';
@@ -134,14 +135,7 @@ async function main(): Promise<number> {
 
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());
-    const eca = createEcaClient({
-      baseUrl: sim.url,
-      preferenceUrl: sim.preferenceUrl,
-      csid: sim.csid,
-      firmPrivateKey: sim.keys.firmPrivateKey,
-      brokeragePublicKey: sim.keys.brokeragePublicKey,
-      sso: { allowInsecureLoopback: true },
-    });
+    const eca = ecaClientFor(sim);
     const store = new FileDocumentStore(join(dir, 'documents'));
     const { activities, statusReader } = createEngineActivities({ eca, store });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;

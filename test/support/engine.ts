@@ -12,15 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { createApplicationActivities, createStatusReader } from '../../activities/application.js';
+import { createStatusReader } from '../../activities/application.js';
 import type { StatusReader } from '../../activities/application.js';
 import { FileDocumentStore } from '../../activities/document-store.js';
-import { createDocumentsActivities } from '../../activities/documents.js';
-import { FileDailyDocumentsLedger, planCreateDocuments } from '../../activities/forms.js';
-import { createMaintenanceActivities } from '../../activities/maintenance.js';
-import * as smokeActivities from '../../activities/smoke.js';
-import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
+import { createEngineActivities } from '../../activities/engine.js';
+import type { FileDailyDocumentsLedger } from '../../activities/forms.js';
+import { APPLICATION_XML_EXAMPLE } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
+import { ecaClientFor } from '../../simulator/client.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
@@ -67,41 +66,24 @@ function followClock<T extends Record<string, AnyActivity>>(activities: T, sim: 
 export async function startEngine(env: TestWorkflowEnvironment, options: EngineOptions = {}): Promise<EngineHarness> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-engine-'));
   const sim = await startSimulator({ startTime: await env.currentTimeMs(), ...options.simulator });
-  const eca = createEcaClient({
-    baseUrl: sim.url,
-    preferenceUrl: sim.preferenceUrl,
-    csid: sim.csid,
-    firmPrivateKey: sim.keys.firmPrivateKey,
-    brokeragePublicKey: sim.keys.brokeragePublicKey,
-    timeoutMs: 10_000,
-    retry: 0,
-    fetch: options.fetch,
-  });
+  const eca = ecaClientFor(sim, { timeoutMs: 10_000, retry: 0, fetch: options.fetch });
   const store = new FileDocumentStore(join(dir, 'documents'));
-  const statusReader = createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 });
-  const ledger = new FileDailyDocumentsLedger(join(dir, 'documents', 'daily'));
   // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
   const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;
-  const applicationActivities = {
-    ...createApplicationActivities({
-      eca,
-      store,
-      statusReader,
-      now,
-      createDocuments: (input) => planCreateDocuments(ledger, input),
-    }),
-    ...createDocumentsActivities({ eca, store, ledger, now }),
-    ...createMaintenanceActivities({ eca, store }),
-  } as unknown as Record<string, AnyActivity>;
+  const { activities, ledger, statusReader } = createEngineActivities({
+    eca,
+    store,
+    statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
+    now,
+  });
   const taskQueue = `engine-${randomUUID()}`;
   const worker = await createEngineWorker({
     connection: env.nativeConnection,
     taskQueue,
     codec: options.codec,
-    activities: {
-      ...smokeActivities,
-      ...(options.followTemporalClock ? followClock(applicationActivities, sim) : applicationActivities),
-    },
+    activities: options.followTemporalClock
+      ? followClock(activities as unknown as Record<string, AnyActivity>, sim)
+      : activities,
   });
   return {
     sim,

@@ -175,7 +175,8 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const deadline = Date.now() + (options.deadlineMs ?? 5 * 60_000);
   for (let round = 0; ; round++) {
     if (!disrupted) {
-      const created = ((await world.calls().catch(() => ({}))).create ?? 0) - createsBefore;
+      const calls = await world.calls().catch((): Record<string, number> => ({}));
+      const created = (calls.create ?? 0) - createsBefore;
       if (created >= options.applications / 3 || round > 600) {
         disrupted = true;
         faults += await options.disrupt!(world);

@@ -50,6 +50,8 @@ export interface EngineContext {
   taskQueue?: string;
   /** Lifecycle settings for applications started without their own (e.g. short polls against a simulator). */
   settings?: ApplicationInput['settings'];
+  /** One poll interval (ms) for every wait of workflows started here (ECA_POLL_INTERVAL; compressed time only). */
+  pollIntervalMs?: number;
 }
 
 export interface StartApplicationInput {

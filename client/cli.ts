@@ -11,6 +11,7 @@ import { EcaError, findLandingPage, LANDING_PAGES } from '../eca/index.js';
 import type { ApplicationStateView } from '../workflows/application/messages.js';
 import {
   abandon,
+  DEFAULT_TASK_QUEUE,
   getState,
   listApplications,
   pollNow,
@@ -25,6 +26,8 @@ import type { ConnectedEngine, ConnectOptions } from './connection.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
 import { createSsoUrl, setLanguages } from './brokerage.js';
+import { FIRM_TYPES, startMaintenance } from './maintenance.js';
+import { InvalidScheduleOptions, upsertDailyDocumentsSchedule } from './schedules.js';
 
 interface GlobalOptions extends ConnectOptions {
   json?: boolean;
@@ -347,6 +350,88 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('maintain')
+    .description('send one update function for an account and follow it to PROCESSED or REJECTED')
+    .argument('<accountId>')
+    .argument('<function>', 'e.g. ChangeBaseCurrency, UpdateCredentials, AddAdditionalAcct')
+    .argument('[body.xml]', "the function element's content (an XML fragment)")
+    .addOption(
+      new Option('--firm-type <type>', "the firm's type")
+        .choices([...FIRM_TYPES])
+        .env('ECA_FIRM_TYPE')
+        .makeOptionMandatory(),
+    )
+    .option('--request-key <key>', 'the same key never sends the function twice (random by default)')
+    .option('--attach <pdf...>', 'attachments, as FORM:path.pdf')
+    .option('--wait', 'wait for the decision and print it')
+    .action(
+      async (
+        accountId: string,
+        functionName: string,
+        body: string | undefined,
+        options: { firmType: string; requestKey?: string; attach?: string[]; wait?: boolean },
+        command: Command,
+      ) => {
+        const attachments = (options.attach ?? []).map(parseDocumentArgument);
+        await withEngine(command, async (engine, json) => {
+          const started = await startMaintenance(engine, {
+            accountId,
+            functionName,
+            firmType: options.firmType,
+            body,
+            attachments,
+            requestKey: options.requestKey,
+          });
+          if (!options.wait) {
+            out(json, { workflowId: started.workflowId, existed: started.existed }, () =>
+              started.existed
+                ? `already sent: workflow ${started.workflowId}`
+                : `sending ${functionName} for ${accountId}: workflow ${started.workflowId}`,
+            );
+            return;
+          }
+          const result = await started.handle.result();
+          out(
+            json,
+            result,
+            () =>
+              `${functionName} for ${accountId}: ${result.status}${result.error ? ` (${result.error})` : ''}` +
+              `${result.requestId ? `, request ${result.requestId}` : ''}`,
+          );
+          if (result.status === 'REJECTED') process.exitCode = 1;
+        });
+      },
+    );
+
+  program
+    .command('schedules')
+    .description("create or update the firm's daily document submission schedule")
+    .requiredOption('--time <HH:MM>', "time of day of the submission, before the day's applications")
+    .option('--time-zone <zone>', 'IANA time zone of the firm', 'UTC')
+    .requiredOption('--forms-dir <dir>', 'directory with forms.json and the PDFs, as the workers see it')
+    .option('--paused', 'create it paused')
+    .action(
+      async (options: { time: string; timeZone: string; formsDir: string; paused?: boolean }, command: Command) => {
+        await withEngine(command, async (engine, json) => {
+          const schedule = await upsertDailyDocumentsSchedule(engine.client, {
+            csid: engine.csid,
+            time: options.time,
+            timeZone: options.timeZone,
+            formsDir: options.formsDir,
+            taskQueue: engine.taskQueue ?? DEFAULT_TASK_QUEUE,
+            paused: options.paused,
+          });
+          out(json, schedule, () =>
+            [
+              `${schedule.created ? 'created' : 'updated'} schedule ${schedule.scheduleId}`,
+              ...schedule.nextRuns.slice(0, 3).map((run) => `  next run ${run.toISOString()}`),
+            ].join('\n'),
+          );
+        });
+      },
+    );
+
+  program
     .command('sso')
     .description('a single-sign-on URL into the hosted portal for an account holder (brokerage settings from ECA_*)')
     .argument('<userName>')
@@ -397,7 +482,9 @@ export function buildProgram(): Command {
 
 /** One line for the person at the terminal; the stack only with ECA_DEBUG=1. */
 export function describeError(error: unknown): string {
-  if (error instanceof EngineError || error instanceof EcaError) return error.message;
+  if (error instanceof EngineError || error instanceof EcaError || error instanceof InvalidScheduleOptions) {
+    return error.message;
+  }
   if (error instanceof Error && ['EcaConfigurationError', 'EcaCodecConfigurationError'].includes(error.name)) {
     return error.message;
   }

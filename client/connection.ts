@@ -26,7 +26,7 @@ export interface ConnectOptions {
   pollInterval?: string;
 }
 
-function pollEvery(interval: string): NonNullable<EngineContext['settings']> {
+function parsePollInterval(interval: string): number {
   let ms: number;
   try {
     ms = msToNumber(interval.trim() as Parameters<typeof msToNumber>[0]);
@@ -35,6 +35,10 @@ function pollEvery(interval: string): NonNullable<EngineContext['settings']> {
   }
   if (!(ms > 0))
     throw new InvalidInputError('ECA_POLL_INTERVAL', `"${interval}" is not a duration such as "2 seconds"`);
+  return ms;
+}
+
+function pollEvery(ms: number): NonNullable<EngineContext['settings']> {
   return { pollIntervals: { tracking: ms, documents: ms, portal: ms, approval: ms } };
 }
 
@@ -72,9 +76,11 @@ export async function connectEngine(
     dataConverter,
   });
   const pollInterval = options.pollInterval ?? env.ECA_POLL_INTERVAL;
+  const pollMs = pollInterval === undefined ? undefined : parsePollInterval(pollInterval);
   return {
     client,
-    settings: pollInterval ? pollEvery(pollInterval) : undefined,
+    settings: pollMs === undefined ? undefined : pollEvery(pollMs),
+    pollIntervalMs: pollMs,
     connection,
     csid,
     taskQueue: options.taskQueue ?? config.taskQueue,

@@ -143,6 +143,58 @@ describe('eca CLI (real executable)', function () {
     assert.match(url.url, /ACTION=Statement&SID=/);
     const validFor = Date.parse(url.expiresAt) - Date.now();
     assert.ok(validFor > 0 && validFor <= 60_000, `expiry ${url.expiresAt}`);
+
+    // maintenance of the open account, followed to the service's decision
+    const body = join(dir, 'currency.xml');
+    await writeFile(body, '<BaseCurrency>EUR</BaseCurrency>');
+    const maintain = await eca([
+      'maintain',
+      state.accountId!,
+      'ChangeBaseCurrency',
+      body,
+      '--firm-type',
+      'advisor',
+      '--wait',
+      '--json',
+    ]);
+    assert.equal(maintain.code, 0, maintain.stderr);
+    const decided = JSON.parse(maintain.stdout) as { status: string; requestId?: string };
+    assert.equal(decided.status, 'PROCESSED');
+    assert.ok(decided.requestId);
+    assertOneLineError(
+      await eca(['maintain', state.accountId!, 'UpdateBCAN', '--firm-type', 'advisor']),
+      /UpdateBCAN .*not available|not available .*UpdateBCAN/i,
+    );
+  });
+
+  it('creates, then updates, the daily documents schedule', async function () {
+    const formsDir = join(dir, 'forms');
+    const first = await eca([
+      'schedules',
+      '--time',
+      '07:30',
+      '--time-zone',
+      'Europe/Zurich',
+      '--forms-dir',
+      formsDir,
+      '--paused',
+      '--json',
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal((JSON.parse(first.stdout) as { created: boolean }).created, true);
+    const second = await eca([
+      'schedules',
+      '--time',
+      '08:00',
+      '--time-zone',
+      'Europe/Zurich',
+      '--forms-dir',
+      formsDir,
+      '--paused',
+    ]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, new RegExp(`updated schedule daily-documents-${engine.sim.csid}`));
+    assertOneLineError(await eca(['schedules', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
   });
 
   it('gives one clear line and a non-zero exit for bad input', async function () {

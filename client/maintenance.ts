@@ -1,0 +1,98 @@
+/** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { xmlWellFormednessError } from '../eca/index.js';
+import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
+import type { FirmType } from '../workflows/maintenance/functions.js';
+import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../workflows/maintenance/messages.js';
+import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
+import { DEFAULT_TASK_QUEUE } from './applications.js';
+import type { EngineContext } from './applications.js';
+import { storeDocuments } from './documents.js';
+import type { DocumentInput } from './documents.js';
+import { EngineError, InvalidInputError } from './errors.js';
+
+export interface StartMaintenanceInput {
+  accountId: string;
+  /** The firm's type (fully disclosed / advisor vs non-disclosed): decides which functions it may send. */
+  firmType: string;
+  /** A function of the service's tables, e.g. `ChangeBaseCurrency`. */
+  functionName: string;
+  /** The function element's content: an XML fragment, as text or a file path; empty for functions without one. */
+  body?: string;
+  attributes?: Record<string, string>;
+  attachments?: DocumentInput[];
+  /** The caller's key of this request: the same key never sends the function twice. Random by default. */
+  requestKey?: string;
+}
+
+export interface StartedMaintenance {
+  handle: WorkflowHandle<typeof accountMaintenance>;
+  workflowId: string;
+  existed: boolean;
+}
+
+async function readBody(body: string | undefined): Promise<string> {
+  if (body === undefined) return '';
+  if (body.trimStart().startsWith('<') || body.trim() === '') return body;
+  try {
+    return await readFile(body, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError(body, `cannot read the body XML: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+/** Starts one update function for an account; refused here, before anything is stored or sent, when the firm may not use it. */
+export async function startMaintenance(ctx: EngineContext, input: StartMaintenanceInput): Promise<StartedMaintenance> {
+  const refusal = refuseFunction(input.functionName, input.firmType);
+  if (refusal) {
+    throw refusal.type === 'InvalidArgument'
+      ? new InvalidInputError('firmType', refusal.message)
+      : new EngineError('NOT_ALLOWED_IN_STATE', refusal.message);
+  }
+  if (!/^[A-Za-z0-9]+$/.test(input.accountId)) {
+    throw new InvalidInputError('accountId', `"${input.accountId}" is not an account number`);
+  }
+  const bodyXml = await readBody(input.body);
+  if (bodyXml.trim() !== '') {
+    const problem = xmlWellFormednessError(`<fragment>${bodyXml}</fragment>`);
+    if (problem) throw new InvalidInputError('body', `malformed XML: ${problem}`);
+  }
+  const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml));
+  const attachments = (await storeDocuments(ctx.store, input.attachments ?? [])).map(
+    ({ formNumber: _formNumber, ...attachment }) => attachment,
+  );
+  const requestKey = input.requestKey ?? randomUUID();
+  const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
+  try {
+    const handle = await ctx.client.workflow.start<typeof accountMaintenance>(ACCOUNT_MAINTENANCE_WORKFLOW, {
+      taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId,
+      workflowIdConflictPolicy: 'FAIL',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [
+        {
+          csid: ctx.csid,
+          accountId: input.accountId,
+          firmType: input.firmType as FirmType,
+          functionName: input.functionName,
+          body,
+          attributes: input.attributes,
+          attachments,
+          requestKey,
+          ...(ctx.pollIntervalMs === undefined
+            ? {}
+            : { firstPollInterval: `${ctx.pollIntervalMs}ms`, maxPollInterval: `${ctx.pollIntervalMs}ms` }),
+        },
+      ],
+    });
+    return { handle, workflowId, existed: false };
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return { handle: ctx.client.workflow.getHandle(workflowId), workflowId, existed: true };
+  }
+}
+
+export { FIRM_TYPES };

@@ -8,6 +8,7 @@ import { accountApplication } from '../../workflows/index.js';
 import {
   abandonUpdate,
   applicationWorkflowId,
+  pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
@@ -126,6 +127,26 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(waiting.pendingTasks[0]?.action, 'to complete');
       const result = await handle.result();
       assert.equal(result.outcome, 'open');
+    });
+  });
+
+  it('pollNow reads the status at once instead of at the next slot', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'awaitingClient');
+      assert.ok(waiting.nextPollAt! > (waiting.lastPollAt ?? 0), 'a next poll is scheduled');
+      const reads = harness.sim.control.calls().getAccountStatus ?? 0;
+      await handle.signal(pollNowSignal);
+      // No time is skipped here: only the signal can make the workflow read before its slot.
+      for (let i = 0; i < 100 && (harness.sim.control.calls().getAccountStatus ?? 0) === reads; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(harness.sim.control.calls().getAccountStatus, reads + 1);
+      const after = await handle.query(stateQuery);
+      assert.equal(after.lifecycleState, 'awaitingClient');
+      assert.ok(after.lastPollAt! < waiting.nextPollAt!, 'polled before the slot it was waiting for');
+      await handle.terminate('test finished');
     });
   });
 

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigurationError, loadWorkerConfig } from '../../workers/config.js';
+import { createEcaClientFromConfig } from '../../workers/brokerage.js';
+
+describe('worker configuration', function () {
+  let dir: string;
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'eca-config-'));
+  });
+
+  after(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has defaults for a local run and reads every setting from the environment', function () {
+    const defaults = loadWorkerConfig({});
+    assert.equal(defaults.temporal.address, 'localhost:7233');
+    assert.equal(defaults.temporal.taskQueue, 'eca-onboarding');
+    assert.equal(defaults.polling.maxAccountsPerCall, 100);
+
+    const config = loadWorkerConfig({
+      TEMPORAL_ADDRESS: 'temporal.example:7233',
+      TEMPORAL_API_KEY: 'key',
+      ECA_CSID: 'FIRM1',
+      ECA_POLL_MAX_ACCOUNTS_PER_CALL: '250',
+      WORKER_MAX_CACHED_WORKFLOWS: '5000',
+    });
+    assert.equal(config.temporal.address, 'temporal.example:7233');
+    assert.equal(config.temporal.tls.enabled, true, 'an API key implies TLS');
+    assert.equal(config.brokerage.csid, 'FIRM1');
+    assert.equal(config.polling.maxAccountsPerCall, 250);
+    assert.equal(config.worker.maxCachedWorkflows, 5000);
+  });
+
+  it('names the variable of every invalid value', function () {
+    assert.throws(
+      () =>
+        loadWorkerConfig({
+          ECA_ENVIRONMENT: 'staging',
+          ECA_POLL_MAX_ACCOUNTS_PER_CALL: '-3',
+          ECA_BASE_URL: 'not a url',
+        }),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /ECA_ENVIRONMENT/.test(error.message) &&
+        /ECA_POLL_MAX_ACCOUNTS_PER_CALL/.test(error.message) &&
+        /ECA_BASE_URL/.test(error.message),
+    );
+  });
+
+  it('reads a JSON file under the environment, and refuses one that is not JSON', async function () {
+    const file = join(dir, 'config.json');
+    await writeFile(file, JSON.stringify({ temporal: { namespace: 'onboarding' }, brokerage: { csid: 'FROMFILE' } }));
+    const config = loadWorkerConfig({ ECA_CONFIG_FILE: file, ECA_CSID: 'FROMENV' });
+    assert.equal(config.temporal.namespace, 'onboarding');
+    assert.equal(config.brokerage.csid, 'FROMENV', 'the environment wins over the file');
+
+    await writeFile(file, '{ not json');
+    assert.throws(() => loadWorkerConfig({ ECA_CONFIG_FILE: file }), /ECA_CONFIG_FILE .* is not a JSON object/);
+    assert.throws(() => loadWorkerConfig({ ECA_CONFIG_FILE: join(dir, 'missing.json') }), /cannot be read/);
+  });
+
+  it('requires the brokerage CSID and keys before the worker connects, naming each missing one', function () {
+    assert.throws(
+      () => createEcaClientFromConfig(loadWorkerConfig({ ECA_CSID: 'FIRM1' }).brokerage),
+      /ECA_FIRM_PRIVATE_KEY, ECA_BROKERAGE_PUBLIC_KEY/,
+    );
+  });
+});

@@ -142,7 +142,8 @@ async function main(): Promise<number> {
     const worker = await createEngineWorker({ connection: nativeConnection, taskQueue, codec: keys, activities });
     const running = worker.run();
     cleanups.unshift(async () => {
-      worker.shutdown();
+      // Ctrl-C already makes the SDK drain the worker (its default shutdown signals).
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     });
     console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);

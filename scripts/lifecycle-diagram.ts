@@ -18,7 +18,7 @@ function name(node: AnyStateNode): string {
 
 function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'string') return guard;
-  if (guard && typeof guard === 'object' && 'type' in guard) return String((guard).type);
+  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
   return undefined;
 }
 

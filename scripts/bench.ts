@@ -16,7 +16,8 @@
  *   --ceiling 1000         no-op workflows            --concurrency 200         applications in flight
  *   --time-scale 200000    simulated/real time        --poll 1s                 poll interval (throughput)
  *   --slots 3              poll slots measured        --batch-window 50         batch window, ms
- *   --max-cached N  --wft-slots N  --activity-slots N  --db memory|file  --sqlite-pragma P (repeatable)
+ *   --max-cached N  --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
+ *   --db memory|file  --sqlite-pragma P (repeatable)
  *   --label text           names the run in the JSON
  */
 import { randomUUID } from 'node:crypto';
@@ -58,6 +59,7 @@ const { values } = parseArgs({
     'max-cached': { type: 'string' },
     'wft-slots': { type: 'string' },
     'activity-slots': { type: 'string' },
+    'wf-threads': { type: 'string' },
     db: { type: 'string', default: 'memory' },
     'sqlite-pragma': { type: 'string', multiple: true, default: [] },
     label: { type: 'string', default: 'default settings' },
@@ -93,6 +95,33 @@ async function pool(count: number, concurrency: number, job: (index: number) => 
     Array.from({ length: Math.min(count, concurrency) }, async () => {
       while (next < count) await job(next++);
     }),
+  );
+}
+
+/** CPU seconds used so far by this process (worker and client) and by the server and simulator processes. */
+async function cpuSeconds(pids: { server?: number; simulator?: number }): Promise<Record<string, number>> {
+  const { readFile } = await import('node:fs/promises');
+  // A process and its children (tsx runs the simulator in a child node process).
+  const ticks = async (pid: number | undefined): Promise<number> => {
+    if (pid === undefined) return NaN;
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the command name).
+    let total = (Number(fields[11]) + Number(fields[12])) / 100;
+    const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    for (const child of children.split(' ').filter(Boolean)) total += await ticks(Number(child));
+    return total;
+  };
+  const own = process.cpuUsage();
+  return {
+    bench: (own.user + own.system) / 1e6,
+    server: await ticks(pids.server),
+    simulator: await ticks(pids.simulator),
+  };
+}
+
+function cpuShare(before: Record<string, number>, after: Record<string, number>, seconds: number) {
+  return Object.fromEntries(
+    Object.keys(after).map((key) => [key, `${round(((after[key]! - before[key]!) / seconds) * 100, 0)}%`]),
   );
 }
 
@@ -217,6 +246,7 @@ async function main(): Promise<void> {
       ...(values['max-cached'] ? { maxCachedWorkflows: Number(values['max-cached']) } : {}),
       ...(values['wft-slots'] ? { maxConcurrentWorkflowTaskExecutions: Number(values['wft-slots']) } : {}),
       ...(values['activity-slots'] ? { maxConcurrentActivityTaskExecutions: Number(values['activity-slots']) } : {}),
+      ...(values['wf-threads'] ? { workflowThreadPoolSize: Number(values['wf-threads']) } : {}),
     };
     const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
     const worker = await createEngineWorker({
@@ -240,6 +270,9 @@ async function main(): Promise<void> {
       maxCachedWorkflows: compiled.maxCachedWorkflows,
       maxConcurrentWorkflowTaskExecutions: compiled.maxConcurrentWorkflowTaskExecutions,
       maxConcurrentActivityTaskExecutions: compiled.maxConcurrentActivityTaskExecutions,
+      workflowThreadPoolSize: compiled.workflowThreadPoolSize,
+      reuseV8Context: compiled.reuseV8Context,
+      tuner: compiled.tuner,
       batchWindowMs: BATCH_WINDOW_MS,
       maxAccountsPerCall: 100,
       db: values.db,
@@ -268,9 +301,11 @@ async function main(): Promise<void> {
       },
     };
     const calls = () => sim.calls();
+    const pids = { server: server.child?.process.pid, simulator: sim.child?.process.pid };
 
     async function noopPhase(count: number) {
       const latencies: number[] = [];
+      const cpuBefore = await cpuSeconds(pids);
       const before = await scrape(metricsUrl);
       const start = Date.now();
       await pool(count, CONCURRENCY, async (i) => {
@@ -293,6 +328,7 @@ async function main(): Promise<void> {
         ),
         latencyP50Ms: percentile(latencies, 50),
         latencyP99Ms: percentile(latencies, 99),
+        cpu: cpuShare(cpuBefore, await cpuSeconds(pids), seconds),
       };
     }
 
@@ -303,6 +339,7 @@ async function main(): Promise<void> {
       const outcomes = new Map<string, number>();
       const callsBefore = await calls();
       const metricsBefore = await scrape(metricsUrl);
+      const cpuBefore = await cpuSeconds(pids);
       const activitiesBefore = tracker.activities;
       const start = Date.now();
       await pool(count, CONCURRENCY, async (i) => {
@@ -343,6 +380,7 @@ async function main(): Promise<void> {
         startToFirstActivityP99Ms: percentile(startToActivity, 99),
         startToOpenP50Ms: percentile(startToOpen, 50),
         startToOpenP99Ms: percentile(startToOpen, 99),
+        cpu: cpuShare(cpuBefore, await cpuSeconds(pids), seconds),
       };
     }
 
@@ -351,6 +389,7 @@ async function main(): Promise<void> {
       const intervalMs = Math.max(5_000, Math.ceil(count / 100) * 1000);
       const interval = `${intervalMs / 1000} seconds`;
       const ids: string[] = [];
+      const rssBefore = process.memoryUsage().rss;
       const t0 = Date.now();
       await pool(count, 50, async (i) => {
         const externalId = `stalled-w${count}-${run}-${i}`;
@@ -376,7 +415,9 @@ async function main(): Promise<void> {
         const callsBefore = await calls();
         const readsBefore = tracker.activities;
         const statsBefore = { ...reader.current.stats };
+        const cpuBefore = await cpuSeconds(pids);
         await sleep(SLOTS * intervalMs);
+        const cpu = cpuShare(cpuBefore, await cpuSeconds(pids), (SLOTS * intervalMs) / 1000);
         const callsAfter = await calls();
         const delta = (op: string) => (callsAfter[op] ?? 0) - (callsBefore[op] ?? 0);
         return {
@@ -386,6 +427,10 @@ async function main(): Promise<void> {
           readsPerSlot: round((reader.current.stats.reads - statsBefore.reads) / SLOTS),
           activitiesPerSlot: round((tracker.activities - readsBefore) / SLOTS),
           largestBatch: reader.current.stats.largestBatch,
+          statusCallsPer100Reads: round(
+            (delta('getAccountStatus') / Math.max(1, reader.current.stats.reads - statsBefore.reads)) * 100,
+          ),
+          cpu,
         };
       }
       const batched = await measure('batched');
@@ -432,6 +477,7 @@ async function main(): Promise<void> {
         slotsMeasured: SLOTS,
         batched,
         unbatched,
+        workerRssBeforeMiB: mib(rssBefore),
         workerRssMiB: mib(memory.rss),
         workerHeapUsedMiB: mib(memory.heapUsed),
         workerHeapTotalMiB: mib(memory.heapTotal),
@@ -533,6 +579,10 @@ async function main(): Promise<void> {
     const file = join(outDir, `${result.at.replace(/[:.]/g, '-')}.json`);
     await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`\nWritten: ${file} (${result.totalSeconds} s)`);
+  } catch (error) {
+    // Said before the cleanup: closing connections can make pending retries throw on their own.
+    console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw error;
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }

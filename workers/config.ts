@@ -45,7 +45,12 @@ const schema = z.object({
   }),
   documentStore: z.object({ path: z.string().min(1).default('.data/documents') }),
   polling: z.object({
-    batchWindowMs: durationMs.default(50),
+    /**
+     * How long a status read waits for others to join its call. Polls of a slot reach a worker spread
+     * over the seconds it takes to run their timers; 1 s merges them about ten times better than 50 ms
+     * (docs/performance.md) and costs at most a second on a poll.
+     */
+    batchWindowMs: durationMs.default(1000),
     maxAccountsPerCall: positiveInt.default(100),
   }),
   worker: z.object({

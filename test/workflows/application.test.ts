@@ -83,6 +83,14 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const states = result.transitions.map((transition) => transition.state);
     assert.deepEqual(states.slice(0, 3), ['validating', 'creating', 'tracking']);
     assert.ok(states.includes('awaitingApproval'), `no approval wait in ${states.join(' → ')}`);
+
+    // Search attributes are written when they change, not on every poll.
+    const { events = [] } = await handle.fetchHistory();
+    const upserts = events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes).length;
+    const polls = events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount',
+    ).length;
+    assert.ok(upserts < polls, `${upserts} search attribute writes for ${polls} polls`);
   });
 
   it('documents required: waits for staff, submits the provided PDFs, then opens', async function () {

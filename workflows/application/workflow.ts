@@ -9,6 +9,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   metricMeter,
   proxyActivities,
   setCurrentDetails,
@@ -64,6 +65,9 @@ const REQUEST_POLL_MAX_MS = 30 * 60_000;
 
 const MAX_TRANSITIONS_KEPT = 200;
 
+/** Search attributes are written only when they change (see README: changing workflow code safely). */
+const PATCH_UPSERT_ON_CHANGE = 'search-attributes-on-change';
+
 export async function accountApplication(input: ApplicationInput): Promise<ApplicationResult> {
   const settings = resolveSettings(input.settings);
   const { csid, externalId } = input;
@@ -100,15 +104,22 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     publish();
   }
 
+  /** The search attributes last written, so that a poll that changes nothing writes nothing. */
+  let published: string | undefined;
+
   function publish(): void {
     const { context } = snapshot;
-    upsertSearchAttributes([
+    const attributes = [
       { key: EcaLifecycleState, value: lifecycleState(snapshot) },
       { key: EcaCsid, value: csid },
       { key: EcaExternalId, value: externalId },
       ...(context.accountId ? [{ key: EcaAccountId, value: context.accountId }] : []),
       ...(context.status ? [{ key: EcaAccountStatus, value: context.status }] : []),
-    ]);
+    ];
+    const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
+    // Histories recorded before this change upsert on every step; they replay down the old path.
+    if (signature !== published || !patched(PATCH_UPSERT_ON_CHANGE)) upsertSearchAttributes(attributes);
+    published = signature;
     setCurrentDetails(renderDetails(view()));
   }
 

@@ -85,7 +85,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     assert.ok(states.includes('awaitingApproval'), `no approval wait in ${states.join(' → ')}`);
 
     // Search attributes are written when they change, not on every poll.
-    const { events = [] } = await handle.fetchHistory();
+    const events = (await handle.fetchHistory()).events ?? [];
     const upserts = events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes).length;
     const polls = events.filter(
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount',

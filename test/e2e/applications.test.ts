@@ -84,7 +84,9 @@ describe('end to end (dev server, worker, simulator)', function () {
     assert.equal(engine.sim.control.calls().create, Object.keys(scenarios).length, 'one create per application');
 
     if (process.env.UPDATE_REPLAY_FIXTURES) {
-      for (const [scenario, handle] of handles) await saveHistory(scenario, await handle.fetchHistory());
+      // `UPDATE_REPLAY_FIXTURES=<label>` records beside the existing fixtures (a new code path); `=1` replaces them.
+      const label = process.env.UPDATE_REPLAY_FIXTURES === '1' ? '' : `${process.env.UPDATE_REPLAY_FIXTURES}-`;
+      for (const [scenario, handle] of handles) await saveHistory(`${label}${scenario}`, await handle.fetchHistory());
     }
   });
 });

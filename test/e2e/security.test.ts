@@ -328,7 +328,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         // outside the data converter: it is the one payload left plain, and it holds no application data.
         if (path.includes('markerRecordedEventAttributes.details.patch-data')) {
           assert.match(
-            decodeText(payload.data),
+            decodeText(typeof payload.data === 'string' ? payload.data : undefined),
             /search-attributes-on-change/,
             `${scenario}: unexpected marker at ${path}`,
           );

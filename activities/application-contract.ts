@@ -24,16 +24,42 @@ export type CreateOutcome =
       userName?: string;
       /** Set when the account was found by external id instead of created by this call. */
       recovered: boolean;
+      /** The response file name (getResponseFile `name`) the account was matched on. */
+      responseFile?: string;
       /** The decrypted response file, in the document store (it may hold a temporary password). */
       responseRef?: DocumentRef;
       /** File names of the PDFs the create archive carried (forms, never personal data). */
       attachedFiles?: string[];
     }
-  | { created: false; errors: string[] };
+  | {
+      created: false;
+      errors: string[];
+      /**
+       * Response files of this external id that made no account (getResponseFile failure entries):
+       * a resubmitted application may be created again despite them.
+       */
+      settledFiles?: string[];
+    }
+  | {
+      created: false;
+      /**
+       * A processed response file exists for the external id, but no account could be matched to it
+       * (getAccountStatus over the creation days + getFileDetails). The application is never created again.
+       */
+      unconfirmed: { responseFile: string; reason: string };
+    };
 
-/** A request sent with update: accepted for processing (request ids to follow) or refused at once. */
+/** The staff-visible steps of an update that the application workflow confirms. */
+export type ApplicationUpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccount' | 'DocumentSubmission';
+
+/**
+ * A request sent with update: accepted for processing or refused at once. `responseFile` (the update's
+ * `fileData.name`) is what getAmRequestStatus lists the request under. `requestIds` are read only by
+ * histories recorded before requests were confirmed by file name (the spec does not show them).
+ */
 export type UpdateOutcome =
-  { accepted: true; requestIds: string[]; responseFile?: string } | { accepted: false; error: string };
+  | { accepted: true; requestIds: string[]; responseFile?: string; recovered?: boolean }
+  | { accepted: false; error: string };
 
 /** How the service decided a request sent with update (getAmRequestStatus). */
 export type RequestOutcome =
@@ -43,15 +69,29 @@ export type RequestOutcome =
 
 export interface ApplicationActivities {
   validateApplication(input: ApplicationRef & { application: DocumentRef }): Promise<ValidationOutcome>;
-  /** Idempotent by external id: looks the application up before every attempt. */
+  /**
+   * Idempotent by external id: before every attempt, getResponseFile; a processed file not in
+   * `settledFiles` means the application is never created again, only its account looked up.
+   */
   createAccount(
-    input: ApplicationRef & { application: DocumentRef; documents: FormDocument[] },
+    input: ApplicationRef & { application: DocumentRef; documents: FormDocument[]; settledFiles?: string[] },
   ): Promise<CreateOutcome>;
   /** Status and pending tasks; concurrent reads are merged into one call per CSID. */
   readAccount(input: AccountRef): Promise<AccountSnapshot>;
   submitAccountDocuments(input: AccountRef & { documents: FormDocument[] }): Promise<UpdateOutcome>;
   abandonAccount(input: AccountRef): Promise<UpdateOutcome>;
   resetAccount(input: AccountRef): Promise<UpdateOutcome>;
-  /** One read of a request's status (getAmRequestStatus by request_id); the workflow polls until decided. */
+  /** One read of a request's status (getAmRequestStatus by request_id): histories recorded before file matching. */
   readUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
+  /** The file names getAmRequestStatus lists for the account now: taken before an update is sent. */
+  listAccountRequests(input: AccountRef): Promise<string[]>;
+  /**
+   * Sends one update function for the account. On a retried attempt it first looks for the request an
+   * earlier attempt made (a file getAmRequestStatus lists that is not in `known`) and sends nothing then.
+   */
+  sendApplicationUpdate(
+    input: AccountRef & { functionName: ApplicationUpdateFunction; known: string[]; documents?: FormDocument[] },
+  ): Promise<UpdateOutcome>;
+  /** One read of getAmRequestStatus by account, matched on the update's response file name. */
+  readRequestByFile(input: AccountRef & { responseFile: string }): Promise<RequestOutcome>;
 }

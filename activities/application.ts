@@ -3,21 +3,28 @@
  * Transport failures are thrown (the workflow's retry policy backs off); refusals by the service come
  * back as results the lifecycle handles; broken configuration or input fails without retry.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   buildDocumentSubmissionXml,
   buildUpdateRequestXml,
   EcaCryptoError,
   EcaHttpError,
   EcaRequestError,
-  parseDocumentsReport,
   parseXmlTree,
 } from '../eca/index.js';
-import type { EcaClient, PendingTask, UpdateResponse } from '../eca/index.js';
+import type { AmRequestStatusResponse, EcaClient, PendingTask, UpdateResponse } from '../eca/index.js';
 import type { AccountSnapshot, FormDocument, TaskView } from '../workflows/lifecycle/types.js';
-import type { ApplicationActivities, CreateOutcome, RequestOutcome, UpdateOutcome } from './application-contract.js';
+import type {
+  ApplicationActivities,
+  ApplicationUpdateFunction,
+  CreateOutcome,
+  RequestOutcome,
+  UpdateOutcome,
+} from './application-contract.js';
 import { Batcher } from './batcher.js';
+import { withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
+import { findAccountByResponseFile } from './find-account.js';
 
 export interface ApplicationActivityOptions {
   eca: EcaClient;
@@ -102,23 +109,25 @@ function isRefusal(error: unknown): error is EcaHttpError {
   return error instanceof EcaHttpError && error.status >= 400 && error.status < 500;
 }
 
-/** Request ids and per-document results from an update's response file. */
-export function readUpdateResponse(response: UpdateResponse): { requestIds: string[]; rejected: string[] } {
-  if (!response.fileData) return { requestIds: [], rejected: [] };
-  const root = parseXmlTree(response.fileData.xml, 'update response');
+/**
+ * Request ids named by an update's response file, read only for histories recorded before requests
+ * were confirmed by file name. The spec does not show the file's format: an unreadable file names none.
+ */
+export function readUpdateResponse(response: UpdateResponse): { requestIds: string[] } {
+  if (!response.fileData) return { requestIds: [] };
+  let root: ReturnType<typeof parseXmlTree>;
+  try {
+    root = parseXmlTree(response.fileData.xml, 'update response');
+  } catch {
+    return { requestIds: [] };
+  }
   const requestIds: string[] = [];
   const visit = (node: typeof root): void => {
     if (node.name === 'Request' && node.attributes.request_id) requestIds.push(node.attributes.request_id);
     node.children.forEach(visit);
   };
   visit(root);
-  const report = root.children.some((child) => child.name === 'DocumentSubmission')
-    ? parseDocumentsReport(response.fileData.xml)
-    : undefined;
-  const rejected = (report?.documents ?? [])
-    .filter((document) => !document.accepted)
-    .map((document) => `form ${document.formNumber} (${document.fileName}): ${document.reason ?? document.status}`);
-  return { requestIds, rejected };
+  return { requestIds };
 }
 
 export function createApplicationActivities(options: ApplicationActivityOptions): ApplicationActivities {
@@ -142,25 +151,136 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       if (isRefusal(error)) return { accepted: false, error: `update refused: HTTP ${error.status}` };
       return failFast(error);
     }
-    if (!response.fileData) {
+    // The spec's update answer is `timestamp` + `fileData`: without a file nothing was filed.
+    if (!response.fileData?.name) {
       const error = (response.raw as { error?: unknown } | null)?.error;
-      return { accepted: false, error: typeof error === 'string' ? error : 'update was not processed' };
+      return {
+        accepted: false,
+        error: typeof error === 'string' ? error : 'update was not processed (no response file)',
+      };
     }
-    const { requestIds, rejected } = readUpdateResponse(response);
-    if (rejected.length > 0) return { accepted: false, error: rejected.join('; ') };
+    const { requestIds } = readUpdateResponse(response);
     return { accepted: true, requestIds, responseFile: response.fileData.name };
   }
 
-  async function findCreated(csid: string, externalId: string): Promise<CreateOutcome | undefined> {
+  /**
+   * What the service holds for this external id (getResponseFile), settled files aside: the account a
+   * processed file made (matched through getAccountStatus + getFileDetails), the failure entries, or a
+   * processed file whose account cannot be matched yet. Undefined when there is no file: create may run.
+   */
+  async function earlierCreate(
+    csid: string,
+    externalId: string,
+    settled: ReadonlySet<string>,
+  ): Promise<CreateOutcome | undefined> {
     const lookup = await eca.getResponseFile({ CSID: csid, externalId });
-    const entry = lookup.files.find((file) => file.isProcessed && !file.isError);
-    if (!entry) return undefined;
-    const application = entry.response?.applications.find((candidate) => candidate.externalId === externalId);
-    if (!application?.succeeded || !application.accountId) {
-      // Processed without an account (an error response): create again is the service's answer to give.
-      return undefined;
+    const files = lookup.files.filter((file) => file.name !== undefined && !settled.has(file.name));
+    const processed = files.filter((file) => !file.isError);
+    // Newest first: a file whose account is found settles the application.
+    processed.sort((a, b) => (b.timestamp?.date?.getTime() ?? 0) - (a.timestamp?.date?.getTime() ?? 0));
+    for (const file of processed) {
+      const name = file.name ?? '';
+      const found = await findAccountByResponseFile(eca, {
+        csid,
+        responseFile: name,
+        around: file.timestamp?.date ?? now(),
+      });
+      if (found.accountId !== undefined) {
+        return { created: true, accountId: found.accountId, recovered: true, responseFile: name };
+      }
+      return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
     }
-    return { created: true, accountId: application.accountId, userName: application.userName, recovered: true };
+    const failed = files.filter((file) => file.isError);
+    if (failed.length === 0) return undefined;
+    return {
+      created: false,
+      errors: failed.map((file) => `response file ${file.name ?? ''}: ${file.error ?? 'not processed'}`),
+      settledFiles: failed.map((file) => file.name ?? ''),
+    };
+  }
+
+  /** The account a create call just made, matched on its response file name; the file's content is only a hint. */
+  async function settleCreated(
+    csid: string,
+    externalId: string,
+    response: Awaited<ReturnType<EcaClient['create']>>,
+    attached: FormDocument[],
+  ): Promise<CreateOutcome> {
+    const name = response.name;
+    if (name === undefined) {
+      // Processed without a file name: nothing to match on, and the application must not be created again.
+      const again = await earlierCreate(csid, externalId, new Set());
+      return (
+        again ?? {
+          created: false,
+          unconfirmed: { responseFile: '', reason: 'create was processed but named no response file' },
+        }
+      );
+    }
+    const hinted = response.response?.applications.find((candidate) => candidate.externalId === externalId);
+    const found = await findAccountByResponseFile(eca, {
+      csid,
+      responseFile: name,
+      around: response.timestamp?.date ?? now(),
+      hint: hinted?.accountId,
+    });
+    if (found.accountId === undefined) {
+      // A failure entry for this file is the service saying no account was made.
+      const lookup = await eca.getResponseFile({ CSID: csid, externalId });
+      const failure = lookup.files.find((file) => file.name === name && file.isError);
+      if (failure) {
+        return {
+          created: false,
+          errors: [failure.error ?? hinted?.errors.join('; ') ?? 'the application was not processed'],
+          settledFiles: [name],
+        };
+      }
+      return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
+    }
+    // The response file stays in the document store (it may hold a temporary password), never in history:
+    // the users read from it, or the file as sent when this library cannot read it.
+    const kept = hinted
+      ? {
+          externalId,
+          responseFile: name,
+          users: hinted.users.map((user) => ({
+            userName: user.userName,
+            temporaryPassword: user.temporaryPassword?.reveal(),
+          })),
+        }
+      : { externalId, responseFile: name, responseXml: response.responseXml?.reveal() };
+    const responseRef = await store.put(new TextEncoder().encode(JSON.stringify(kept)));
+    return {
+      created: true,
+      accountId: found.accountId,
+      ...(hinted?.userName !== undefined && { userName: hinted.userName }),
+      recovered: false,
+      responseFile: name,
+      responseRef,
+      attachedFiles: attached.map((document) => document.fileName),
+    };
+  }
+
+  /** Every file name getAmRequestStatus lists for the account (per-account errors throw: they would hide requests). */
+  async function requestFiles(csid: string, accountId: string): Promise<string[]> {
+    const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
+    const failing = listed.requests.find((entry) => entry.isError);
+    if (failing) throw new Error(`getAmRequestStatus for account ${accountId}: ${failing.error ?? 'error entry'}`);
+    return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
+  }
+
+  function updateXml(accountId: string, functionName: ApplicationUpdateFunction, documents: FormDocument[]): string {
+    if (functionName !== 'DocumentSubmission') return buildUpdateRequestXml({ accountId, functionName });
+    const signedAt = now();
+    return buildDocumentSubmissionXml({
+      accountId,
+      documents: documents.map((document) => ({
+        formNumber: document.formNumber,
+        execTs: signedAt,
+        execLoginTs: signedAt,
+        files: [{ fileName: document.fileName, sha1: document.sha1, length: document.length }],
+      })),
+    });
   }
 
   return {
@@ -176,48 +296,30 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       }
     },
 
-    async createAccount({ csid, externalId, application, documents }) {
-      // Before every attempt: a create whose response was lost must not make a second account.
-      const existing = await findCreated(csid, externalId);
-      if (existing) return existing;
+    createAccount({ csid, externalId, application, documents, settledFiles }) {
+      return withinDeadline(async () => {
+        // Before every attempt: a processed file for this external id means never create again.
+        const earlier = await earlierCreate(csid, externalId, new Set(settledFiles ?? []));
+        if (earlier) return earlier;
 
-      const applicationXml = new TextDecoder().decode(await store.get(application));
-      const attached = options.createDocuments
-        ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
-        : documents;
-      let response;
-      try {
-        response = await eca.create({ CSID: csid, applicationXml, attachments: await attachments(attached) });
-      } catch (error) {
-        return failFast(error);
-      }
-      if (!response.isProcessed) {
-        return {
-          created: false,
-          errors: ['create was not processed: the XML format is invalid, the keys are wrong, or the service is down'],
-        };
-      }
-      const created = response.response?.applications.find((candidate) => candidate.externalId === externalId);
-      if (!created) {
-        return { created: false, errors: [`the create response has no application with external id ${externalId}`] };
-      }
-      if (!created.succeeded || !created.accountId) {
-        return { created: false, errors: created.errors.length > 0 ? created.errors : [created.status.status] };
-      }
-      // The response's temporary passwords stay in the document store, never in history.
-      const users = created.users.map((user) => ({
-        userName: user.userName,
-        temporaryPassword: user.temporaryPassword?.reveal(),
-      }));
-      const responseRef = await store.put(new TextEncoder().encode(JSON.stringify({ externalId, users })));
-      return {
-        created: true,
-        accountId: created.accountId,
-        userName: created.userName,
-        recovered: false,
-        responseRef,
-        attachedFiles: attached.map((document) => document.fileName),
-      };
+        const applicationXml = new TextDecoder().decode(await store.get(application));
+        const attached = options.createDocuments
+          ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+          : documents;
+        let response;
+        try {
+          response = await eca.create({ CSID: csid, applicationXml, attachments: await attachments(attached) });
+        } catch (error) {
+          return failFast(error);
+        }
+        if (!response.isProcessed) {
+          return {
+            created: false,
+            errors: ['create was not processed: the XML format is invalid, the keys are wrong, or the service is down'],
+          };
+        }
+        return settleCreated(csid, externalId, response, attached);
+      });
     },
 
     readAccount({ csid, accountId }) {
@@ -225,17 +327,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     },
 
     submitAccountDocuments({ csid, accountId, documents }) {
-      const signedAt = now();
-      const xml = buildDocumentSubmissionXml({
-        accountId,
-        documents: documents.map((document) => ({
-          formNumber: document.formNumber,
-          execTs: signedAt,
-          execLoginTs: signedAt,
-          files: [{ fileName: document.fileName, sha1: document.sha1, length: document.length }],
-        })),
-      });
-      return sendUpdate(csid, xml, documents);
+      return sendUpdate(csid, updateXml(accountId, 'DocumentSubmission', documents), documents);
     },
 
     abandonAccount({ csid, accountId }) {
@@ -256,5 +348,51 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       }
       return { decided: false, status: status ?? 'not listed yet' };
     },
+
+    listAccountRequests({ csid, accountId }) {
+      return requestFiles(csid, accountId);
+    },
+
+    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [] }) {
+      return withinDeadline(async () => {
+        // An earlier attempt whose answer was lost left a request the service lists: never send twice.
+        if (Context.current().info.attempt > 1) {
+          const before = new Set(known);
+          const made = (await requestFiles(csid, accountId)).filter((file) => !before.has(file));
+          const latest = made.at(-1);
+          if (latest !== undefined) return { accepted: true, requestIds: [], responseFile: latest, recovered: true };
+        }
+        return sendUpdate(csid, updateXml(accountId, functionName, documents), documents);
+      });
+    },
+
+    async readRequestByFile({ csid, accountId, responseFile }) {
+      return requestByFile(await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] }), responseFile);
+    },
+  };
+}
+
+/**
+ * How getAmRequestStatus (by account) shows the request filed under `responseFile`: entries keyed by
+ * request type, each with `data` (`status` per RequestDetail) and `files`. The request type and detail
+ * codes are not shown by the spec, so only the file name is matched; every detail must be PROCESSED.
+ */
+export function requestByFile(listed: AmRequestStatusResponse, responseFile: string): RequestOutcome {
+  const details = listed.requests.flatMap((entry) =>
+    entry.requests.filter((group) => group.files.includes(responseFile)).map((group) => ({ entry, group })),
+  );
+  if (details.length === 0) return { decided: false, status: 'not listed yet' };
+  const statuses = details.flatMap(({ group }) => group.data.map((detail) => detail.status?.status ?? 'PENDING'));
+  const rejected = details.find(({ group }) => group.data.some((detail) => detail.status?.status === 'REJECTED'));
+  if (rejected) {
+    const reason = rejected.entry.error ?? 'the service gives no reason here; see the pending tasks';
+    return { decided: true, processed: false, error: `request ${responseFile} REJECTED: ${reason}` };
+  }
+  if (statuses.length > 0 && statuses.every((status) => status === 'PROCESSED')) {
+    return { decided: true, processed: true };
+  }
+  return {
+    decided: false,
+    status: statuses.includes('PENDING') || statuses.length === 0 ? 'PENDING' : statuses.join(', '),
   };
 }

@@ -29,6 +29,7 @@ import {
   safeBodyExcerpt,
 } from './errors.js';
 import { responseSchemas, validateResponse } from './schemas.js';
+import { SecretString } from './secret.js';
 import type {
   AccountStatusResponse,
   AmRequestStatusResponse,
@@ -109,6 +110,11 @@ export interface EcaClientOptions {
   fetch?: typeof fetch;
   /** Clock for SSO expiry; defaults to the system clock. */
   now?: () => Date;
+  /**
+   * Called before every HTTP call: a signal that aborts it (the caller's deadline or cancellation), so
+   * that no call outlives the work that made it. Without it calls end only by `timeoutMs`.
+   */
+  signal?: () => AbortSignal | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -254,8 +260,16 @@ export interface CreateAccountsResponse {
   batchId?: string;
   /** Response file name. */
   name?: string;
-  /** The opened response file; holds SECRET temporary passwords (SecretString). */
+  /**
+   * The opened response file read with this library's reader, when it reads: the spec does not show
+   * the file's format, so a caller may use it only as a hint (see `responseProblem`). Holds SECRET
+   * temporary passwords (SecretString).
+   */
   response?: CreateResponse;
+  /** Why the opened response file could not be read (its format is not shown by the spec). */
+  responseProblem?: string;
+  /** The opened response XML as sent; it may hold a temporary password (SECRET). */
+  responseXml?: SecretString;
   raw: unknown;
 }
 
@@ -351,11 +365,53 @@ function selectionBody(request: AccountSelection, csid: string): Record<string, 
   return body;
 }
 
-function checkLanguage(value: unknown, parameter: string): string {
-  if (typeof value !== 'string' || !/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/.test(value)) {
-    throw new EcaRequestError(parameter, 'expected a short lower-case language code such as en or zh-Hans');
+/**
+ * Spec, preference/set: "Languages are given as short lower-case codes." The allowed list is not shown, so only
+ * the form is checked: two or three lower-case letters (`en`, `zh`, `fra`). Region or script subtags (`en-US`,
+ * `zh-Hans`) and upper case are refused before anything is sent.
+ */
+export const LANGUAGE_CODE_PATTERN = /^[a-z]{2,3}$/;
+
+/** A language of preference/set that is not a short lower-case code; `value` is the text as given. */
+export class EcaLanguageCodeError extends EcaRequestError {
+  readonly value: unknown;
+
+  constructor(parameter: string, value: unknown) {
+    const shown =
+      typeof value === 'string' ? JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value) : typeof value;
+    super(parameter, `${shown} is not a short lower-case language code (two or three letters a-z, e.g. en, zh, fra)`);
+    this.value = value;
   }
+}
+
+/** Whether `value` is a language code that preference/set accepts (see {@link LANGUAGE_CODE_PATTERN}). */
+export function isLanguageCode(value: unknown): boolean {
+  return typeof value === 'string' && LANGUAGE_CODE_PATTERN.test(value);
+}
+
+function checkLanguage(value: unknown, parameter: string): string {
+  if (typeof value !== 'string' || !isLanguageCode(value)) throw new EcaLanguageCodeError(parameter, value);
   return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// sso/create response
+
+/**
+ * Where the response carries the signed URL. The spec gives two shapes: the endpoint section says "`SUCCESS`
+ * (object with `SIGNED_URL`...)", the resources section lists the fields flat: "`SIGNED_URL` (base64 string of the
+ * session URL), `RESULT` (boolean), `ERROR` (string)". Both are read; the nested one wins when both are sent.
+ */
+function signedUrlField(parsed: { SUCCESS?: { SIGNED_URL?: string | undefined } | null | undefined }): {
+  encoded: string | undefined;
+  path: string;
+} {
+  const nested = parsed.SUCCESS?.SIGNED_URL;
+  if (nested !== undefined) return { encoded: nested, path: 'SUCCESS.SIGNED_URL' };
+  const flat = (parsed as Record<string, unknown>).SIGNED_URL;
+  if (flat === undefined || flat === null) return { encoded: undefined, path: 'SUCCESS.SIGNED_URL' };
+  if (typeof flat !== 'string') throw new EcaSchemaError('SIGNED_URL', 'expected base64 text');
+  return { encoded: flat.trim() === '' ? undefined : flat, path: 'SIGNED_URL' };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -428,8 +484,10 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
   ): Promise<{ status: number; text: string }> {
     const url = `${operation === 'preferenceSet' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
     try {
+      const signal = options.signal?.();
       const response = await http.post(url, {
         json: body,
+        ...(signal ? { signal } : {}),
         retry:
           mode === 'query'
             ? {
@@ -656,30 +714,40 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
       const name = parsed.name ?? parsed.fileData?.name;
       if (name !== undefined) result.name = name;
       const responseXml = parsed.isProcessed ? await openFileData('create', parsed.fileData?.data) : undefined;
-      if (responseXml !== undefined)
-        result.response = withPath('fileData.data', () => parseCreateResponseXml(responseXml));
+      if (responseXml !== undefined) {
+        result.responseXml = new SecretString(responseXml);
+        try {
+          result.response = withPath('fileData.data', () => parseCreateResponseXml(responseXml));
+        } catch (error) {
+          result.responseProblem = error instanceof Error ? error.message : String(error);
+        }
+      }
       return result;
     },
 
     async ssoCreate(request) {
       const payloadJson = JSON.stringify(buildSsoPayload({ userName: request.userName, ip: request.ip }));
       const body = payloadBody(request.CSID, await sealedPayload(new TextEncoder().encode(payloadJson)));
-      const raw = await postJson('ssoCreate', body, 'once');
+      // Taken before the request leaves: the brokerage issues the URL after this instant, so expiresAt
+      // (issuedAt + 60 s, spec: "The URL is valid 60 seconds") can only underestimate the validity, never overestimate it.
       const issuedAt = now();
+      const raw = await postJson('ssoCreate', body, 'once');
       const parsed = validateResponse(responseSchemas.ssoCreate, raw);
       const result: SsoCreateResponse = { result: parsed.RESULT, raw };
       if (parsed.ERROR !== undefined && parsed.ERROR !== '') result.error = parsed.ERROR;
-      const encoded = parsed.SUCCESS?.SIGNED_URL;
+      const { encoded, path } = signedUrlField(parsed);
       if (parsed.RESULT) {
-        if (encoded === undefined) throw new EcaSchemaError('SUCCESS.SIGNED_URL', 'missing although RESULT is true');
+        if (encoded === undefined) {
+          throw new EcaSchemaError(path, 'missing although RESULT is true (neither SUCCESS.SIGNED_URL nor SIGNED_URL)');
+        }
         const bytes = fromBase64(encoded);
-        if (!bytes || bytes.length === 0) throw new EcaSchemaError('SUCCESS.SIGNED_URL', 'not base64 text');
+        if (!bytes || bytes.length === 0) throw new EcaSchemaError(path, 'not base64 text');
         let urlText = new TextDecoder().decode(bytes).trim();
         // The spec asks to "decrypt and validate" the URL: an OpenPGP-sealed URL is opened, a plain one used as is.
         if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(urlText)) {
           urlText = new TextDecoder().decode(await open(encoded, await envelopeKeys())).trim();
         }
-        result.signedUrl = validateSignedUrl(urlText, environment, { ...options.sso, issuedAt });
+        result.signedUrl = validateSignedUrl(urlText, environment, { ...options.sso, issuedAt }, path);
       }
       return result;
     },
@@ -736,16 +804,7 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
       }
       const body = { CSID: checkCsid(request.CSID ?? csid), externalId: request.externalId.trim() };
       const { parsed, raw } = await queryAccounts('getResponseFile', body);
-      const files = await Promise.all(
-        parsed.result.map(async (file, index) => {
-          const data = (file.extra.fileData as { data?: unknown } | undefined)?.data;
-          if (typeof data !== 'string') return file;
-          const path = `result.${index}.fileData.data`;
-          const xml = await openFileData('getResponseFile', data, path);
-          return xml === undefined ? file : { ...file, response: withPath(path, () => parseCreateResponseXml(xml)) };
-        }),
-      );
-      return withTimestamp({ files, raw }, parsed.timestamp);
+      return withTimestamp({ files: parsed.result, raw }, parsed.timestamp);
     },
 
     async getBatchDetails(request) {

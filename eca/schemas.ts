@@ -112,7 +112,13 @@ function commonOf(value: Record<string, unknown>): EntryCommon & { accountId: st
 
 const COMMON_KEYS: readonly string[] = [...ACCOUNT_ID_ALIASES, ...ERROR_ALIASES, 'isError'];
 
+/**
+ * An entry must name its account, except an error entry: convention 3 says a failing account leaves
+ * the others unaffected, so an error entry without an account id is kept (accountId '') instead of
+ * failing the whole response.
+ */
 function requireAccountId(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (value.isError === true) return;
   if (!ACCOUNT_ID_ALIASES.some((alias) => typeof value[alias] === 'string')) {
     ctx.addIssue({ code: 'custom', message: 'the entry has no account id (acctId, accountId or Account ID)' });
   }
@@ -469,11 +475,6 @@ export interface ResponseFileEntry extends EntryCommon {
   timestamp?: Timestamp;
   clearingStatus?: AccountStatus;
   accountId?: string;
-  /**
-   * The create response file itself, opened, when the service sends it as `fileData` beside the name
-   * (it may hold SECRET temporary passwords, as SecretString).
-   */
-  response?: CreateResponse;
   extra: Extra;
 }
 

@@ -33,6 +33,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { createStatusReader } from '../activities/application.js';
 import type { StatusReader } from '../activities/application.js';
 import { Batcher } from '../activities/batcher.js';
+import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import { getState, startApplication } from '../client/applications.js';
@@ -228,6 +229,7 @@ async function main(): Promise<void> {
       firmPrivateKey: await readFile(join(sim.keysDir, 'firm-private.asc'), 'utf8'),
       brokeragePublicKey: await readFile(join(sim.keysDir, 'brokerage-public.asc'), 'utf8'),
       sso: { allowInsecureLoopback: true },
+      signal: activitySignal,
     });
     const store = new FileDocumentStore(join(dir, 'documents'));
     const reader = new SwitchableReader(

@@ -20,6 +20,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { SingleBar } from 'cli-progress';
+import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
@@ -135,7 +136,7 @@ async function main(): Promise<number> {
 
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());
-    const eca = ecaClientFor(sim);
+    const eca = ecaClientFor(sim, { signal: activitySignal });
     const store = new FileDocumentStore(join(dir, 'documents'));
     const { activities, statusReader } = createEngineActivities({ eca, store });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;

@@ -91,7 +91,10 @@ export interface AccountRecord {
 export interface ResponseFileRecord {
   csid: string;
   externalId: string;
-  accountId: string;
+  /** The account the application made; absent when the application failed (see `error`). */
+  accountId?: string;
+  /** Why the application made no account. */
+  error?: string;
   name: string;
   createdAt: number;
   /** Plain response XML; encrypted to the firm on each read. */

@@ -32,8 +32,11 @@ export class Store {
   readonly accounts = new Map<string, AccountRecord>();
   /** Account ids per CSID, in creation order: the "all sub-accounts" query. */
   readonly accountsByFirm = new Map<string, string[]>();
-  /** `${csid}\u0000${externalId}` and, for cross-firm checks, externalId alone → owning CSID. */
-  readonly responseFiles = new Map<string, ResponseFileRecord>();
+  /**
+   * Response files per `${csid}\u0000${externalId}`, oldest first (a repeated external id makes another
+   * account and another file), and, for cross-firm checks, externalId alone → owning CSID.
+   */
+  readonly responseFiles = new Map<string, ResponseFileRecord[]>();
   readonly externalIdOwner = new Map<string, string>();
   readonly requests = new Map<string, UpdateRequestRecord>();
   readonly requestsByAccount = new Map<string, string[]>();
@@ -164,14 +167,22 @@ export class Store {
     return account;
   }
 
-  responseFile(csid: string, externalId: string): ResponseFileRecord | undefined {
-    return this.responseFiles.get(responseKey(csid, externalId));
+  /** Every response file of a firm's external id, oldest first. */
+  responseFilesOf(csid: string, externalId: string): readonly ResponseFileRecord[] {
+    return this.responseFiles.get(responseKey(csid, externalId)) ?? [];
   }
 
   addResponseFile(record: ResponseFileRecord): void {
-    this.responseFiles.set(responseKey(record.csid, record.externalId), record);
+    this.keepResponseFile(record);
     this.externalIdOwner.set(record.externalId, record.csid);
     this.changed();
+  }
+
+  private keepResponseFile(record: ResponseFileRecord): void {
+    const key = responseKey(record.csid, record.externalId);
+    const list = this.responseFiles.get(key) ?? [];
+    list.push(record);
+    this.responseFiles.set(key, list);
   }
 
   addRequest(record: UpdateRequestRecord): void {
@@ -211,7 +222,7 @@ export class Store {
       counters: { ...this.counters },
       firms: [...this.firms.values()],
       accounts: [...this.accounts.values()],
-      responseFiles: [...this.responseFiles.values()],
+      responseFiles: [...this.responseFiles.values()].flat(),
       requests: [...this.requests.values()],
       forms: [...this.forms.values()],
       scenarioAssignments: Object.fromEntries(this.scenarioAssignments),
@@ -233,7 +244,7 @@ export class Store {
       list.push(account.accountId);
       this.accountsByFirm.set(account.csid, list);
     }
-    for (const file of snapshot.responseFiles) this.responseFiles.set(responseKey(file.csid, file.externalId), file);
+    for (const file of snapshot.responseFiles) this.keepResponseFile(file);
     for (const request of snapshot.requests) {
       this.requests.set(request.requestId, request);
       if (request.accountId !== undefined) {

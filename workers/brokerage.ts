@@ -1,3 +1,4 @@
+import { activitySignal } from '../activities/deadline.js';
 import { createEcaClient } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { ConfigurationError } from './config.js';
@@ -23,5 +24,7 @@ export function createEcaClientFromConfig(config: WorkerConfig['brokerage']): Ec
     brokeragePublicKey: config.brokeragePublicKey,
     timeoutMs: config.timeoutMs,
     sso: { allowInsecureLoopback: config.ssoAllowInsecureLoopback },
+    // Every call ends with the activity that made it (see activities/deadline.ts).
+    signal: activitySignal,
   });
 }

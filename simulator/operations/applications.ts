@@ -1,7 +1,8 @@
 /**
  * validateXML and create. create makes one account per application (status N, tasks from the
- * application's scenario) and keeps a response file per external id for getResponseFile; the same
- * external id sent again by the same firm gets the earlier result, never a second account.
+ * application's scenario) and keeps a response file per application for getResponseFile. The spec
+ * promises nothing about an external id sent twice, so the same external id sent again by the same
+ * firm makes a second account: only the caller's lookup (getResponseFile) prevents duplicates.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -62,22 +63,35 @@ function createOne(
   attachments: string[],
 ): CreateResponseApplicationInput {
   const externalId = application.externalId ?? '';
-  if (problems.length > 0) return { externalId, status: 'Error', errors: problems };
-  const owner = ctx.store.externalIdOwner.get(externalId);
-  if (owner !== undefined && owner !== firm.csid) {
-    return { externalId, status: 'Error', errors: [`External id ${externalId} is already in use`] };
-  }
-  const earlier = ctx.store.responseFile(firm.csid, externalId);
-  if (earlier) {
-    const account = ctx.store.account(earlier.accountId);
-    return {
-      externalId,
-      status: 'Success',
-      accountIds: [earlier.accountId],
-      users: account ? [{ userName: account.userName }] : [],
-    };
-  }
   const now = ctx.store.now();
+  const owner = ctx.store.externalIdOwner.get(externalId);
+  const refusal =
+    problems.length > 0
+      ? problems
+      : owner !== undefined && owner !== firm.csid
+        ? [`External id ${externalId} is already in use`]
+        : [];
+  if (refusal.length > 0) {
+    // A processed file that made no account: getResponseFile shows it as the spec's failure entry.
+    if (externalId !== '' && (owner === undefined || owner === firm.csid)) {
+      ctx.store.addResponseFile({
+        csid: firm.csid,
+        externalId,
+        name: fileName,
+        createdAt: now,
+        error: refusal.join('; '),
+        xml: buildCreateResponseXml({
+          version: XSD_VERSION,
+          executionDate: reportTimestamp(now),
+          processFile,
+          client: firm.name,
+          clientMasterAcct: firm.masterAccount,
+          applications: [{ externalId, status: 'Error', errors: refusal }],
+        }),
+      });
+    }
+    return { externalId, status: 'Error', errors: refusal };
+  }
   const account = ctx.store.createAccount({
     csid: firm.csid,
     externalId,

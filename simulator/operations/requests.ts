@@ -13,7 +13,6 @@ import {
   type Operation,
   type OperationContext,
 } from './context.js';
-import { sealFor } from './envelope.js';
 
 const responseFileInput = z.object({ CSID: csidField, externalId: z.string().min(1) });
 const amRequestStatusInput = z.object({
@@ -22,11 +21,16 @@ const amRequestStatusInput = z.object({
   request_id: z.string().optional(),
 });
 
-export const getResponseFile: Operation = async (ctx, request) => {
+/**
+ * One entry per response file of the external id, with the spec's fields only (`isProcessed`,
+ * `timestamp`, `name`, `isError`, `error`, `Clearing Status`): no file content and no account id. A
+ * file whose application made no account is the spec's failure entry (`name`, `isError` true, `error`).
+ */
+export const getResponseFile: Operation = (ctx, request) => {
   const input = parseBody(responseFileInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const file = ctx.store.responseFile(firm.csid, input.externalId);
-  if (!file) {
+  const files = ctx.store.responseFilesOf(firm.csid, input.externalId);
+  if (files.length === 0) {
     const owner = ctx.store.externalIdOwner.get(input.externalId);
     const error =
       owner !== undefined && owner !== firm.csid
@@ -34,21 +38,20 @@ export const getResponseFile: Operation = async (ctx, request) => {
         : `No response file found for external id ${input.externalId}`;
     return ok({ result: [{ name: '', isError: true, error }], timestamp: nowText(ctx) });
   }
-  const account = ctx.store.account(file.accountId);
-  return ok({
-    result: [
-      {
-        // The spec allows string booleans anywhere; this operation sends them, so clients meet both.
-        isProcessed: 'true',
-        timestamp: timestamp(file.createdAt),
-        name: file.name,
-        isError: 'false',
-        'Clearing Status': account?.status ?? 'A',
-        fileData: { name: file.name, data: await sealFor(ctx, firm, file.xml) },
-      },
-    ],
-    timestamp: nowText(ctx),
+  const result = files.map((file) => {
+    if (file.accountId === undefined) {
+      return { name: file.name, isError: true, error: file.error ?? 'The application was not processed' };
+    }
+    return {
+      // The spec allows string booleans anywhere; this operation sends them, so clients meet both.
+      isProcessed: 'true',
+      timestamp: timestamp(file.createdAt),
+      name: file.name,
+      isError: 'false',
+      'Clearing Status': ctx.store.account(file.accountId)?.status ?? 'A',
+    };
   });
+  return ok({ result, timestamp: nowText(ctx) });
 };
 
 function requestStatus(record: UpdateRequestRecord, now: number): 'PENDING' | 'PROCESSED' | 'REJECTED' {
@@ -56,25 +59,20 @@ function requestStatus(record: UpdateRequestRecord, now: number): 'PENDING' | 'P
 }
 
 /**
- * One entry per request: the request status fields of the spec (`request_id`, `acctId`, `Status`,
- * `timestamp`, `isError` / `Error`) beside the group keyed by the request type, which holds `data`
- * (`RequestDetail`, `status`) and `files`. A REJECTED request carries its reason as the error text.
+ * One entry per request, as the spec's getAmRequestStatus section shows it: an object keyed by the
+ * request type, holding `data` (`RequestDetail`, `status`) and `files` (the update's response file
+ * name). The request id, account and reason the spec's resource table also names are not sent: the
+ * engine must not need them (the hardest reading). The request type and RequestDetail codes are not
+ * shown by the spec; the simulator uses the function name and an `AM` code.
  */
 function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Record<string, unknown> {
   const status = requestStatus(record, ctx.store.now());
-  const entry: Record<string, unknown> = {
-    request_id: record.requestId,
-    acctId: record.accountId ?? '',
-    Status: status,
-    timestamp: timestamp(record.submittedAt),
-    isError: status === 'REJECTED',
+  return {
+    [record.functionName]: {
+      data: [{ RequestDetail: `AM${record.requestId}`, status }],
+      files: [record.fileName],
+    },
   };
-  if (status === 'REJECTED') entry.Error = record.error ?? 'Request rejected';
-  entry[record.functionName] = {
-    data: [{ RequestDetail: record.functionName, status }],
-    files: [record.fileName],
-  };
-  return entry;
 }
 
 export const getAmRequestStatus: Operation = (ctx, request) => {

@@ -1,10 +1,12 @@
 /**
- * update: every function element of the request file becomes a request with its own request_id,
- * PENDING for a short simulated while and then PROCESSED or REJECTED (read with getAmRequestStatus).
+ * update: every function element of the request file becomes a request, PENDING for a short simulated
+ * while and then PROCESSED or REJECTED, read with getAmRequestStatus by account (matched on the
+ * response file name). The spec does not show the update response XML, so the one sent here names
+ * no request ids and no per-document results: a caller can only rely on getAmRequestStatus.
  * Effects on the account (abandon, reset, documents under review) apply when the request is accepted.
  */
 import { parseUpdateRequestXml, formatChecksumMismatchStatus, type ParsedUpdateRequest } from '../../eca/xml.js';
-import { buildXml, type XmlElementSpec } from '../../eca/xml-tree.js';
+import { buildXml } from '../../eca/xml-tree.js';
 import { updateResponseFileName, XSD_VERSION, reportTimestamp } from '../formats.js';
 import { abandon, isPending, receiveDocument, reset } from '../lifecycle.js';
 import type { AccountRecord, FirmRecord, FirmType, UpdateRequestRecord } from '../model.js';
@@ -56,11 +58,6 @@ function fits(account: AccountRecord, target: Target): boolean {
   if (target === 'open') return account.status === 'O';
   if (target === 'pending') return isPending(account);
   return account.status === 'A';
-}
-
-interface Outcome {
-  record: UpdateRequestRecord;
-  documents?: FileCheck[];
 }
 
 /** Decides one function request; returns the rejection reason, or undefined when it is accepted (and applied). */
@@ -118,59 +115,23 @@ function decide(
   }
 }
 
-function responseXml(firm: FirmRecord, fileName: string, at: number, outcomes: Outcome[]): string {
-  const children: XmlElementSpec[] = [
-    {
-      name: 'Execution',
-      attributes: { ECA_XML_XSD_Version: XSD_VERSION },
-      children: [
-        { name: 'Execution_Date', text: reportTimestamp(at) },
-        { name: 'Process_File', text: fileName },
-        { name: 'Client', text: firm.name },
-        { name: 'Client_Master_Acct', text: firm.masterAccount },
-      ],
-    },
-    {
-      name: 'Requests',
-      children: outcomes.map(({ record }) => ({
-        name: 'Request',
-        attributes: {
-          request_id: record.requestId,
-          Function: record.functionName,
-          ib_acct: record.accountId,
-          Status: 'PENDING',
-        },
-      })),
-    },
-  ];
-  // Document results in the submitDocuments report layout, so the same reader handles both.
-  for (const { record, documents } of outcomes) {
-    if (!documents || documents.length === 0) continue;
-    children.push({
-      name: 'DocumentSubmission',
-      attributes: { ib_acct: record.accountId },
-      children: [
-        {
-          name: 'Documents',
-          children: documents.map((check) => ({
-            name: 'Document',
-            attributes: {
-              Form_Number: check.formNumber,
-              File_Name: check.fileName,
-              Status: check.problem?.checksumMismatch
-                ? formatChecksumMismatchStatus(
-                    check.fileName,
-                    check.problem.checksumMismatch.stored,
-                    check.problem.checksumMismatch.received,
-                  )
-                : (check.problem?.status ?? 'Accepted'),
-            },
-          })),
-        },
-      ],
-    });
-  }
-  return buildXml({ name: 'Process', children });
+/** The response file: an execution header only (its format is not shown by the spec). */
+function responseXml(firm: FirmRecord, fileName: string, at: number): string {
+  return buildXml({
+    name: 'Process',
+    children: [
+      {
+        name: 'Execution',
+        attributes: { ECA_XML_XSD_Version: XSD_VERSION },
+        children: [
+          { name: 'Execution_Date', text: reportTimestamp(at) },
+          { name: 'Process_File', text: fileName },
+          { name: 'Client', text: firm.name },
+          { name: 'Client_Master_Acct', text: firm.masterAccount },
+        ],
+      },
+    ],
+  });
 }
 
 export const update: Operation = async (ctx, request) => {
@@ -179,27 +140,22 @@ export const update: Operation = async (ctx, request) => {
   try {
     archive = readPayloadArchive(await openPayload(ctx, firm, payload));
   } catch (error) {
-    if (error instanceof PayloadProblem)
-      return ok({ timestamp: nowText(ctx), isProcessed: false, error: error.message });
+    if (error instanceof PayloadProblem) return ok({ timestamp: nowText(ctx), error: error.message });
     throw error;
   }
   let requests: ParsedUpdateRequest[];
   try {
     requests = parseUpdateRequestXml(archive.xml.content);
   } catch (error) {
-    return ok({
-      timestamp: nowText(ctx),
-      isProcessed: false,
-      error: `Invalid request XML: ${(error as Error).message}`,
-    });
+    return ok({ timestamp: nowText(ctx), error: `Invalid request XML: ${(error as Error).message}` });
   }
   if (requests.length === 0) {
-    return ok({ timestamp: nowText(ctx), isProcessed: false, error: 'The request XML holds no function element' });
+    return ok({ timestamp: nowText(ctx), error: 'The request XML holds no function element' });
   }
   const now = ctx.store.now();
   const batch = ctx.store.nextBatchId();
   const fileName = updateResponseFileName(firm.name, now, batch, ctx.store.nextFileSequence());
-  const outcomes: Outcome[] = requests.map((parsed) => {
+  for (const parsed of requests) {
     const checks: FileCheck[] = [];
     const rejection = decide(ctx, firm, parsed, archive.files, checks);
     const record: UpdateRequestRecord = {
@@ -214,12 +170,7 @@ export const update: Operation = async (ctx, request) => {
     if (parsed.accountId !== undefined) record.accountId = parsed.accountId;
     if (rejection !== undefined) record.error = rejection;
     ctx.store.addRequest(record);
-    return { record, documents: checks };
-  });
-  const data = await sealFor(ctx, firm, responseXml(firm, fileName, now, outcomes));
-  return ok({
-    timestamp: nowText(ctx),
-    isProcessed: true,
-    fileData: { name: fileName, data },
-  });
+  }
+  const data = await sealFor(ctx, firm, responseXml(firm, fileName, now));
+  return ok({ timestamp: nowText(ctx), fileData: { name: fileName, data } });
 };

@@ -14,6 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createStatusReader } from '../../activities/application.js';
 import type { StatusReader } from '../../activities/application.js';
+import { activitySignal } from '../../activities/deadline.js';
 import { FileDocumentStore } from '../../activities/document-store.js';
 import { createEngineActivities } from '../../activities/engine.js';
 import type { FileDailyDocumentsLedger } from '../../activities/forms.js';
@@ -66,7 +67,7 @@ function followClock<T extends Record<string, AnyActivity>>(activities: T, sim: 
 export async function startEngine(env: TestWorkflowEnvironment, options: EngineOptions = {}): Promise<EngineHarness> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-engine-'));
   const sim = await startSimulator({ startTime: await env.currentTimeMs(), ...options.simulator });
-  const eca = ecaClientFor(sim, { timeoutMs: 10_000, retry: 0, fetch: options.fetch });
+  const eca = ecaClientFor(sim, { timeoutMs: 10_000, retry: 0, fetch: options.fetch, signal: activitySignal });
   const store = new FileDocumentStore(join(dir, 'documents'));
   // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
   const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;

@@ -84,3 +84,5 @@ export const abandonUpdate = defineUpdate<ApplicationStateView, [AbandonRequest]
 export const resubmitUpdate = defineUpdate<ApplicationStateView, [DocumentRef]>('resubmit');
 export const provideDocumentsUpdate = defineUpdate<ApplicationStateView, [FormDocument[]]>('provideDocuments');
 export const resetUpdate = defineUpdate<ApplicationStateView, []>('reset');
+/** Looks again at a create or update whose outcome could not be established (state `unconfirmed`). */
+export const retryUpdate = defineUpdate<ApplicationStateView, []>('retry');

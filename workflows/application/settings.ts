@@ -15,6 +15,18 @@ export interface LifecycleSettings {
   abandonedRetention: Duration;
   /** Continue-as-new after this many history events (or earlier when the server suggests it). */
   continueAsNewAfterEvents: number;
+  /**
+   * How long a request sent with update may stay unlisted or PENDING in getAmRequestStatus before the
+   * application stops in `unconfirmed` for staff.
+   */
+  requestConfirmTimeout: Duration;
+  /**
+   * A create whose response file is processed but whose account cannot be found yet (getAccountStatus +
+   * getFileDetails) is looked up this many times, `createConfirmInterval` apart and doubling, before the
+   * application stops in `unconfirmed`. It is never created again in the meantime.
+   */
+  createConfirmAttempts: number;
+  createConfirmInterval: Duration;
 }
 
 export const DEFAULT_SETTINGS: LifecycleSettings = {
@@ -22,6 +34,9 @@ export const DEFAULT_SETTINGS: LifecycleSettings = {
   approvalCheckTime: '06:00',
   abandonedRetention: '30 days',
   continueAsNewAfterEvents: 2_000,
+  requestConfirmTimeout: '2 days',
+  createConfirmAttempts: 4,
+  createConfirmInterval: '1 minute',
 };
 
 /** What a caller may override: any field, and any single poll interval. */

@@ -19,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import type { ApplicationActivities, UpdateOutcome } from '../../activities/application-contract.js';
+import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from '../../activities/application-contract.js';
 import {
   effectOf,
   lifecycleState,
@@ -28,7 +28,7 @@ import {
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
-import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot } from '../lifecycle/index.js';
+import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
 import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
 import { renderDetails } from './details.js';
 import {
@@ -37,6 +37,7 @@ import {
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
+  retryUpdate,
   stateQuery,
 } from './messages.js';
 import type {
@@ -67,6 +68,16 @@ const MAX_TRANSITIONS_KEPT = 200;
 
 /** Search attributes are written only when they change (see README: changing workflow code safely). */
 const PATCH_UPSERT_ON_CHANGE = 'search-attributes-on-change';
+
+/**
+ * Update requests confirmed from spec fields only: the account's requests listed before sending, the
+ * response file name matched in getAmRequestStatus by account, a bounded wait. Histories recorded
+ * before follow request ids read from the response file (`settle`).
+ */
+const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
+
+/** The outcome of one update step: decided by the service, refused at once, or not established. */
+type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string };
 
 export async function accountApplication(input: ApplicationInput): Promise<ApplicationResult> {
   const settings = resolveSettings(input.settings);
@@ -162,7 +173,66 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     return view();
   }
 
-  /** Waits until the service has decided every request an update made: the first refusal wins. */
+  /**
+   * Sends one update function and waits until getAmRequestStatus decides it, on spec fields only. The
+   * request is recorded in the lifecycle (known files before sending, then its response file), so a
+   * retry after `unconfirmed` or a lost answer follows the same request and never sends a second one.
+   */
+  async function runUpdate(functionName: UpdateFunction, documents?: FormDocument[]): Promise<UpdateStep> {
+    const account = { csid, accountId: snapshot.context.accountId ?? '' };
+    if (snapshot.context.request?.functionName !== functionName) {
+      const known = await service.listAccountRequests.executeWithOptions(
+        { summary: `getAmRequestStatus before ${functionName}` },
+        [account],
+      );
+      apply({ type: 'REQUEST_PREPARED', functionName, known });
+    }
+    let responseFile = snapshot.context.request?.responseFile;
+    if (responseFile === undefined) {
+      const sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
+        { ...account, functionName, known: snapshot.context.request?.known ?? [], documents },
+      ]);
+      if (!sent.accepted) return { ok: false, error: sent.error };
+      if (sent.responseFile === undefined) return { unconfirmed: `update ${functionName} named no response file` };
+      responseFile = sent.responseFile;
+      apply({ type: 'REQUEST_SENT', responseFile });
+    }
+    const deadline = Date.now() + msToNumber(settings.requestConfirmTimeout);
+    for (let wait = 60_000; ; wait = Math.min(wait * 2, REQUEST_POLL_MAX_MS)) {
+      const request = await service.readRequestByFile.executeWithOptions(
+        { summary: `getAmRequestStatus ${responseFile}` },
+        [{ ...account, responseFile }],
+      );
+      if (request.decided) return request.processed ? { ok: true } : { ok: false, error: request.error };
+      if (Date.now() + wait > deadline) {
+        return {
+          unconfirmed: `request ${responseFile} (${functionName}) is ${request.status} after ${String(settings.requestConfirmTimeout)}`,
+        };
+      }
+      await sleep(wait, { summary: `request ${responseFile} is ${request.status}` });
+    }
+  }
+
+  /** Creates the account (never twice); a processed file whose account is not found yet is looked up again. */
+  async function runCreate(): Promise<CreateOutcome> {
+    const context = snapshot.context;
+    for (let attempt = 1; ; attempt++) {
+      const result = await service.createAccount.executeWithOptions({ summary: 'create (idempotent)' }, [
+        {
+          csid,
+          externalId,
+          application: context.application,
+          documents: context.createDocuments,
+          ...(context.settledFiles?.length ? { settledFiles: context.settledFiles } : {}),
+        },
+      ]);
+      if (result.created || !('unconfirmed' in result) || attempt >= settings.createConfirmAttempts) return result;
+      const wait = msToNumber(settings.createConfirmInterval) * 2 ** (attempt - 1);
+      await sleep(wait, { summary: `account of ${result.unconfirmed.responseFile} not found yet` });
+    }
+  }
+
+  /** Histories recorded before PATCH_CONFIRM_BY_FILE: waits on the request ids an update's response named. */
   async function settle(outcome: UpdateOutcome): Promise<{ ok: true } | { ok: false; error: string }> {
     if (!outcome.accepted) return { ok: false, error: outcome.error };
     for (const requestId of outcome.requestIds) {
@@ -205,6 +275,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     },
   });
   setHandler(resetUpdate, () => handleStaff({ type: 'RESET' }), { validator: () => allowed({ type: 'RESET' }) });
+  setHandler(retryUpdate, () => handleStaff({ type: 'RETRY' }), { validator: () => allowed({ type: 'RETRY' }) });
 
   publish();
 
@@ -229,18 +300,25 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       }
 
       case 'create': {
-        const result = await service.createAccount.executeWithOptions({ summary: 'create (idempotent)' }, [
-          { csid, externalId, application: context.application, documents: context.createDocuments },
-        ]);
-        apply(
-          result.created
-            ? { type: 'CREATED', accountId: result.accountId, userName: result.userName }
-            : { type: 'CREATE_REFUSED', errors: result.errors },
-        );
+        const result = await runCreate();
+        if (result.created) apply({ type: 'CREATED', accountId: result.accountId, userName: result.userName });
+        else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
+        else apply({ type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles });
         break;
       }
 
       case 'submitDocuments': {
+        if (patched(PATCH_CONFIRM_BY_FILE)) {
+          const step = await runUpdate('DocumentSubmission', effect.documents);
+          apply(
+            'unconfirmed' in step
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              : step.ok
+                ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
+                : { type: 'DOCUMENTS_REFUSED', error: step.error },
+          );
+          break;
+        }
         const forms = effect.documents.map((document) => document.formNumber).join(', ');
         const result = await service.submitAccountDocuments.executeWithOptions(
           { summary: `update DocumentSubmission: forms ${forms}` },
@@ -256,6 +334,17 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       }
 
       case 'abandon': {
+        if (patched(PATCH_CONFIRM_BY_FILE)) {
+          const step = await runUpdate('AbandonAccount');
+          apply(
+            'unconfirmed' in step
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              : step.ok
+                ? { type: 'ABANDON_CONFIRMED' }
+                : { type: 'ABANDON_REFUSED', error: step.error },
+          );
+          break;
+        }
         const result = await service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [account]);
         const settled = await settle(result);
         apply(settled.ok ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: settled.error });
@@ -263,6 +352,17 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       }
 
       case 'reset': {
+        if (patched(PATCH_CONFIRM_BY_FILE)) {
+          const step = await runUpdate('ResetAbandonedAccount');
+          apply(
+            'unconfirmed' in step
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              : step.ok
+                ? { type: 'RESET_CONFIRMED' }
+                : { type: 'RESET_REFUSED', error: step.error },
+          );
+          break;
+        }
         const result = await service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [
           account,
         ]);
@@ -326,6 +426,7 @@ const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
   RESUBMIT: 'resubmit',
   PROVIDE_DOCUMENTS: 'provideDocuments',
   RESET: 'reset',
+  RETRY: 'retry',
 };
 
 function describe(type: LifecycleEventType): string {

@@ -54,6 +54,7 @@ export function effectOf(snapshot: LifecycleSnapshot): LifecycleEffect {
     case 'awaitingApproval':
       return { kind: 'poll', cadence: 'approval' };
     case 'needsCorrection':
+    case 'unconfirmed':
       return { kind: 'awaitStaff' };
     case 'abandoned':
       return { kind: 'awaitReset' };

@@ -47,14 +47,38 @@ export interface LifecycleContext {
   lastRefusal?: string;
   /** Who asked for abandonment and why, as given. */
   abandonReason?: string;
+  /**
+   * Create response files of this external id that made no account (failure entries, or declared so by
+   * staff with a resubmission): the next create may run despite them. Every other file means the
+   * application is never created again. (Absent in snapshots carried from before it existed.)
+   */
+  settledFiles?: string[];
+  /**
+   * The update request in progress: what getAmRequestStatus listed for the account before it was sent
+   * (`known`), and its response file once the service answered. Kept until the request is decided, so
+   * a retry after `unconfirmed` follows the same request instead of sending another.
+   */
+  request?: { functionName: UpdateFunction; known: string[]; responseFile?: string };
+  /** What could not be confirmed, while the application is `unconfirmed`. */
+  unconfirmed?: { step: UnconfirmedStep; reason: string; responseFile?: string };
 }
+
+/** The update functions the lifecycle sends and confirms. */
+export type UpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccount' | 'DocumentSubmission';
+
+/** The steps whose outcome may stay unconfirmed, and where `RETRY` goes back to. */
+export type UnconfirmedStep = 'create' | UpdateFunction;
 
 export type LifecycleEvent =
   // results of the workflow's activities
   | { type: 'VALIDATED' }
   | { type: 'VALIDATION_FAILED'; errors: string[] }
   | { type: 'CREATED'; accountId: string; userName?: string }
-  | { type: 'CREATE_REFUSED'; errors: string[] }
+  | { type: 'CREATE_REFUSED'; errors: string[]; settledFiles?: string[] }
+  | { type: 'CREATE_UNCONFIRMED'; responseFile: string; reason: string }
+  | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
+  | { type: 'REQUEST_SENT'; responseFile: string }
+  | { type: 'REQUEST_UNCONFIRMED'; reason: string }
   | { type: 'STATUS'; account: AccountSnapshot }
   | { type: 'DOCUMENTS_SUBMITTED'; documents: FormDocument[] }
   | { type: 'DOCUMENTS_REFUSED'; error: string }
@@ -67,6 +91,7 @@ export type LifecycleEvent =
   | { type: 'PROVIDE_DOCUMENTS'; documents: FormDocument[] }
   | { type: 'ABANDON'; reason?: string }
   | { type: 'RESET' }
+  | { type: 'RETRY' }
   // timers
   | { type: 'RETENTION_EXPIRED' };
 
@@ -91,12 +116,58 @@ export const lifecycleMachine = setup({
     isMissingDocuments: ({ context }) => plan(context).missing.length > 0,
     hasPortalTasks: ({ context }) => context.tasks.some(isPortalTask),
     isPendingApproval: ({ context }) => context.stateText === 'Pending Approval',
+    hasAccount: ({ context }) => context.accountId !== undefined,
+    createUnconfirmed: ({ context }) => context.unconfirmed?.step === 'create',
+    abandonUnconfirmed: ({ context }) => context.unconfirmed?.step === 'AbandonAccount',
+    resetUnconfirmed: ({ context }) => context.unconfirmed?.step === 'ResetAbandonedAccount',
+    documentsUnconfirmed: ({ context }) => context.unconfirmed?.step === 'DocumentSubmission',
   },
   actions: {
     recordCorrections: assign({
       corrections: ({ event }) =>
         event.type === 'VALIDATION_FAILED' || event.type === 'CREATE_REFUSED' ? event.errors : [],
+      settledFiles: ({ context, event }) =>
+        event.type === 'CREATE_REFUSED' && event.settledFiles
+          ? [...new Set([...(context.settledFiles ?? []), ...event.settledFiles])]
+          : context.settledFiles,
     }),
+    recordCreateUnconfirmed: assign({
+      unconfirmed: ({ event }) =>
+        event.type === 'CREATE_UNCONFIRMED'
+          ? { step: 'create' as const, reason: event.reason, responseFile: event.responseFile }
+          : undefined,
+    }),
+    /** Staff resubmit after an unconfirmed create: they declare its response file made no account. */
+    settleUnconfirmedFile: assign({
+      settledFiles: ({ context }) =>
+        context.unconfirmed?.responseFile
+          ? [...new Set([...(context.settledFiles ?? []), context.unconfirmed.responseFile])]
+          : context.settledFiles,
+      unconfirmed: () => undefined,
+    }),
+    recordRequestPrepared: assign({
+      request: ({ event, context }) =>
+        event.type === 'REQUEST_PREPARED' ? { functionName: event.functionName, known: event.known } : context.request,
+    }),
+    recordRequestSent: assign({
+      request: ({ event, context }) =>
+        event.type === 'REQUEST_SENT' && context.request
+          ? { ...context.request, responseFile: event.responseFile }
+          : context.request,
+    }),
+    recordRequestUnconfirmed: assign({
+      unconfirmed: ({ event, context }) =>
+        event.type === 'REQUEST_UNCONFIRMED' && context.request
+          ? {
+              step: context.request.functionName,
+              reason: event.reason,
+              ...(context.request.responseFile !== undefined && { responseFile: context.request.responseFile }),
+            }
+          : context.unconfirmed,
+    }),
+    /** The request was decided (or refused at once): the next update starts afresh. */
+    clearRequest: assign({ request: () => undefined }),
+    clearUnconfirmed: assign({ unconfirmed: () => undefined }),
     acceptResubmission: assign({
       application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
       corrections: () => [],
@@ -153,6 +224,7 @@ export const lifecycleMachine = setup({
     waitingDocuments: {},
     submittedDocuments: {},
     corrections: [],
+    settledFiles: [],
   }),
   initial: 'validating',
   states: {
@@ -170,6 +242,37 @@ export const lifecycleMachine = setup({
       on: {
         CREATED: { target: 'pending', actions: 'recordAccount' },
         CREATE_REFUSED: { target: 'needsCorrection', actions: 'recordCorrections' },
+        CREATE_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordCreateUnconfirmed' },
+      },
+    },
+    /**
+     * The outcome of a create or an update could not be established from the service's answers within
+     * the bound: nothing is guessed and nothing is sent again until staff act. `retry` looks again (and
+     * follows the same request); `abandon` abandons the account, or ends the application when no
+     * account is known; `resubmit` (create only) declares the earlier file made no account.
+     */
+    unconfirmed: {
+      tags: ['waitingForStaff'],
+      on: {
+        RETRY: [
+          { guard: 'createUnconfirmed', target: 'creating', actions: 'clearUnconfirmed' },
+          { guard: 'abandonUnconfirmed', target: 'abandoning', actions: 'clearUnconfirmed' },
+          { guard: 'resetUnconfirmed', target: 'resetting', actions: 'clearUnconfirmed' },
+          { guard: 'documentsUnconfirmed', target: 'pending.submittingDocuments', actions: 'clearUnconfirmed' },
+        ],
+        RESUBMIT: {
+          guard: 'createUnconfirmed',
+          target: 'validating',
+          actions: ['settleUnconfirmedFile', 'acceptResubmission'],
+        },
+        ABANDON: [
+          {
+            guard: 'hasAccount',
+            target: 'abandoning',
+            actions: ['recordAbandonReason', 'clearUnconfirmed', 'clearRequest'],
+          },
+          { target: 'closedAsAbandoned', actions: ['recordAbandonReason', 'clearUnconfirmed'] },
+        ],
       },
     },
     /** Waits for staff: a corrected application, or abandonment. */
@@ -210,8 +313,11 @@ export const lifecycleMachine = setup({
           on: {
             // A poll answered while documents are being sent is stale: the next one decides.
             STATUS: { actions: 'recordStatus' },
-            DOCUMENTS_SUBMITTED: { target: 'tracking', actions: 'recordSubmission' },
-            DOCUMENTS_REFUSED: { target: 'needsDocuments', actions: 'recordRefusal' },
+            REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
+            REQUEST_SENT: { actions: 'recordRequestSent' },
+            REQUEST_UNCONFIRMED: { target: '#accountApplication.unconfirmed', actions: 'recordRequestUnconfirmed' },
+            DOCUMENTS_SUBMITTED: { target: 'tracking', actions: ['recordSubmission', 'clearRequest'] },
+            DOCUMENTS_REFUSED: { target: 'needsDocuments', actions: ['recordRefusal', 'clearRequest'] },
           },
         },
         /** A task wants a document we do not have (or one was rejected): waits for provideDocuments. */
@@ -225,8 +331,11 @@ export const lifecycleMachine = setup({
     /** update with AbandonAccount. */
     abandoning: {
       on: {
-        ABANDON_CONFIRMED: { target: 'abandoned', actions: 'markAbandoned' },
-        ABANDON_REFUSED: { target: 'pending', actions: 'recordRefusal' },
+        REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
+        REQUEST_SENT: { actions: 'recordRequestSent' },
+        REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
+        ABANDON_CONFIRMED: { target: 'abandoned', actions: ['markAbandoned', 'clearRequest'] },
+        ABANDON_REFUSED: { target: 'pending', actions: ['recordRefusal', 'clearRequest'] },
       },
     },
     /** Status A: waits for a reset until the retention period ends. */
@@ -240,8 +349,11 @@ export const lifecycleMachine = setup({
     /** update with ResetAbandonedAccount. */
     resetting: {
       on: {
-        RESET_CONFIRMED: 'pending.tracking',
-        RESET_REFUSED: { target: 'abandoned', actions: 'recordRefusal' },
+        REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
+        REQUEST_SENT: { actions: 'recordRequestSent' },
+        REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
+        RESET_CONFIRMED: { target: 'pending.tracking', actions: 'clearRequest' },
+        RESET_REFUSED: { target: 'abandoned', actions: ['recordRefusal', 'clearRequest'] },
       },
     },
     open: { type: 'final' },

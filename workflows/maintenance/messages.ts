@@ -2,7 +2,7 @@
  * Messages of the `accountMaintenance` workflow: one update function for one account, followed to
  * the service's decision. Definitions only, so the client can import them without workflow code.
  */
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { DocumentRef } from '../lifecycle/types.js';
 import type { FirmType } from './functions.js';
 
@@ -40,9 +40,14 @@ export interface MaintenanceInput {
   firstPollInterval?: string;
   /** Longest wait between two status reads (default 30 minutes). */
   maxPollInterval?: string;
+  /**
+   * How long the request may stay unlisted or PENDING before the workflow stops in UNCONFIRMED and
+   * waits for staff (`retry`); default 2 days.
+   */
+  confirmTimeout?: string;
 }
 
-export type MaintenanceStatus = 'SENDING' | 'PENDING' | 'PROCESSED' | 'REJECTED';
+export type MaintenanceStatus = 'SENDING' | 'PENDING' | 'UNCONFIRMED' | 'PROCESSED' | 'REJECTED';
 
 export interface MaintenanceResult {
   csid: string;
@@ -75,3 +80,5 @@ export interface MaintenanceView {
 }
 
 export const maintenanceStateQuery = defineQuery<MaintenanceView>('maintenanceState');
+/** Staff look again at a request whose outcome could not be established (status UNCONFIRMED). */
+export const maintenanceRetryUpdate = defineUpdate<MaintenanceView, []>('retry');

@@ -5,6 +5,8 @@
  */
 import {
   ApplicationFailure,
+  condition,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -16,7 +18,7 @@ import type { ApplicationActivities } from '../../activities/application-contrac
 import type { MaintenanceActivities } from '../../activities/maintenance-contract.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../search-attributes.js';
 import { refuseFunction } from './functions.js';
-import { maintenanceStateQuery } from './messages.js';
+import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
 
 const RETRY = {
@@ -30,6 +32,9 @@ const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 
 const reader = proxyActivities<ApplicationActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
 
 const FIRST_POLL_MS = 60_000;
+
+/** Requests confirmed by response file name (spec fields only); see the application workflow. */
+const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
 
 function fail(type: string, message: string): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -66,6 +71,12 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   };
   publish();
 
+  const byFile = patched(PATCH_CONFIRM_BY_FILE);
+  const known = byFile
+    ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
+        { csid, accountId },
+      ])
+    : undefined;
   const sentAt = Date.now();
   const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
     {
@@ -75,6 +86,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
       body: input.body,
       attributes: input.attributes,
       attachments: input.attachments ?? [],
+      ...(known !== undefined && { known }),
     },
   ]);
   const finish = (status: 'PROCESSED' | 'REJECTED', error?: string): MaintenanceResult => {
@@ -97,6 +109,50 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   };
   if (!sent.accepted) return finish('REJECTED', sent.error);
   if (sent.responseFile !== undefined) view.responseFile = sent.responseFile;
+  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);
+  if (byFile) {
+    const responseFile = sent.responseFile;
+    if (responseFile === undefined) return finish('REJECTED', `update ${functionName} named no response file`);
+    const confirmMs = msToNumber(input.confirmTimeout ?? '2 days');
+    let retries = 0;
+    setHandler(
+      maintenanceRetryUpdate,
+      () => {
+        retries++;
+        return view;
+      },
+      {
+        validator: () => {
+          if (view.status !== 'UNCONFIRMED') {
+            fail('NotAllowedInState', `retry is allowed only while the request is UNCONFIRMED, not ${view.status}`);
+          }
+        },
+      },
+    );
+    for (;;) {
+      view.status = 'PENDING';
+      const deadline = Date.now() + confirmMs;
+      for (let wait = firstPollMs; Date.now() + wait <= deadline; wait = Math.min(wait * 2, maxPollMs)) {
+        view.nextPollAt = Date.now() + wait;
+        publish();
+        await sleep(wait, { summary: `request ${responseFile} is pending` });
+        view.polls++;
+        const request = await reader.readRequestByFile.executeWithOptions(
+          { summary: `getAmRequestStatus ${responseFile}` },
+          [{ csid, accountId, responseFile }],
+        );
+        if (request.decided) return request.processed ? finish('PROCESSED') : finish('REJECTED', request.error);
+      }
+      // Not established within the bound: visible, and waiting for staff instead of guessing.
+      view.status = 'UNCONFIRMED';
+      view.nextPollAt = undefined;
+      view.error = `request ${responseFile} not decided after ${input.confirmTimeout ?? '2 days'}; staff: retry`;
+      publish();
+      const seen = retries;
+      await condition(() => retries !== seen);
+      view.error = undefined;
+    }
+  }
   const requestId = sent.requestIds[0];
   if (requestId === undefined) {
     fail('NoRequestId', `the response file ${sent.responseFile ?? ''} of update ${functionName} names no request`);
@@ -105,7 +161,6 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   view.status = 'PENDING';
   publish();
 
-  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);
   for (let wait = firstPollMs; ; wait = Math.min(wait * 2, maxPollMs)) {
     view.nextPollAt = Date.now() + wait;
     publish();

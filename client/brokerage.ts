@@ -3,7 +3,7 @@
  * sessions (short-lived, never stored) and language preferences. Brokerage settings come from the
  * same variables as the worker's (ECA_CSID, ECA_BASE_URL, ECA_FIRM_PRIVATE_KEY, ...).
  */
-import { buildLandingUrl, checkSingleIp, EcaRequestError, findLandingPage } from '../eca/index.js';
+import { buildLandingUrl, checkSingleIp, EcaRequestError, findLandingPage, isLanguageCode } from '../eca/index.js';
 import type { EcaClient, PreferenceSetResponse } from '../eca/index.js';
 import { createEcaClientFromConfig } from '../workers/brokerage.js';
 import { loadWorkerConfig } from '../workers/config.js';
@@ -46,11 +46,26 @@ export async function createSsoUrl(
   return { url, expiresAt: response.signedUrl.expiresAt };
 }
 
+/**
+ * Sets the preferred languages of `userName`. Spec, preference/set: "Languages are given as short lower-case
+ * codes": each is checked (the same rule as eca/'s preferenceSet) before the brokerage is contacted.
+ */
 export async function setLanguages(
   input: { userName: string; lang1: string; lang2?: string },
-  eca: EcaClient = brokerageClient(),
+  eca?: EcaClient,
 ): Promise<PreferenceSetResponse> {
-  return eca.preferenceSet({
+  // An empty lang2 (an omitted CLI argument) means none, as before.
+  const languages: Array<[string, string]> = [['lang1', input.lang1]];
+  if (input.lang2) languages.push(['lang2', input.lang2]);
+  for (const [name, value] of languages) {
+    if (!isLanguageCode(value)) {
+      throw new InvalidInputError(
+        name,
+        `"${value}" is not a short lower-case language code (two or three letters a-z, e.g. en, zh, fra)`,
+      );
+    }
+  }
+  return (eca ?? brokerageClient()).preferenceSet({
     customerIdentity: { userName: input.userName },
     preferences: { LANGUAGE: { LANG1: input.lang1, ...(input.lang2 ? { LANG2: input.lang2 } : {}) } },
   });

@@ -396,7 +396,7 @@ export function buildProgram(): Command {
             result,
             () =>
               `${functionName} for ${accountId}: ${result.status}${result.error ? ` (${result.error})` : ''}` +
-              `${result.requestId ? `, request ${result.requestId}` : ''}`,
+              `${result.responseFile ? `, response file ${result.responseFile}` : ''}`,
           );
           if (result.status === 'REJECTED') process.exitCode = 1;
         });

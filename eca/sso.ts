@@ -85,7 +85,10 @@ export interface SignedUrlOptions {
    * local simulator in tests and development only.
    */
   allowInsecureLoopback?: boolean;
-  /** When the URL was issued (the response time); defaults to now. */
+  /**
+   * When the URL was issued, at the latest; defaults to now. The client passes the time the request was sent, so
+   * that expiresAt never lies after the end of the brokerage's 60 seconds.
+   */
   issuedAt?: Date;
 }
 

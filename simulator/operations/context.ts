@@ -77,3 +77,15 @@ export const accountIdsField = z
 export function notAssociated(accountId: string, firm: FirmRecord): string {
   return `Account ${accountId} is not associated with the advisor or broker account ${firm.masterAccount}`;
 }
+
+/** `yyyy-mm-dd` naming a day of the calendar: `2024-02-30` has the form but is no date. */
+export function isCalendarDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** A numeric string (digits only), the type the spec gives `formNumber` in the account queries. */
+export const numericStringField = z.string().regex(/^\d+$/, 'expected a numeric string');

@@ -78,6 +78,11 @@ export const submitDocuments: Operation = async (ctx, request) => {
   const { firm, payload } = envelope(ctx, request.body);
   const now = ctx.store.now();
   const refuse = (error: string) => ok({ timestamp: nowText(ctx), isProcessed: false, error });
+  // Spec, submitDocuments rule 4: "Applies to fully disclosed clients (individual, joint, retirement) and advisor
+  // clients". A non-disclosed firm is refused as a whole: isProcessed false, no fileData.
+  if (firm.firmType === 'non-disclosed') {
+    return refuse('submitDocuments applies to fully disclosed and advisor clients only; this firm is non-disclosed');
+  }
   try {
     const archive = readPayloadArchive(await openPayload(ctx, firm, payload));
     if (firm.lastDocumentsDay === isoDate(now)) {

@@ -3,7 +3,7 @@
  * included (`acctId` here, `accountId` there, `Account ID` in batch and file details).
  */
 import { z } from 'zod';
-import { timestamp, timestampTenths, isoDate, parseIsoDate } from '../formats.js';
+import { timestamp, timestampTenths, isoDate } from '../formats.js';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, AccountStatus, FirmRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
@@ -11,7 +11,9 @@ import {
   accountIdsField,
   csidField,
   firmOf,
+  isCalendarDate,
   notAssociated,
+  numericStringField,
   nowText,
   ok,
   parseBody,
@@ -41,14 +43,21 @@ interface SelectionInput {
  * see), or all of the firm's, narrowed to the creation date range.
  */
 function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected[] {
-  let range: [string, string] | undefined;
-  if (input.startDate !== undefined || input.endDate !== undefined) {
-    if (input.startDate === undefined) throw new RequestRefused(400, 'startDate is required when endDate is sent');
-    if (input.endDate === undefined) throw new RequestRefused(400, 'endDate is required when startDate is sent');
-    if (parseIsoDate(input.startDate) === undefined) throw new RequestRefused(400, 'startDate must be yyyy-mm-dd');
-    if (parseIsoDate(input.endDate) === undefined) throw new RequestRefused(400, 'endDate must be yyyy-mm-dd');
-    range = [input.startDate, input.endDate];
+  // Spec, account selection: "startDate ... | no" and "endDate ... | required when startDate is sent". endDate
+  // alone is allowed and selects the accounts created up to that day.
+  if (input.startDate !== undefined && input.endDate === undefined) {
+    throw new RequestRefused(400, 'endDate is required when startDate is sent');
   }
+  for (const [name, value] of [
+    ['startDate', input.startDate],
+    ['endDate', input.endDate],
+  ] as const) {
+    if (value !== undefined && !isCalendarDate(value)) {
+      throw new RequestRefused(400, `${name} must be a calendar date written yyyy-mm-dd, got ${JSON.stringify(value)}`);
+    }
+  }
+  const range: [string, string] | undefined =
+    input.endDate === undefined ? undefined : [input.startDate ?? '', input.endDate];
   const inRange = (account: AccountRecord) => {
     if (!range) return true;
     const day = isoDate(account.createdAt);
@@ -71,10 +80,11 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected
 
 // Schemas are built once: constructing a zod schema costs far more than running it.
 const accountStatusInput = z.object({ ...selection, status: z.enum(['A', 'N', 'O', 'C', 'P', 'R']).optional() });
-const pendingTasksInput = z.object({ ...selection, formNumber: z.string().optional() });
+// Spec: "formNumber (numeric string, optional)" (getPendingTasks), "formNumber | numeric string | no" (getRegistrationTasks).
+const pendingTasksInput = z.object({ ...selection, formNumber: numericStringField.optional() });
 const registrationTasksInput = z.object({
   ...selection,
-  formNumber: z.string().optional(),
+  formNumber: numericStringField.optional(),
   getDocs: z.enum(['T', 'F']).optional(),
 });
 

@@ -158,9 +158,9 @@ describe('eca CLI (real executable)', function () {
       '--json',
     ]);
     assert.equal(maintain.code, 0, maintain.stderr);
-    const decided = JSON.parse(maintain.stdout) as { status: string; requestId?: string };
+    const decided = JSON.parse(maintain.stdout) as { status: string; responseFile?: string };
     assert.equal(decided.status, 'PROCESSED');
-    assert.ok(decided.requestId);
+    assert.ok(decided.responseFile);
     assertOneLineError(
       await eca(['maintain', state.accountId!, 'UpdateBCAN', '--firm-type', 'advisor']),
       /UpdateBCAN .*not available|not available .*UpdateBCAN/i,

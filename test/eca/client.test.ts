@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { validateApplicationStructure } from '../../eca/application.js';
 import { readArchive } from '../../eca/archive.js';
-import { createEcaClient } from '../../eca/client.js';
+import { createEcaClient, EcaLanguageCodeError } from '../../eca/client.js';
 import type { EcaClient, EcaClientOptions } from '../../eca/client.js';
 import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal } from '../../eca/crypto.js';
 import type { EnvelopeKeys } from '../../eca/crypto.js';
@@ -671,6 +671,60 @@ describe('eca/client: every operation against a local server', function () {
       );
     });
 
+    // Spec, resources: "Fields: `SIGNED_URL` (base64 string of the session URL), `RESULT` (boolean), `ERROR` (string)."
+    // The endpoint section nests it ("`SUCCESS` (object with `SIGNED_URL` ...)"): both shapes are read.
+    it('reads the flat SIGNED_URL of the resources section ("Fields: `SIGNED_URL` ..., `RESULT` ..., `ERROR`")', async function () {
+      const portalUrl = `${server.url}/portal/start?SID=flat-1`;
+      server.on('/ws/sso/create', {
+        body: { RESULT: true, SIGNED_URL: Buffer.from(portalUrl).toString('base64') },
+      });
+      const response = await client.ssoCreate({ userName: 'u1', ip: '203.0.113.9' });
+      assert.equal(response.result, true);
+      assert.equal(response.signedUrl?.url, portalUrl);
+      assert.equal(response.signedUrl?.sid, 'flat-1');
+      assert.equal(response.signedUrl?.expiresAt.toISOString(), '2024-05-01T10:01:00.000Z');
+
+      server.on('/ws/sso/create', async () => ({
+        body: {
+          RESULT: 'true',
+          SIGNED_URL: await seal(new TextEncoder().encode(`${server.url}/portal?SID=flat-2`), brokerage),
+        },
+      }));
+      assert.equal((await client.ssoCreate({ userName: 'u1', ip: '203.0.113.9' })).signedUrl?.sid, 'flat-2');
+
+      server.on('/ws/sso/create', {
+        body: { RESULT: true, SIGNED_URL: Buffer.from('https://evil.example.net/x').toString('base64') },
+      });
+      await expectError(client.ssoCreate({ userName: 'u1', ip: '203.0.113.9' }), EcaSchemaError, (error) =>
+        assert.equal(error.path, 'SIGNED_URL'),
+      );
+      server.on('/ws/sso/create', { body: { RESULT: true } });
+      await expectError(client.ssoCreate({ userName: 'u1', ip: '203.0.113.9' }), EcaSchemaError, (error) =>
+        assert.match(error.message, /missing although RESULT is true/),
+      );
+      server.on('/ws/sso/create', { body: { RESULT: true, SIGNED_URL: 42 } });
+      await expectError(client.ssoCreate({ userName: 'u1', ip: '203.0.113.9' }), EcaSchemaError, (error) =>
+        assert.equal(error.path, 'SIGNED_URL'),
+      );
+    });
+
+    // Spec, sso/create rule 3: "The URL is valid 60 seconds". The URL is issued after the request is sent, so the
+    // expiry counts from the moment of sending: a slow answer must not move expiresAt later.
+    it('counts the 60 s ("The URL is valid 60 seconds") from the moment the request is sent, not from the answer', async function () {
+      let clockMs = Date.parse('2024-05-01T10:00:00Z');
+      const slowClient = makeClient({ now: () => new Date(clockMs) });
+      server.on('/ws/sso/create', () => {
+        // The answer arrives 7 s after the request left.
+        clockMs += 7_000;
+        return {
+          body: { RESULT: true, SUCCESS: { SIGNED_URL: Buffer.from(`${server.url}/p?SID=s`).toString('base64') } },
+        };
+      });
+      const response = await slowClient.ssoCreate({ userName: 'u1', ip: '203.0.113.9' });
+      assert.equal(response.signedUrl?.issuedAt.toISOString(), '2024-05-01T10:00:00.000Z');
+      assert.equal(response.signedUrl?.expiresAt.toISOString(), '2024-05-01T10:01:00.000Z');
+    });
+
     it('requires exactly one valid IP before sending', async function () {
       for (const ip of [['203.0.113.9', '203.0.113.10'], '203.0.113.9, 203.0.113.10', 'localhost', '']) {
         await expectError(client.ssoCreate({ userName: 'u1', ip }), EcaRequestError, (error) =>
@@ -712,11 +766,11 @@ describe('eca/client: every operation against a local server', function () {
       server.on('/prefs/preference/set', { body: { status: 'OK' } });
       const response = await client.preferenceSet({
         customerIdentity: { userName: 'jdoexa321' },
-        preferences: { LANGUAGE: { LANG1: 'en', LANG2: 'zh-Hans' } },
+        preferences: { LANGUAGE: { LANG1: 'en', LANG2: 'zh' } },
       });
       assert.deepEqual(server.requests[0]?.body, {
         customerIdentity: { userName: 'jdoexa321' },
-        preferences: { LANGUAGE: { LANG1: 'en', LANG2: 'zh-Hans' } },
+        preferences: { LANGUAGE: { LANG1: 'en', LANG2: 'zh' } },
         updateMode: 'INDIVIDUAL',
         modifiedBy: 'ECA',
         srcApp: 'ECA',
@@ -727,6 +781,33 @@ describe('eca/client: every operation against a local server', function () {
         EcaRequestError,
         (error) => assert.equal(error.parameter, 'preferences.LANGUAGE.LANG1'),
       );
+    });
+
+    // Spec, preference/set: "Languages are given as short lower-case codes."
+    it('refuses codes that are not short lower-case codes before sending ("Languages are given as short lower-case codes")', async function () {
+      server.on('/prefs/preference/set', { body: { status: 'OK' } });
+      const cases: Array<[{ LANG1: string; LANG2?: string }, string, string]> = [
+        [{ LANG1: 'en-US' }, 'preferences.LANGUAGE.LANG1', 'en-US'],
+        [{ LANG1: 'en', LANG2: 'zh-Hans' }, 'preferences.LANGUAGE.LANG2', 'zh-Hans'],
+        [{ LANG1: 'EN' }, 'preferences.LANGUAGE.LANG1', 'EN'],
+        [{ LANG1: 'zh_CN' }, 'preferences.LANGUAGE.LANG1', 'zh_CN'],
+        [{ LANG1: 'de', LANG2: '' }, 'preferences.LANGUAGE.LANG2', ''],
+      ];
+      for (const [LANGUAGE, parameter, value] of cases) {
+        await expectError(
+          client.preferenceSet({ customerIdentity: { userName: 'u' }, preferences: { LANGUAGE } }),
+          EcaLanguageCodeError,
+          (error) => {
+            assert.ok(error instanceof EcaRequestError);
+            assert.equal(error.parameter, parameter);
+            assert.equal(error.value, value);
+            assert.ok(error.message.includes(JSON.stringify(value)), error.message);
+          },
+        );
+      }
+      assert.equal(server.requests.length, 0);
+      await client.preferenceSet({ customerIdentity: { userName: 'u' }, preferences: { LANGUAGE: { LANG1: 'fra' } } });
+      assert.equal(server.requests.length, 1);
     });
   });
 

@@ -144,6 +144,41 @@ describe('lifecycle statechart', function () {
       assert.deepEqual(effectOf(snapshot), { kind: 'submitDocuments', documents: [newProofOfAddress] });
     });
 
+    // Spec, pending task: "isRequiredForApproval | boolean | true: the account is not approved until the task is
+    // done". A task that approval does not wait for (false) never makes the application wait for documents.
+    it('a document task with isRequiredForApproval false ("true: the account is not approved until the task is done") does not wait for documents, yet a held document is still sent', function () {
+      const optional = (state: string, reason?: string) =>
+        status({
+          stateText: 'Documents Required',
+          tasks: [task({ state, isRequiredForApproval: false, ...(reason ? { reason } : {}) })],
+        });
+      let snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, optional('To Be Sent')]);
+      assert.equal(lifecycleState(snapshot), 'tracking');
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'tracking' });
+
+      // A document provided for it is submitted all the same.
+      snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
+      assert.equal(lifecycleState(snapshot), 'submittingDocuments');
+      assert.deepEqual(effectOf(snapshot), { kind: 'submitDocuments', documents: [proofOfAddress] });
+      snapshot = step(snapshot, { type: 'DOCUMENTS_SUBMITTED', documents: [proofOfAddress] });
+
+      // Rejected, it still does not hold the application.
+      snapshot = step(snapshot, optional('Rejected', 'blurry'));
+      assert.equal(lifecycleState(snapshot), 'tracking');
+    });
+
+    it('a document task without isRequiredForApproval is read as required (the conservative reading)', function () {
+      const absent = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.documentWanted]);
+      assert.equal(absent.context.tasks[0]?.isRequiredForApproval, undefined);
+      assert.equal(lifecycleState(absent), 'needsDocuments');
+      const required = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        status({ tasks: [task({ state: 'To Be Sent', isRequiredForApproval: true })] }),
+      ]);
+      assert.equal(lifecycleState(required), 'needsDocuments');
+    });
+
     it('a `to complete` task waits for the portal', function () {
       const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.portalTask]);
       assert.equal(lifecycleState(snapshot), 'awaitingClient');
@@ -185,6 +220,70 @@ describe('lifecycle statechart', function () {
       assert.equal(tracking.can({ type: 'RESUBMIT', application: input.application }), false);
     });
 
+    it('a create whose processed file names no account found stops in unconfirmed: retry looks again, resubmit settles the file, abandon ends it', function () {
+      const file = 'F_20250108_0001_0001.xml.report';
+      const unconfirmed = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATE_UNCONFIRMED', responseFile: file, reason: 'no account lists it' },
+      ]);
+      assert.equal(lifecycleState(unconfirmed), 'unconfirmed');
+      assert.deepEqual(effectOf(unconfirmed), { kind: 'awaitStaff' });
+      assert.equal(unconfirmed.context.unconfirmed?.responseFile, file);
+      assert.equal(lifecycleState(step(unconfirmed, { type: 'RETRY' })), 'creating');
+      const resubmitted = step(unconfirmed, { type: 'RESUBMIT', application: input.application });
+      assert.equal(lifecycleState(resubmitted), 'validating');
+      assert.deepEqual(resubmitted.context.settledFiles, [file]);
+      // No account is known: abandoning ends the application without a call to the service.
+      assert.equal(lifecycleState(step(unconfirmed, { type: 'ABANDON' })), 'closedAsAbandoned');
+      // A failure entry settles its file at once.
+      const refused = run([{ type: 'VALIDATED' }, { type: 'CREATE_REFUSED', errors: ['x'], settledFiles: [file] }]);
+      assert.deepEqual(refused.context.settledFiles, [file]);
+    });
+
+    it('an update request is kept until decided, so a retry after unconfirmed follows the same request', function () {
+      const sent = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        statuses.underReview,
+        { type: 'ABANDON' },
+        { type: 'REQUEST_PREPARED', functionName: 'AbandonAccount', known: ['old.xml'] },
+        { type: 'REQUEST_SENT', responseFile: 'new.xml' },
+      ]);
+      assert.deepEqual(sent.context.request, {
+        functionName: 'AbandonAccount',
+        known: ['old.xml'],
+        responseFile: 'new.xml',
+      });
+      const stuck = step(sent, { type: 'REQUEST_UNCONFIRMED', reason: 'PENDING after 2 days' });
+      assert.equal(lifecycleState(stuck), 'unconfirmed');
+      assert.deepEqual(stuck.context.unconfirmed, {
+        step: 'AbandonAccount',
+        reason: 'PENDING after 2 days',
+        responseFile: 'new.xml',
+      });
+      // Not a second abandon: the same request, with its file, is followed again.
+      const again = step(stuck, { type: 'RETRY' });
+      assert.equal(lifecycleState(again), 'abandoning');
+      assert.equal(again.context.request?.responseFile, 'new.xml');
+      const done = step(again, { type: 'ABANDON_CONFIRMED' });
+      assert.equal(lifecycleState(done), 'abandoned');
+      assert.equal(done.context.request, undefined);
+      // Staff may abandon instead: the account is known, so AbandonAccount is sent (a new request).
+      const documents = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] },
+        statuses.documentWanted,
+        { type: 'REQUEST_PREPARED', functionName: 'DocumentSubmission', known: [] },
+        { type: 'REQUEST_UNCONFIRMED', reason: 'not listed' },
+      ]);
+      assert.equal(lifecycleState(documents), 'unconfirmed');
+      assert.equal(lifecycleState(step(documents, { type: 'RETRY' })), 'submittingDocuments');
+      const abandoning = step(documents, { type: 'ABANDON' });
+      assert.equal(lifecycleState(abandoning), 'abandoning');
+      assert.equal(abandoning.context.request, undefined);
+    });
+
     it('ignores events a state does not take, leaving the snapshot as it was', function () {
       const snapshot = startLifecycle(input);
       const after = step(snapshot, { type: 'RESET' });
@@ -218,6 +317,11 @@ describe('lifecycle statechart', function () {
       { type: 'RESET_CONFIRMED' },
       { type: 'RESET_REFUSED', error: 'not abandoned' },
       { type: 'RETENTION_EXPIRED' },
+      { type: 'CREATE_UNCONFIRMED', responseFile: 'F_20250108_0001_0001.xml.report', reason: 'no account lists it' },
+      { type: 'REQUEST_PREPARED', functionName: 'AbandonAccount', known: [] },
+      { type: 'REQUEST_SENT', responseFile: 'F_20250108_0002_0002.xml' },
+      { type: 'REQUEST_UNCONFIRMED', reason: 'PENDING after 2 days' },
+      { type: 'RETRY' },
     ];
     const paths = getShortestPaths(lifecycleMachine, {
       input,
@@ -230,6 +334,8 @@ describe('lifecycle statechart', function () {
           tasks: snapshot.context.tasks,
           waiting: snapshot.context.waitingDocuments,
           submitted: snapshot.context.submittedDocuments,
+          unconfirmed: snapshot.context.unconfirmed?.step,
+          request: snapshot.context.request,
         }),
     });
 

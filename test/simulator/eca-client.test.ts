@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
-import { createEcaClient, type EcaClient } from '../../eca/client.js';
+import { setLanguages } from '../../client/brokerage.js';
+import { InvalidInputError } from '../../client/errors.js';
+import { createEcaClient, EcaLanguageCodeError, type EcaClient } from '../../eca/client.js';
 import { EcaHttpError, EcaSchemaError } from '../../eca/errors.js';
 import { sha1Hex } from '../../eca/archive.js';
-import {
-  APPLICATION_XML_EXAMPLE,
-  buildDocumentSubmissionXml,
-  buildUpdateRequestXml,
-  parseDocumentsReport,
-} from '../../eca/xml.js';
+import { APPLICATION_XML_EXAMPLE, buildDocumentSubmissionXml, buildUpdateRequestXml } from '../../eca/xml.js';
 import { buildLandingUrl } from '../../eca/sso.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { control, pdf, start } from './helpers.js';
+import { control, createAccount, pdf, post, start, type Firm } from './helpers.js';
 
 /** The eca/ client against the simulator, operation by operation. */
 describe('eca client against the simulator', function () {
   let sim: RunningSimulator;
+  let firm: Firm;
   let client: EcaClient;
 
   before(async function () {
-    ({ sim } = await start());
+    ({ sim, firm } = await start());
     client = createEcaClient({
       baseUrl: sim.url,
       preferenceUrl: sim.preferenceUrl,
@@ -77,11 +75,14 @@ describe('eca client against the simulator', function () {
     const update = await client.update({
       xml: buildUpdateRequestXml({ accountId, functionName: 'ChangeBaseCurrency' }),
     });
-    assert.match(update.fileData?.xml ?? '', /request_id="\d+"/);
+    const fileName = update.fileData?.name ?? '';
+    assert.match(fileName, /\.xml$/);
     await control(sim, 'POST', '/clock/advance', { minutes: 5 });
+    // The request is found by account and matched on the update's response file name.
     const requests = await client.getAmRequestStatus({ accountIds: accountId });
-    assert.equal(requests.requests[0]?.status?.status, 'PROCESSED');
-    assert.equal(requests.requests[0]?.requests[0]?.type, 'ChangeBaseCurrency');
+    const group = requests.requests[0]?.requests[0];
+    assert.deepEqual(group?.files, [fileName]);
+    assert.equal(group?.data[0]?.status?.status, 'PROCESSED');
   });
 
   it('documents: docs-required tasks, DocumentSubmission report, submitDocuments', async function () {
@@ -124,7 +125,35 @@ describe('eca client against the simulator', function () {
       }),
       attachments: [{ fileName: 'id.pdf', data: pdf('id') }],
     });
-    assert.equal(parseDocumentsReport(update.fileData?.xml ?? '').documents[0]?.accepted, true);
+    assert.ok(update.fileData?.name);
+    await control(sim, 'POST', '/clock/advance', { minutes: 5 });
+    const requests = await client.getAmRequestStatus({ accountIds: accountId });
+    assert.equal(requests.requests[0]?.requests[0]?.data[0]?.status?.status, 'PROCESSED');
+  });
+
+  // Spec, preference/set: "Languages are given as short lower-case codes." What the simulator refuses, the client
+  // (eca/ and the client API) refuses before sending.
+  it('languages: the client refuses before sending what the simulator refuses ("Languages are given as short lower-case codes")', async function () {
+    const { userName } = await createAccount(sim, firm, 'happy-languages');
+    for (const code of ['en-US', 'zh-Hans', 'EN', 'English']) {
+      const raw = await post(sim.preferenceUrl, '/preference/set', {
+        customerIdentity: { userName },
+        preferences: { LANGUAGE: { LANG1: code } },
+      });
+      assert.equal(raw.status, 400, `the simulator takes ${code}`);
+      sim.control.resetCalls();
+      await assert.rejects(
+        client.preferenceSet({ customerIdentity: { userName }, preferences: { LANGUAGE: { LANG1: code } } }),
+        (error) => error instanceof EcaLanguageCodeError && error.value === code,
+      );
+      await assert.rejects(
+        setLanguages({ userName, lang1: 'en', lang2: code }, client),
+        (error) => error instanceof InvalidInputError && error.input === 'lang2' && error.message.includes(`"${code}"`),
+      );
+      assert.equal(sim.control.calls()['preference/set'] ?? 0, 0, 'nothing was sent');
+    }
+    const accepted = await setLanguages({ userName, lang1: 'zh', lang2: 'en' }, client);
+    assert.equal(accepted.status, 200);
   });
 
   it('enumerations through the client', async function () {

@@ -82,22 +82,34 @@ describe('simulator file operations', function () {
       assert.match(accountId, /^U\d{7}$/);
       assert.ok(userName.startsWith('jdoexa'));
 
+      // Spec, getResponseFile: "Fields: `isProcessed`, `timestamp`, `name`, `isError`, `error`,
+      // `Clearing Status`": exactly those, no file content and no account id.
       const { body: file } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-1' });
       const [entry] = file.result as Array<Record<string, unknown>>;
+      assert.deepEqual(Object.keys(entry ?? {}).sort(), [
+        'Clearing Status',
+        'isError',
+        'isProcessed',
+        'name',
+        'timestamp',
+      ]);
       assert.equal(entry?.isProcessed, 'true');
       assert.equal(entry?.['Clearing Status'], 'N');
       assert.equal(entry?.name, body.name);
-      const again = await openText(firm.keys, (entry?.fileData as { data: string }).data);
-      assert.equal(parseCreateResponseXml(again).applications[0]?.accountId, accountId);
+      // The account is found from spec fields: getFileDetails lists its Response File Name.
+      const { body: details } = await op(sim, 'getFileDetails', { CSID: firm.csid, accountIds: [accountId] });
+      assert.equal((details.result as Array<Record<string, unknown>>)[0]?.['Response File Name'], body.name);
     });
 
-    it('never creates a second account for the same external id', async function () {
+    it('makes a second account for an external id sent again (the spec promises nothing else)', async function () {
       const first = await createAccount(sim, firm, 'create-twice');
       const second = await createAccount(sim, firm, 'create-twice');
-      assert.equal(second.accountId, first.accountId);
-      const { body } = await op(sim, 'getAccountStatus', { CSID: firm.csid });
-      const ids = (body.status as Array<{ accountId: string }>).map((e) => e.accountId);
-      assert.equal(ids.filter((id) => id === first.accountId).length, 1);
+      assert.notEqual(second.accountId, first.accountId);
+      const { body } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-twice' });
+      assert.deepEqual(
+        (body.result as Array<{ name: string }>).map((entry) => entry.name),
+        [first.body.name, second.body.name],
+      );
     });
 
     it('gives isProcessed false for wrong keys and for XML that is not well-formed', async function () {
@@ -118,8 +130,12 @@ describe('simulator file operations', function () {
       const parsed = parseCreateResponseXml(await openText(firm.keys, (body.fileData as { data: string }).data));
       assert.equal(parsed.applications[0]?.succeeded, false);
       assert.match(parsed.applications[0]?.errors[0] ?? '', /last name/);
+      // Spec, getResponseFile: "The failure entry holds `name`, `isError` true and `error`".
       const { body: file } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-bad' });
-      assert.equal((file.result as Array<{ isError: boolean }>)[0]?.isError, true);
+      const [failure] = file.result as Array<Record<string, unknown>>;
+      assert.deepEqual(Object.keys(failure ?? {}).sort(), ['error', 'isError', 'name']);
+      assert.equal(failure?.name, body.name);
+      assert.equal(failure?.isError, true);
     });
 
     it('refuses another firm the response file of an external id', async function () {
@@ -142,16 +158,29 @@ describe('simulator file operations', function () {
       }));
     }
 
-    async function submit(files: Array<{ formNumber: string; fileName: string; data: Uint8Array }>, declared?: string) {
+    async function submit(
+      files: Array<{ formNumber: string; fileName: string; data: Uint8Array }>,
+      declared?: string,
+      as: Firm = firm,
+    ) {
       const input = documents(files);
       if (declared !== undefined && input[0]?.files[0]) input[0].files[0].sha1 = declared;
       const xml = buildSubmitDocumentsXml({ documents: input });
       const payload = await filePayload(
-        firm.keys,
+        as.keys,
         { fileName: 'documents.xml', content: xml },
         files.map((file) => ({ fileName: file.fileName, data: file.data })),
       );
-      return op(sim, 'submitDocuments', { CSID: firm.csid, payload });
+      return op(sim, 'submitDocuments', { CSID: as.csid, payload });
+    }
+
+    async function registerFirm(name: string, firmType: string): Promise<Firm> {
+      const registered = await control(sim, 'POST', '/firms', { name, firmType });
+      const keys = registered.body.keys as { firmPrivateKey: string };
+      return {
+        csid: String(registered.body.csid),
+        keys: { ownPrivateKey: await loadPrivateKey(keys.firmPrivateKey), peerPublicKey: firm.keys.peerPublicKey },
+      };
     }
 
     it('accepts once a day, archives forms and reports a changed form with both checksums', async function () {
@@ -194,6 +223,24 @@ describe('simulator file operations', function () {
       const { body } = await submit([{ formNumber: '9999', fileName: 'fresh.pdf', data }], declared);
       const report = parseDocumentsReport(await openText(firm.keys, (body.fileData as { data: string }).data));
       assert.deepEqual(report.documents[0]?.checksumMismatch, { stored: declared, received: sha1Hex(data) });
+    });
+
+    // Spec, submitDocuments rule 4: "Applies to fully disclosed clients (individual, joint, retirement) and advisor
+    // clients (individual, joint, retirement)". Response: "fileData appears only when isProcessed is true".
+    it('refuses a non-disclosed firm (rule 4: "Applies to fully disclosed clients ... and advisor clients")', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const files = [{ formNumber: '3230', fileName: 'agreement.pdf', data: pdf('non-disclosed agreement') }];
+      const hidden = await registerFirm('HiddenDocsFirm', 'non-disclosed');
+      const refused = await submit(files, undefined, hidden);
+      assert.equal(refused.status, 200);
+      assert.equal(refused.body.isProcessed, false);
+      assert.equal(refused.body.fileData, undefined);
+      assert.match(String(refused.body.error), /non-disclosed/);
+
+      const disclosed = await registerFirm('DisclosedDocsFirm', 'fully-disclosed');
+      const accepted = await submit(files, undefined, disclosed);
+      assert.equal(accepted.body.isProcessed, true);
+      assert.ok(accepted.body.fileData);
     });
 
     it('gives isProcessed false for wrong keys', async function () {

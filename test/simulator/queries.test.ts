@@ -74,6 +74,56 @@ describe('simulator query operations', function () {
     assert.deepEqual(outside.body.status, []);
   });
 
+  // Spec, account selection: "startDate | yyyy-mm-dd | no" and "endDate | yyyy-mm-dd | required when startDate is
+  // sent | Selects accounts created up to this date".
+  it('date range: endDate alone is accepted and selects the accounts created up to that day ("endDate ... required when startDate is sent")', async function () {
+    for (const name of ['getAccountStatus', 'getPendingTasks', 'getRegistrationTasks']) {
+      const upTo = await op(sim, name, { CSID: firm.csid, endDate: '2025-01-08' });
+      assert.equal(upTo.status, 200, `${name}: ${upTo.text}`);
+      const entries = (upTo.body.status ?? upTo.body.result) as Array<{ accountId?: string; acctId?: string }>;
+      assert.deepEqual(
+        entries.map((e) => e.accountId ?? e.acctId),
+        own,
+      );
+      const before = await op(sim, name, { CSID: firm.csid, endDate: '2025-01-07' });
+      assert.equal(before.status, 200);
+      assert.deepEqual(before.body.status ?? before.body.result, []);
+    }
+  });
+
+  // Spec: "startDate | `yyyy-mm-dd`", "endDate | `yyyy-mm-dd`": a day the calendar does not have is no such date.
+  it('date range: an impossible date (2024-02-30) is refused with a text naming the parameter and value', async function () {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ endDate: '2024-02-30' }, 'endDate'],
+      [{ startDate: '2025-02-29', endDate: '2025-03-31' }, 'startDate'],
+      [{ startDate: '2025-01-01', endDate: '2025-13-01' }, 'endDate'],
+      [{ startDate: '2025-01-01', endDate: '2025-1-31' }, 'endDate'],
+    ];
+    for (const [range, parameter] of cases) {
+      const refused = await op(sim, 'getAccountStatus', { CSID: firm.csid, ...range });
+      assert.equal(refused.status, 400, JSON.stringify(range));
+      assert.equal(refused.body.isError, true);
+      assert.match(String(refused.body.error), new RegExp(`${parameter} must be a calendar date.*${range[parameter]}`));
+    }
+    // A leap day that exists is a date.
+    const leap = await op(sim, 'getAccountStatus', { CSID: firm.csid, startDate: '2024-02-29', endDate: '2025-01-08' });
+    assert.equal(leap.status, 200);
+    assert.equal((leap.body.status as unknown[]).length, 3);
+  });
+
+  // Spec, getPendingTasks: "formNumber (numeric string, optional)"; getRegistrationTasks: "formNumber | numeric
+  // string | no".
+  it('formNumber must be a numeric string ("formNumber (numeric string, optional)")', async function () {
+    for (const name of ['getPendingTasks', 'getRegistrationTasks']) {
+      for (const formNumber of ['W8BEN', '80O1', ' 8001', '', '8001a']) {
+        const refused = await op(sim, name, { CSID: firm.csid, formNumber });
+        assert.equal(refused.status, 400, `${name} ${JSON.stringify(formNumber)}`);
+        assert.match(String(refused.body.error), /formNumber: expected a numeric string/);
+      }
+      assert.equal((await op(sim, name, { CSID: firm.csid, formNumber: '8001' })).status, 200);
+    }
+  });
+
   it('getPendingTasks: task fields and the formNumber filter', async function () {
     const { body } = await op(sim, 'getPendingTasks', { CSID: firm.csid, formNumber: '8001' });
     const result = body.result as Array<Record<string, unknown>>;

@@ -26,9 +26,21 @@ export function isPortalTask(task: TaskView): boolean {
 }
 
 /**
+ * Whether approval waits for the task. Spec, pending task: "isRequiredForApproval | boolean | true: the account
+ * is not approved until the task is done". The field may be absent from a response; absent is read as required
+ * (the conservative reading: an application never stops waiting for a document approval might need). Only an
+ * explicit false releases the task.
+ */
+export function blocksApproval(task: TaskView): boolean {
+  return task.isRequiredForApproval !== false;
+}
+
+/**
  * Documents we hold for the tasks that want one. A task counts as served when a document for its form
  * is waiting to be sent, or when we already sent one and the brokerage has not rejected it (its task
- * list may lag behind our submission by a poll).
+ * list may lag behind our submission by a poll). Only a task that blocks approval ({@link blocksApproval})
+ * is `missing` (makes the application wait for documents); a document held for any wanting task,
+ * required for approval or not, is still submitted.
  */
 export function documentPlan(
   tasks: readonly TaskView[],
@@ -41,7 +53,7 @@ export function documentPlan(
     const document = waiting[task.formNumber];
     const sentSha1 = submitted[task.formNumber];
     if (document && !(isRejected(task) && document.sha1 === sentSha1)) toSubmit.push(document);
-    else if (sentSha1 === undefined || isRejected(task)) missing.push(task);
+    else if (blocksApproval(task) && (sentSha1 === undefined || isRejected(task))) missing.push(task);
   }
   return { toSubmit, missing };
 }

@@ -27,7 +27,6 @@ import type {
   TaskState,
   Timestamp,
 } from './types.js';
-import type { CreateResponse } from './xml.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Primitive wire types

@@ -12,6 +12,7 @@ import {
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
+  retryUpdate,
   stateQuery,
 } from '../../workflows/application/messages.js';
 import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
@@ -236,6 +237,79 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(harness.sim.control.calls().create, 1, 'create was sent again');
       const { externalId } = await handle.query(stateQuery);
       assert.equal(harness.sim.control.accountByExternalId(externalId)?.accountId, result.accountId);
+    });
+  });
+
+  /** A transport that loses the first answer of `operation` after the service processed the call. */
+  function losing(operation: string): { fetch: typeof fetch; lost: () => number } {
+    let lost = 0;
+    return {
+      lost: () => lost,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.endsWith(`/ws/eca/${operation}`) && lost === 0) {
+          lost++;
+          await response.arrayBuffer();
+          throw new TypeError('fetch failed: connection reset after the request was processed');
+        }
+        return response;
+      },
+    };
+  }
+
+  it('an abandon whose update response is lost sends exactly one AbandonAccount (found by account before a resend)', async function () {
+    const transport = losing('update');
+    const harness = await setUp({ fetch: transport.fetch });
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client withdrew' }] });
+      const abandoned = await waitForState(handle, 'abandoned');
+      assert.equal(transport.lost(), 1);
+      assert.equal(harness.sim.control.calls().update, 1, 'update was sent again');
+      assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
+      // Left waiting for a reset, its timers would fire on a queue no worker polls in later tests.
+      await handle.terminate('test finished');
+    });
+  });
+
+  it('documents whose update response is lost are submitted once and the account opens', async function () {
+    const transport = losing('update');
+    const harness = await setUp({ fetch: transport.fetch });
+    const handle = await start(harness, 'docs-required');
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'needsDocuments');
+      const forms = waiting.pendingTasks.map((task) => task.formNumber);
+      const documents = await Promise.all(forms.map((form) => documentFor(harness, form, 'first')));
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [documents] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      assert.equal(transport.lost(), 1);
+      assert.equal(harness.sim.control.calls().update, 1, 'DocumentSubmission was sent again');
+    });
+  });
+
+  it('a request left PENDING past the bound stops in unconfirmed; retry follows the same request, never a second one', async function () {
+    const harness = await setUp({ simulator: { timings: { requestProcessingMs: 3 * 60 * 60_000 } } });
+    const handle = await start(harness, 'stalled', { settings: { requestConfirmTimeout: '1 hour' } });
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
+      const stuck = await waitForState(handle, 'unconfirmed');
+      assert.match(stuck.unconfirmed?.reason ?? '', /PENDING after 1 hour/);
+      assert.equal(stuck.unconfirmed?.step, 'AbandonAccount');
+      // Staff may not resubmit an unconfirmed update; they retry once the brokerage decided.
+      await assert.rejects(
+        handle.executeUpdate(resubmitUpdate, { args: [await harness.store.put(new TextEncoder().encode('x'))] }),
+        (error: unknown) => error instanceof WorkflowUpdateFailedError && /not allowed/.test(String(error.cause)),
+      );
+      await env.sleep('3 hours');
+      await handle.executeUpdate(retryUpdate, { args: [] });
+      const abandoned = await waitForState(handle, 'abandoned');
+      assert.equal(harness.sim.control.calls().update, 1, 'a second AbandonAccount was sent');
+      assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
+      await handle.terminate('test finished');
     });
   });
 

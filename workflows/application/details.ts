@@ -22,6 +22,15 @@ export function renderDetails(view: ApplicationStateView): string {
   ];
   if (view.corrections.length > 0) lines.push(`**Needs correction:** ${view.corrections.map(cell).join('; ')}`);
   if (view.lastRefusal) lines.push(`**Last refusal:** ${cell(view.lastRefusal)}`);
+  if (view.unconfirmed) {
+    const { step, reason, responseFile } = view.unconfirmed;
+    lines.push(
+      `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
+      step === 'create'
+        ? '**Staff:** check the file with the brokerage, then update `retry` (look again), `resubmit` (the file made no account: create again) or `abandon`'
+        : '**Staff:** update `retry` (follow the same request again) or `abandon`',
+    );
+  }
   if (view.waitingDocuments.length > 0) lines.push(`**Documents to send:** forms ${view.waitingDocuments.join(', ')}`);
   if (view.pendingTasks.length > 0) {
     lines.push('', '| Form | Task | Action | State |', '| --- | --- | --- | --- |');

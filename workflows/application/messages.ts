@@ -67,6 +67,8 @@ export interface ApplicationStateView {
   waitingDocuments: string[];
   corrections: string[];
   lastRefusal?: string;
+  /** What could not be confirmed and why, while the application is `unconfirmed`. */
+  unconfirmed?: { step: string; reason: string; responseFile?: string };
   lastPollAt?: number;
   nextPollAt?: number;
   transitions: TransitionRecord[];

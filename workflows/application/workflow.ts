@@ -149,6 +149,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       waitingDocuments: Object.keys(context.waitingDocuments),
       corrections: context.corrections,
       lastRefusal: context.lastRefusal,
+      unconfirmed: context.unconfirmed,
       lastPollAt,
       nextPollAt: nextPoll,
       transitions: [...transitions],

@@ -20,6 +20,7 @@ import {
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
+  retryUpdate,
   stateQuery,
 } from '../workflows/application/messages.js';
 import type { ApplicationInput, ApplicationStateView } from '../workflows/application/messages.js';
@@ -199,6 +200,15 @@ export async function provideDocuments(
 export async function reset(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   const handle = await findApplication(ctx, reference);
   return message(reference, () => handle.executeUpdate(resetUpdate, { args: [] }));
+}
+
+/**
+ * Looks again at an application whose create or update could not be confirmed (state `unconfirmed`):
+ * the same file or request is followed, nothing is sent twice.
+ */
+export async function retry(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
+  const handle = await findApplication(ctx, reference);
+  return message(reference, () => handle.executeUpdate(retryUpdate, { args: [] }));
 }
 
 export async function pollNow(ctx: EngineContext, reference: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
   pollNow,
   provideDocuments,
   reset,
+  retry,
   resubmit,
   startApplication,
 } from './applications.js';
@@ -334,6 +335,17 @@ export function buildProgram(): Command {
     .action(async (reference: string, _options: unknown, command: Command) => {
       await withEngine(command, async (engine, json) => {
         const view = await reset(engine, reference);
+        out(json, view, () => `application ${view.externalId}: ${view.lifecycleState}`);
+      });
+    });
+
+  program
+    .command('retry')
+    .description('look again at an unconfirmed create or update (follows the same request; sends nothing twice)')
+    .argument('<externalId|accountId>')
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      await withEngine(command, async (engine, json) => {
+        const view = await retry(engine, reference);
         out(json, view, () => `application ${view.externalId}: ${view.lifecycleState}`);
       });
     });

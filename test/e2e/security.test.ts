@@ -126,6 +126,9 @@ function payloadsOf(value: unknown, path = '', out: { path: string; payload: Jso
 
 const decodeText = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('utf8');
 
+/** The workflows' patch ids: code names, the only payloads the SDK writes outside the codec. */
+const PATCH_IDS = ['search-attributes-on-change', 'confirm-requests-by-file'];
+
 describe('security end to end: encrypted histories, codec server, clean logs, metrics', function () {
   this.timeout(240_000);
   const keys = parseCodecKeys(`${generateCodecKeyEntry('e2e-2')},${generateCodecKeyEntry('e2e-1')}`, 'test');
@@ -327,9 +330,14 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         // The SDK writes a patch marker's id (a code name such as `search-attributes-on-change`) itself,
         // outside the data converter: it is the one payload left plain, and it holds no application data.
         if (path.includes('markerRecordedEventAttributes.details.patch-data')) {
-          assert.match(
-            decodeText(typeof payload.data === 'string' ? payload.data : undefined),
-            /search-attributes-on-change/,
+          const marker = decodeText(typeof payload.data === 'string' ? payload.data : undefined);
+          assert.deepEqual(
+            Object.keys(JSON.parse(marker) as object).sort(),
+            ['deprecated', 'id'],
+            `${scenario}: unexpected marker at ${path}`,
+          );
+          assert.ok(
+            PATCH_IDS.includes((JSON.parse(marker) as { id: string }).id),
             `${scenario}: unexpected marker at ${path}`,
           );
           continue;

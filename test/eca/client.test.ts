@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createStatusReader } from '../../activities/application.js';
 import { validateApplicationStructure } from '../../eca/application.js';
 import { readArchive } from '../../eca/archive.js';
 import { createEcaClient, EcaLanguageCodeError } from '../../eca/client.js';
@@ -259,6 +260,44 @@ describe('eca/client: every operation against a local server', function () {
       assert.equal(u2?.state?.state, 'Documents Required');
       assert.equal(u3?.isError, true);
       assert.equal(u3?.error, 'Account U3 is not associated with your account');
+    });
+  });
+
+  describe('convention 3: "an entry for a failing account carries isError = true and an error text; other accounts in the same response are not affected"', function () {
+    it('keeps the other accounts of getAccountStatus and getPendingTasks when an error entry names no account', async function () {
+      const failing = { isError: true, error: 'internal error while reading an account' };
+      server.on('/ws/eca/getAccountStatus', {
+        body: { status: [{ accountId: 'U1', isError: false, status: 'N', state: 'Documents Required' }, failing] },
+      });
+      server.on('/ws/eca/getPendingTasks', {
+        body: { result: [failing, { acctId: 'U1', isError: false, status: 'N', pendingTasks: [] }] },
+      });
+      const statuses = await client.getAccountStatus({ accountIds: ['U1', 'U2'] });
+      assert.deepEqual(
+        statuses.accounts.map((entry) => [entry.accountId, entry.isError, entry.error]),
+        [
+          ['U1', false, undefined],
+          ['', true, 'internal error while reading an account'],
+        ],
+      );
+      const tasks = await client.getPendingTasks({ accountIds: ['U1', 'U2'] });
+      assert.deepEqual(
+        tasks.accounts.map((entry) => [entry.accountId, entry.isError]),
+        [
+          ['', true],
+          ['U1', false],
+        ],
+      );
+      // The merged status read answers U1 and fails U2 alone (it has no entry of its own).
+      const reader = createStatusReader(client, { windowMs: 5 });
+      const [u1, u2] = await Promise.allSettled([reader.read(CSID, 'U1'), reader.read(CSID, 'U2')]);
+      assert.equal(u1.status === 'fulfilled' && u1.value.status, 'N');
+      assert.equal(u2.status, 'rejected');
+    });
+
+    it('still refuses an ordinary entry without an account id (a malformed answer)', async function () {
+      server.on('/ws/eca/getAccountStatus', { body: { status: [{ isError: false, status: 'N' }] } });
+      await assert.rejects(client.getAccountStatus({ accountIds: ['U1'] }), /account id/);
     });
   });
 

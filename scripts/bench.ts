@@ -205,14 +205,18 @@ async function main(): Promise<void> {
     sqlitePragmas: values['sqlite-pragma'],
   });
   const sim = new SimulatorProcess({ timeScale: TIME_SCALE });
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(dir, { recursive: true, force: true })];
+  // The processes are stopped whatever happens, a failed start of the other one included (a stop of
+  // a process never started does nothing); processes.ts also kills them if this process exits first.
+  const cleanups: Array<() => Promise<unknown>> = [
+    () => server.stop(),
+    () => sim.stop(),
+    () => rm(dir, { recursive: true, force: true }),
+  ];
   try {
     console.log('Starting the dev server and the simulator...');
-    await Promise.all([server.start(), sim.start()]);
-    cleanups.unshift(
-      () => server.stop(),
-      () => sim.stop(),
-    );
+    const started = await Promise.allSettled([server.start(), sim.start()]);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     const keys = generateCodecKeyring('bench');
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const connection = await Connection.connect({ address: server.address });

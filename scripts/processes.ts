@@ -3,9 +3,17 @@
  * benchmark: the Temporal CLI dev server on a database file, the simulator on a data dir, and worker
  * processes configured through their environment (workers/config.ts). Each can be stopped (SIGTERM),
  * killed (SIGKILL) and started again on the same port, file or queue. Loopback addresses only.
+ *
+ * Each process is started in a process group of its own, and TypeScript entry points run in `node`
+ * itself (`node --import tsx file.ts`), not under the tsx CLI, which would run them in a child
+ * process of its own: a signal reaches the process that does the work, and a stop signals the whole
+ * group. A stop then checks that the process and everything it had started are gone (see
+ * `StopReport`). Groups still alive when this process exits, or dies of SIGINT/SIGTERM/SIGHUP, are
+ * killed.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +23,6 @@ import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 /** A port that was free a moment ago (the OS picks it). */
 export function freePort(): Promise<number> {
@@ -33,10 +40,157 @@ export function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** One process as the kernel shows it (`/proc/<pid>/stat`). */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Process group id. */
+  pgid: number;
+  /** `R`, `S`, `D`, `Z` (exited, not yet reaped), ... */
+  state: string;
+  /** Start time in clock ticks since boot: tells the process from a later one that reuses its pid. */
+  startTime: string;
+  /** The command line, shortened, for messages. */
+  command: string;
+}
+
+/** Whether this system has a Linux-style /proc; without it only whole groups can be checked. */
+export const PROC_AVAILABLE = existsSync('/proc/self/stat');
+
+function readProcess(pid: number): ProcessInfo | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // `pid (comm) state ppid pgrp session tty_nr tpgid flags ... starttime`; comm may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  let command = '';
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim().slice(0, 200);
+  } catch {
+    // Gone meanwhile.
+  }
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    state: fields[0] ?? '?',
+    startTime: fields[19] ?? '',
+    command: command || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+  };
+}
+
+/** Every process on the system (empty without /proc). */
+export function listProcesses(): ProcessInfo[] {
+  if (!PROC_AVAILABLE) return [];
+  const out: ProcessInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = readProcess(Number(entry));
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+/** The process and every process below it (children, their children, ...), as they are now. */
+export function processTree(pid: number, table: ProcessInfo[] = listProcesses()): ProcessInfo[] {
+  const root = table.find((info) => info.pid === pid);
+  if (!root) return [];
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const info of table) if (info.ppid === tree[i]!.pid && !tree.includes(info)) tree.push(info);
+  }
+  return tree;
+}
+
+/** Those of the processes still alive: same pid and start time, not a zombie. */
+export function stillAlive(processes: ProcessInfo[]): ProcessInfo[] {
+  return processes.filter((seen) => {
+    const now = readProcess(seen.pid);
+    return now !== undefined && now.startTime === seen.startTime && now.state !== 'Z' && now.state !== 'X';
+  });
+}
+
+/**
+ * Live members of a process group. Without /proc, `kill(-pgid, 0)` tells whether the group has
+ * any member (zombies included) and the answer is one placeholder entry.
+ */
+export function groupMembers(pgid: number): ProcessInfo[] {
+  if (PROC_AVAILABLE) return listProcesses().filter((info) => info.pgid === pgid && info.state !== 'Z');
+  try {
+    process.kill(-pgid, 0);
+    return [{ pid: -pgid, ppid: 0, pgid, state: '?', startTime: '', command: `process group ${pgid}` }];
+  } catch {
+    return [];
+  }
+}
+
+/** What a stop did, and whether anything outlived it. */
+export interface StopReport {
+  name: string;
+  /** The process id, which is also its process group id; undefined when it never started. */
+  pid: number | undefined;
+  signal: 'SIGTERM' | 'SIGKILL';
+  /** Whether it was still running when the stop began (false: it had exited by itself). */
+  wasRunning: boolean;
+  /** The process and all it had started, seen just before the signal (just the process without /proc). */
+  tree: ProcessInfo[];
+  /**
+   * Processes of that tree or of its group still alive once the process had exited and a few
+   * seconds had passed; empty when the stop was clean. They are killed (SIGKILL) after being counted.
+   */
+  survivors: ProcessInfo[];
+}
+
+/** The survivors of a stop, one line each, for assertion messages. */
+export function describeSurvivors(report: StopReport): string {
+  return report.survivors
+    .map((info) => `pid ${info.pid} (parent ${info.ppid}, group ${info.pgid}, state ${info.state}): ${info.command}`)
+    .join('\n');
+}
+
+/** Process groups started here and not yet seen empty: killed when this process goes. */
+const liveGroups = new Set<number>();
+let exitHooked = false;
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is empty.
+  }
+}
+
+/** SIGKILLs every group started here that may still have members. Synchronous: safe in an exit handler. */
+export function killAllStarted(): void {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+}
+
+function hookExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', killAllStarted);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      killAllStarted();
+      // Alone on this signal: end the process as the default action would; otherwise the others decide.
+      if (process.listenerCount(signal) === 1) {
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, onSignal);
+  }
+}
+
 /** A child process with its output kept (the last 20 kB) for error messages. */
 export class Child {
   output = '';
   readonly exited: Promise<number | null>;
+  /** The last stop's report. */
+  lastStop: StopReport | undefined;
 
   constructor(
     readonly name: string,
@@ -49,11 +203,21 @@ export class Child {
     process.stderr?.on('data', keep);
     this.exited = new Promise((resolve) => {
       process.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null)));
+      // Not started at all (no such executable): there will be no exit event.
+      process.once('error', (error) => {
+        this.output += `\n${error.message}`;
+        if (process.pid === undefined) resolve(null);
+      });
     });
   }
 
+  /** The process id, which is also the id of its process group. */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   get running(): boolean {
-    return this.process.exitCode === null && this.process.signalCode === null;
+    return this.process.pid !== undefined && this.process.exitCode === null && this.process.signalCode === null;
   }
 
   /** Waits until the output matches, the process exits, or the time is up. */
@@ -68,25 +232,75 @@ export class Child {
     throw new Error(`${this.name}: no ${String(pattern)} within ${timeoutMs} ms:\n${this.output}`);
   }
 
-  /** SIGTERM (a stop) or SIGKILL (a crash), then waits for the exit. */
-  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', graceMs = 15_000): Promise<void> {
-    if (!this.running) return;
-    this.process.kill(signal);
-    const exited = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
-    if (!exited && this.running) {
-      this.process.kill('SIGKILL');
-      await this.exited;
+  /**
+   * SIGTERM (a stop) or SIGKILL (a crash) to the process's whole group, then waits for the exit
+   * (SIGKILL to the group after `graceMs`), then checks that the process and every process it had
+   * started are gone. The report lists any that are not (killed once counted); see `StopReport`.
+   */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', graceMs = 15_000): Promise<StopReport> {
+    const pid = this.process.pid;
+    const wasRunning = this.running;
+    if (pid === undefined) {
+      this.lastStop = { name: this.name, pid, signal, wasRunning, tree: [], survivors: [] };
+      return this.lastStop;
     }
+    const tree = !wasRunning
+      ? []
+      : PROC_AVAILABLE
+        ? processTree(pid)
+        : [{ pid, ppid: process.pid, pgid: pid, state: '?', startTime: '', command: this.name }];
+    if (wasRunning) {
+      killGroup(pid, signal);
+      const exited = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
+      if (!exited && this.running) {
+        killGroup(pid, 'SIGKILL');
+        await this.exited;
+      }
+    }
+    // The process is gone and reaped; what it started must go too (members of the group get the
+    // signal; a process that left the group would be found through the tree).
+    const left = () => {
+      const alive = PROC_AVAILABLE ? stillAlive(tree) : [];
+      for (const member of groupMembers(pid)) if (!alive.some((info) => info.pid === member.pid)) alive.push(member);
+      return alive;
+    };
+    let survivors = left();
+    for (const deadline = Date.now() + 3_000; survivors.length > 0 && Date.now() < deadline; survivors = left()) {
+      await sleep(50);
+    }
+    for (const survivor of survivors) {
+      try {
+        if (survivor.pid > 0) process.kill(survivor.pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    if (survivors.length > 0) killGroup(pid, 'SIGKILL');
+    if (groupMembers(pid).length === 0) liveGroups.delete(pid);
+    this.lastStop = { name: this.name, pid, signal, wasRunning, tree, survivors };
+    return this.lastStop;
   }
 }
 
-function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+/** Starts a command in a process group of its own (it is the group's leader: group id = pid). */
+export function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  hookExit();
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  if (child.pid !== undefined) liveGroups.add(child.pid);
   return new Child(name, child);
+}
+
+/**
+ * Runs a TypeScript file (relative to the repository root) in `node` itself with tsx's loader
+ * (`node --import tsx`), so that the process started is the one that runs the code.
+ */
+export function startTypeScript(name: string, file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Child {
+  return start(name, process.execPath, ['--import', 'tsx', file, ...args], env);
 }
 
 function searchAttributeType(type: SearchAttributeType): string {
@@ -149,7 +363,7 @@ export class DevServer {
       ...(this.options.sqlitePragmas ?? []).flatMap((pragma) => ['--sqlite-pragma', pragma]),
       ...ECA_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${searchAttributeType(key.type)}`]),
     ];
-    this.child = start('temporal dev server', executable.path, args);
+    const child = (this.child = start('temporal dev server', executable.path, args));
     // Ready once the frontend answers.
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -159,20 +373,26 @@ export class DevServer {
         await connection.close();
         return;
       } catch (error) {
-        if (!this.child.running) throw new Error(`the dev server exited:\n${this.child.output}`, { cause: error });
-        if (Date.now() > deadline) throw new Error(`the dev server did not answer in 60 s:\n${this.child.output}`);
+        if (!child.running) throw new Error(`the dev server exited:\n${child.output}`, { cause: error });
+        if (Date.now() > deadline) {
+          await child.stop('SIGKILL');
+          throw new Error(`the dev server did not answer in 60 s:\n${child.output}`);
+        }
         await sleep(200);
       }
     }
   }
 
-  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
-    await this.child?.stop(signal);
+  /** Stops the server's process group; the report says whether anything outlived it. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<StopReport | undefined> {
+    return this.child?.stop(signal);
   }
 
-  async restart(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
-    await this.stop(signal);
+  /** Stops (see `stop`) and starts again on the same port and file; answers the stop's report. */
+  async restart(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<StopReport | undefined> {
+    const report = await this.stop(signal);
     await this.start();
+    return report;
   }
 }
 
@@ -199,7 +419,6 @@ export class SimulatorProcess {
 
   async start(): Promise<void> {
     const args = [
-      'simulator/main.ts',
       '--port',
       String(this.port || this.options.port || 0),
       ...(this.options.dataDir ? ['--data-dir', this.options.dataDir] : []),
@@ -207,30 +426,39 @@ export class SimulatorProcess {
       String(this.options.timeScale),
       ...(this.options.startTime ? ['--start-time', this.options.startTime] : []),
     ];
-    this.child = start('simulator', TSX, args);
-    const match = await this.child.waitFor(
-      /ECA simulator listening on http:\/\/127\.0\.0\.1:(\d+) \(CSID (\S+), keys in (.+)\)/,
-      60_000,
-    );
+    const child = (this.child = startTypeScript('simulator', 'simulator/main.ts', args));
+    let match: RegExpExecArray;
+    try {
+      match = await child.waitFor(
+        /ECA simulator listening on http:\/\/127\.0\.0\.1:(\d+) \(CSID (\S+), keys in (.+)\)/,
+        60_000,
+      );
+    } catch (error) {
+      await child.stop('SIGKILL');
+      throw error;
+    }
     this.port = Number(match[1]);
     this.csid = match[2]!;
     this.keysDir = match[3]!;
   }
 
-  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
-    await this.child?.stop(signal);
+  /** Stops the simulator's process group; the report says whether anything outlived it. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<StopReport | undefined> {
+    return this.child?.stop(signal);
   }
 
   /** Calls counted by earlier runs of the process (the counts start again at zero on a restart). */
   readonly carriedCalls: Record<string, number> = {};
 
-  async restart(): Promise<void> {
+  /** Stops (SIGTERM: the state is written) and starts again on the same port; answers the stop's report. */
+  async restart(): Promise<StopReport | undefined> {
     const { calls } = await this.control<{ calls: Record<string, number> }>('GET', '/calls');
     for (const [operation, n] of Object.entries(calls)) {
       this.carriedCalls[operation] = (this.carriedCalls[operation] ?? 0) + n;
     }
-    await this.stop();
+    const report = await this.stop();
     await this.start();
+    return report;
   }
 
   /** Calls per operation since the first start, faulted ones included. */
@@ -282,7 +510,12 @@ export async function startWorkerProcess(name: string, options: WorkerProcessOpt
     ...(options.codecKeys ? { ECA_CODEC_KEYS: options.codecKeys } : { ECA_CODEC_DISABLED: 'true' }),
     ...options.env,
   };
-  const child = start(name, TSX, ['workers/main.ts'], env);
-  await child.waitFor(/eca worker polling task queue/, 120_000);
+  const child = startTypeScript(name, 'workers/main.ts', [], env);
+  try {
+    await child.waitFor(/eca worker polling task queue/, 120_000);
+  } catch (error) {
+    await child.stop('SIGKILL');
+    throw error;
+  }
   return child;
 }

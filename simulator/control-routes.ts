@@ -87,6 +87,13 @@ export function registerControlRoutes(
 
   app.get('/_sim/calls', (_req, reply) => answer(reply, () => ({ calls: control.calls() })));
   app.delete('/_sim/calls', (_req, reply) => answer(reply, () => control.resetCalls()));
+  app.get<{ Querystring: { csid?: string; externalId?: string } }>('/_sim/records', (req, reply) =>
+    answer(reply, () =>
+      control.records(
+        parse(z.object({ csid: z.string().min(1).optional(), externalId: z.string().min(1).optional() }), req.query),
+      ),
+    ),
+  );
   app.post('/_sim/reset', (_req, reply) => answer(reply, () => control.reset()));
   app.post('/_sim/flush', (_req, reply) => answer(reply, () => control.flush()));
 

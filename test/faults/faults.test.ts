@@ -1,9 +1,10 @@
 /**
  * `npm run test:faults`: many applications in flight while the brokerage misbehaves and processes
  * die. Every case ends with each application in its expected final state, exactly one account per
- * application and no failed workflow (see world.ts). The counts are printed at the end.
+ * application and no failed workflow (see world.ts). The counts are printed at the end. Every
+ * process stopped or killed, mid-case or after it, is checked to be gone with all it had started.
  */
-import { World, printReports, runFleet } from './world.js';
+import { assertGone, World, printReports, runFleet } from './world.js';
 
 const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 40);
 
@@ -45,12 +46,14 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   afterEach(async function () {
-    await world?.stopWorkers();
+    const stopped = (await world?.stopWorkers()) ?? [];
+    for (const report of stopped) assertGone(report, `${report.name} stop after the case`);
   });
 
   after(async function () {
     printReports();
-    await world?.close();
+    const stopped = (await world?.close()) ?? [];
+    for (const { what, report } of stopped) assertGone(report, what);
   });
 
   it('simulator answers 5xx, times out, drops connections and sends malformed JSON on every operation', async function () {
@@ -94,8 +97,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       taskQueue,
       applications: APPLICATIONS,
       disrupt: async (w) => {
-        await first.stop('SIGKILL');
-        w.workers.delete(first);
+        await w.killWorker(first);
         await w.worker('worker 2', taskQueue);
         return 1;
       },
@@ -110,8 +112,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       taskQueue,
       applications: APPLICATIONS,
       disrupt: async (w) => {
-        await doomed.stop('SIGKILL');
-        w.workers.delete(doomed);
+        await w.killWorker(doomed);
         return 1;
       },
     });
@@ -125,7 +126,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       taskQueue,
       applications: APPLICATIONS,
       disrupt: async (w) => {
-        await w.server.restart('SIGTERM');
+        w.checkGone(await w.server.restart('SIGTERM'), 'dev server restart');
         return 1;
       },
     });
@@ -139,7 +140,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       taskQueue,
       applications: APPLICATIONS,
       disrupt: async (w) => {
-        await w.sim.restart();
+        w.checkGone(await w.sim.restart(), 'simulator restart');
         return 1;
       },
     });

@@ -3,7 +3,9 @@
  * data dir and worker processes, each a real process that a case stops, kills or restarts; and a
  * fleet of applications driven to their final states while that happens, with the staff played.
  * Every case ends with the same checks: each application in its expected final state, its workflow
- * completed (never failed), and exactly one account per external id in the simulator's own state.
+ * completed (never failed), and exactly one account per external id in the simulator's own records
+ * (`GET /_sim/records`), which also give the update requests per account and function. Every stop
+ * or kill of a process is checked: the process and all it had started are gone.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -15,10 +17,16 @@ import { FileDocumentStore } from '../../activities/document-store.js';
 import { getState, provideDocuments, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
-import { readSnapshot } from '../../simulator/persistence.js';
+import type { SimulatorRecords } from '../../simulator/control.js';
 import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
-import { DevServer, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
-import type { Child } from '../../scripts/processes.js';
+import {
+  describeSurvivors,
+  DevServer,
+  PROC_AVAILABLE,
+  SimulatorProcess,
+  startWorkerProcess,
+} from '../../scripts/processes.js';
+import type { Child, StopReport } from '../../scripts/processes.js';
 import { applicationXml, pdf } from '../support/engine.js';
 
 /** Scenario → the final state it must reach (docs-required needs the staff to send two PDFs). */
@@ -47,6 +55,13 @@ export interface CaseReport {
   failedWorkflows: number;
   /** External ids with more than one account in the simulator. */
   duplicates: number;
+  /**
+   * Update requests the simulator received for the fleet's accounts, per function name: how many,
+   * and how many accounts got that function more than once (reported, not asserted).
+   */
+  updates: Record<string, { requests: number; accountsWithMoreThanOne: number }>;
+  /** Process stops and kills checked during the case (each asserted to leave nothing running). */
+  processStops: number;
   /** create calls the simulator received (faulted ones included), per application. */
   createCallsPerApplication: number;
   seconds: number;
@@ -56,6 +71,26 @@ export const reports: CaseReport[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Asserts that a stop or kill ended a process that was running and left nothing it had started
+ * (see StopReport in scripts/processes.ts).
+ */
+export function assertGone(report: StopReport | undefined, what: string): void {
+  assert.ok(report, `${what}: there was no process to stop`);
+  assert.ok(report.wasRunning, `${what}: the process (pid ${report.pid}) had already exited when it was stopped`);
+  if (PROC_AVAILABLE) {
+    assert.ok(
+      report.tree.some((info) => info.pid === report.pid),
+      `${what}: process ${report.pid} was not seen before the ${report.signal}`,
+    );
+  }
+  assert.deepEqual(
+    report.survivors.map((info) => info.pid),
+    [],
+    `${what}: still running after the ${report.signal} of process ${report.pid}:\n${describeSurvivors(report)}`,
+  );
+}
+
 export class World {
   readonly dir: string;
   readonly server: DevServer;
@@ -63,6 +98,8 @@ export class World {
   readonly codecKeys = generateCodecKeyEntry('faults');
   readonly store: FileDocumentStore;
   readonly workers = new Set<Child>();
+  /** Process stops checked with `checkGone` so far. */
+  processStops = 0;
   private connection: Connection | undefined;
   client!: Client;
 
@@ -79,15 +116,36 @@ export class World {
     this.store = new FileDocumentStore(join(dir, 'documents'));
   }
 
+  /** Starts the server and the simulator; on failure stops whatever did start before throwing. */
   static async start(): Promise<World> {
     const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')));
-    await Promise.all([world.server.start(), world.sim.start()]);
-    world.connection = await Connection.connect({ address: world.server.address });
-    world.client = new Client({
-      connection: world.connection,
-      dataConverter: codecDataConverter(parseCodecKeys(world.codecKeys, 'faults')),
-    });
+    try {
+      const started = await Promise.allSettled([world.server.start(), world.sim.start()]);
+      const failed = started.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      world.connection = await Connection.connect({ address: world.server.address });
+      world.client = new Client({
+        connection: world.connection,
+        dataConverter: codecDataConverter(parseCodecKeys(world.codecKeys, 'faults')),
+      });
+    } catch (error) {
+      await world.close().catch(() => undefined);
+      throw error;
+    }
     return world;
+  }
+
+  /** `assertGone`, counted in the case's report. */
+  checkGone(report: StopReport | undefined, what: string): void {
+    this.processStops++;
+    assertGone(report, what);
+  }
+
+  /** SIGKILLs a worker (a crash) and checks that it and all it had started are gone. */
+  async killWorker(worker: Child): Promise<void> {
+    const report = await worker.stop('SIGKILL');
+    this.workers.delete(worker);
+    this.checkGone(report, `${worker.name} SIGKILL`);
   }
 
   /** A worker process on the queue, configured through its environment as in production. */
@@ -105,35 +163,41 @@ export class World {
     return child;
   }
 
-  async stopWorkers(): Promise<void> {
-    await Promise.all([...this.workers].map((worker) => worker.stop('SIGTERM', 10_000)));
+  /** Stops every worker (SIGTERM); answers the reports, to be checked with `assertGone`. */
+  async stopWorkers(): Promise<StopReport[]> {
+    const reports = await Promise.all([...this.workers].map((worker) => worker.stop('SIGTERM', 10_000)));
     this.workers.clear();
+    return reports;
   }
 
   context(taskQueue: string): EngineContext {
     return { client: this.client, store: this.store, csid: this.sim.csid, taskQueue, settings: FAST };
   }
 
-  /** Accounts per external id, read from the simulator's own state file (written on demand). */
-  async accountsByExternalId(): Promise<Map<string, string[]>> {
-    await this.sim.control('POST', '/flush', {});
-    const snapshot = await readSnapshot(this.sim.options.dataDir!);
-    const byExternalId = new Map<string, string[]>();
-    for (const account of snapshot?.accounts ?? []) {
-      byExternalId.set(account.externalId, [...(byExternalId.get(account.externalId) ?? []), account.accountId]);
-    }
-    return byExternalId;
+  /** The simulator's own records: accounts per external id, update requests per account (`GET /_sim/records`). */
+  records(): Promise<SimulatorRecords> {
+    return this.sim.control<SimulatorRecords>('GET', `/records?csid=${encodeURIComponent(this.sim.csid)}`);
   }
 
   calls(): Promise<Record<string, number>> {
     return this.sim.calls();
   }
 
-  async close(): Promise<void> {
-    await this.stopWorkers();
+  /**
+   * Stops every process (each stop attempted even when another fails) and removes the directory;
+   * answers the stop reports, to be checked with `assertGone`.
+   */
+  async close(): Promise<Array<{ what: string; report: StopReport | undefined }>> {
+    const stopped: Array<{ what: string; report: StopReport | undefined }> = [];
+    const names = [...this.workers].map((worker) => worker.name);
+    const workerReports = await this.stopWorkers().catch(() => []);
+    workerReports.forEach((report, i) => stopped.push({ what: `${names[i] ?? 'worker'} stop`, report }));
     await this.connection?.close().catch(() => undefined);
-    await Promise.all([this.server.stop(), this.sim.stop()]);
+    const [server, sim] = await Promise.allSettled([this.server.stop(), this.sim.stop()]);
+    if (server.status === 'fulfilled') stopped.push({ what: 'dev server stop', report: server.value });
+    if (sim.status === 'fulfilled') stopped.push({ what: 'simulator stop', report: sim.value });
     await rm(this.dir, { recursive: true, force: true });
+    return stopped;
   }
 }
 
@@ -167,6 +231,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const run = randomUUID().slice(0, 6);
   const countBefore = await options.before?.(world);
   const createsBefore = (await world.calls()).create ?? 0;
+  const stopsBefore = world.processStops;
   const fleet: Tracked[] = [];
   for (let i = 0; i < options.applications; i++) {
     const scenario = SCENARIOS[i % SCENARIOS.length]!;
@@ -199,11 +264,28 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   }
   if (countBefore) faults += await countBefore();
 
-  const accounts = await world.accountsByExternalId();
+  const records = await world.records();
+  const accounts = new Map(
+    records.externalIds.map((entry) => [entry.externalId, entry.accounts.map((account) => account.accountId)]),
+  );
+  const fleetIds = new Set(fleet.map((app) => app.externalId));
+  const updates: CaseReport['updates'] = {};
+  for (const account of records.accounts) {
+    if (account.externalId === undefined || !fleetIds.has(account.externalId)) continue;
+    for (const [functionName, n] of Object.entries(account.requestsPerFunction)) {
+      const entry = (updates[functionName] ??= { requests: 0, accountsWithMoreThanOne: 0 });
+      entry.requests += n;
+      if (n > 1) entry.accountsWithMoreThanOne++;
+    }
+  }
   const outcomes: Record<string, number> = {};
   let wrong = 0;
   let failedWorkflows = 0;
-  let duplicates = 0;
+  // Every application, whatever its workflow did: more than one account for its external id is a duplicate.
+  const duplicated = fleet
+    .map((app) => [app.externalId, accounts.get(app.externalId) ?? []] as const)
+    .filter(([, made]) => made.length > 1);
+  const duplicates = duplicated.length;
   for (const app of fleet) {
     const description = await app.handle.describe();
     if (description.status.name !== 'COMPLETED') {
@@ -215,7 +297,6 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
     if (result.outcome !== EXPECTED[app.scenario]) wrong++;
     const made = accounts.get(app.externalId) ?? [];
-    if (made.length > 1) duplicates++;
     if (made.length !== 1 || made[0] !== result.accountId) wrong++;
   }
   const creates = ((await world.calls()).create ?? 0) - createsBefore;
@@ -227,12 +308,18 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     wrong,
     failedWorkflows,
     duplicates,
+    updates,
+    processStops: world.processStops - stopsBefore,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
     seconds: Math.round((Date.now() - began) / 1000),
   };
   reports.push(report);
   assert.equal(report.failedWorkflows, 0, `${options.name}: workflows not completed: ${JSON.stringify(outcomes)}`);
-  assert.equal(report.duplicates, 0, `${options.name}: external ids with more than one account`);
+  assert.equal(
+    report.duplicates,
+    0,
+    `${options.name}: external ids with more than one account: ${JSON.stringify(Object.fromEntries(duplicated.slice(0, 5)))}`,
+  );
   assert.equal(
     report.wrong,
     0,
@@ -277,10 +364,28 @@ export function printReports(): void {
       .join(', '),
     String(report.failedWorkflows),
     String(report.duplicates),
+    Object.entries(report.updates)
+      .map(
+        ([name, n]) =>
+          `${name} ${n.requests}` + (n.accountsWithMoreThanOne ? ` (>1: ${n.accountsWithMoreThanOne})` : ''),
+      )
+      .join(', ') || '-',
+    String(report.processStops),
     report.createCallsPerApplication.toFixed(2),
     `${report.seconds} s`,
   ]);
-  const header = ['CASE', 'APPS', 'FAULTS', 'OUTCOMES', 'FAILED WF', 'DUPLICATES', 'CREATE CALLS/APP', 'TIME'];
+  const header = [
+    'CASE',
+    'APPS',
+    'FAULTS',
+    'OUTCOMES',
+    'FAILED WF',
+    'DUPLICATES',
+    'UPDATE REQUESTS (ACCOUNTS WITH >1)',
+    'STOPS CHECKED',
+    'CREATE CALLS/APP',
+    'TIME',
+  ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
   console.log(`\n${line(header)}\n${rows.map(line).join('\n')}`);
@@ -288,6 +393,6 @@ export function printReports(): void {
   console.log(
     `total: ${total((r) => r.applications)} applications, ${total((r) => r.faults)} faults injected, ` +
       `${total((r) => r.wrong)} in a wrong state, ${total((r) => r.failedWorkflows)} failed workflows, ` +
-      `${total((r) => r.duplicates)} duplicates\n`,
+      `${total((r) => r.duplicates)} duplicates, ${total((r) => r.processStops)} process stops checked\n`,
   );
 }

@@ -33,6 +33,8 @@ export interface RegisteredFirm {
 export interface ExternalIdRecords {
   externalId: string;
   accountsCreated: number;
+  /** Creates the simulator processed for the external id (response files, failures included). */
+  createsProcessed: number;
   accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string }>;
 }
 
@@ -68,6 +70,8 @@ export interface SimulatorRecords {
   accounts: AccountRequestRecords[];
   /** Update requests that named no account. */
   requestsWithoutAccount: RequestRecordView[];
+  /** submitDocuments calls processed, per firm (simulated day and report file). */
+  documentSubmissions: Array<{ csid: string; day: string; reportFile: string }>;
 }
 
 export class ControlError extends Error {
@@ -276,7 +280,12 @@ export class SimulatorControl {
       if (filter.externalId !== undefined && account.externalId !== filter.externalId) continue;
       let entry = byExternalId.get(account.externalId);
       if (!entry) {
-        entry = { externalId: account.externalId, accountsCreated: 0, accounts: [] };
+        entry = {
+          externalId: account.externalId,
+          accountsCreated: 0,
+          createsProcessed: this.store.responseFilesOf(account.csid, account.externalId).length,
+          accounts: [],
+        };
         byExternalId.set(account.externalId, entry);
       }
       entry.accountsCreated += 1;
@@ -303,7 +312,10 @@ export class SimulatorControl {
             .filter((request) => request.accountId === undefined && wanted(request))
             .map(requestView)
         : [];
-    return { externalIds: [...byExternalId.values()], accounts, requestsWithoutAccount };
+    const documentSubmissions = [...this.store.firms.values()]
+      .filter(wanted)
+      .flatMap((firm) => (firm.documentSubmissions ?? []).map((submission) => ({ csid: firm.csid, ...submission })));
+    return { externalIds: [...byExternalId.values()], accounts, requestsWithoutAccount, documentSubmissions };
   }
 
   /** Writes the data dir's state file now (a no-op without a data dir). */

@@ -22,6 +22,8 @@ export interface FirmRecord {
   qaWhitelist: string[];
   /** `yyyy-mm-dd` of the last accepted submitDocuments (simulated time). */
   lastDocumentsDay?: string;
+  /** Every submitDocuments the simulator processed: simulated day and report file name. */
+  documentSubmissions?: Array<{ day: string; reportFile: string }>;
 }
 
 export interface ReceivedFile {

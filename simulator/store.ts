@@ -211,7 +211,10 @@ export class Store {
     this.forms.clear();
     this.userNames.clear();
     this.scenarioAssignments.clear();
-    for (const firm of this.firms.values()) delete firm.lastDocumentsDay;
+    for (const firm of this.firms.values()) {
+      delete firm.lastDocumentsDay;
+      delete firm.documentSubmissions;
+    }
     this.changed();
   }
 

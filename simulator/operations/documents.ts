@@ -98,6 +98,7 @@ export const submitDocuments: Operation = async (ctx, request) => {
     firm.lastDocumentsDay = isoDate(now);
     const sequence = ctx.store.nextFileSequence();
     const name = reportFileName(firm.name, now, ctx.store.nextBatchId(), sequence);
+    (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name });
     ctx.store.changed();
     const xml = buildDocumentsReport({
       version: XSD_VERSION,

@@ -57,9 +57,16 @@ export interface CaseReport {
   duplicates: number;
   /**
    * Update requests the simulator received for the fleet's accounts, per function name: how many,
-   * and how many accounts got that function more than once (reported, not asserted).
+   * and how many accounts got that function more than once (each fleet scenario sends a function at
+   * most once per account, so any such account is a duplicate request: asserted 0).
    */
   updates: Record<string, { requests: number; accountsWithMoreThanOne: number }>;
+  /** Accounts that received one function more than once (summed over functions). */
+  duplicateRequests: number;
+  /** Most creates the simulator processed for one external id (response files): asserted 1. */
+  maxCreatesProcessed: number;
+  /** The fault kinds injected, per operation (`create lost-response 3`), for the table. */
+  faultKinds?: string;
   /** Process stops and kills checked during the case (each asserted to leave nothing running). */
   processStops: number;
   /** create calls the simulator received (faulted ones included), per application. */
@@ -219,6 +226,8 @@ export interface FleetOptions {
   before?: (world: World) => Promise<() => Promise<number>>;
   /** Upper bound on the whole run. */
   deadlineMs?: number;
+  /** What was injected, for the table (`update lost-response`). */
+  faultKinds?: string;
 }
 
 /**
@@ -286,6 +295,9 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     .map((app) => [app.externalId, accounts.get(app.externalId) ?? []] as const)
     .filter(([, made]) => made.length > 1);
   const duplicates = duplicated.length;
+  const duplicateRequests = Object.values(updates).reduce((sum, entry) => sum + entry.accountsWithMoreThanOne, 0);
+  const processed = new Map(records.externalIds.map((entry) => [entry.externalId, entry.createsProcessed]));
+  const maxCreatesProcessed = Math.max(0, ...fleet.map((app) => processed.get(app.externalId) ?? 0));
   for (const app of fleet) {
     const description = await app.handle.describe();
     if (description.status.name !== 'COMPLETED') {
@@ -309,6 +321,9 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     failedWorkflows,
     duplicates,
     updates,
+    duplicateRequests,
+    maxCreatesProcessed,
+    ...(options.faultKinds !== undefined && { faultKinds: options.faultKinds }),
     processStops: world.processStops - stopsBefore,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
     seconds: Math.round((Date.now() - began) / 1000),
@@ -320,6 +335,8 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     0,
     `${options.name}: external ids with more than one account: ${JSON.stringify(Object.fromEntries(duplicated.slice(0, 5)))}`,
   );
+  assert.equal(report.duplicateRequests, 0, `${options.name}: an account got one update function twice`);
+  assert.equal(report.maxCreatesProcessed, 1, `${options.name}: an application was created more than once`);
   assert.equal(
     report.wrong,
     0,
@@ -363,7 +380,10 @@ export function printReports(): void {
       .map(([outcome, n]) => `${outcome} ${n}`)
       .join(', '),
     String(report.failedWorkflows),
+    report.faultKinds ?? '-',
     String(report.duplicates),
+    String(report.duplicateRequests),
+    String(report.maxCreatesProcessed),
     Object.entries(report.updates)
       .map(
         ([name, n]) =>
@@ -380,7 +400,10 @@ export function printReports(): void {
     'FAULTS',
     'OUTCOMES',
     'FAILED WF',
-    'DUPLICATES',
+    'FAULT KINDS',
+    'DUP ACCOUNTS',
+    'DUP REQUESTS',
+    'MAX CREATES/APP',
     'UPDATE REQUESTS (ACCOUNTS WITH >1)',
     'STOPS CHECKED',
     'CREATE CALLS/APP',
@@ -393,6 +416,7 @@ export function printReports(): void {
   console.log(
     `total: ${total((r) => r.applications)} applications, ${total((r) => r.faults)} faults injected, ` +
       `${total((r) => r.wrong)} in a wrong state, ${total((r) => r.failedWorkflows)} failed workflows, ` +
-      `${total((r) => r.duplicates)} duplicates, ${total((r) => r.processStops)} process stops checked\n`,
+      `${total((r) => r.duplicates)} duplicate accounts, ${total((r) => r.duplicateRequests)} duplicate requests ` +
+      `(simulator's records), ${total((r) => r.processStops)} process stops checked\n`,
   );
 }

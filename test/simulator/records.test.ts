@@ -36,7 +36,12 @@ describe('simulator records (GET /_sim/records)', function () {
   }
 
   it('is empty for a fresh brokerage', async function () {
-    assert.deepEqual(await records(), { externalIds: [], accounts: [], requestsWithoutAccount: [] });
+    assert.deepEqual(await records(), {
+      externalIds: [],
+      accounts: [],
+      requestsWithoutAccount: [],
+      documentSubmissions: [],
+    });
   });
 
   it('counts the accounts made per external id, duplicates included', async function () {

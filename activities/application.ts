@@ -3,7 +3,7 @@
  * Transport failures are thrown (the workflow's retry policy backs off); refusals by the service come
  * back as results the lifecycle handles; broken configuration or input fails without retry.
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import {
   buildDocumentSubmissionXml,
   buildUpdateRequestXml,
@@ -22,7 +22,7 @@ import type {
   UpdateOutcome,
 } from './application-contract.js';
 import { Batcher } from './batcher.js';
-import { withinDeadline } from './deadline.js';
+import { currentAttempt, withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
 
@@ -176,9 +176,10 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     const lookup = await eca.getResponseFile({ CSID: csid, externalId });
     const files = lookup.files.filter((file) => file.name !== undefined && !settled.has(file.name));
     const processed = files.filter((file) => !file.isError);
-    // Newest first: a file whose account is found settles the application.
+    // The newest processed file decides: its account, or unconfirmed (never a create beside it).
     processed.sort((a, b) => (b.timestamp?.date?.getTime() ?? 0) - (a.timestamp?.date?.getTime() ?? 0));
-    for (const file of processed) {
+    const file = processed[0];
+    if (file) {
       const name = file.name ?? '';
       const found = await findAccountByResponseFile(eca, {
         csid,
@@ -205,11 +206,12 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     externalId: string,
     response: Awaited<ReturnType<EcaClient['create']>>,
     attached: FormDocument[],
+    settled: ReadonlySet<string>,
   ): Promise<CreateOutcome> {
     const name = response.name;
     if (name === undefined) {
       // Processed without a file name: nothing to match on, and the application must not be created again.
-      const again = await earlierCreate(csid, externalId, new Set());
+      const again = await earlierCreate(csid, externalId, settled);
       return (
         again ?? {
           created: false,
@@ -218,6 +220,19 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       );
     }
     const hinted = response.response?.applications.find((candidate) => candidate.externalId === externalId);
+    // The response file goes to the document store first (it may hold a temporary password), never to history:
+    // the users read from it, or the file as sent when this library cannot read it.
+    const kept = hinted
+      ? {
+          externalId,
+          responseFile: name,
+          users: hinted.users.map((user) => ({
+            userName: user.userName,
+            temporaryPassword: user.temporaryPassword?.reveal(),
+          })),
+        }
+      : { externalId, responseFile: name, responseXml: response.responseXml?.reveal() };
+    const responseRef = await store.put(new TextEncoder().encode(JSON.stringify(kept)));
     const found = await findAccountByResponseFile(eca, {
       csid,
       responseFile: name,
@@ -237,19 +252,6 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       }
       return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
     }
-    // The response file stays in the document store (it may hold a temporary password), never in history:
-    // the users read from it, or the file as sent when this library cannot read it.
-    const kept = hinted
-      ? {
-          externalId,
-          responseFile: name,
-          users: hinted.users.map((user) => ({
-            userName: user.userName,
-            temporaryPassword: user.temporaryPassword?.reveal(),
-          })),
-        }
-      : { externalId, responseFile: name, responseXml: response.responseXml?.reveal() };
-    const responseRef = await store.put(new TextEncoder().encode(JSON.stringify(kept)));
     return {
       created: true,
       accountId: found.accountId,
@@ -298,9 +300,17 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
 
     createAccount({ csid, externalId, application, documents, settledFiles }) {
       return withinDeadline(async () => {
-        // Before every attempt: a processed file for this external id means never create again.
-        const earlier = await earlierCreate(csid, externalId, new Set(settledFiles ?? []));
-        if (earlier) return earlier;
+        // Before every attempt: a processed file for this external id means never create again. After a
+        // failed attempt the file is looked for again after short waits (the spec promises no listing delay).
+        const settled = new Set(settledFiles ?? []);
+        const delays = currentAttempt() > 1 ? RELISTING_DELAYS_MS : [];
+        for (let look = 0; ; look++) {
+          const earlier = await earlierCreate(csid, externalId, settled);
+          if (earlier) return earlier;
+          const delay = delays[look];
+          if (delay === undefined) break;
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
 
         const applicationXml = new TextDecoder().decode(await store.get(application));
         const attached = options.createDocuments
@@ -318,7 +328,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
             errors: ['create was not processed: the XML format is invalid, the keys are wrong, or the service is down'],
           };
         }
-        return settleCreated(csid, externalId, response, attached);
+        return settleCreated(csid, externalId, response, attached, settled);
       });
     },
 
@@ -356,11 +366,9 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     sendApplicationUpdate({ csid, accountId, functionName, known, documents = [] }) {
       return withinDeadline(async () => {
         // An earlier attempt whose answer was lost left a request the service lists: never send twice.
-        if (Context.current().info.attempt > 1) {
-          const before = new Set(known);
-          const made = (await requestFiles(csid, accountId)).filter((file) => !before.has(file));
-          const latest = made.at(-1);
-          if (latest !== undefined) return { accepted: true, requestIds: [], responseFile: latest, recovered: true };
+        if (currentAttempt() > 1) {
+          const earlier = await earlierRequest(() => requestFiles(csid, accountId), known);
+          if (earlier) return earlier;
         }
         return sendUpdate(csid, updateXml(accountId, functionName, documents), documents);
       });
@@ -372,18 +380,48 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
   };
 }
 
+/** Waits between looks for an earlier attempt's write before sending again (the spec promises no listing delay). */
+export const RELISTING_DELAYS_MS = [5_000, 15_000];
+
+/**
+ * The request an earlier attempt made: the file the account lists now that was not listed before the
+ * first attempt (`known`). Looked for again after short waits, since the spec does not promise that a
+ * request is listed at once. Exactly one new file is adopted; more than one cannot be told apart (another
+ * sender of this account), so it is returned without a file and the workflow stops in `unconfirmed`.
+ */
+export async function earlierRequest(
+  list: () => Promise<string[]>,
+  known: string[],
+  delays: readonly number[] = RELISTING_DELAYS_MS,
+): Promise<UpdateOutcome | undefined> {
+  const before = new Set(known);
+  for (let look = 0; ; look++) {
+    const made = [...new Set((await list()).filter((file) => !before.has(file)))];
+    if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
+    if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
+    const delay = delays[look];
+    if (delay === undefined) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
 /**
  * How getAmRequestStatus (by account) shows the request filed under `responseFile`: entries keyed by
  * request type, each with `data` (`status` per RequestDetail) and `files`. The request type and detail
  * codes are not shown by the spec, so only the file name is matched; every detail must be PROCESSED.
  */
 export function requestByFile(listed: AmRequestStatusResponse, responseFile: string): RequestOutcome {
-  const details = listed.requests.flatMap((entry) =>
+  const groups = listed.requests.flatMap((entry) =>
     entry.requests.filter((group) => group.files.includes(responseFile)).map((group) => ({ entry, group })),
   );
-  if (details.length === 0) return { decided: false, status: 'not listed yet' };
-  const statuses = details.flatMap(({ group }) => group.data.map((detail) => detail.status?.status ?? 'PENDING'));
-  const rejected = details.find(({ group }) => group.data.some((detail) => detail.status?.status === 'REJECTED'));
+  if (groups.length === 0) return { decided: false, status: 'not listed yet' };
+  // The spec ties no `data` status to a file: a group that lists other files too cannot be read as
+  // this request's outcome. It stays undecided (and ends in `unconfirmed` for staff) rather than guessed.
+  if (groups.some(({ group }) => group.files.length !== 1)) {
+    return { decided: false, status: `listed with other files (${groups.length} group(s)); outcome not attributable` };
+  }
+  const statuses = groups.flatMap(({ group }) => group.data.map((detail) => detail.status?.status ?? 'PENDING'));
+  const rejected = groups.find(({ group }) => group.data.some((detail) => detail.status?.status === 'REJECTED'));
   if (rejected) {
     const reason = rejected.entry.error ?? 'the service gives no reason here; see the pending tasks';
     return { decided: true, processed: false, error: `request ${responseFile} REJECTED: ${reason}` };

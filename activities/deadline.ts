@@ -33,3 +33,12 @@ export function withinDeadline<T>(work: () => Promise<T>): Promise<T> {
   }
   return current.run(AbortSignal.any(signals), work);
 }
+
+/** The attempt number of the activity running now; 1 outside an activity (the plain functions in tests). */
+export function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}

@@ -2,7 +2,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { buildUpdateRequestXml, EcaCryptoError, EcaHttpError, EcaRequestError } from '../eca/index.js';
 import type { EcaClient, UpdateResponse } from '../eca/index.js';
-import { readUpdateResponse } from './application.js';
+import { earlierRequest, readUpdateResponse } from './application.js';
 import type { UpdateOutcome } from './application-contract.js';
 import type { DocumentStore } from './document-store.js';
 import { withinDeadline } from './deadline.js';
@@ -16,16 +16,12 @@ export interface MaintenanceActivityOptions {
 export function createMaintenanceActivities(options: MaintenanceActivityOptions): MaintenanceActivities {
   const { eca, store } = options;
 
-  /** The newest request file the service lists for the account that was not there before the first attempt. */
-  async function earlierRequest(csid: string, accountId: string, known: string[]): Promise<string | undefined> {
+  /** Every file name getAmRequestStatus lists for the account (an error entry throws: it would hide requests). */
+  async function requestFiles(csid: string, accountId: string): Promise<string[]> {
     const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
     const failing = listed.requests.find((entry) => entry.isError);
     if (failing) throw new Error(`getAmRequestStatus for account ${accountId}: ${failing.error ?? 'error entry'}`);
-    const before = new Set(known);
-    return listed.requests
-      .flatMap((entry) => entry.requests.flatMap((group) => group.files))
-      .filter((file) => !before.has(file))
-      .at(-1);
+    return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
   }
 
   return {
@@ -44,8 +40,8 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
     known,
   }: UpdateFunctionRequest): Promise<UpdateOutcome> {
     if (Context.current().info.attempt > 1 && known !== undefined) {
-      const earlier = await earlierRequest(csid, accountId, known);
-      if (earlier !== undefined) return { accepted: true, requestIds: [], responseFile: earlier, recovered: true };
+      const earlier = await earlierRequest(() => requestFiles(csid, accountId), known);
+      if (earlier) return earlier;
     }
     let response: UpdateResponse;
     try {

@@ -283,8 +283,13 @@ export interface SsoCreateResponse {
 
 export interface UpdateResponse {
   timestamp?: Timestamp;
-  /** The opened response file (its format is not in the spec, so it is returned as XML text). */
+  /**
+   * The opened response file (its format is not in the spec, so it is returned as XML text; empty when
+   * it could not be opened, see `responseProblem`).
+   */
   fileData?: { name?: string; xml: string };
+  /** Why the response file could not be opened, although the service filed the request under its name. */
+  responseProblem?: string;
   raw: unknown;
 }
 
@@ -713,7 +718,13 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
       if (parsed.batchId !== undefined) result.batchId = parsed.batchId;
       const name = parsed.name ?? parsed.fileData?.name;
       if (name !== undefined) result.name = name;
-      const responseXml = parsed.isProcessed ? await openFileData('create', parsed.fileData?.data) : undefined;
+      // The call was processed: a response file that cannot be opened must not hide that (its name is what counts).
+      let responseXml: string | undefined;
+      try {
+        responseXml = parsed.isProcessed ? await openFileData('create', parsed.fileData?.data) : undefined;
+      } catch (error) {
+        result.responseProblem = error instanceof Error ? error.message : String(error);
+      }
       if (responseXml !== undefined) {
         result.responseXml = new SecretString(responseXml);
         try {
@@ -764,9 +775,16 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
       const parsed = validateResponse(responseSchemas.update, raw);
       const result: UpdateResponse = { raw };
       if (parsed.timestamp) result.timestamp = parsed.timestamp;
-      const xml = await openFileData('update', parsed.fileData?.data);
-      if (xml !== undefined) {
-        result.fileData = { xml };
+      // The request was filed under fileData.name: a file that cannot be opened must not hide that.
+      let xml: string | undefined;
+      try {
+        xml = await openFileData('update', parsed.fileData?.data);
+      } catch (error) {
+        if (!parsed.fileData?.name) throw error;
+        result.responseProblem = error instanceof Error ? error.message : String(error);
+      }
+      if (xml !== undefined || parsed.fileData?.name) {
+        result.fileData = { xml: xml ?? '' };
         if (parsed.fileData?.name) result.fileData.name = parsed.fileData.name;
       }
       return result;

@@ -77,7 +77,7 @@ const PATCH_UPSERT_ON_CHANGE = 'search-attributes-on-change';
 const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
-type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string };
+type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
 
 export async function accountApplication(input: ApplicationInput): Promise<ApplicationResult> {
   const settings = resolveSettings(input.settings);
@@ -181,11 +181,16 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
    */
   async function runUpdate(functionName: UpdateFunction, documents?: FormDocument[]): Promise<UpdateStep> {
     const account = { csid, accountId: snapshot.context.accountId ?? '' };
+    // A staff message may move the lifecycle on while this step waits (abandon during a submission):
+    // then this step's results are not applied and the new state's effect runs instead.
+    const state = lifecycleState(snapshot);
+    const superseded = () => lifecycleState(snapshot) !== state;
     if (snapshot.context.request?.functionName !== functionName) {
       const known = await service.listAccountRequests.executeWithOptions(
         { summary: `getAmRequestStatus before ${functionName}` },
         [account],
       );
+      if (superseded()) return { superseded: true };
       apply({ type: 'REQUEST_PREPARED', functionName, known });
     }
     let responseFile = snapshot.context.request?.responseFile;
@@ -193,8 +198,13 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       const sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
         { ...account, functionName, known: snapshot.context.request?.known ?? [], documents },
       ]);
+      if (superseded()) return { superseded: true };
       if (!sent.accepted) return { ok: false, error: sent.error };
-      if (sent.responseFile === undefined) return { unconfirmed: `update ${functionName} named no response file` };
+      if (sent.responseFile === undefined) {
+        return {
+          unconfirmed: `after a lost answer the account lists more than one new request; ${functionName} cannot be told apart`,
+        };
+      }
       responseFile = sent.responseFile;
       apply({ type: 'REQUEST_SENT', responseFile });
     }
@@ -204,6 +214,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
         { summary: `getAmRequestStatus ${responseFile}` },
         [{ ...account, responseFile }],
       );
+      if (superseded()) return { superseded: true };
       if (request.decided) return request.processed ? { ok: true } : { ok: false, error: request.error };
       if (Date.now() + wait > deadline) {
         return {
@@ -311,6 +322,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       case 'submitDocuments': {
         if (patched(PATCH_CONFIRM_BY_FILE)) {
           const step = await runUpdate('DocumentSubmission', effect.documents);
+          if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
               ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
@@ -337,6 +349,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       case 'abandon': {
         if (patched(PATCH_CONFIRM_BY_FILE)) {
           const step = await runUpdate('AbandonAccount');
+          if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
               ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
@@ -355,6 +368,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       case 'reset': {
         if (patched(PATCH_CONFIRM_BY_FILE)) {
           const step = await runUpdate('ResetAbandonedAccount');
+          if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
               ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }

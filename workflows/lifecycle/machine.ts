@@ -266,6 +266,8 @@ export const lifecycleMachine = setup({
           actions: ['settleUnconfirmedFile', 'acceptResubmission'],
         },
         ABANDON: [
+          // The unconfirmed request is an AbandonAccount: follow it, never send a second one.
+          { guard: 'abandonUnconfirmed', target: 'abandoning', actions: ['recordAbandonReason', 'clearUnconfirmed'] },
           {
             guard: 'hasAccount',
             target: 'abandoning',

@@ -53,7 +53,8 @@ export interface MaintenanceResult {
   csid: string;
   accountId: string;
   functionName: string;
-  status: 'PROCESSED' | 'REJECTED';
+  /** UNCONFIRMED: a retried send found more than one new request of the account and could not tell ours. */
+  status: 'PROCESSED' | 'REJECTED' | 'UNCONFIRMED';
   /** The id the service gave the request (absent when the update itself was refused). */
   requestId?: string;
   /** Name of the update's response file. */

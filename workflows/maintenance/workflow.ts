@@ -1,7 +1,9 @@
 /**
- * `accountMaintenance`: sends one update function for one account, keeps the response file name and
- * polls getAmRequestStatus by request_id on durable timers until the service decides (PROCESSED or
- * REJECTED). A function the firm's type may not use is refused before anything is sent.
+ * `accountMaintenance`: sends one update function for one account and polls getAmRequestStatus by
+ * account on durable timers, matching the update's response file name, until the service decides
+ * (PROCESSED or REJECTED); undecided past `confirmTimeout`, it waits in UNCONFIRMED for a staff `retry`.
+ * Histories recorded before `confirm-requests-by-file` follow the request id instead. A function the
+ * firm's type may not use is refused before anything is sent.
  */
 import {
   ApplicationFailure,
@@ -89,7 +91,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
       ...(known !== undefined && { known }),
     },
   ]);
-  const finish = (status: 'PROCESSED' | 'REJECTED', error?: string): MaintenanceResult => {
+  const finish = (status: MaintenanceResult['status'], error?: string): MaintenanceResult => {
     view.status = status;
     view.nextPollAt = undefined;
     if (error !== undefined) view.error = error;
@@ -112,7 +114,12 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);
   if (byFile) {
     const responseFile = sent.responseFile;
-    if (responseFile === undefined) return finish('REJECTED', `update ${functionName} named no response file`);
+    if (responseFile === undefined) {
+      return finish(
+        'UNCONFIRMED',
+        `the account lists more than one new request after a lost answer: check getAmRequestStatus for ${accountId}`,
+      );
+    }
     const confirmMs = msToNumber(input.confirmTimeout ?? '2 days');
     let retries = 0;
     setHandler(
@@ -132,7 +139,13 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
     for (;;) {
       view.status = 'PENDING';
       const deadline = Date.now() + confirmMs;
-      for (let wait = firstPollMs; Date.now() + wait <= deadline; wait = Math.min(wait * 2, maxPollMs)) {
+      // At least one read after each (re)start; then reads until the next would fall past the deadline.
+      for (
+        let wait = firstPollMs, first = true;
+        first || Date.now() + wait <= deadline;
+        wait = Math.min(wait * 2, maxPollMs)
+      ) {
+        first = false;
         view.nextPollAt = Date.now() + wait;
         publish();
         await sleep(wait, { summary: `request ${responseFile} is pending` });

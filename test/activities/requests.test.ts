@@ -23,7 +23,7 @@ function listed(...groups: Array<{ files: string[]; statuses: Status[] }>): AmRe
           data: statuses.map((status) => ({ status: { raw: status, known: true, status }, extra: {} })),
         },
       ],
-    })) as AmRequestStatusResponse['requests'],
+    })),
   };
 }
 

@@ -67,6 +67,9 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       name: 'simulator 5xx/timeout/drop/malformed',
       taskQueue,
       applications: APPLICATIONS,
+      faultKinds: 'every operation 5xx, timeout, drop, malformed',
+      // Each retried write first looks for the earlier attempt (again after 5 s and 15 s): slower, by design.
+      deadlineMs: 10 * 60_000,
       before: (w) =>
         simulatorFaults(
           w,

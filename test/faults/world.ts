@@ -264,10 +264,16 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() > deadline) {
-      const open = fleet.filter((app) => app.status !== 'closed').map((app) => app.externalId);
-      assert.fail(
-        `${options.name}: ${open.length} application(s) not finished in time: ${open.slice(0, 5).join(', ')}`,
+      const open = fleet.filter((app) => app.status !== 'closed');
+      const states = await Promise.all(
+        open.slice(0, 5).map(async (app) => {
+          const state = await getState(ctx, app.externalId).catch(() => undefined);
+          const unconfirmed = state?.unconfirmed ? ` (${state.unconfirmed.reason})` : '';
+          return `${app.externalId} ${state?.lifecycleState ?? '?'}${unconfirmed}`;
+        }),
       );
+      if (countBefore) await countBefore(); // the case's fault rules must not outlive it
+      assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);
     }
     await sleep(500);
   }

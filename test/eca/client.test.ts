@@ -649,18 +649,26 @@ describe('eca/client: every operation against a local server', function () {
       assert.equal(server.requests.length, 2);
     });
 
-    it('names the key when the response file was not signed by the brokerage', async function () {
+    it('names the key when the response file was not signed by the brokerage, and keeps the processed answer', async function () {
       const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
       const forger: EnvelopeKeys = {
         ownPrivateKey: await loadPrivateKey(impostor.privateKey),
         peerPublicKey: brokerage.peerPublicKey,
       };
       server.on('/ws/eca/create', async () => ({
-        body: { isProcessed: true, fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) } },
+        body: {
+          isProcessed: true,
+          name: 'DemoFirm_20240501_0001_0001.xml.report',
+          fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) },
+        },
       }));
-      await expectError(client.create({ applicationXml }), EcaCryptoError, (error) =>
-        assert.equal(error.key, 'signature'),
-      );
+      // The call was processed (an account may exist): the answer is kept, the unverified file is not read.
+      const response = await client.create({ applicationXml });
+      assert.equal(response.isProcessed, true);
+      assert.equal(response.name, 'DemoFirm_20240501_0001_0001.xml.report');
+      assert.equal(response.responseXml, undefined, 'a file with a foreign signature is never read');
+      assert.equal(response.response, undefined);
+      assert.match(response.responseProblem ?? '', /^signature: /);
     });
   });
 

@@ -83,14 +83,24 @@ export interface ApplicationActivities {
   resetAccount(input: AccountRef): Promise<UpdateOutcome>;
   /** One read of a request's status (getAmRequestStatus by request_id): histories recorded before file matching. */
   readUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
-  /** The file names getAmRequestStatus lists for the account now: taken before an update is sent. */
+  /**
+   * The file names getAmRequestStatus lists for the account now: taken before an update is sent. A
+   * per-account error entry fails with the non-retryable `RequestListingRefused` (it would hide requests).
+   */
   listAccountRequests(input: AccountRef): Promise<string[]>;
   /**
-   * Sends one update function for the account. On a retried attempt it first looks for the request an
-   * earlier attempt made (a file getAmRequestStatus lists that is not in `known`) and sends nothing then.
+   * Sends one update function for the account. On a retried attempt, or when the workflow says an earlier
+   * step may have sent it (`mayHaveSent`), it first looks for the request an earlier attempt made (a file
+   * getAmRequestStatus lists that is not in `known`) and sends nothing then. A per-account error in that
+   * listing fails with the non-retryable `RequestListingRefused`.
    */
   sendApplicationUpdate(
-    input: AccountRef & { functionName: ApplicationUpdateFunction; known: string[]; documents?: FormDocument[] },
+    input: AccountRef & {
+      functionName: ApplicationUpdateFunction;
+      known: string[];
+      documents?: FormDocument[];
+      mayHaveSent?: boolean;
+    },
   ): Promise<UpdateOutcome>;
   /** One read of getAmRequestStatus by account, matched on the update's response file name. */
   readRequestByFile(input: AccountRef & { responseFile: string }): Promise<RequestOutcome>;

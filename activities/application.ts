@@ -25,6 +25,7 @@ import { Batcher } from './batcher.js';
 import { currentAttempt, withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
+import { REQUEST_LISTING_REFUSED } from '../workflows/application/messages.js';
 
 export interface ApplicationActivityOptions {
   eca: EcaClient;
@@ -69,11 +70,17 @@ export function createStatusReader(
           continue;
         }
         const pending = tasksById.get(entry.accountId);
+        // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
+        // fails for this account (and is retried), rather than reporting that no document is missing.
+        if (pending?.isError) {
+          result.set(entry.accountId, new Error(`getPendingTasks: ${pending.error ?? 'error entry'}`));
+          continue;
+        }
         result.set(entry.accountId, {
           status: entry.status.code,
           stateText: entry.state?.state,
           description: entry.description,
-          tasks: pending && !pending.isError ? pending.pendingTasks.map(toTaskView) : [],
+          tasks: pending ? pending.pendingTasks.map(toTaskView) : [],
         });
       }
       return result;
@@ -263,11 +270,20 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     };
   }
 
-  /** Every file name getAmRequestStatus lists for the account (per-account errors throw: they would hide requests). */
+  /**
+   * Every file name getAmRequestStatus lists for the account. A per-account error entry would hide requests:
+   * it fails the activity for good (no retry loop), and the workflow stops in `unconfirmed` for staff.
+   */
   async function requestFiles(csid: string, accountId: string): Promise<string[]> {
     const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
     const failing = listed.requests.find((entry) => entry.isError);
-    if (failing) throw new Error(`getAmRequestStatus for account ${accountId}: ${failing.error ?? 'error entry'}`);
+    if (failing) {
+      throw ApplicationFailure.create({
+        type: REQUEST_LISTING_REFUSED,
+        message: `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error ?? 'error entry'}`,
+        nonRetryable: true,
+      });
+    }
     return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
   }
 
@@ -363,10 +379,11 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       return requestFiles(csid, accountId);
     },
 
-    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [] }) {
+    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent = false }) {
       return withinDeadline(async () => {
-        // An earlier attempt whose answer was lost left a request the service lists: never send twice.
-        if (currentAttempt() > 1) {
+        // An earlier attempt (of this activity, or of the workflow's step before a staff retry) whose answer
+        // was lost left a request the service lists: never send twice.
+        if (mayHaveSent || currentAttempt() > 1) {
           const earlier = await earlierRequest(() => requestFiles(csid, accountId), known);
           if (earlier) return earlier;
         }

@@ -37,7 +37,7 @@ export type SubmissionOutcome =
   | {
       processed: false;
       error: string;
-      /** A retry after an attempt whose answer was lost: the first one may have been processed. */
+      /** An earlier attempt failed after it may have reached the service: not sent again, outcome unknown. */
       ambiguous?: boolean;
     };
 

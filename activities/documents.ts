@@ -38,6 +38,18 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
     },
 
     async submitDailyDocuments({ csid, documents }): Promise<SubmissionOutcome> {
+      // The spec offers no look-up for a submission (getResponseFile is keyed by an application's
+      // external_id, getAmRequestStatus lists update requests). An earlier attempt that failed may have been
+      // processed, so it is never sent again: the day stays unconfirmed and today's creates carry every PDF,
+      // which the spec allows on any day (submitDocuments rule 3: "otherwise the PDFs go with each application").
+      if (Context.current().info.attempt > 1) {
+        return {
+          processed: false,
+          ambiguous: true,
+          error:
+            'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again',
+        };
+      }
       const signedAt = now();
       const files = await Promise.all(
         documents.map(async (document) => ({ document, data: await store.get(document) })),
@@ -62,11 +74,7 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
       }
       if (!response.isProcessed || !response.fileData) {
         const text = (response.raw as { error?: unknown } | null)?.error;
-        const error = typeof text === 'string' ? text : 'submitDocuments was not processed';
-        // After an attempt whose answer was lost, "not processed" may mean "already processed today".
-        return Context.current().info.attempt > 1
-          ? { processed: false, error, ambiguous: true }
-          : { processed: false, error };
+        return { processed: false, error: typeof text === 'string' ? text : 'submitDocuments was not processed' };
       }
       return {
         processed: true,

@@ -20,8 +20,6 @@ export interface FirmRecord {
   publicKey: string;
   /** IPs from which SSO URLs may be opened in QA. */
   qaWhitelist: string[];
-  /** `yyyy-mm-dd` of the last accepted submitDocuments (simulated time). */
-  lastDocumentsDay?: string;
   /** Every submitDocuments the simulator processed: simulated day and report file name. */
   documentSubmissions?: Array<{ day: string; reportFile: string }>;
 }

@@ -212,7 +212,6 @@ export class Store {
     this.userNames.clear();
     this.scenarioAssignments.clear();
     for (const firm of this.firms.values()) {
-      delete firm.lastDocumentsDay;
       delete firm.documentSubmissions;
     }
     this.changed();

@@ -10,7 +10,7 @@ export const EcaAccountStatus = defineSearchAttributeKey('EcaAccountStatus', Sea
 export const EcaAccountId = defineSearchAttributeKey('EcaAccountId', SearchAttributeType.KEYWORD);
 export const EcaExternalId = defineSearchAttributeKey('EcaExternalId', SearchAttributeType.KEYWORD);
 export const EcaCsid = defineSearchAttributeKey('EcaCsid', SearchAttributeType.KEYWORD);
-/** Daily documents: `none`, `checksum-mismatch`, `refused` or `not-submitted` (see workflows/documents). */
+/** Daily documents: `none`, `checksum-mismatch`, `refused`, `not-submitted` or `unconfirmed` (see workflows/documents). */
 export const EcaDocumentsAlert = defineSearchAttributeKey('EcaDocumentsAlert', SearchAttributeType.KEYWORD);
 /** Daily documents: the earliest end of a form-update grace period (forms to replace by then). */
 export const EcaReplaceFormsBy = defineSearchAttributeKey('EcaReplaceFormsBy', SearchAttributeType.DATETIME);

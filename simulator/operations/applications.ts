@@ -130,7 +130,9 @@ function createOne(
 export const create: Operation = async (ctx, request) => {
   const { firm, payload } = envelope(ctx, request.body);
   const batchId = ctx.store.nextBatchId();
-  const refuse = (error: string) => ok({ timestamp: nowText(ctx), isProcessed: false, batchId, error });
+  // Spec, create response: timestamp, isProcessed, batchId, and name / fileData.data "only when isProcessed is
+  // true". No error text is listed, so a refusal carries none: the reason below names the case, for the reader.
+  const refuse = (_reason: string) => ok({ timestamp: nowText(ctx), isProcessed: false, batchId });
   let archive: ReturnType<typeof readPayloadArchive>;
   try {
     archive = readPayloadArchive(await openPayload(ctx, firm, payload));
@@ -179,6 +181,6 @@ export const create: Operation = async (ctx, request) => {
     isProcessed: true,
     batchId,
     name,
-    fileData: { name, data: await sealFor(ctx, firm, reportXml) },
+    fileData: { data: await sealFor(ctx, firm, reportXml) },
   });
 };

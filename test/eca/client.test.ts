@@ -295,6 +295,35 @@ describe('eca/client: every operation against a local server', function () {
       assert.equal(u2.status, 'rejected');
     });
 
+    it('fails the merged read of an account whose getPendingTasks entry is an error (its tasks are unknown, not none)', async function () {
+      server.on('/ws/eca/getAccountStatus', {
+        body: {
+          status: [
+            { accountId: 'U1', isError: false, status: 'P', state: 'Documents Required' },
+            { accountId: 'U2', isError: false, status: 'P', state: 'Documents Required' },
+          ],
+        },
+      });
+      server.on('/ws/eca/getPendingTasks', {
+        body: {
+          result: [
+            { acctId: 'U1', isError: true, error: 'tasks of U1 could not be read' },
+            {
+              acctId: 'U2',
+              isError: false,
+              status: 'P',
+              pendingTasks: [{ formNumber: '8001', formName: 'Proof of Identity', action: 'to send' }],
+            },
+          ],
+        },
+      });
+      const reader = createStatusReader(client, { windowMs: 5 });
+      const [u1, u2] = await Promise.allSettled([reader.read(CSID, 'U1'), reader.read(CSID, 'U2')]);
+      assert.equal(u1.status, 'rejected', 'an account whose tasks failed is not read as having no tasks');
+      assert.match(u1.status === 'rejected' ? String(u1.reason) : '', /tasks of U1 could not be read/);
+      assert.deepEqual(u2.status === 'fulfilled' && u2.value.tasks.map((task) => task.formNumber), ['8001']);
+    });
+
     it('still refuses an ordinary entry without an account id (a malformed answer)', async function () {
       server.on('/ws/eca/getAccountStatus', { body: { status: [{ isError: false, status: 'N' }] } });
       await assert.rejects(client.getAccountStatus({ accountIds: ['U1'] }), /account id/);

@@ -76,6 +76,9 @@ describe('simulator file operations', function () {
     it('creates an account with user name and temporary password, retrievable by external id', async function () {
       const { accountId, userName, responseXml, body } = await createAccount(sim, firm, 'create-1');
       assert.match(String(body.name), /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml\.report$/);
+      // Spec, create response: timestamp, isProcessed, batchId, name, fileData.data: exactly those.
+      assert.deepEqual(Object.keys(body).sort(), ['batchId', 'fileData', 'isProcessed', 'name', 'timestamp']);
+      assert.deepEqual(Object.keys(body.fileData as object), ['data']);
       const parsed = parseCreateResponseXml(responseXml);
       assert.equal(parsed.applications[0]?.externalId, 'create-1');
       assert.ok(parsed.applications[0]?.temporaryPassword);
@@ -119,7 +122,9 @@ describe('simulator file operations', function () {
       const payload = await filePayload(firm.keys, { fileName: 'bad.xml', content: '<Applications><Application>' });
       const malformed = await op(sim, 'create', { CSID: firm.csid, payload });
       assert.equal(malformed.body.isProcessed, false);
-      assert.match(String(malformed.body.error), /Invalid XML/);
+      // Spec, create response: timestamp, isProcessed, batchId; name and fileData.data "only when isProcessed is
+      // true". No error field is listed, so none is sent.
+      assert.deepEqual(Object.keys(malformed.body).sort(), ['batchId', 'isProcessed', 'timestamp']);
     });
 
     it('reports structural errors per application in the response file, without an account', async function () {
@@ -183,7 +188,7 @@ describe('simulator file operations', function () {
       };
     }
 
-    it('accepts once a day, archives forms and reports a changed form with both checksums', async function () {
+    it('processes a second submission of the same day (rule 1 binds the caller), archives forms, reports a changed form with both checksums', async function () {
       const agreement = pdf('customer agreement v1');
       const first = await submit([
         { formNumber: '3230', fileName: 'agreement.pdf', data: agreement },
@@ -203,9 +208,11 @@ describe('simulator file operations', function () {
       assert.equal(report.client, 'DemoFirm');
       assert.match(report.version ?? '', /^\d{2}-[A-Z][a-z]{2}-\d{4}$/);
 
+      // Spec, submitDocuments rule 1: "Send once a day, before the application XML files are submitted." No
+      // refusal of a second submission is shown: the simulator takes it (the hardest answer: a resend is a duplicate).
       const sameDay = await submit([{ formNumber: '3230', fileName: 'agreement.pdf', data: agreement }]);
-      assert.equal(sameDay.body.isProcessed, false);
-      assert.equal(sameDay.body.fileData, undefined);
+      assert.equal(sameDay.body.isProcessed, true);
+      assert.ok(sameDay.body.fileData);
 
       await control(sim, 'POST', '/clock/advance', { days: 1 });
       const changed = pdf('customer agreement, edited');

@@ -290,6 +290,97 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
+  type RequestEntry = Record<string, { data: unknown[]; files: string[] }>;
+
+  /**
+   * A transport that loses the answer of the `nth` update after the service processed it, and lets the
+   * test rewrite what getAmRequestStatus lists (`listing`) from then on: a listing that lags, or another
+   * sender's request appearing beside ours.
+   */
+  function losingNthUpdate(
+    nth: number,
+    listing: (entries: RequestEntry[]) => RequestEntry[],
+  ): { fetch: typeof fetch; lost: () => number } {
+    let updates = 0;
+    let lost = 0;
+    return {
+      lost: () => lost,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.endsWith('/ws/eca/update') && ++updates === nth) {
+          lost++;
+          await response.arrayBuffer();
+          throw new TypeError('fetch failed: connection reset after the request was processed');
+        }
+        if (url.endsWith('/ws/eca/getAmRequestStatus') && lost > 0) {
+          const body = (await response.json()) as { result: RequestEntry[] };
+          return Response.json({ ...body, result: listing(body.result) });
+        }
+        return response;
+      },
+    };
+  }
+
+  it('a reset whose answer was lost, not listed in time, sent again and refused: the account status shows it took effect', async function () {
+    // The reset's request is not listed until the second copy was sent (the spec promises no listing delay).
+    let resent = false;
+    const transport = losingNthUpdate(2, (entries) =>
+      resent ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+    );
+    const harness = await setUp({
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.endsWith('/ws/eca/update') && transport.lost() === 1) resent = true;
+        return transport.fetch(input, init);
+      },
+    });
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client withdrew' }] });
+      await waitForState(handle, 'abandoned');
+      await handle.executeUpdate(resetUpdate, { args: [] });
+      // The stalled scenario completes its portal task after a reset and opens.
+      const result = await handle.result();
+      assert.equal(transport.lost(), 1);
+      assert.equal(harness.sim.control.calls().update, 3, 'abandon, the reset, and the reset sent again');
+      assert.equal(result.outcome, 'open', 'a refused second reset must not leave the application abandoned');
+      const states = result.transitions.map((transition) => transition.state);
+      assert.ok(!states.includes('closedAsAbandoned'), states.join(' → '));
+    });
+  });
+
+  it("another sender's request beside a lost abandon: unconfirmed, and a staff retry looks again instead of sending", async function () {
+    let other = true;
+    const foreign: RequestEntry = {
+      ChangeAccountHolderDetail: {
+        data: [{ RequestDetail: 'X1', status: 'PENDING' }],
+        files: ['Other_20250101_0001_0001.xml'],
+      },
+    };
+    const transport = losingNthUpdate(1, (entries) => (other ? [...entries, foreign] : entries));
+    const harness = await setUp({ fetch: transport.fetch });
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
+      const stuck = await waitForState(handle, 'unconfirmed');
+      assert.match(stuck.unconfirmed?.reason ?? '', /more than one new request/);
+      // A retry while both are listed looks again (finds two) and sends nothing.
+      await handle.executeUpdate(retryUpdate, { args: [] });
+      await waitForState(handle, 'unconfirmed');
+      assert.equal(harness.sim.control.calls().update, 1, 'a staff retry sent a second AbandonAccount');
+      // Once only ours is new, the retry adopts it and follows it to its decision.
+      other = false;
+      await handle.executeUpdate(retryUpdate, { args: [] });
+      const abandoned = await waitForState(handle, 'abandoned');
+      assert.equal(harness.sim.control.calls().update, 1, 'a staff retry sent a second AbandonAccount');
+      assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
+      await handle.terminate('test finished');
+    });
+  });
+
   it('a request left PENDING past the bound stops in unconfirmed; retry follows the same request, never a second one', async function () {
     const harness = await setUp({ simulator: { timings: { requestProcessingMs: 3 * 60 * 60_000 } } });
     const handle = await start(harness, 'stalled', { settings: { requestConfirmTimeout: '1 hour' } });

@@ -4,6 +4,7 @@
  * back as an event, and keeps search attributes, current details and the `state` query in step.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -32,6 +33,7 @@ import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot, UpdateFunct
 import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
 import { renderDetails } from './details.js';
 import {
+  REQUEST_LISTING_REFUSED,
   abandonUpdate,
   pollNowSignal,
   provideDocumentsUpdate,
@@ -180,12 +182,27 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
    * retry after `unconfirmed` or a lost answer follows the same request and never sends a second one.
    */
   async function runUpdate(functionName: UpdateFunction, documents?: FormDocument[]): Promise<UpdateStep> {
+    try {
+      return await sendAndFollow(functionName, documents);
+    } catch (error) {
+      // The account's request listing holds an error entry: nothing can be confirmed or looked up.
+      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+        if (error.cause.type === REQUEST_LISTING_REFUSED) return { unconfirmed: error.cause.message };
+      }
+      throw error;
+    }
+  }
+
+  async function sendAndFollow(functionName: UpdateFunction, documents?: FormDocument[]): Promise<UpdateStep> {
     const account = { csid, accountId: snapshot.context.accountId ?? '' };
     // A staff message may move the lifecycle on while this step waits (abandon during a submission):
     // then this step's results are not applied and the new state's effect runs instead.
     const state = lifecycleState(snapshot);
     const superseded = () => lifecycleState(snapshot) !== state;
-    if (snapshot.context.request?.functionName !== functionName) {
+    // The request was prepared by an earlier run of this step (a staff retry after `unconfirmed`): that run
+    // may have sent it, so the send looks for it first, whatever its attempt number.
+    const mayHaveSent = snapshot.context.request?.functionName === functionName;
+    if (!mayHaveSent) {
       const known = await service.listAccountRequests.executeWithOptions(
         { summary: `getAmRequestStatus before ${functionName}` },
         [account],
@@ -196,7 +213,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     let responseFile = snapshot.context.request?.responseFile;
     if (responseFile === undefined) {
       const sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
-        { ...account, functionName, known: snapshot.context.request?.known ?? [], documents },
+        { ...account, functionName, known: snapshot.context.request?.known ?? [], documents, mayHaveSent },
       ]);
       if (superseded()) return { superseded: true };
       if (!sent.accepted) return { ok: false, error: sent.error };
@@ -215,7 +232,10 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
         [{ ...account, responseFile }],
       );
       if (superseded()) return { superseded: true };
-      if (request.decided) return request.processed ? { ok: true } : { ok: false, error: request.error };
+      if (request.decided) {
+        if (request.processed) return { ok: true };
+        return (await alreadyInEffect(functionName)) ? { ok: true } : { ok: false, error: request.error };
+      }
       if (Date.now() + wait > deadline) {
         return {
           unconfirmed: `request ${responseFile} (${functionName}) is ${request.status} after ${String(settings.requestConfirmTimeout)}`,
@@ -223,6 +243,20 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       }
       await sleep(wait, { summary: `request ${responseFile} is ${request.status}` });
     }
+  }
+
+  /**
+   * A REJECTED AbandonAccount or ResetAbandonedAccount may be the refusal of a second copy whose first was
+   * processed (sent again after a lost answer). The account status says which: A (spec: "Abandoned: the
+   * application was deleted") after an abandon, anything but A after a reset, means the function took effect.
+   */
+  async function alreadyInEffect(functionName: UpdateFunction): Promise<boolean> {
+    if (functionName !== 'AbandonAccount' && functionName !== 'ResetAbandonedAccount') return false;
+    const account = await service.readAccount.executeWithOptions(
+      { summary: `getAccountStatus after a rejected ${functionName}` },
+      [{ csid, accountId: snapshot.context.accountId ?? '' }],
+    );
+    return functionName === 'AbandonAccount' ? account.status === 'A' : account.status !== 'A';
   }
 
   /** Creates the account (never twice); a processed file whose account is not found yet is looked up again. */

@@ -34,7 +34,7 @@ export function evaluateSubmission(input: EvaluationInput): DailyDocumentsResult
       timeZone,
       submitted: false,
       accepted: false,
-      alert: sent.length === 0 ? 'not-submitted' : 'refused',
+      alert: sent.length === 0 ? 'not-submitted' : outcome.ambiguous ? 'unconfirmed' : 'refused',
       error: outcome.error,
       forms: sent.map((document) => ({
         formNumber: document.formNumber,

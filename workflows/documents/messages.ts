@@ -35,8 +35,10 @@ export interface DailyDocumentsInput {
  * `none`: every form accepted. `checksum-mismatch`: the brokerage's archived form differs from ours
  * (it changed upstream or ours was altered): replace it within the grace period. `refused`: the
  * submission or a form was refused for another reason. `not-submitted`: nothing was sent today.
+ * `unconfirmed`: the answer was lost and the spec offers no look-up, so it was not sent again; today's
+ * creates carry every PDF.
  */
-export type DocumentsAlert = 'none' | 'checksum-mismatch' | 'refused' | 'not-submitted';
+export type DocumentsAlert = 'none' | 'checksum-mismatch' | 'refused' | 'not-submitted' | 'unconfirmed';
 
 export interface FormResult {
   formNumber: string;

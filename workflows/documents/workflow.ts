@@ -51,7 +51,7 @@ const files = proxyActivities<DocumentsActivities>({
   },
 });
 
-/** A few attempts only: a lost answer followed by a retry is reported as ambiguous, not sent again blindly. */
+/** The submission is sent by the first attempt only; a retry reports the day as unconfirmed (see the activity). */
 const service = proxyActivities<DocumentsActivities>({
   startToCloseTimeout: '5 minutes',
   retry: {

@@ -228,6 +228,12 @@ export interface FleetOptions {
   deadlineMs?: number;
   /** What was injected, for the table (`update lost-response`). */
   faultKinds?: string;
+  /**
+   * Whether create calls can fail before the simulator processes them (5xx, drops, timeouts on create): a
+   * retry then sends create again, legitimately. Otherwise every application makes exactly one create call,
+   * a lost answer included (the retry finds the processed file and sends nothing).
+   */
+  createCallsMayFail?: boolean;
 }
 
 /**
@@ -343,6 +349,9 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   );
   assert.equal(report.duplicateRequests, 0, `${options.name}: an account got one update function twice`);
   assert.equal(report.maxCreatesProcessed, 1, `${options.name}: an application was created more than once`);
+  if (!options.createCallsMayFail) {
+    assert.equal(creates, fleet.length, `${options.name}: create calls at the simulator, one per application`);
+  }
   assert.equal(
     report.wrong,
     0,

@@ -37,8 +37,8 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
     formsDir = undefined;
   });
 
-  async function setUp(): Promise<EngineHarness> {
-    engine = await startEngine(env, { followTemporalClock: true });
+  async function setUp(options: { fetch?: typeof fetch } = {}): Promise<EngineHarness> {
+    engine = await startEngine(env, { followTemporalClock: true, ...options });
     formsDir = await writeFormsDir();
     return engine;
   }
@@ -165,6 +165,32 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
         [`${DISCLOSURE}.pdf`, `${AGREEMENT}.pdf`, `${TAX_FORM}.pdf`].sort(),
       );
       assert.equal(harness.sim.control.calls().submitDocuments, 1);
+    });
+  });
+
+  it('a submission whose answer was lost is not sent again: the day is unconfirmed and create carries every PDF', async function () {
+    let lost = 0;
+    const harness = await setUp({
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.endsWith('/ws/eca/submitDocuments') && lost++ === 0) {
+          await response.arrayBuffer();
+          throw new TypeError('fetch failed: connection reset after the submission was processed');
+        }
+        return response;
+      },
+    });
+    await harness.worker.runUntil(async () => {
+      const day = await runDay(harness);
+      // Spec: no operation looks a submission up, and rule 1 binds the caller to once a day.
+      assert.equal(harness.sim.control.calls().submitDocuments, 1, 'the submission was sent again');
+      assert.equal(day.result?.alert, 'unconfirmed');
+      assert.equal(day.result?.accepted, false);
+      assert.deepEqual(
+        await createAttachments(harness),
+        [`${DISCLOSURE}.pdf`, `${AGREEMENT}.pdf`, `${TAX_FORM}.pdf`].sort(),
+      );
     });
   });
 

@@ -80,7 +80,10 @@ describe('process faults reach the whole process (scripts/processes.ts)', functi
       // esbuild service when its transform cache is cold), and every one of them must be gone.
       const treePids = report.tree.map((p) => p.pid);
       assert.equal(treePids[0], pid);
-      assert.ok(treePids.includes(grandchildPid), `the grandchild ${grandchildPid} is in the tree ${treePids.join(' ')}`);
+      assert.ok(
+        treePids.includes(grandchildPid),
+        `the grandchild ${grandchildPid} is in the tree ${treePids.join(' ')}`,
+      );
       assert.deepEqual(report.survivors, [], describeSurvivors(report));
       assert.deepEqual(stillAlive(report.tree), []);
       assert.ok(await groupEmpties(pid), `process group ${pid} still has members`);

@@ -12,7 +12,7 @@ import {
   EcaRequestError,
   parseXmlTree,
 } from '../eca/index.js';
-import type { AmRequestStatusResponse, EcaClient, PendingTask, UpdateResponse } from '../eca/index.js';
+import type { AmRequestStatusResponse, EcaClient, PendingTask, UpdateRequest, UpdateResponse } from '../eca/index.js';
 import type { AccountSnapshot, FormDocument, TaskView } from '../workflows/lifecycle/types.js';
 import type {
   ApplicationActivities,
@@ -25,7 +25,7 @@ import { Batcher } from './batcher.js';
 import { currentAttempt, withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
-import { REQUEST_LISTING_REFUSED } from '../workflows/application/messages.js';
+import { REQUEST_LISTING_REFUSED } from '../workflows/request-listing.js';
 
 export interface ApplicationActivityOptions {
   eca: EcaClient;
@@ -117,6 +117,47 @@ function isRefusal(error: unknown): error is EcaHttpError {
 }
 
 /**
+ * Every file name getAmRequestStatus lists for the account. A per-account error entry would hide requests:
+ * it fails the activity for good (no retry loop), and the workflow stops in a state staff see.
+ */
+export async function accountRequestFiles(eca: EcaClient, csid: string, accountId: string): Promise<string[]> {
+  const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
+  const failing = listed.requests.find((entry) => entry.isError);
+  if (failing) {
+    throw ApplicationFailure.create({
+      type: REQUEST_LISTING_REFUSED,
+      message: `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error ?? 'error entry'}`,
+      nonRetryable: true,
+    });
+  }
+  return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
+}
+
+/**
+ * One update call and what its answer shows, on spec fields: a 4xx is the service's refusal, key and
+ * request errors fail at once, and the request was filed only when the answer names its file
+ * (`fileData.name`; the spec's update answer is `timestamp` + `fileData`).
+ */
+export async function updateCall(eca: EcaClient, request: () => Promise<UpdateRequest>): Promise<UpdateOutcome> {
+  let response: UpdateResponse;
+  try {
+    response = await eca.update(await request());
+  } catch (error) {
+    if (isRefusal(error)) return { accepted: false, error: `update refused: HTTP ${error.status}` };
+    return failFast(error);
+  }
+  if (!response.fileData?.name) {
+    const error = (response.raw as { error?: unknown } | null)?.error;
+    return {
+      accepted: false,
+      error: typeof error === 'string' ? error : 'update was not processed (no response file)',
+    };
+  }
+  const { requestIds } = readUpdateResponse(response);
+  return { accepted: true, requestIds, responseFile: response.fileData.name };
+}
+
+/**
  * Request ids named by an update's response file, read only for histories recorded before requests
  * were confirmed by file name. The spec does not show the file's format: an unreadable file names none.
  */
@@ -151,23 +192,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
   }
 
   async function sendUpdate(csid: string, xml: string, files: FormDocument[] = []): Promise<UpdateOutcome> {
-    let response: UpdateResponse;
-    try {
-      response = await eca.update({ CSID: csid, xml, attachments: await attachments(files) });
-    } catch (error) {
-      if (isRefusal(error)) return { accepted: false, error: `update refused: HTTP ${error.status}` };
-      return failFast(error);
-    }
-    // The spec's update answer is `timestamp` + `fileData`: without a file nothing was filed.
-    if (!response.fileData?.name) {
-      const error = (response.raw as { error?: unknown } | null)?.error;
-      return {
-        accepted: false,
-        error: typeof error === 'string' ? error : 'update was not processed (no response file)',
-      };
-    }
-    const { requestIds } = readUpdateResponse(response);
-    return { accepted: true, requestIds, responseFile: response.fileData.name };
+    return updateCall(eca, async () => ({ CSID: csid, xml, attachments: await attachments(files) }));
   }
 
   /**
@@ -270,23 +295,6 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     };
   }
 
-  /**
-   * Every file name getAmRequestStatus lists for the account. A per-account error entry would hide requests:
-   * it fails the activity for good (no retry loop), and the workflow stops in `unconfirmed` for staff.
-   */
-  async function requestFiles(csid: string, accountId: string): Promise<string[]> {
-    const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
-    const failing = listed.requests.find((entry) => entry.isError);
-    if (failing) {
-      throw ApplicationFailure.create({
-        type: REQUEST_LISTING_REFUSED,
-        message: `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error ?? 'error entry'}`,
-        nonRetryable: true,
-      });
-    }
-    return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
-  }
-
   function updateXml(accountId: string, functionName: ApplicationUpdateFunction, documents: FormDocument[]): string {
     if (functionName !== 'DocumentSubmission') return buildUpdateRequestXml({ accountId, functionName });
     const signedAt = now();
@@ -376,7 +384,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     },
 
     listAccountRequests({ csid, accountId }) {
-      return requestFiles(csid, accountId);
+      return accountRequestFiles(eca, csid, accountId);
     },
 
     sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent = false }) {
@@ -384,7 +392,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
         // An earlier attempt (of this activity, or of the workflow's step before a staff retry) whose answer
         // was lost left a request the service lists: never send twice.
         if (mayHaveSent || currentAttempt() > 1) {
-          const earlier = await earlierRequest(() => requestFiles(csid, accountId), known);
+          const earlier = await earlierRequest(() => accountRequestFiles(eca, csid, accountId), known);
           if (earlier) return earlier;
         }
         return sendUpdate(csid, updateXml(accountId, functionName, documents), documents);

@@ -381,6 +381,29 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
+  it('a request listing with an error entry for the account stops in unconfirmed instead of retrying for ever', async function () {
+    // Convention 3: "an entry for a failing account carries isError = true and an error text".
+    const harness = await setUp({
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const url = input instanceof Request ? input.url : String(input);
+        if (!url.endsWith('/ws/eca/getAmRequestStatus')) return response;
+        await response.arrayBuffer();
+        return Response.json({ result: [{ isError: true, Error: 'request history unavailable' }] });
+      },
+    });
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
+      const stuck = await waitForState(handle, 'unconfirmed');
+      assert.equal(stuck.unconfirmed?.step, 'AbandonAccount');
+      assert.match(stuck.unconfirmed?.reason ?? '', /request history unavailable/);
+      assert.equal(harness.sim.control.calls().update ?? 0, 0, 'nothing is sent while requests cannot be seen');
+      await handle.terminate('test finished');
+    });
+  });
+
   it('a request left PENDING past the bound stops in unconfirmed; retry follows the same request, never a second one', async function () {
     const harness = await setUp({ simulator: { timings: { requestProcessingMs: 3 * 60 * 60_000 } } });
     const handle = await start(harness, 'stalled', { settings: { requestConfirmTimeout: '1 hour' } });

@@ -27,7 +27,7 @@ export function renderDetails(view: ApplicationStateView): string {
     lines.push(
       `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
       step === 'create'
-        ? '**Staff:** check the file with the brokerage, then update `retry` (look again), `resubmit` (the file made no account: create again) or `abandon`'
+        ? '**Staff:** check the file with the brokerage, then update `retry` (look again), `resubmit` (the file made no account: create again) or `abandon` (ends the application; an account the file may have made, not found here, stays at the brokerage)'
         : '**Staff:** update `retry` (follow the same request again) or `abandon`',
     );
   }

@@ -12,12 +12,6 @@ export const ACCOUNT_APPLICATION_WORKFLOW = 'accountApplication';
 /** The task queue the engine's workers poll unless configured otherwise. */
 export const DEFAULT_TASK_QUEUE = 'eca-onboarding';
 
-/**
- * The failure type of an activity whose getAmRequestStatus listing holds an error entry for the account:
- * requests cannot be seen, so the step stops in `unconfirmed` instead of retrying for ever.
- */
-export const REQUEST_LISTING_REFUSED = 'RequestListingRefused';
-
 /** `application-<CSID>-<externalId>`: one workflow per application, found by every tool. */
 export function applicationWorkflowId(csid: string, externalId: string): string {
   return `application-${csid}-${externalId}`;

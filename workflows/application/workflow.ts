@@ -4,7 +4,6 @@
  * back as an event, and keeps search attributes, current details and the `state` query in step.
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -33,7 +32,6 @@ import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot, UpdateFunct
 import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
 import { renderDetails } from './details.js';
 import {
-  REQUEST_LISTING_REFUSED,
   abandonUpdate,
   pollNowSignal,
   provideDocumentsUpdate,
@@ -50,6 +48,7 @@ import type {
   TransitionRecord,
 } from './messages.js';
 import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
+import { listingRefusal } from '../request-listing.js';
 import { nextPollAt, resolveSettings } from './settings.js';
 
 /** Calls to the service: transport failures retry with backoff, business refusals come back as results. */
@@ -185,10 +184,8 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     try {
       return await sendAndFollow(functionName, documents);
     } catch (error) {
-      // The account's request listing holds an error entry: nothing can be confirmed or looked up.
-      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-        if (error.cause.type === REQUEST_LISTING_REFUSED) return { unconfirmed: error.cause.message };
-      }
+      const refusal = listingRefusal(error);
+      if (refusal !== undefined) return { unconfirmed: refusal };
       throw error;
     }
   }
@@ -359,7 +356,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'DocumentSubmission' }
               : step.ok
                 ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
                 : { type: 'DOCUMENTS_REFUSED', error: step.error },
@@ -386,7 +383,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'AbandonAccount' }
               : step.ok
                 ? { type: 'ABANDON_CONFIRMED' }
                 : { type: 'ABANDON_REFUSED', error: step.error },
@@ -405,7 +402,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           if ('superseded' in step) break;
           apply(
             'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed }
+              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'ResetAbandonedAccount' }
               : step.ok
                 ? { type: 'RESET_CONFIRMED' }
                 : { type: 'RESET_REFUSED', error: step.error },

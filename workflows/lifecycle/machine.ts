@@ -78,7 +78,7 @@ export type LifecycleEvent =
   | { type: 'CREATE_UNCONFIRMED'; responseFile: string; reason: string }
   | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
   | { type: 'REQUEST_SENT'; responseFile: string }
-  | { type: 'REQUEST_UNCONFIRMED'; reason: string }
+  | { type: 'REQUEST_UNCONFIRMED'; reason: string; functionName?: UpdateFunction }
   | { type: 'STATUS'; account: AccountSnapshot }
   | { type: 'DOCUMENTS_SUBMITTED'; documents: FormDocument[] }
   | { type: 'DOCUMENTS_REFUSED'; error: string }
@@ -156,14 +156,15 @@ export const lifecycleMachine = setup({
           : context.request,
     }),
     recordRequestUnconfirmed: assign({
-      unconfirmed: ({ event, context }) =>
-        event.type === 'REQUEST_UNCONFIRMED' && context.request
-          ? {
-              step: context.request.functionName,
-              reason: event.reason,
-              ...(context.request.responseFile !== undefined && { responseFile: context.request.responseFile }),
-            }
-          : context.unconfirmed,
+      // The step is the request in progress, or the one named by the event when none was prepared yet
+      // (its listing failed before the request was recorded).
+      unconfirmed: ({ event, context }) => {
+        if (event.type !== 'REQUEST_UNCONFIRMED') return context.unconfirmed;
+        const step = context.request?.functionName ?? event.functionName;
+        if (step === undefined) return context.unconfirmed;
+        const responseFile = context.request?.responseFile;
+        return { step, reason: event.reason, ...(responseFile !== undefined && { responseFile }) };
+      },
     }),
     /** The request was decided (or refused at once): the next update starts afresh. */
     clearRequest: assign({ request: () => undefined }),

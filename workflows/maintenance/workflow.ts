@@ -16,8 +16,9 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import type { ApplicationActivities } from '../../activities/application-contract.js';
+import type { ApplicationActivities, UpdateOutcome } from '../../activities/application-contract.js';
 import type { MaintenanceActivities } from '../../activities/maintenance-contract.js';
+import { listingRefusal } from '../request-listing.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../search-attributes.js';
 import { refuseFunction } from './functions.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
@@ -74,23 +75,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   publish();
 
   const byFile = patched(PATCH_CONFIRM_BY_FILE);
-  const known = byFile
-    ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
-        { csid, accountId },
-      ])
-    : undefined;
-  const sentAt = Date.now();
-  const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
-    {
-      csid,
-      accountId,
-      functionName,
-      body: input.body,
-      attributes: input.attributes,
-      attachments: input.attachments ?? [],
-      ...(known !== undefined && { known }),
-    },
-  ]);
+  let sentAt = Date.now();
   const finish = (status: MaintenanceResult['status'], error?: string): MaintenanceResult => {
     view.status = status;
     view.nextPollAt = undefined;
@@ -109,6 +94,31 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
       polls: view.polls,
     };
   };
+  let sent: UpdateOutcome;
+  try {
+    const known = byFile
+      ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
+          { csid, accountId },
+        ])
+      : undefined;
+    sentAt = Date.now();
+    sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
+      {
+        csid,
+        accountId,
+        functionName,
+        body: input.body,
+        attributes: input.attributes,
+        attachments: input.attachments ?? [],
+        ...(known !== undefined && { known }),
+      },
+    ]);
+  } catch (error) {
+    // The account's request listing holds an error entry: nothing can be looked up or confirmed.
+    const refusal = listingRefusal(error);
+    if (refusal !== undefined) return finish('UNCONFIRMED', refusal);
+    throw error;
+  }
   if (!sent.accepted) return finish('REJECTED', sent.error);
   if (sent.responseFile !== undefined) view.responseFile = sent.responseFile;
   const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);

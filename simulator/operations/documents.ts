@@ -77,7 +77,9 @@ function againstArchive(store: Store, check: FileCheck, at: number): ReportDocum
 export const submitDocuments: Operation = async (ctx, request) => {
   const { firm, payload } = envelope(ctx, request.body);
   const now = ctx.store.now();
-  const refuse = (error: string) => ok({ timestamp: nowText(ctx), isProcessed: false, error });
+  // Spec, submitDocuments response: timestamp, isProcessed, and fileData "only when isProcessed is true". No
+  // error text is listed, so a refusal carries none: the reason passed names the case, for the reader.
+  const refuse = (_reason: string) => ok({ timestamp: nowText(ctx), isProcessed: false });
   // Spec, submitDocuments rule 4: "Applies to fully disclosed clients (individual, joint, retirement) and advisor
   // clients". A non-disclosed firm is refused as a whole: isProcessed false, no fileData.
   if (firm.firmType === 'non-disclosed') {

@@ -64,6 +64,16 @@ function createOne(
 ): CreateResponseApplicationInput {
   const externalId = application.externalId ?? '';
   const now = ctx.store.now();
+  /** The file as this one application's response: the format is the simulator's own (spec: "not shown"). */
+  const responseXml = (result: CreateResponseApplicationInput) =>
+    buildCreateResponseXml({
+      version: XSD_VERSION,
+      executionDate: reportTimestamp(now),
+      processFile,
+      client: firm.name,
+      clientMasterAcct: firm.masterAccount,
+      applications: [result],
+    });
   const owner = ctx.store.externalIdOwner.get(externalId);
   const refusal =
     problems.length > 0
@@ -80,14 +90,7 @@ function createOne(
         name: fileName,
         createdAt: now,
         error: refusal.join('; '),
-        xml: buildCreateResponseXml({
-          version: XSD_VERSION,
-          executionDate: reportTimestamp(now),
-          processFile,
-          client: firm.name,
-          clientMasterAcct: firm.masterAccount,
-          applications: [{ externalId, status: 'Error', errors: refusal }],
-        }),
+        xml: responseXml({ externalId, status: 'Error', errors: refusal }),
       });
     }
     return { externalId, status: 'Error', errors: refusal };
@@ -115,14 +118,7 @@ function createOne(
     accountId: account.accountId,
     name: fileName,
     createdAt: now,
-    xml: buildCreateResponseXml({
-      version: XSD_VERSION,
-      executionDate: reportTimestamp(now),
-      processFile,
-      client: firm.name,
-      clientMasterAcct: firm.masterAccount,
-      applications: [result],
-    }),
+    xml: responseXml(result),
   });
   return result;
 }

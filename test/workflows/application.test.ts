@@ -240,18 +240,32 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  /** A transport that loses the first answer of `operation` after the service processed the call. */
-  function losing(operation: string): { fetch: typeof fetch; lost: () => number } {
+  type RequestEntry = Record<string, { data: unknown[]; files: string[] }>;
+
+  /**
+   * A transport that loses the answer of the `nth` call of `operation` after the service processed it, and
+   * lets the test rewrite what getAmRequestStatus lists (`listing`) from then on: a listing that lags, or
+   * another sender's request appearing beside ours.
+   */
+  function losing(
+    operation: string,
+    { nth = 1, listing }: { nth?: number; listing?: (entries: RequestEntry[]) => RequestEntry[] } = {},
+  ): { fetch: typeof fetch; lost: () => number } {
+    let calls = 0;
     let lost = 0;
     return {
       lost: () => lost,
       fetch: async (input, init) => {
         const response = await fetch(input, init);
         const url = input instanceof Request ? input.url : String(input);
-        if (url.endsWith(`/ws/eca/${operation}`) && lost === 0) {
+        if (url.endsWith(`/ws/eca/${operation}`) && ++calls === nth) {
           lost++;
           await response.arrayBuffer();
           throw new TypeError('fetch failed: connection reset after the request was processed');
+        }
+        if (listing && url.endsWith('/ws/eca/getAmRequestStatus') && lost > 0) {
+          const body = (await response.json()) as { result: RequestEntry[] };
+          return Response.json({ ...body, result: listing(body.result) });
         }
         return response;
       },
@@ -290,44 +304,14 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  type RequestEntry = Record<string, { data: unknown[]; files: string[] }>;
-
-  /**
-   * A transport that loses the answer of the `nth` update after the service processed it, and lets the
-   * test rewrite what getAmRequestStatus lists (`listing`) from then on: a listing that lags, or another
-   * sender's request appearing beside ours.
-   */
-  function losingNthUpdate(
-    nth: number,
-    listing: (entries: RequestEntry[]) => RequestEntry[],
-  ): { fetch: typeof fetch; lost: () => number } {
-    let updates = 0;
-    let lost = 0;
-    return {
-      lost: () => lost,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        const url = input instanceof Request ? input.url : String(input);
-        if (url.endsWith('/ws/eca/update') && ++updates === nth) {
-          lost++;
-          await response.arrayBuffer();
-          throw new TypeError('fetch failed: connection reset after the request was processed');
-        }
-        if (url.endsWith('/ws/eca/getAmRequestStatus') && lost > 0) {
-          const body = (await response.json()) as { result: RequestEntry[] };
-          return Response.json({ ...body, result: listing(body.result) });
-        }
-        return response;
-      },
-    };
-  }
-
   it('a reset whose answer was lost, not listed in time, sent again and refused: the account status shows it took effect', async function () {
     // The reset's request is not listed until the second copy was sent (the spec promises no listing delay).
     let resent = false;
-    const transport = losingNthUpdate(2, (entries) =>
-      resent ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
-    );
+    const transport = losing('update', {
+      nth: 2,
+      listing: (entries) =>
+        resent ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+    });
     const harness = await setUp({
       fetch: async (input, init) => {
         const url = input instanceof Request ? input.url : String(input);
@@ -359,7 +343,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         files: ['Other_20250101_0001_0001.xml'],
       },
     };
-    const transport = losingNthUpdate(1, (entries) => (other ? [...entries, foreign] : entries));
+    const transport = losing('update', { listing: (entries) => (other ? [...entries, foreign] : entries) });
     const harness = await setUp({ fetch: transport.fetch });
     const handle = await start(harness, 'stalled');
     await harness.worker.runUntil(async () => {

@@ -22,13 +22,14 @@ import {
   startApplication,
 } from './applications.js';
 import type { ApplicationListEntry } from './applications.js';
-import { connectEngine } from './connection.js';
+import { connectEngine, connectTemporal } from './connection.js';
 import type { ConnectedEngine, ConnectOptions } from './connection.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
 import { createSsoUrl, setLanguages } from './brokerage.js';
 import { FIRM_TYPES, startMaintenance } from './maintenance.js';
 import { InvalidScheduleOptions, upsertDailyDocumentsSchedule } from './schedules.js';
+import { DEFAULT_RETENTION, setupNamespace } from './setup.js';
 
 interface GlobalOptions extends ConnectOptions {
   json?: boolean;
@@ -414,6 +415,34 @@ export function buildProgram(): Command {
         });
       },
     );
+
+  program
+    .command('setup')
+    .description(
+      'register the namespace (with its retention) and the search attributes the engine needs; idempotent, verified',
+    )
+    .option('--retention <duration>', 'how long closed workflows stay in history (30d, 720h)', DEFAULT_RETENTION)
+    .action(async (options: { retention: string }, command: Command) => {
+      const global = command.optsWithGlobals<GlobalOptions>();
+      const { connection, namespace: configured } = await connectTemporal(global);
+      const namespace = global.namespace ?? configured;
+      try {
+        const result = await setupNamespace(connection, {
+          namespace,
+          retention: options.retention,
+          log: global.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+        });
+        out(
+          global.json,
+          result,
+          () =>
+            `namespace ${result.namespace} ready: retention ${result.retentionMs / 86_400_000} day(s), ` +
+            `${result.searchAttributes.length} search attributes (${result.searchAttributesCreated.length} new)`,
+        );
+      } finally {
+        await connection.close();
+      }
+    });
 
   program
     .command('schedules')

@@ -47,16 +47,16 @@ export interface ConnectedEngine extends EngineContext {
   close(): Promise<void>;
 }
 
-export async function connectEngine(
-  options: ConnectOptions = {},
+/**
+ * A connection to Temporal alone (no firm, no document store), for namespace setup and other
+ * server-level steps; settings from the options over the environment, as for `connectEngine`.
+ */
+export async function connectTemporal(
+  options: Pick<ConnectOptions, 'address' | 'apiKey'> = {},
   env: NodeJS.ProcessEnv = process.env,
-): Promise<ConnectedEngine> {
+): Promise<{ connection: Connection; namespace: string; address: string }> {
   const config = loadWorkerConfig(env).temporal;
   const address = options.address ?? config.address;
-  const csid = options.csid ?? env.ECA_CSID;
-  if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
-  const dataConverter = dataConverterFromEnv(env);
-  let connection: Connection;
   try {
     const connectionOptions = await temporalConnectionOptions({
       ...config,
@@ -64,11 +64,23 @@ export async function connectEngine(
       apiKey: options.apiKey ?? config.apiKey,
       tls: { ...config.tls, enabled: config.tls.enabled || options.apiKey !== undefined },
     });
-    connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5 seconds' });
+    const connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5 seconds' });
+    return { connection, namespace: config.namespace, address };
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
     throw new TemporalUnavailableError(address, error);
   }
+}
+
+export async function connectEngine(
+  options: ConnectOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConnectedEngine> {
+  const config = loadWorkerConfig(env).temporal;
+  const csid = options.csid ?? env.ECA_CSID;
+  if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
+  const dataConverter = dataConverterFromEnv(env);
+  const { connection } = await connectTemporal(options, env);
   const client = new Client({
     connection,
     namespace: options.namespace ?? config.namespace,

@@ -8,7 +8,8 @@ export type EngineErrorCode =
   | 'NOT_ALLOWED_IN_STATE'
   | 'APPLICATION_FINISHED'
   | 'TEMPORAL_UNAVAILABLE'
-  | 'BROKERAGE_REFUSED';
+  | 'BROKERAGE_REFUSED'
+  | 'SETUP_FAILED';
 
 export class EngineError extends Error {
   override readonly name: string = 'EngineError';

@@ -19,21 +19,17 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { SingleBar } from 'cli-progress';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
-import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
 import { table } from '../client/cli.js';
+import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
-import { APPLICATION_XML_EXAMPLE } from '../eca/index.js';
 import { ecaClientFor } from '../simulator/client.js';
 import { startSimulator } from '../simulator/server.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
-import type { ApplicationStateView } from '../workflows/application/messages.js';
-import { wantsDocument } from '../workflows/lifecycle/tasks.js';
-import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 class UsageError extends Error {}
@@ -52,37 +48,6 @@ function positive(name: string, text: string, max: number): number {
     throw new UsageError(`--${name} must be a number between 1 and ${max}, got "${text}"`);
   }
   return value;
-}
-
-/** Each scenario, the staff action the demo plays for it, and the final state it must reach. */
-const SCENARIOS = [
-  { name: 'happy', expected: 'open' },
-  { name: 'docs-required', expected: 'open' },
-  { name: 'doc-rejected', expected: 'open' },
-  { name: 'portal-task', expected: 'open' },
-  { name: 'compliance-rejected', expected: 'rejected' },
-  { name: 'stalled', expected: 'open' },
-  { name: 'invalid', expected: 'open' },
-] as const;
-type ScenarioName = (typeof SCENARIOS)[number]['name'];
-
-interface Tracked {
-  externalId: string;
-  scenario: ScenarioName;
-  expected: string;
-  state?: ApplicationStateView;
-  documentRound: number;
-  abandoned: boolean;
-  resubmitted: boolean;
-}
-
-function applicationXml(externalId: string, valid: boolean): string {
-  const xml = APPLICATION_XML_EXAMPLE.replace('external_id="EXT-1"', `external_id="${externalId}"`);
-  return valid ? xml : xml.replace(' first="Jane"', '');
-}
-
-function pdf(label: string): Uint8Array {
-  return new TextEncoder().encode(`%PDF-1.4\n% demo document ${label}\n%%EOF\n`);
 }
 
 async function main(): Promise<number> {
@@ -113,6 +78,7 @@ async function main(): Promise<number> {
         () => nativeConnection.close(),
         () => connection.close(),
       );
+      await setupNamespace(connection, { namespace: 'default', log: (line) => console.log(line) });
     } else {
       console.log('Starting the Temporal dev server with its UI...');
       const env = await TestWorkflowEnvironment.createLocal({
@@ -120,11 +86,11 @@ async function main(): Promise<number> {
           executable: await devServerExecutable(),
           ui: true,
           extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...uiCodecEndpointArgs(codecServer)],
-          searchAttributes: ECA_SEARCH_ATTRIBUTES,
         },
         client: { dataConverter: codecDataConverter(keys) },
       });
       cleanups.unshift(() => env.teardown());
+      await setupNamespace(env.connection, { namespace: 'default' });
       address = env.address;
       const [host = '127.0.0.1', port = '7233'] = address.split(':');
       uiAddress = `http://${host === '127.0.0.1' ? 'localhost' : host}:${Number(port) + 1000}`;
@@ -149,79 +115,15 @@ async function main(): Promise<number> {
     });
     console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
 
-    const ctx: EngineContext = {
-      client,
-      store,
-      csid: sim.csid,
-      taskQueue,
-      settings: {
-        pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
-      },
-    };
-    const run = randomUUID().slice(0, 6);
-    const tracked: Tracked[] = [];
-    for (let i = 0; i < count; i++) {
-      const scenario = SCENARIOS[i % SCENARIOS.length]!;
-      const externalId = `${scenario.name}-${run}-${i + 1}`;
-      await startApplication(ctx, { applicationXml: applicationXml(externalId, scenario.name !== 'invalid') });
-      tracked.push({
-        externalId,
-        scenario: scenario.name,
-        expected: scenario.expected,
-        documentRound: 0,
-        abandoned: false,
-        resubmitted: false,
-      });
+    const ctx: EngineContext = { client, store, csid: sim.csid, taskQueue, settings: DEMO_SETTINGS };
+    const fleet = await runDemoFleet(ctx, { count });
+    if (!fleet.finished) {
+      console.error('The demo did not finish within 10 minutes.');
+      return 1;
     }
-    console.log(`Started ${count} applications over ${SCENARIOS.length} scenarios.`);
-
-    const bar = process.stdout.isTTY
-      ? new SingleBar({ format: 'final [{bar}] {value}/{total} | {states}', hideCursor: true })
-      : undefined;
-    bar?.start(count, 0, { states: '' });
-    const deadline = Date.now() + 10 * 60_000;
-    let lastLine = 0;
-    for (;;) {
-      await Promise.all(tracked.filter((app) => !app.state?.done).map((app) => staff(ctx, app)));
-      const done = tracked.filter((app) => app.state?.done).length;
-      const states = new Map<string, number>();
-      for (const app of tracked) {
-        const state = app.state?.lifecycleState ?? 'starting';
-        states.set(state, (states.get(state) ?? 0) + 1);
-      }
-      const summary = [...states].map(([state, n]) => `${state} ${n}`).join(', ');
-      if (bar) bar.update(done, { states: summary });
-      else if (Date.now() - lastLine > 5000 || done === count) {
-        console.log(`${done}/${count} final | ${summary}`);
-        lastLine = Date.now();
-      }
-      if (done === count) break;
-      if (Date.now() > deadline) {
-        bar?.stop();
-        console.error('The demo did not finish within 10 minutes.');
-        return 1;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    bar?.stop();
-
-    const rows = SCENARIOS.map((scenario) => {
-      const apps = tracked.filter((app) => app.scenario === scenario.name);
-      const outcomes = new Map<string, number>();
-      for (const app of apps)
-        outcomes.set(app.state!.lifecycleState, (outcomes.get(app.state!.lifecycleState) ?? 0) + 1);
-      const ok = apps.every((app) => app.state!.lifecycleState === app.expected);
-      return [
-        scenario.name,
-        String(apps.length),
-        [...outcomes].map(([s, n]) => `${s} ${n}`).join(', ') || '-',
-        scenario.expected,
-        apps.length === 0 ? '-' : ok ? 'yes' : 'NO',
-      ];
-    });
     const calls = Object.entries(sim.control.calls()).filter(([, n]) => n > 0);
-    const failed = tracked.filter((app) => app.state!.lifecycleState !== app.expected);
-    console.log(`\n${table(['SCENARIO', 'APPS', 'OUTCOMES', 'EXPECTED', 'OK'], rows)}\n`);
+    const failed = fleet.failed;
+    console.log(`\n${fleet.summary}\n`);
     console.log(
       `${table(
         ['BROKERAGE OPERATION', 'CALLS'],
@@ -250,34 +152,6 @@ async function main(): Promise<number> {
     return failed.length > 0 ? 1 : 0;
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
-  }
-}
-
-/** Plays the firm's staff for one application: reads its state and answers what it waits for. */
-async function staff(ctx: EngineContext, app: Tracked): Promise<void> {
-  try {
-    app.state = await getState(ctx, app.externalId);
-  } catch {
-    return; // not visible yet
-  }
-  const state = app.state;
-  if (state.lifecycleState === 'needsDocuments') {
-    const forms = [...new Set(state.pendingTasks.filter(wantsDocument).map((task) => task.formNumber))];
-    if (forms.length === 0) return;
-    app.documentRound++;
-    const documents = forms.map((formNumber) => ({
-      formNumber,
-      data: pdf(`${app.externalId} ${formNumber} #${app.documentRound}`),
-    }));
-    app.state = await provideDocuments(ctx, app.externalId, documents).catch(() => state);
-  } else if (state.lifecycleState === 'needsCorrection' && !app.resubmitted) {
-    app.resubmitted = true;
-    app.state = await resubmit(ctx, app.externalId, applicationXml(app.externalId, true));
-  } else if (app.scenario === 'stalled' && state.lifecycleState === 'awaitingClient' && !app.abandoned) {
-    app.abandoned = true;
-    app.state = await abandon(ctx, app.externalId, 'demo: client unresponsive');
-  } else if (state.lifecycleState === 'abandoned') {
-    app.state = await reset(ctx, app.externalId);
   }
 }
 

@@ -18,8 +18,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { SearchAttributeType } from '@temporalio/common';
-import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { setupNamespace } from '../client/setup.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -282,14 +281,27 @@ export class Child {
   }
 }
 
+/** A user to run a process as (a server that refuses root, such as PostgreSQL). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
 /** Starts a command in a process group of its own (it is the group's leader: group id = pid). */
-export function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+export function start(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string; user?: RunAs } = {},
+): Child {
   hookExit();
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    ...options.user,
   });
   if (child.pid !== undefined) liveGroups.add(child.pid);
   return new Child(name, child);
@@ -301,25 +313,6 @@ export function start(name: string, command: string, args: string[], env: NodeJS
  */
 export function startTypeScript(name: string, file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Child {
   return start(name, process.execPath, ['--import', 'tsx', file, ...args], env);
-}
-
-function searchAttributeType(type: SearchAttributeType): string {
-  switch (type) {
-    case SearchAttributeType.DATETIME:
-      return 'Datetime';
-    case SearchAttributeType.TEXT:
-      return 'Text';
-    case SearchAttributeType.INT:
-      return 'Int';
-    case SearchAttributeType.DOUBLE:
-      return 'Double';
-    case SearchAttributeType.BOOL:
-      return 'Bool';
-    case SearchAttributeType.KEYWORD_LIST:
-      return 'KeywordList';
-    default:
-      return 'Keyword';
-  }
 }
 
 export interface DevServerOptions {
@@ -361,18 +354,18 @@ export class DevServer {
       ...DEV_SERVER_EXTRA_ARGS,
       ...(this.options.dynamicConfig ?? []).flatMap((value) => ['--dynamic-config-value', value]),
       ...(this.options.sqlitePragmas ?? []).flatMap((pragma) => ['--sqlite-pragma', pragma]),
-      ...ECA_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${searchAttributeType(key.type)}`]),
     ];
     const child = (this.child = start('temporal dev server', executable.path, args));
     // Ready once the frontend answers.
     const deadline = Date.now() + 60_000;
-    for (;;) {
+    let connection: Connection | undefined;
+    while (!connection) {
       try {
-        const connection = await Connection.connect({ address: this.address, connectTimeout: 1000 });
+        connection = await Connection.connect({ address: this.address, connectTimeout: 1000 });
         await connection.workflowService.getSystemInfo({});
-        await connection.close();
-        return;
       } catch (error) {
+        await connection?.close();
+        connection = undefined;
         if (!child.running) throw new Error(`the dev server exited:\n${child.output}`, { cause: error });
         if (Date.now() > deadline) {
           await child.stop('SIGKILL');
@@ -380,6 +373,12 @@ export class DevServer {
         }
         await sleep(200);
       }
+    }
+    try {
+      // The engine's search attributes, as on every server: through the project's setup step.
+      await setupNamespace(connection, { namespace: 'default' });
+    } finally {
+      await connection.close();
     }
   }
 

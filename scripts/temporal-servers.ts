@@ -5,8 +5,11 @@
  * - the time-skipping test server (Java) is fetched once from Maven Central with `mvn` and started
  *   through a small wrapper script that `exec`s java.
  *
- * Both are cached per user and per version, outside the repository. Tests, the demo and CI all call
- * this module; run it directly (`npm run servers`) to provision both and print their paths.
+ * - for `npm run cluster`, the Temporal server, temporal-sql-tool and the Temporal UI server are built
+ *   the same way (`npm run servers -- cluster`).
+ *
+ * All are cached per user and per version, outside the repository. Tests, the demo and CI all call
+ * this module; run it directly (`npm run servers`) to provision the dev and test servers and print their paths.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -126,6 +129,86 @@ export async function devServerExecutable(): Promise<ServerExecutable> {
   return { type: 'existing-path', path: binary };
 }
 
+/** Builds Go main packages of one module version into `dir`, each binary renamed as asked. */
+async function goBuild(
+  dir: string,
+  what: string,
+  packages: Array<{ path: string; built: string; name: string }>,
+  version: string,
+): Promise<void> {
+  const go = await which('go');
+  if (!go) throw new ServerProvisioningError(`Go is needed to build ${what} (go install from the Go module proxy)`);
+  log(`building ${what} with go install, first run only, a few minutes...`);
+  const started = Date.now();
+  await buildAtomically(dir, async (tmp) => {
+    await run(go, ['install', ...packages.map((pkg) => `${pkg.path}@${version}`)], {
+      cwd: tmp,
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+    });
+    for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
+  });
+  log(`built ${what} in ${seconds(started)}: ${dir}`);
+}
+
+async function overridden(variable: string): Promise<string | undefined> {
+  const path = process.env[variable];
+  if (path === undefined) return undefined;
+  if (!(await isExecutable(path))) throw new ServerProvisioningError(`${variable}=${path} is not an executable file`);
+  return path;
+}
+
+export const TEMPORAL_SERVER_VERSION = '1.29.1';
+export const UI_SERVER_VERSION = '2.42.1';
+
+/** A Temporal server (every service in one binary) and its SQL schema tool, for a real cluster. */
+export interface ClusterExecutables {
+  server: string;
+  sqlTool: string;
+}
+
+/**
+ * The Temporal server and temporal-sql-tool, built once with `go install` (TEMPORAL_SERVER_PATH and
+ * TEMPORAL_SQL_TOOL_PATH point at binaries you already have).
+ */
+export async function clusterExecutables(): Promise<ClusterExecutables> {
+  const [server, sqlTool] = await Promise.all([
+    overridden('TEMPORAL_SERVER_PATH'),
+    overridden('TEMPORAL_SQL_TOOL_PATH'),
+  ]);
+  if (server && sqlTool) return { server, sqlTool };
+  const dir = join(cacheRoot(), 'temporal-server', TEMPORAL_SERVER_VERSION);
+  const built = { server: join(dir, 'temporal-server'), sqlTool: join(dir, 'temporal-sql-tool') };
+  if (!(await isExecutable(built.server)) || !(await isExecutable(built.sqlTool))) {
+    await goBuild(
+      dir,
+      `the Temporal server and temporal-sql-tool v${TEMPORAL_SERVER_VERSION}`,
+      [
+        { path: 'go.temporal.io/server/cmd/server', built: 'server', name: 'temporal-server' },
+        { path: 'go.temporal.io/server/cmd/tools/sql', built: 'sql', name: 'temporal-sql-tool' },
+      ],
+      `v${TEMPORAL_SERVER_VERSION}`,
+    );
+  }
+  return { server: server ?? built.server, sqlTool: sqlTool ?? built.sqlTool };
+}
+
+/** The Temporal UI server, built once with `go install` (TEMPORAL_UI_SERVER_PATH overrides). */
+export async function uiServerExecutable(): Promise<string> {
+  const override = await overridden('TEMPORAL_UI_SERVER_PATH');
+  if (override) return override;
+  const dir = join(cacheRoot(), 'temporal-ui-server', UI_SERVER_VERSION);
+  const binary = join(dir, 'temporal-ui-server');
+  if (!(await isExecutable(binary))) {
+    await goBuild(
+      dir,
+      `the Temporal UI server v${UI_SERVER_VERSION}`,
+      [{ path: 'github.com/temporalio/ui-server/v2/cmd/server', built: 'server', name: 'temporal-ui-server' }],
+      `v${UI_SERVER_VERSION}`,
+    );
+  }
+  return binary;
+}
+
 function testServerPom(): string {
   return `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -204,11 +287,15 @@ export const DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'frontend.enable
 
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'all';
-  if (which !== 'all' && which !== 'dev' && which !== 'test') {
-    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test] (got "${which}")`);
+  if (!['all', 'dev', 'test', 'cluster'].includes(which)) {
+    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test|cluster] (got "${which}")`);
   }
-  if (which !== 'test') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
-  if (which !== 'dev') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
+  if (which === 'all' || which === 'dev') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
+  if (which === 'all' || which === 'test') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
+  if (which === 'cluster') {
+    console.log(`cluster:     ${JSON.stringify(await clusterExecutables())}`);
+    console.log(`ui server:   ${JSON.stringify(await uiServerExecutable())}`);
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -6,6 +6,7 @@ import { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
+import { setupNamespace } from '../../client/setup.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
@@ -31,11 +32,15 @@ export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   return timeSkipping;
 }
 
+/** The engine's namespace setup (`eca setup`), as every server gets it. */
+async function setUp(env: TestWorkflowEnvironment): Promise<TestWorkflowEnvironment> {
+  await setupNamespace(env.connection, { namespace: 'default' });
+  return env;
+}
+
 export function devServerEnv(): Promise<TestWorkflowEnvironment> {
-  dev ??= devServerExecutable().then((executable) =>
-    TestWorkflowEnvironment.createLocal({
-      server: { executable, extraArgs: DEV_SERVER_EXTRA_ARGS, searchAttributes: ECA_SEARCH_ATTRIBUTES },
-    }),
+  dev ??= devServerExecutable().then(async (executable) =>
+    setUp(await TestWorkflowEnvironment.createLocal({ server: { executable, extraArgs: DEV_SERVER_EXTRA_ARGS } })),
   );
   return dev;
 }
@@ -47,14 +52,15 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
 export async function startDevServerEnv(
   options: { ui?: boolean; extraArgs?: string[] } = {},
 ): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: await devServerExecutable(),
-      ui: options.ui ?? false,
-      extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...(options.extraArgs ?? [])],
-      searchAttributes: ECA_SEARCH_ATTRIBUTES,
-    },
-  });
+  return setUp(
+    await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: await devServerExecutable(),
+        ui: options.ui ?? false,
+        extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...(options.extraArgs ?? [])],
+      },
+    }),
+  );
 }
 
 /** Builds or fetches both servers up front, so a first run's long build never counts against a test's timeout. */

@@ -1,0 +1,107 @@
+/**
+ * `npm run cluster`: the production topology on this machine, every part a process of its own
+ * (see topology.ts): PostgreSQL, the Temporal services on it, `eca setup`, the simulated brokerage,
+ * the codec server, two engine workers and the Temporal UI server. Then the demo's applications run
+ * through it, and a summary says where everything listens.
+ *
+ *   --applications N   how many demo applications (default 25; 0 runs none)
+ *   --keep             leave everything running to explore (Ctrl-C stops every process started)
+ */
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { FileDocumentStore } from '../../activities/document-store.js';
+import { table } from '../../client/cli.js';
+import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
+import { DEMO_SETTINGS, runDemoFleet } from '../demo-fleet.js';
+import { Topology } from './topology.js';
+
+class UsageError extends Error {}
+
+function progress(line: string): void {
+  console.log(`[cluster] ${line}`);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      applications: { type: 'string', default: '25' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const count = Number(values.applications);
+  if (!Number.isInteger(count) || count < 0 || count > 5000) {
+    throw new UsageError(`--applications must be a whole number between 0 and 5000, got "${values.applications}"`);
+  }
+  const began = Date.now();
+  progress('starting PostgreSQL, the Temporal services and the engine (first run builds the binaries)...');
+  const topology = await Topology.start({ log: progress });
+  // Ctrl-C while the fleet runs: processes.ts kills every process group started, then this exits.
+  try {
+    progress(`topology up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    let failed = 0;
+    if (count > 0) {
+      const connection = await Connection.connect({ address: topology.temporal.address });
+      try {
+        const client = new Client({
+          connection,
+          dataConverter: codecDataConverter(parseCodecKeys(topology.codecKeys, 'cluster')),
+        });
+        const fleet = await runDemoFleet(
+          {
+            client,
+            store: new FileDocumentStore(topology.documentStore),
+            csid: topology.sim.csid,
+            taskQueue: 'eca-onboarding',
+            settings: DEMO_SETTINGS,
+          },
+          { count },
+        );
+        console.log(`\n${fleet.summary}\n`);
+        if (!fleet.finished) console.error('The applications did not all finish within 10 minutes.');
+        failed = fleet.failed.length + (fleet.finished ? 0 : 1);
+      } finally {
+        await connection.close();
+      }
+    }
+    console.log(
+      table(
+        ['PROCESS', 'PID'],
+        topology.processes().map((entry) => [entry.name, String(entry.pid)]),
+      ),
+    );
+    console.log(`\nTemporal frontend: ${topology.temporal.address} (namespace default, retention 30 days)`);
+    if (topology.uiUrl) {
+      console.log(
+        `Temporal UI: ${topology.uiUrl}/namespaces/default/workflows (payloads decoded by the codec server at ${topology.codecUrl})`,
+      );
+    }
+    console.log(
+      `Server metrics: ${topology.temporal
+        .metricsEndpoints()
+        .map((entry) => entry.url)
+        .join(' ')}`,
+    );
+    console.log(`Elapsed: ${((Date.now() - began) / 1000).toFixed(1)} s.`);
+    if (values.keep) {
+      console.log('Leaving everything running (--keep); press Ctrl-C to stop every process.');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+    return failed > 0 ? 1 : 0;
+  } finally {
+    progress('stopping every process...');
+    const stopped = await topology.close();
+    const left = stopped.flatMap(({ what, report }) => (report?.survivors.length ? [what] : []));
+    progress(left.length ? `processes outlived their stop (killed): ${left.join(', ')}` : 'all stopped');
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`cluster: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,243 @@
+/**
+ * The production topology on one machine, every part a process of its own from the registries:
+ * PostgreSQL, the Temporal services (frontend, matching, two history processes, internal worker) on
+ * it, the namespace set up by `eca setup`, then the engine: the simulated brokerage, the codec server,
+ * two engine workers and the Temporal UI server wired to the codec server. `npm run cluster` and
+ * `npm run test:cluster` both stand on it.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCodecKeyEntry } from '../../codec/index.js';
+import { freePort, SimulatorProcess, start, startTypeScript, startWorkerProcess } from '../processes.js';
+import type { Child, StopReport } from '../processes.js';
+import { clusterExecutables, uiServerExecutable } from '../temporal-servers.js';
+import { Postgres } from './postgres.js';
+import { TemporalCluster } from './temporal.js';
+
+export interface TopologyOptions {
+  /** Engine workers to start (default 2). */
+  workers?: number;
+  /** Start the Temporal UI server (default true; skipped with a warning when it cannot be built). */
+  ui?: boolean;
+  /** Simulated time per real time of the brokerage (default 20000: a business day in about 4 s). */
+  timeScale?: number;
+  /** Further environment of the engine workers. */
+  workerEnv?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function elapsed(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+export class Topology {
+  readonly codecKeys = generateCodecKeyEntry('cluster');
+  readonly codecToken = randomBytes(24).toString('hex');
+  readonly postgres: Postgres;
+  readonly sim: SimulatorProcess;
+  temporal!: TemporalCluster;
+  codecServer: Child | undefined;
+  codecPort = 0;
+  ui: Child | undefined;
+  uiPort = 0;
+  readonly workers: Child[] = [];
+  private readonly log: (line: string) => void;
+
+  private constructor(
+    readonly dir: string,
+    readonly options: TopologyOptions,
+  ) {
+    this.log = options.log ?? (() => undefined);
+    this.postgres = new Postgres({ dataDir: join(dir, 'postgres') });
+    this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: options.timeScale ?? 20_000 });
+  }
+
+  get documentStore(): string {
+    return join(this.dir, 'documents');
+  }
+
+  get uiUrl(): string | undefined {
+    return this.ui ? `http://127.0.0.1:${this.uiPort}` : undefined;
+  }
+
+  get codecUrl(): string {
+    return `http://127.0.0.1:${this.codecPort}`;
+  }
+
+  /** Brings every part up in order; on failure stops whatever did start before throwing. */
+  static async start(options: TopologyOptions = {}): Promise<Topology> {
+    const dir = await mkdtemp(join(tmpdir(), 'eca-cluster-'));
+    // PostgreSQL runs as its own user when started by root: it must be able to pass through.
+    await chmod(dir, 0o711);
+    const topology = new Topology(dir, options);
+    try {
+      await topology.bringUp();
+    } catch (error) {
+      await topology.close().catch(() => undefined);
+      throw error;
+    }
+    return topology;
+  }
+
+  private async bringUp(): Promise<void> {
+    const log = this.log;
+    let began = Date.now();
+    const executables = await clusterExecutables();
+    const uiBinary =
+      this.options.ui === false
+        ? undefined
+        : await uiServerExecutable().catch((error: unknown) => {
+            log(`Temporal UI server not available, continuing without it: ${(error as Error).message.split('\n')[0]}`);
+            return undefined;
+          });
+    log(`binaries ready (${elapsed(began)})`);
+
+    began = Date.now();
+    await this.postgres.start();
+    log(`PostgreSQL on 127.0.0.1:${this.postgres.port}, pid ${this.postgres.child?.pid} (${elapsed(began)})`);
+
+    began = Date.now();
+    this.temporal = new TemporalCluster({ dir: join(this.dir, 'temporal'), postgres: this.postgres, executables });
+    await this.temporal.setupSchemas(log);
+    log(`schemas set up (${elapsed(began)})`);
+    began = Date.now();
+    await this.temporal.start(log);
+    log(`Temporal frontend on ${this.temporal.address} (${elapsed(began)})`);
+
+    began = Date.now();
+    await this.setupNamespace();
+    log(`namespace set up with eca setup (${elapsed(began)})`);
+
+    began = Date.now();
+    await this.sim.start();
+    this.codecPort = await freePort();
+    this.codecServer = startTypeScript('codec server', 'codec/main.ts', [], {
+      ECA_CODEC_KEYS: this.codecKeys,
+      ECA_CODEC_SERVER_TOKEN: this.codecToken,
+      ECA_CODEC_SERVER_PORT: String(this.codecPort),
+      ECA_CODEC_SERVER_HOST: '127.0.0.1',
+    });
+    if (uiBinary) this.uiPort = await freePort();
+    if (uiBinary) {
+      this.ui = await this.startUi(uiBinary);
+    }
+    await this.codecServer.waitFor(/eca codec server on/, 60_000);
+    for (let i = 1; i <= (this.options.workers ?? 2); i++) await this.startWorker(`engine worker ${i}`);
+    log(
+      `simulator ${this.sim.url} (CSID ${this.sim.csid}), codec server ${this.codecUrl}, ` +
+        `${this.workers.length} engine workers${this.ui ? `, UI ${this.uiUrl}` : ''} (${elapsed(began)})`,
+    );
+  }
+
+  /** `eca setup`, run as the command operators run: a process of its own. */
+  private async setupNamespace(): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const setup = startTypeScript('eca setup', 'bin/eca.js', ['setup', '--retention', '30d'], {
+        TEMPORAL_ADDRESS: this.temporal.address,
+        TEMPORAL_NAMESPACE: 'default',
+      });
+      const code = await setup.exited;
+      for (const line of setup.output.trim().split('\n')) if (line) this.log(`  ${line}`);
+      if (code === 0) return;
+      // The frontend can take a few seconds to see the history hosts after they start.
+      if (Date.now() > deadline) throw new Error(`eca setup failed (exit ${code}):\n${setup.output}`);
+      await sleep(2000);
+    }
+  }
+
+  private async startUi(binary: string): Promise<Child> {
+    const root = join(this.dir, 'ui');
+    await mkdir(join(root, 'config'), { recursive: true });
+    // The codec endpoint carries the token in its path: the UI hands it to whoever loads the page,
+    // which here is only this machine (everything listens on 127.0.0.1).
+    await writeFile(
+      join(root, 'config', 'development.yaml'),
+      [
+        `temporalGrpcAddress: ${this.temporal.address}`,
+        'host: 127.0.0.1',
+        `port: ${this.uiPort}`,
+        'enableUi: true',
+        'defaultNamespace: default',
+        'notifyOnNewVersion: false',
+        'cors:',
+        '  allowOrigins:',
+        `    - http://127.0.0.1:${this.uiPort}`,
+        'codec:',
+        `  endpoint: ${this.codecUrl}/${this.codecToken}`,
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    const args = ['--root', root, '--config', 'config', '--env', 'development', 'start'];
+    const ui = start('temporal ui-server', binary, args, {}, { cwd: root });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const answered = await fetch(`http://127.0.0.1:${this.uiPort}/`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (answered) return ui;
+      if (!ui.running) throw new Error(`the UI server exited:\n${ui.output}`);
+      if (Date.now() > deadline) throw new Error(`the UI server did not answer within 60 s:\n${ui.output}`);
+      await sleep(200);
+    }
+  }
+
+  /** One more engine worker process on the default task queue, as configured in production. */
+  async startWorker(name: string): Promise<Child> {
+    const worker = await startWorkerProcess(name, {
+      temporalAddress: this.temporal.address,
+      taskQueue: 'eca-onboarding',
+      simulator: this.sim,
+      documentStore: this.documentStore,
+      codecKeys: this.codecKeys,
+      env: { ECA_POLL_BATCH_WINDOW_MS: '50', WORKER_SHUTDOWN_GRACE_MS: '2000', ...this.options.workerEnv },
+    });
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /** Every process this topology started, for a summary. */
+  processes(): Array<{ name: string; pid: number | undefined }> {
+    return [
+      { name: 'postgres', pid: this.postgres.child?.pid },
+      ...[...(this.temporal?.processes ?? new Map<string, Child>())].map(([, child]) => ({
+        name: child.name,
+        pid: child.pid,
+      })),
+      { name: 'simulator', pid: this.sim.child?.pid },
+      { name: 'codec server', pid: this.codecServer?.pid },
+      ...this.workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
+      ...(this.ui ? [{ name: 'temporal ui-server', pid: this.ui.pid }] : []),
+    ].filter((entry) => entry.pid !== undefined);
+  }
+
+  /**
+   * Stops every process, the engine first, then Temporal, then PostgreSQL (each stop attempted even
+   * when another fails), and removes the directory; answers the stop reports.
+   */
+  async close(): Promise<Array<{ what: string; report: StopReport | undefined }>> {
+    const stopped: Array<{ what: string; report: StopReport | undefined }> = [];
+    const stop = async (what: string, child: { stop(): Promise<StopReport | undefined> } | undefined) => {
+      if (!child) return;
+      try {
+        stopped.push({ what, report: await child.stop() });
+      } catch (error) {
+        this.log(`${what}: ${(error as Error).message}`);
+      }
+    };
+    await Promise.all(this.workers.filter((w) => w.running).map((worker) => stop(`${worker.name} stop`, worker)));
+    await stop('temporal ui-server stop', this.ui);
+    await stop('codec server stop', this.codecServer);
+    await stop('simulator stop', this.sim.child ? this.sim : undefined);
+    if (this.temporal) stopped.push(...(await this.temporal.stop()));
+    await stop('postgres stop', this.postgres.child ? this.postgres : undefined);
+    await rm(this.dir, { recursive: true, force: true });
+    return stopped;
+  }
+}

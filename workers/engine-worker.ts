@@ -1,6 +1,14 @@
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import type { NativeConnection, WorkerOptions, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type {
+  NativeConnection,
+  WorkerOptions,
+  WorkflowBundleOption,
+  WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { ConfigurationError } from './config.js';
 import * as activities from '../activities/index.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
@@ -28,6 +36,28 @@ export function workflowBundle(encryptFailures = false): Promise<WorkflowBundleW
     bundles.set(encryptFailures, bundle);
   }
   return bundle;
+}
+
+/** The file name of each kind of prebuilt bundle (scripts/build-workflow-bundle.ts writes both). */
+export function workflowBundleFile(encryptFailures: boolean): string {
+  return encryptFailures ? 'workflows-encrypted-failures.js' : 'workflows.js';
+}
+
+/** Where prebuilt bundles are (`ECA_WORKFLOW_BUNDLE_DIR`, set in the image); undefined: bundle at start. */
+export const WORKFLOW_BUNDLE_DIR_ENV = 'ECA_WORKFLOW_BUNDLE_DIR';
+
+async function workflowBundleOption(encryptFailures: boolean): Promise<WorkflowBundleOption> {
+  const dir = process.env[WORKFLOW_BUNDLE_DIR_ENV];
+  if (!dir) return workflowBundle(encryptFailures);
+  const codePath = join(dir, workflowBundleFile(encryptFailures));
+  try {
+    await access(codePath);
+  } catch {
+    throw new ConfigurationError(
+      `${WORKFLOW_BUNDLE_DIR_ENV}=${dir}: no ${workflowBundleFile(encryptFailures)} there (build it with scripts/build-workflow-bundle.ts)`,
+    );
+  }
+  return { codePath };
 }
 
 const quietBundlerLogger = {
@@ -59,7 +89,7 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundle(options.codec !== undefined),
+    workflowBundle: await workflowBundleOption(options.codec !== undefined),
     activities: options.activities ?? activities,
     ...(options.codec ? { dataConverter: codecDataConverter(options.codec) } : {}),
     ...options.tuning,

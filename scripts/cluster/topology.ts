@@ -60,6 +60,10 @@ export class Topology {
     return join(this.dir, 'documents');
   }
 
+  get bundleDir(): string {
+    return join(this.dir, 'workflow-bundles');
+  }
+
   get uiUrl(): string | undefined {
     return this.ui ? `http://127.0.0.1:${this.uiPort}` : undefined;
   }
@@ -111,6 +115,12 @@ export class Topology {
     began = Date.now();
     await this.setupNamespace();
     log(`namespace set up with eca setup (${elapsed(began)})`);
+
+    began = Date.now();
+    // The workers load a prebuilt workflow bundle, as in the image (Dockerfile), instead of bundling at start.
+    const bundler = startTypeScript('build-workflow-bundle', 'scripts/build-workflow-bundle.ts', [this.bundleDir]);
+    if ((await bundler.exited) !== 0) throw new Error(`building the workflow bundle failed:\n${bundler.output}`);
+    log(`workflow bundles prebuilt in ${this.bundleDir} (${elapsed(began)})`);
 
     began = Date.now();
     await this.sim.start();
@@ -196,7 +206,12 @@ export class Topology {
       simulator: this.sim,
       documentStore: this.documentStore,
       codecKeys: this.codecKeys,
-      env: { ECA_POLL_BATCH_WINDOW_MS: '50', WORKER_SHUTDOWN_GRACE_MS: '2000', ...this.options.workerEnv },
+      env: {
+        ECA_WORKFLOW_BUNDLE_DIR: this.bundleDir,
+        ECA_POLL_BATCH_WINDOW_MS: '50',
+        WORKER_SHUTDOWN_GRACE_MS: '2000',
+        ...this.options.workerEnv,
+      },
     });
     this.workers.push(worker);
     return worker;

@@ -72,6 +72,8 @@ export interface CaseReport {
   /** create calls the simulator received (faulted ones included), per application. */
   createCallsPerApplication: number;
   seconds: number;
+  /** The fleet's workflow ids, for what a case checks afterwards (histories...). */
+  workflowIds: string[];
 }
 
 export const reports: CaseReport[] = [];
@@ -98,29 +100,59 @@ export function assertGone(report: StopReport | undefined, what: string): void {
   );
 }
 
+/** What a world runs on when it does not start its own: a Temporal server, the simulator, the codec keys. */
+export interface WorldParts {
+  address: string;
+  sim: SimulatorProcess;
+  /** `ECA_CODEC_KEYS` of the workers. */
+  codecKeys: string;
+  /** The workers' document store. */
+  documentStore: string;
+}
+
 export class World {
   readonly dir: string;
-  readonly server: DevServer;
   readonly sim: SimulatorProcess;
-  readonly codecKeys = generateCodecKeyEntry('faults');
+  readonly codecKeys: string;
   readonly store: FileDocumentStore;
   readonly workers = new Set<Child>();
   /** Process stops checked with `checkGone` so far. */
   processStops = 0;
   private connection: Connection | undefined;
   client!: Client;
+  /** The dev server this world started; undefined when it runs on parts it was given (see `attach`). */
+  private readonly devServer: DevServer | undefined;
+  private readonly givenAddress: string | undefined;
 
-  private constructor(dir: string) {
+  private constructor(dir: string, parts?: WorldParts) {
     this.dir = dir;
+    if (parts) {
+      this.givenAddress = parts.address;
+      this.sim = parts.sim;
+      this.codecKeys = parts.codecKeys;
+      this.store = new FileDocumentStore(parts.documentStore);
+      return;
+    }
     // WAL without fsync: durable across process stops and kills (what the cases do), not power loss;
     // about 2.5 times faster than SQLite's defaults here (docs/performance.md).
-    this.server = new DevServer({
+    this.devServer = new DevServer({
       dbFile: join(dir, 'temporal.db'),
       sqlitePragmas: ['journal_mode=WAL', 'synchronous=OFF'],
     });
     // One simulated business day in about four seconds.
     this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000 });
+    this.codecKeys = generateCodecKeyEntry('faults');
     this.store = new FileDocumentStore(join(dir, 'documents'));
+  }
+
+  /** The dev server this world started (only for a world from `start`). */
+  get server(): DevServer {
+    if (!this.devServer) throw new Error('this world runs on a server it did not start');
+    return this.devServer;
+  }
+
+  get address(): string {
+    return this.givenAddress ?? this.server.address;
   }
 
   /** Starts the server and the simulator; on failure stops whatever did start before throwing. */
@@ -130,16 +162,30 @@ export class World {
       const started = await Promise.allSettled([world.server.start(), world.sim.start()]);
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
-      world.connection = await Connection.connect({ address: world.server.address });
-      world.client = new Client({
-        connection: world.connection,
-        dataConverter: codecDataConverter(parseCodecKeys(world.codecKeys, 'faults')),
-      });
+      await world.connect();
     } catch (error) {
       await world.close().catch(() => undefined);
       throw error;
     }
     return world;
+  }
+
+  /**
+   * A world on parts already running (a cluster's frontend, its simulator and codec keys): `close`
+   * then stops only the workers this world started, and leaves the parts to their owner.
+   */
+  static async attach(parts: WorldParts): Promise<World> {
+    const world = new World(parts.documentStore, parts);
+    await world.connect();
+    return world;
+  }
+
+  private async connect(): Promise<void> {
+    this.connection = await Connection.connect({ address: this.address });
+    this.client = new Client({
+      connection: this.connection,
+      dataConverter: codecDataConverter(parseCodecKeys(this.codecKeys, 'faults')),
+    });
   }
 
   /** `assertGone`, counted in the case's report. */
@@ -158,7 +204,7 @@ export class World {
   /** A worker process on the queue, configured through its environment as in production. */
   async worker(name: string, taskQueue: string): Promise<Child> {
     const child = await startWorkerProcess(name, {
-      temporalAddress: this.server.address,
+      temporalAddress: this.address,
       taskQueue,
       simulator: this.sim,
       documentStore: this.store.root,
@@ -200,7 +246,8 @@ export class World {
     const workerReports = await this.stopWorkers().catch(() => []);
     workerReports.forEach((report, i) => stopped.push({ what: `${names[i] ?? 'worker'} stop`, report }));
     await this.connection?.close().catch(() => undefined);
-    const [server, sim] = await Promise.allSettled([this.server.stop(), this.sim.stop()]);
+    if (!this.devServer) return stopped;
+    const [server, sim] = await Promise.allSettled([this.devServer.stop(), this.sim.stop()]);
     if (server.status === 'fulfilled') stopped.push({ what: 'dev server stop', report: server.value });
     if (sim.status === 'fulfilled') stopped.push({ what: 'simulator stop', report: sim.value });
     await rm(this.dir, { recursive: true, force: true });
@@ -234,6 +281,8 @@ export interface FleetOptions {
    * a lost answer included (the retry finds the processed file and sends nothing).
    */
   createCallsMayFail?: boolean;
+  /** The application XML of an external id (default: the example applicant's). */
+  applicationXml?: (externalId: string) => string;
 }
 
 /**
@@ -251,7 +300,8 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   for (let i = 0; i < options.applications; i++) {
     const scenario = SCENARIOS[i % SCENARIOS.length]!;
     const externalId = `${scenario}-${run}-${i}`;
-    const { handle } = await startApplication(ctx, { applicationXml: applicationXml(externalId) });
+    const xml = (options.applicationXml ?? applicationXml)(externalId);
+    const { handle } = await startApplication(ctx, { applicationXml: xml });
     fleet.push({ externalId, scenario, handle, documentsSent: false });
   }
 
@@ -339,6 +389,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     processStops: world.processStops - stopsBefore,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
     seconds: Math.round((Date.now() - began) / 1000),
+    workflowIds: fleet.map((app) => app.handle.workflowId),
   };
   reports.push(report);
   assert.equal(report.failedWorkflows, 0, `${options.name}: workflows not completed: ${JSON.stringify(outcomes)}`);

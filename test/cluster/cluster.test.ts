@@ -1,0 +1,117 @@
+/**
+ * `npm run test:cluster`: the production topology, really run (scripts/cluster/topology.ts):
+ * PostgreSQL, the Temporal services as separate processes (frontend, matching, two history processes,
+ * internal worker), `eca setup`, the simulator, the codec server and two engine workers. Applications
+ * run through it while one history process and one engine worker are SIGKILLed and restarted; every
+ * application must end in its expected state with exactly one account and no duplicate request, as the
+ * simulator's own records count them (test/faults/world.ts), and every history, exported with the
+ * real `temporal` CLI, must hold none of the applicants' personal data and only encrypted payloads.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Topology } from '../../scripts/cluster/topology.js';
+import { devServerExecutable } from '../../scripts/temporal-servers.js';
+import { assertGone, printReports, runFleet, World } from '../faults/world.js';
+import { applicant, assertPrivateHistory, personalFields, personalXml } from '../support/history-privacy.js';
+import type { Applicant } from '../support/history-privacy.js';
+
+const run = promisify(execFile);
+const APPLICATIONS = Number(process.env.CLUSTER_APPLICATIONS ?? 200);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the production topology: a Temporal cluster on PostgreSQL, every part a process', function () {
+  this.timeout(30 * 60_000);
+  let topology: Topology | undefined;
+  let world: World | undefined;
+
+  before(async function () {
+    const began = Date.now();
+    topology = await Topology.start({ ui: false, log: (line) => console.log(`      [cluster] ${line}`) });
+    console.log(`      [cluster] up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    world = await World.attach({
+      address: topology.temporal.address,
+      sim: topology.sim,
+      codecKeys: topology.codecKeys,
+      documentStore: topology.documentStore,
+    });
+  });
+
+  after(async function () {
+    printReports();
+    await world?.close();
+    const stopped = (await topology?.close()) ?? [];
+    for (const { what, report } of stopped) assertGone(report, what);
+  });
+
+  it('runs every application to its expected state while a history process and an engine worker are killed', async function () {
+    const cluster = topology!;
+    const people = new Map<string, Applicant>();
+    const report = await runFleet(world!, {
+      name: 'cluster: history + engine worker SIGKILL',
+      taskQueue: 'eca-onboarding',
+      applications: APPLICATIONS,
+      faultKinds: 'history-1 SIGKILL, engine worker SIGKILL',
+      deadlineMs: 15 * 60_000,
+      applicationXml: (externalId) => {
+        const person = applicant('cluster', createHash('sha1').update(externalId).digest('hex').slice(0, 8));
+        people.set(externalId, person);
+        return personalXml(externalId, person);
+      },
+      disrupt: async (w) => {
+        // A crash of one history process: its shards move to the other one, then it comes back.
+        w.checkGone(await cluster.temporal.stopService('history-1', 'SIGKILL'), 'temporal history-1 SIGKILL');
+        const [victim] = cluster.workers.splice(0, 1);
+        w.checkGone(await victim!.stop('SIGKILL'), `${victim!.name} SIGKILL`);
+        await sleep(5_000);
+        await cluster.temporal.startService('history-1');
+        await cluster.startWorker('engine worker 1 (restarted)');
+        return 2;
+      },
+    });
+    assert.equal(report.applications, APPLICATIONS);
+
+    // Every history as the official CLI exports it: no personal data, every payload ciphertext.
+    const cli = await devServerExecutable();
+    if (cli.type !== 'existing-path') assert.fail('the CLI export needs the temporal binary');
+    assert.equal(people.size, APPLICATIONS, 'each application has its own applicant');
+    // What every applicant's fields start with (so that no applicant's data is in any history), and
+    // the application's own applicant whole.
+    const shared = ['Ottolinecluster', 'Quarringtoncluster', '@mailbox.example', 'DLCLUSTER'];
+    const prefix = `application-${cluster.sim.csid}-`;
+    const queue = [...report.workflowIds];
+    let exported = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let workflowId = queue.shift(); workflowId; workflowId = queue.shift()) {
+          const { stdout } = await run(
+            cli.path,
+            [
+              'workflow',
+              'show',
+              '--workflow-id',
+              workflowId,
+              '--address',
+              cluster.temporal.address,
+              '--output',
+              'json',
+            ],
+            { maxBuffer: 64 * 1024 * 1024 },
+          );
+          const history = JSON.parse(stdout) as { events: unknown[] };
+          assert.ok(history.events.length > 10, `${workflowId}: a whole history`);
+          const person = people.get(workflowId.slice(prefix.length));
+          assert.ok(person, `${workflowId}: an application of this fleet`);
+          const payloads = assertPrivateHistory(workflowId, history, [...shared, ...personalFields(person)]);
+          assert.ok(payloads.length > 5, `${workflowId}: payloads found`);
+          exported++;
+        }
+      }),
+    );
+    assert.equal(exported, APPLICATIONS);
+    console.log(
+      `      ${exported} histories exported with the temporal CLI: no personal data, every payload encrypted`,
+    );
+  });
+});

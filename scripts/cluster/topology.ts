@@ -125,16 +125,16 @@ export class Topology {
     began = Date.now();
     await this.sim.start();
     this.codecPort = await freePort();
+    if (uiBinary) this.uiPort = await freePort();
     this.codecServer = startTypeScript('codec server', 'codec/main.ts', [], {
       ECA_CODEC_KEYS: this.codecKeys,
       ECA_CODEC_SERVER_TOKEN: this.codecToken,
       ECA_CODEC_SERVER_PORT: String(this.codecPort),
       ECA_CODEC_SERVER_HOST: '127.0.0.1',
+      // The browser's origin when it shows the UI (CORS).
+      ECA_CODEC_UI_ORIGINS: `http://127.0.0.1:${this.uiPort}`,
     });
-    if (uiBinary) this.uiPort = await freePort();
-    if (uiBinary) {
-      this.ui = await this.startUi(uiBinary);
-    }
+    if (uiBinary) this.ui = await this.startUi(uiBinary);
     await this.codecServer.waitFor(/eca codec server on/, 60_000);
     for (let i = 1; i <= (this.options.workers ?? 2); i++) await this.startWorker(`engine worker ${i}`);
     log(

@@ -11,12 +11,12 @@
  * All are cached per user and per version, outside the repository. Tests, the demo and CI all call
  * this module; run it directly (`npm run servers`) to provision the dev and test servers and print their paths.
  */
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runCommand } from './run-command.js';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
@@ -58,21 +58,8 @@ async function which(command: string): Promise<string | undefined> {
   return undefined;
 }
 
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve();
-      else reject(new ServerProvisioningError(`${command} ${args.join(' ')} exited with ${code}:\n${output}`));
-    });
-  });
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+  return runCommand(command, args, { ...options, fail: (message) => new ServerProvisioningError(message) });
 }
 
 /**
@@ -119,12 +106,12 @@ export async function devServerExecutable(): Promise<ServerExecutable> {
     `building the Temporal dev server (temporal CLI v${TEMPORAL_CLI_VERSION}) with go install, first run only, a few minutes...`,
   );
   const started = Date.now();
-  await buildAtomically(dir, (tmp) =>
-    run(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+  await buildAtomically(dir, async (tmp) => {
+    await run(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
       cwd: tmp,
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
-    }),
-  );
+      env: { GOBIN: tmp, CGO_ENABLED: '0' },
+    });
+  });
   log(`built the Temporal dev server in ${seconds(started)}: ${binary}`);
   return { type: 'existing-path', path: binary };
 }
@@ -143,7 +130,7 @@ async function goBuild(
   await buildAtomically(dir, async (tmp) => {
     await run(go, ['install', ...packages.map((pkg) => `${pkg.path}@${version}`)], {
       cwd: tmp,
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      env: { GOBIN: tmp, CGO_ENABLED: '0' },
     });
     for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
   });

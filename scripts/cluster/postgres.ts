@@ -6,12 +6,12 @@
  * standard input and written to no file. Local socket connections (in the data directory, which
  * only the server's user can enter) need no password; TCP connections on 127.0.0.1 need it.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { chown, mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { freePort, start } from '../processes.js';
+import { runCommand } from '../run-command.js';
 import type { Child, RunAs, StopReport } from '../processes.js';
 
 export class PostgresError extends Error {
@@ -49,22 +49,8 @@ function serverUser(): RunAs | undefined {
   return { uid: Number(entry[2]), gid: Number(entry[3]) };
 }
 
-/** Runs a command to its end (as `user`), feeding `input` on standard input; rejects with its output. */
 function runToEnd(command: string, args: string[], options: { user?: RunAs; input?: string }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options.user });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(output) : reject(new PostgresError(`${command} exited with ${code}:\n${output}`)),
-    );
-    child.stdin.end(options.input ?? '');
-  });
+  return runCommand(command, args, { ...options, fail: (message) => new PostgresError(message) });
 }
 
 export interface PostgresOptions {

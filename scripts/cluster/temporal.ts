@@ -8,8 +8,8 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
 import { start } from '../processes.js';
+import { runCommand } from '../run-command.js';
 import type { Child, StopReport } from '../processes.js';
 import type { ClusterExecutables } from '../temporal-servers.js';
 import type { Postgres } from './postgres.js';
@@ -39,21 +39,7 @@ interface Ports {
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(output)
-        : reject(new ClusterError(`${command} ${args.join(' ')} exited with ${code}:\n${output}`)),
-    );
-  });
+  return runCommand(command, args, { env, fail: (message) => new ClusterError(message) });
 }
 
 /**

@@ -5,11 +5,14 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FormDocument } from '../../workflows/lifecycle/types.js';
 import { accountApplication } from '../../workflows/index.js';
+import { defineSignal } from '@temporalio/workflow';
 import {
+  abandonSignal,
   abandonUpdate,
   applicationWorkflowId,
   pollNowSignal,
   provideDocumentsUpdate,
+  resetSignal,
   resetUpdate,
   resubmitUpdate,
   retryUpdate,
@@ -185,6 +188,74 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(result.outcome, 'open');
       const states = result.transitions.map((transition) => transition.state);
       assert.ok(states.includes('resetting'));
+    });
+  });
+
+  it('staff signals: abandon as a signal abandons; refused, malformed and unknown signals are shown in the state and current details', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.signal(resetSignal);
+      await handle.signal(abandonSignal, 42 as never);
+      await handle.signal(defineSignal('abandonn'));
+      const notices = async (count: number) => {
+        for (let i = 0; i < 50; i++) {
+          const view = await handle.query(stateQuery);
+          if ((view.staffNotices ?? []).length >= count) return view.staffNotices!;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.fail(`fewer than ${count} staff notices`);
+      };
+      const refused = await notices(3);
+      assert.deepEqual(
+        refused.map(({ name, outcome, detail }) => [name, outcome, detail]),
+        [
+          ['reset', 'refused', 'reset is not allowed while the application is awaitingClient'],
+          ['abandon', 'refused', 'abandon takes {"reason": "…"} (the reason is optional)'],
+          [
+            'abandonn',
+            'unknown',
+            'no such signal: abandon, reset, retry and pollNow are signals; resubmit and provideDocuments are updates',
+          ],
+        ],
+      );
+      assert.equal((await handle.query(stateQuery)).lifecycleState, 'awaitingClient', 'nothing moved');
+      const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      assert.match(metadata.currentDetails ?? '', /`abandonn` unknown: no such signal/);
+      assert.match(metadata.currentDetails ?? '', /`reset` refused: reset is not allowed/);
+      assert.match(metadata.currentDetails ?? '', /What staff can do now/);
+      assert.match(
+        metadata.currentDetails ?? '',
+        /temporal workflow signal --workflow-id application-\S+ --name abandon/,
+      );
+
+      await handle.signal(abandonSignal, { reason: 'client unresponsive' });
+      const abandoned = await waitForState(handle, 'abandoned');
+      assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
+      assert.deepEqual(abandoned.staffNotices?.at(-1)?.name, 'abandon');
+      assert.deepEqual(abandoned.staffNotices?.at(-1)?.outcome, 'accepted');
+      const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+      assert.match(details ?? '', /reset the application at the brokerage: `eca reset /);
+    });
+  });
+
+  it('update validators say what input each staff update takes', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      for (const [update, args, message] of [
+        [abandonUpdate, ['now'], /abandon takes \{"reason": "…"\}/],
+        [provideDocumentsUpdate, [[{ formNumber: '8001' }]], /documents\[0\]: provideDocuments takes \[\{"formNumber"/],
+        [resubmitUpdate, [{}], /resubmit takes the corrected application XML as a document store reference/],
+      ] as const) {
+        await assert.rejects(
+          handle.executeUpdate(update as typeof abandonUpdate, { args: args as never }),
+          (error: unknown) => error instanceof WorkflowUpdateFailedError && message.test(String(error.cause?.message)),
+        );
+      }
+      assert.equal((await handle.query(stateQuery)).lifecycleState, 'awaitingClient');
     });
   });
 

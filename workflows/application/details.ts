@@ -1,12 +1,70 @@
 import type { ApplicationStateView } from './messages.js';
 
-function time(ms: number | undefined): string {
-  return ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
-}
-
 /** Escapes what would break a markdown table cell. */
 function cell(text: string | undefined): string {
   return (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** One staff action: what it does and how to send it from the eca CLI and the temporal CLI. */
+interface Action {
+  what: string;
+  eca: string;
+  /** The same with the temporal CLI: the update, and the signal where the message is one too. */
+  temporal?: string[];
+}
+
+/**
+ * What staff can do next in each state a person may act on, with the exact commands (the temporal CLI
+ * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; README: staff guide).
+ */
+function actions(view: ApplicationStateView): Action[] {
+  const id = view.externalId;
+  const wf = `application-${view.csid}-${id}`;
+  const input = (json?: string) => (json ? ` --input '${json}'` : '');
+  const both = (name: string, json?: string) => [
+    `temporal workflow update execute --workflow-id ${wf} --name ${name}${input(json)}`,
+    `temporal workflow signal --workflow-id ${wf} --name ${name}${input(json)}`,
+  ];
+  const abandon: Action = {
+    what: 'abandon the application at the brokerage',
+    eca: `eca abandon ${id} --reason "…"`,
+    temporal: both('abandon', '{"reason":"…"}'),
+  };
+  const pollNow: Action = {
+    what: 'read the account now instead of at the next poll',
+    eca: `eca poll-now ${id}`,
+    temporal: [`temporal workflow signal --workflow-id ${wf} --name pollNow`],
+  };
+  switch (view.lifecycleState) {
+    case 'needsCorrection':
+      return [{ what: 'send the corrected application XML', eca: `eca resubmit ${id} corrected.xml` }, abandon];
+    case 'needsDocuments':
+      return [
+        { what: 'provide the documents asked for', eca: `eca provide-docs ${id} <form>:file.pdf …` },
+        abandon,
+        pollNow,
+      ];
+    case 'tracking':
+    case 'awaitingClient':
+    case 'awaitingApproval':
+      return [abandon, pollNow];
+    case 'abandoned':
+      return [{ what: 'reset the application at the brokerage', eca: `eca reset ${id}`, temporal: both('reset') }];
+    case 'unconfirmed':
+      return [
+        { what: 'look again at the step that could not be confirmed', eca: `eca retry ${id}`, temporal: both('retry') },
+        ...(view.unconfirmed?.step === 'create'
+          ? [{ what: 'create again (the file made no account)', eca: `eca resubmit ${id} application.xml` }]
+          : []),
+        abandon,
+      ];
+    default:
+      return [];
+  }
+}
+
+function time(ms: number | undefined): string {
+  return ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
 }
 
 /**
@@ -37,6 +95,23 @@ export function renderDetails(view: ApplicationStateView): string {
     for (const task of view.pendingTasks) {
       const state = task.reason ? `${task.state ?? ''} (${task.reason})` : task.state;
       lines.push(`| ${cell(task.formNumber)} | ${cell(task.formName)} | ${cell(task.action)} | ${cell(state)} |`);
+    }
+  }
+  const next = actions(view);
+  if (next.length > 0) {
+    lines.push('', '**What staff can do now:**');
+    for (const action of next) {
+      lines.push(`- ${action.what}: \`${action.eca}\``);
+      for (const command of action.temporal ?? []) lines.push(`  - or \`${command}\``);
+    }
+  }
+  const notices = view.staffNotices ?? [];
+  if (notices.length > 0) {
+    lines.push('', '**Staff signals received:**');
+    for (const notice of notices.slice(-5)) {
+      lines.push(
+        `- ${time(notice.at)} \`${cell(notice.name)}\` ${notice.outcome}${notice.detail ? `: ${cell(notice.detail)}` : ''}`,
+      );
     }
   }
   return lines.join('\n');

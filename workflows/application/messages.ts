@@ -74,6 +74,19 @@ export interface ApplicationStateView {
   transitions: TransitionRecord[];
   /** How many times the workflow continued as new. */
   runs: number;
+  /** Staff signals received by this run, the newest last (a signal cannot answer: this is its answer). */
+  staffNotices?: StaffNotice[];
+}
+
+/** A staff signal as it was taken: accepted, refused (why), or of a name the workflow does not know. */
+export interface StaffNotice {
+  /** Workflow time, ms since the epoch. */
+  at: number;
+  /** The signal's name. */
+  name: string;
+  via: 'signal';
+  outcome: 'accepted' | 'refused' | 'unknown';
+  detail?: string;
 }
 
 export interface AbandonRequest {
@@ -82,6 +95,10 @@ export interface AbandonRequest {
 
 export const stateQuery = defineQuery<ApplicationStateView>('state');
 export const pollNowSignal = defineSignal('pollNow');
+/** The staff messages that need no document also as signals (see staff-signals.ts); updates answer, signals do not. */
+export const abandonSignal = defineSignal<[AbandonRequest?]>('abandon');
+export const resetSignal = defineSignal('reset');
+export const retrySignal = defineSignal('retry');
 export const abandonUpdate = defineUpdate<ApplicationStateView, [AbandonRequest]>('abandon');
 export const resubmitUpdate = defineUpdate<ApplicationStateView, [DocumentRef]>('resubmit');
 export const provideDocumentsUpdate = defineUpdate<ApplicationStateView, [FormDocument[]]>('provideDocuments');

@@ -28,12 +28,11 @@ import {
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
-import type { LifecycleEvent, LifecycleEventType, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
+import type { LifecycleEvent, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
 import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
 import { renderDetails } from './details.js';
 import {
   abandonUpdate,
-  pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
@@ -45,8 +44,11 @@ import type {
   ApplicationInput,
   ApplicationResult,
   ApplicationStateView,
+  StaffNotice,
   TransitionRecord,
 } from './messages.js';
+import { describeMessage, requireAbandonInput, requireDocumentsInput, requireResubmitInput } from './staff-input.js';
+import { installStaffSignals } from './staff-signals.js';
 import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
 import { listingRefusal } from '../request-listing.js';
 import { nextPollAt, resolveSettings } from './settings.js';
@@ -95,6 +97,8 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   /** Bumped by every staff message, so that waits end and the loop re-reads the state. */
   let messages = 0;
   let pollRequested = false;
+  /** Staff signals as taken (staff-signals.ts), shown in the current details. */
+  let staffNotices: StaffNotice[] = [];
 
   /** `eca_lifecycle_transitions` (see workers/metrics.ts); the SDK records nothing while replaying. */
   const transitionsMetric = metricMeter.createCounter(
@@ -155,18 +159,20 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       nextPollAt: nextPoll,
       transitions: [...transitions],
       runs,
+      ...(staffNotices.length > 0 ? { staffNotices: [...staffNotices] } : {}),
     };
+  }
+
+  /** Why the lifecycle does not take a staff message now, or undefined when it does. */
+  function refusal(event: LifecycleEvent): string | undefined {
+    if (snapshot.can(event)) return undefined;
+    return `${describeMessage(event.type)} is not allowed while the application is ${lifecycleState(snapshot)}`;
   }
 
   /** Staff messages are refused, with a typed failure, where the lifecycle does not take them. */
   function allowed(event: LifecycleEvent): void {
-    if (!snapshot.can(event)) {
-      throw ApplicationFailure.create({
-        type: 'NotAllowedInState',
-        message: `${describe(event.type)} is not allowed while the application is ${lifecycleState(snapshot)}`,
-        nonRetryable: true,
-      });
-    }
+    const message = refusal(event);
+    if (message) throw ApplicationFailure.create({ type: 'NotAllowedInState', message, nonRetryable: true });
   }
 
   function handleStaff(event: LifecycleEvent): ApplicationStateView {
@@ -295,25 +301,30 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   }
 
   setHandler(stateQuery, view);
-  setHandler(pollNowSignal, () => {
-    pollRequested = true;
-    messages++;
+  staffNotices = installStaffSignals({
+    refusal,
+    handle: handleStaff,
+    pollNow: () => {
+      pollRequested = true;
+      messages++;
+    },
+    publish,
   });
-  setHandler(abandonUpdate, (request) => handleStaff({ type: 'ABANDON', reason: request.reason }), {
-    validator: (request: AbandonRequest) => allowed({ type: 'ABANDON', reason: request.reason }),
+  setHandler(abandonUpdate, (request) => handleStaff({ type: 'ABANDON', reason: request?.reason }), {
+    validator: (request?: AbandonRequest) => {
+      requireAbandonInput(request);
+      allowed({ type: 'ABANDON', reason: request?.reason });
+    },
   });
   setHandler(resubmitUpdate, (application) => handleStaff({ type: 'RESUBMIT', application }), {
     validator: (application: DocumentRef) => {
-      requireDocumentRef(application, 'application');
+      requireResubmitInput(application);
       allowed({ type: 'RESUBMIT', application });
     },
   });
   setHandler(provideDocumentsUpdate, (documents) => handleStaff({ type: 'PROVIDE_DOCUMENTS', documents }), {
     validator: (documents: FormDocument[]) => {
-      if (!Array.isArray(documents) || documents.length === 0) {
-        throw ApplicationFailure.create({ type: 'InvalidArgument', message: 'provideDocuments needs documents' });
-      }
-      documents.forEach((document, index) => requireDocumentRef(document, `documents[${index}]`));
+      requireDocumentsInput(documents);
       allowed({ type: 'PROVIDE_DOCUMENTS', documents });
     },
   });
@@ -465,33 +476,4 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
 function shouldContinueAsNew(maxEvents: number): boolean {
   const info = workflowInfo();
   return info.continueAsNewSuggested || info.historyLength >= maxEvents;
-}
-
-const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
-  ABANDON: 'abandon',
-  RESUBMIT: 'resubmit',
-  PROVIDE_DOCUMENTS: 'provideDocuments',
-  RESET: 'reset',
-  RETRY: 'retry',
-};
-
-function describe(type: LifecycleEventType): string {
-  return MESSAGE_NAMES[type] ?? type;
-}
-
-function requireDocumentRef(value: unknown, name: string): void {
-  const ref = value as { sha1?: unknown; length?: unknown; ref?: unknown } | null;
-  const valid =
-    ref !== null &&
-    typeof ref === 'object' &&
-    typeof ref.sha1 === 'string' &&
-    /^[0-9a-f]{40}$/.test(ref.sha1) &&
-    typeof ref.length === 'number' &&
-    typeof ref.ref === 'string';
-  if (!valid) {
-    throw ApplicationFailure.create({
-      type: 'InvalidArgument',
-      message: `${name} must be a document store reference { sha1, length, ref }`,
-    });
-  }
 }

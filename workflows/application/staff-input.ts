@@ -1,0 +1,75 @@
+/**
+ * The inputs of staff messages, checked before a handler runs: an update's validator refuses bad input
+ * with a message that says what the message takes (what the Temporal UI's update form shows), and a
+ * signal with bad input is refused visibly (staff-signals.ts).
+ */
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { LifecycleEventType } from '../lifecycle/index.js';
+
+const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
+  ABANDON: 'abandon',
+  RESUBMIT: 'resubmit',
+  PROVIDE_DOCUMENTS: 'provideDocuments',
+  RESET: 'reset',
+  RETRY: 'retry',
+};
+
+/** The staff message an event comes from, by its name (`abandon`...). */
+export function describeMessage(type: LifecycleEventType): string {
+  return MESSAGE_NAMES[type] ?? type;
+}
+
+function invalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'InvalidArgument', message, nonRetryable: true });
+}
+
+/** What is wrong with an `abandon` input (absent, or `{ "reason": "…" }`), or undefined. */
+export function abandonInputProblem(request: unknown): string | undefined {
+  if (request === undefined || request === null) return undefined;
+  const valid =
+    typeof request === 'object' &&
+    !Array.isArray(request) &&
+    ['string', 'undefined'].includes(typeof (request as { reason?: unknown }).reason);
+  return valid ? undefined : 'abandon takes {"reason": "…"} (the reason is optional)';
+}
+
+export function requireAbandonInput(request: unknown): void {
+  const problem = abandonInputProblem(request);
+  if (problem) throw invalid(problem);
+}
+
+function isDocumentRef(value: unknown): boolean {
+  const ref = value as { sha1?: unknown; length?: unknown; ref?: unknown } | null;
+  return (
+    ref !== null &&
+    typeof ref === 'object' &&
+    typeof ref.sha1 === 'string' &&
+    /^[0-9a-f]{40}$/.test(ref.sha1) &&
+    typeof ref.length === 'number' &&
+    typeof ref.ref === 'string'
+  );
+}
+
+/** `resubmit` takes the corrected application XML as a document store reference. */
+export function requireResubmitInput(application: unknown): void {
+  if (!isDocumentRef(application)) {
+    throw invalid(
+      'resubmit takes the corrected application XML as a document store reference ' +
+        '{"sha1": "<40 hex>", "length": <bytes>, "ref": "…"}: store it with `eca resubmit <id> <file.xml>`',
+    );
+  }
+}
+
+/** `provideDocuments` takes PDFs already in the document store, with their form numbers. */
+export function requireDocumentsInput(documents: unknown): void {
+  const shape =
+    'provideDocuments takes [{"formNumber": "8001", "sha1": "<40 hex>", "length": <bytes>, "ref": "…"}, …]: ' +
+    'store the PDFs with `eca provide-docs <id> 8001:file.pdf`';
+  if (!Array.isArray(documents) || documents.length === 0) throw invalid(shape);
+  documents.forEach((document: unknown, index) => {
+    const formNumber = (document as { formNumber?: unknown } | null)?.formNumber;
+    if (!isDocumentRef(document) || typeof formNumber !== 'string' || formNumber === '') {
+      throw invalid(`documents[${index}]: ${shape}`);
+    }
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * Staff messages as signals, for staff who "signal abandon" from the `temporal` CLI or the Temporal
+ * UI's signal form. A signal cannot answer, so each one is recorded where staff look: the current
+ * details and the `state` query (`staffNotices`), a workflow log line and the `eca_staff_messages`
+ * metric. A signal the lifecycle does not take in the current state is refused there with the same
+ * reason an update would get; a signal of a name the workflow does not know is recorded as unknown
+ * instead of being dropped. Updates stay the recommended path: they answer.
+ */
+import { log, metricMeter, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
+import type { LifecycleEvent } from '../lifecycle/index.js';
+import { abandonSignal, pollNowSignal, resetSignal, retrySignal } from './messages.js';
+import type { AbandonRequest, StaffNotice } from './messages.js';
+import { abandonInputProblem } from './staff-input.js';
+
+/** Notices kept for the current details (the newest last). */
+const NOTICES_KEPT = 10;
+
+export interface StaffSignalsContext {
+  /** Why the lifecycle does not take the event now, or undefined when it does. */
+  refusal(event: LifecycleEvent): string | undefined;
+  /** Applies an accepted staff event (as the update handlers do). */
+  handle(event: LifecycleEvent): void;
+  /** A poll now (the `pollNow` signal). */
+  pollNow(): void;
+  /** Shows the notices (current details). */
+  publish(): void;
+}
+
+/** Installs the signal handlers; answers the notices list the workflow's view reads. */
+export function installStaffSignals(context: StaffSignalsContext): StaffNotice[] {
+  const notices: StaffNotice[] = [];
+  const counter = metricMeter.createCounter(
+    'eca_staff_messages',
+    'message',
+    'Staff messages received by applications, by name, channel and outcome',
+  );
+
+  function record(name: string, outcome: StaffNotice['outcome'], detail?: string): void {
+    notices.push({ at: Date.now(), name, via: 'signal', outcome, ...(detail ? { detail } : {}) });
+    if (notices.length > NOTICES_KEPT) notices.splice(0, notices.length - NOTICES_KEPT);
+    counter.add(1, { name, via: 'signal', outcome });
+    if (outcome === 'accepted') log.info('staff signal accepted', { signal: name });
+    else log.warn(`staff signal ${outcome}`, { signal: name, detail });
+    context.publish();
+  }
+
+  function onStaffSignal(name: string, event: LifecycleEvent): void {
+    const refusal = context.refusal(event);
+    if (refusal) {
+      record(name, 'refused', refusal);
+      return;
+    }
+    context.handle(event);
+    record(name, 'accepted');
+  }
+
+  setHandler(abandonSignal, (request?: AbandonRequest) => {
+    const problem = abandonInputProblem(request);
+    if (problem) {
+      record('abandon', 'refused', problem);
+      return;
+    }
+    onStaffSignal('abandon', { type: 'ABANDON', reason: request?.reason });
+  });
+  setHandler(resetSignal, () => onStaffSignal('reset', { type: 'RESET' }));
+  setHandler(retrySignal, () => onStaffSignal('retry', { type: 'RETRY' }));
+  setHandler(pollNowSignal, () => {
+    context.pollNow();
+    counter.add(1, { name: 'pollNow', via: 'signal', outcome: 'accepted' });
+  });
+  setDefaultSignalHandler((name: string) => {
+    record(
+      name,
+      'unknown',
+      'no such signal: abandon, reset, retry and pollNow are signals; resubmit and provideDocuments are updates',
+    );
+  });
+  return notices;
+}

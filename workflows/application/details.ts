@@ -73,46 +73,47 @@ function time(ms: number | undefined): string {
  * and states come from the brokerage's form catalogue.
  */
 export function renderDetails(view: ApplicationStateView): string {
-  const lines = [
+  // One paragraph per fact: the UI's markdown joins lines that no blank line separates.
+  const blocks = [
     `**State:** ${view.lifecycleState}${view.done ? ' (final)' : ''}`,
     `**Account:** ${view.accountId ?? '—'} · status ${view.status ?? '—'}${view.stateText ? ` · ${view.stateText}` : ''}`,
     `**Last poll:** ${time(view.lastPollAt)} · **next poll:** ${time(view.nextPollAt)}`,
   ];
-  if (view.corrections.length > 0) lines.push(`**Needs correction:** ${view.corrections.map(cell).join('; ')}`);
-  if (view.lastRefusal) lines.push(`**Last refusal:** ${cell(view.lastRefusal)}`);
+  if (view.corrections.length > 0) blocks.push(`**Needs correction:** ${view.corrections.map(cell).join('; ')}`);
+  if (view.lastRefusal) blocks.push(`**Last refusal:** ${cell(view.lastRefusal)}`);
+  if (view.abandonReason) blocks.push(`**Abandoned by staff:** ${cell(view.abandonReason)}`);
   if (view.unconfirmed) {
     const { step, reason, responseFile } = view.unconfirmed;
-    lines.push(
+    blocks.push(
       `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
       step === 'create'
         ? '**Staff:** check the file with the brokerage, then update `retry` (look again), `resubmit` (the file made no account: create again) or `abandon` (ends the application; an account the file may have made, not found here, stays at the brokerage)'
         : '**Staff:** update `retry` (follow the same request again) or `abandon`',
     );
   }
-  if (view.waitingDocuments.length > 0) lines.push(`**Documents to send:** forms ${view.waitingDocuments.join(', ')}`);
+  if (view.waitingDocuments.length > 0) blocks.push(`**Documents to send:** forms ${view.waitingDocuments.join(', ')}`);
   if (view.pendingTasks.length > 0) {
-    lines.push('', '| Form | Task | Action | State |', '| --- | --- | --- | --- |');
-    for (const task of view.pendingTasks) {
+    const rows = view.pendingTasks.map((task) => {
       const state = task.reason ? `${task.state ?? ''} (${task.reason})` : task.state;
-      lines.push(`| ${cell(task.formNumber)} | ${cell(task.formName)} | ${cell(task.action)} | ${cell(state)} |`);
-    }
+      return `| ${cell(task.formNumber)} | ${cell(task.formName)} | ${cell(task.action)} | ${cell(state)} |`;
+    });
+    blocks.push(['| Form | Task | Action | State |', '| --- | --- | --- | --- |', ...rows].join('\n'));
   }
   const next = actions(view);
   if (next.length > 0) {
-    lines.push('', '**What staff can do now:**');
+    blocks.push('**What staff can do now:**');
     for (const action of next) {
-      lines.push(`- ${action.what}: \`${action.eca}\``);
-      for (const command of action.temporal ?? []) lines.push(`  - or \`${command}\``);
+      const commands = [action.eca, ...(action.temporal ?? [])].map((command) => `\`${command}\``);
+      blocks.push(`→ ${action.what}: ${commands.join(' · or ')}`);
     }
   }
   const notices = view.staffNotices ?? [];
   if (notices.length > 0) {
-    lines.push('', '**Staff signals received:**');
+    blocks.push('**Staff signals received:**');
     for (const notice of notices.slice(-5)) {
-      lines.push(
-        `- ${time(notice.at)} \`${cell(notice.name)}\` ${notice.outcome}${notice.detail ? `: ${cell(notice.detail)}` : ''}`,
-      );
+      const detail = notice.detail ? `: ${cell(notice.detail)}` : '';
+      blocks.push(`${time(notice.at)} \`${cell(notice.name)}\` ${notice.outcome}${detail}`);
     }
   }
-  return lines.join('\n');
+  return blocks.join('\n\n');
 }

@@ -67,6 +67,8 @@ export interface ApplicationStateView {
   waitingDocuments: string[];
   corrections: string[];
   lastRefusal?: string;
+  /** The reason staff gave with `abandon`, while the application is abandoning or abandoned. */
+  abandonReason?: string;
   /** What could not be confirmed and why, while the application is `unconfirmed`. */
   unconfirmed?: { step: string; reason: string; responseFile?: string };
   lastPollAt?: number;

@@ -154,6 +154,9 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       waitingDocuments: Object.keys(context.waitingDocuments),
       corrections: context.corrections,
       lastRefusal: context.lastRefusal,
+      ...(context.abandonReason && ['abandoning', 'abandoned'].includes(lifecycleState(snapshot))
+        ? { abandonReason: context.abandonReason }
+        : {}),
       unconfirmed: context.unconfirmed,
       lastPollAt,
       nextPollAt: nextPoll,

@@ -7,11 +7,13 @@
  * (`ECA_SCREENSHOT_DIR`, default `test-results/ui/`).
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -22,11 +24,13 @@ import type { RunningCodecServer } from '../../codec/index.js';
 import { accountApplication } from '../../workflows/index.js';
 import { applicationWorkflowId, stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
+import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { startDevServerEnv } from '../support/servers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
 const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 function chromiumPath(): string {
@@ -40,6 +44,7 @@ function chromiumPath(): string {
 describe('staff in the Temporal UI (real browser, codec server)', function () {
   this.timeout(180_000);
   const keys = generateCodecKeyring('ui');
+  const token = randomBytes(24).toString('hex');
   const shots = resolve(process.env.ECA_SCREENSHOT_DIR ?? join(ROOT, 'test-results', 'ui'));
   let codec: RunningCodecServer;
   let env: TestWorkflowEnvironment;
@@ -58,7 +63,7 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
 
   before(async function () {
     await mkdir(shots, { recursive: true });
-    codec = await startCodecServer({ keys, token: randomBytes(24).toString('hex') });
+    codec = await startCodecServer({ keys, token });
     env = await startDevServerEnv({ ui: true, extraArgs: uiCodecEndpointArgs(codec) });
     ui = `http://127.0.0.1:${Number(env.address.split(':')[1]) + 1000}`;
     codec.allowOrigin(ui);
@@ -122,7 +127,12 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
     await dialog.getByRole('button', { name: 'Submit' }).click();
   }
 
-  it('finds an application, reads its decoded details, abandons it with the update form, and shows a refused signal', async function () {
+  /** A `stalled` application (it waits for the client in the portal), once it is awaitingClient. */
+  async function stalledApplication(): Promise<{
+    handle: WorkflowHandle<typeof accountApplication>;
+    externalId: string;
+    workflowId: string;
+  }> {
     const client = new Client({ connection: env.connection, dataConverter: codecDataConverter(keys) });
     const externalId = `stalled-${randomUUID().slice(0, 8)}`;
     const workflowId = applicationWorkflowId(engine.sim.csid, externalId);
@@ -142,6 +152,11 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
       ],
     });
     await waitFor(handle, (view) => view.lifecycleState === 'awaitingClient', 'awaitingClient');
+    return { handle, externalId, workflowId };
+  }
+
+  it('finds an application, reads its decoded details, abandons it with the update form, and shows a refused signal', async function () {
+    const { handle, externalId, workflowId } = await stalledApplication();
 
     // 1. Found with a visibility query on the engine's search attributes.
     const query = `WorkflowType="accountApplication" AND EcaExternalId="${externalId}"`;
@@ -195,5 +210,44 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
     await details().getByText(`eca reset ${externalId}`).first().waitFor();
     await details().getByText('Abandoned by staff: client asked to stop, from the UI').first().waitFor();
     await shot('abandoned');
+  });
+
+  it('the temporal CLI: abandon sent as a signal abandons; an unknown signal name shows in the current details', async function () {
+    const cli = await devServerExecutable();
+    if (cli.type !== 'existing-path') assert.fail('needs the temporal binary');
+    const { handle, workflowId } = await stalledApplication();
+    const signal = (name: string, input: string) =>
+      run(cli.path, [
+        'workflow',
+        'signal',
+        '--address',
+        env.address,
+        '--workflow-id',
+        workflowId,
+        '--name',
+        name,
+        '--input',
+        input,
+        '--codec-endpoint',
+        codec.url,
+        '--codec-auth',
+        `Bearer ${token}`,
+      ]);
+    await signal('abandonn', '{"reason": "typo"}');
+    await signal('abandon', '{"reason": "from the temporal CLI"}');
+    const abandoned = await waitFor(handle, (view) => view.lifecycleState === 'abandoned', 'abandoned');
+    assert.equal(abandoned.abandonReason, 'from the temporal CLI');
+    assert.equal(engine.sim.control.account(abandoned.accountId!)?.status, 'A');
+    const { currentDetails } = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    assert.match(currentDetails ?? '', /`abandonn` unknown: no such signal/);
+    assert.match(currentDetails ?? '', /`abandon` accepted/);
+    // Sent through the codec server, the signal's input is ciphertext in history.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const signals = events.flatMap((event) => event.workflowExecutionSignaledEventAttributes ?? []);
+    assert.equal(signals.length, 2);
+    for (const signaled of signals) {
+      const encoding = signaled.input?.payloads?.[0]?.metadata?.encoding;
+      assert.equal(Buffer.from(encoding ?? []).toString(), 'binary/encrypted', `${signaled.signalName} input`);
+    }
   });
 });

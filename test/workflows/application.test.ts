@@ -237,6 +237,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.deepEqual(abandoned.staffNotices?.at(-1)?.outcome, 'accepted');
       const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
       assert.match(details ?? '', /reset the application at the brokerage: `eca reset /);
+      // Left running, its timers and polls would hold the shared server's time skipping for the next tests.
+      await handle.terminate('test done');
     });
   });
 
@@ -256,6 +258,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         );
       }
       assert.equal((await handle.query(stateQuery)).lifecycleState, 'awaitingClient');
+      await handle.terminate('test done');
     });
   });
 

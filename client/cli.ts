@@ -29,7 +29,7 @@ import { EngineError, InvalidInputError } from './errors.js';
 import { createSsoUrl, setLanguages } from './brokerage.js';
 import { FIRM_TYPES, startMaintenance } from './maintenance.js';
 import { InvalidScheduleOptions, upsertDailyDocumentsSchedule } from './schedules.js';
-import { DEFAULT_RETENTION, setupNamespace } from './setup.js';
+import { DEFAULT_RETENTION, parseRetention, setupNamespace } from './setup.js';
 
 interface GlobalOptions extends ConnectOptions {
   json?: boolean;
@@ -421,9 +421,14 @@ export function buildProgram(): Command {
     .description(
       'register the namespace (with its retention) and the search attributes the engine needs; idempotent, verified',
     )
-    .option('--retention <duration>', 'how long closed workflows stay in history (30d, 720h)', DEFAULT_RETENTION)
-    .action(async (options: { retention: string }, command: Command) => {
+    .option(
+      '--retention <duration>',
+      `how long closed workflows stay in history (30d, 720h); without it an existing namespace keeps its own, a new one gets ${DEFAULT_RETENTION}`,
+    )
+    .action(async (options: { retention?: string }, command: Command) => {
       const global = command.optsWithGlobals<GlobalOptions>();
+      // Bad input is refused before anything connects.
+      if (options.retention !== undefined) parseRetention(options.retention);
       const { connection, namespace: configured } = await connectTemporal(global);
       const namespace = global.namespace ?? configured;
       try {

@@ -54,7 +54,7 @@ export interface ConnectedEngine extends EngineContext {
 export async function connectTemporal(
   options: Pick<ConnectOptions, 'address' | 'apiKey'> = {},
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ connection: Connection; namespace: string; address: string }> {
+): Promise<{ connection: Connection; namespace: string; taskQueue: string; address: string }> {
   const config = loadWorkerConfig(env).temporal;
   const address = options.address ?? config.address;
   try {
@@ -65,7 +65,7 @@ export async function connectTemporal(
       tls: { ...config.tls, enabled: config.tls.enabled || options.apiKey !== undefined },
     });
     const connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5 seconds' });
-    return { connection, namespace: config.namespace, address };
+    return { connection, namespace: config.namespace, taskQueue: config.taskQueue, address };
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
     throw new TemporalUnavailableError(address, error);
@@ -76,14 +76,13 @@ export async function connectEngine(
   options: ConnectOptions = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ConnectedEngine> {
-  const config = loadWorkerConfig(env).temporal;
   const csid = options.csid ?? env.ECA_CSID;
   if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
   const dataConverter = dataConverterFromEnv(env);
-  const { connection } = await connectTemporal(options, env);
+  const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,
-    namespace: options.namespace ?? config.namespace,
+    namespace: options.namespace ?? namespace,
     // The workers' payload encryption (ECA_CODEC_KEYS): inputs are written, and results read, encrypted.
     dataConverter,
   });
@@ -95,7 +94,7 @@ export async function connectEngine(
     pollIntervalMs: pollMs,
     connection,
     csid,
-    taskQueue: options.taskQueue ?? config.taskQueue,
+    taskQueue: options.taskQueue ?? taskQueue,
     store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents'),
     close: () => connection.close(),
   };

@@ -227,11 +227,17 @@ export async function setupNamespace(connection: Connection, options: SetupOptio
   const created = Object.keys(missing);
   if (created.length > 0) {
     await untilKnown(`registering search attributes in "${namespace}"`, readyTimeoutMs, async () => {
-      try {
-        await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
-      } catch (error) {
-        // Another setup registered them meanwhile: the read-back below checks names and types.
-        if (grpcCode(error) !== GRPC.ALREADY_EXISTS) throw error;
+      let toAdd = missing;
+      // Another setup may register some of them meanwhile ("already exists"): add what is still missing.
+      for (let round = 0; Object.keys(toAdd).length > 0 && round < 3; round++) {
+        try {
+          await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: toAdd });
+          return;
+        } catch (error) {
+          if (grpcCode(error) !== GRPC.ALREADY_EXISTS) throw error;
+        }
+        const now = await registeredSearchAttributes(connection, namespace);
+        toAdd = Object.fromEntries(Object.entries(toAdd).filter(([name]) => now[name] === undefined));
       }
     });
     log(`search attributes: registered ${created.join(', ')}`);
@@ -248,7 +254,9 @@ export async function setupNamespace(connection: Connection, options: SetupOptio
       `namespace "${namespace}" has a retention of ${retentionNow} ms after setup, expected ${retentionMs} ms`,
     );
   }
-  const now = await registeredSearchAttributes(connection, namespace);
+  const now = await untilKnown(`reading back the search attributes of "${namespace}"`, readyTimeoutMs, () =>
+    registeredSearchAttributes(connection, namespace),
+  );
   const wrong = [...wanted].filter(([name, type]) => now[name] !== type).map(([name]) => name);
   if (wrong.length > 0) {
     throw new SetupError(`search attributes missing or of another type after setup: ${wrong.join(', ')}`);

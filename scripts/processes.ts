@@ -153,6 +153,17 @@ export function describeSurvivors(report: StopReport): string {
 /** Process groups started here and not yet seen empty: killed when this process goes. */
 const liveGroups = new Set<number>();
 let exitHooked = false;
+/** Whether SIGINT/SIGTERM/SIGHUP leave the stopping to this process's own handler (see deferSignalCleanup). */
+let signalsDeferred = false;
+
+/**
+ * For a program that stops what it started itself on SIGINT/SIGTERM/SIGHUP (gracefully, in order): the
+ * signals then no longer SIGKILL every group at once. The groups left when this process exits are
+ * still killed.
+ */
+export function deferSignalCleanup(): void {
+  signalsDeferred = true;
+}
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
@@ -173,6 +184,7 @@ function hookExit(): void {
   process.on('exit', killAllStarted);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = () => {
+      if (signalsDeferred) return;
       killAllStarted();
       // Alone on this signal: end the process as the default action would; otherwise the others decide.
       if (process.listenerCount(signal) === 1) {

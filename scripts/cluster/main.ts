@@ -13,6 +13,7 @@ import { FileDocumentStore } from '../../activities/document-store.js';
 import { table } from '../../client/cli.js';
 import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
 import { DEMO_SETTINGS, runDemoFleet } from '../demo-fleet.js';
+import { deferSignalCleanup } from '../processes.js';
 import { Topology } from './topology.js';
 
 class UsageError extends Error {}
@@ -33,10 +34,24 @@ async function main(): Promise<number> {
     throw new UsageError(`--applications must be a whole number between 0 and 5000, got "${values.applications}"`);
   }
   const began = Date.now();
+  // Ctrl-C (or SIGTERM) stops every process in order and removes the run's directory; a second one
+  // exits at once (the process groups still running are then killed).
+  deferSignalCleanup();
+  let interrupted = false;
+  const stopRequested = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      progress('stopping (again to exit at once)...');
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
   progress('starting PostgreSQL, the Temporal services and the engine (first run builds the binaries)...');
   const topology = await Topology.start({ log: progress });
-  // Ctrl-C while the fleet runs: processes.ts kills every process group started, then this exits.
   try {
+    if (interrupted) return 130;
     progress(`topology up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     let failed = 0;
     if (count > 0) {
@@ -46,16 +61,20 @@ async function main(): Promise<number> {
           connection,
           dataConverter: codecDataConverter(parseCodecKeys(topology.codecKeys, 'cluster')),
         });
-        const fleet = await runDemoFleet(
-          {
-            client,
-            store: new FileDocumentStore(topology.documentStore),
-            csid: topology.sim.csid,
-            taskQueue: 'eca-onboarding',
-            settings: DEMO_SETTINGS,
-          },
-          { count },
-        );
+        const fleet = await Promise.race([
+          stopRequested.then(() => undefined),
+          runDemoFleet(
+            {
+              client,
+              store: new FileDocumentStore(topology.documentStore),
+              csid: topology.sim.csid,
+              taskQueue: 'eca-onboarding',
+              settings: DEMO_SETTINGS,
+            },
+            { count },
+          ),
+        ]);
+        if (!fleet) return 130;
         console.log(`\n${fleet.summary}\n`);
         if (!fleet.finished) console.error('The applications did not all finish within 10 minutes.');
         failed = fleet.failed.length + (fleet.finished ? 0 : 1);
@@ -84,10 +103,7 @@ async function main(): Promise<number> {
     console.log(`Elapsed: ${((Date.now() - began) / 1000).toFixed(1)} s.`);
     if (values.keep) {
       console.log('Leaving everything running (--keep); press Ctrl-C to stop every process.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopRequested;
     }
     return failed > 0 ? 1 : 0;
   } finally {

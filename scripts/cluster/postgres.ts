@@ -7,7 +7,7 @@
  * only the server's user can enter) need no password; TCP connections on 127.0.0.1 need it.
  */
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { freePort, start } from '../processes.js';
@@ -18,12 +18,24 @@ export class PostgresError extends Error {
   override readonly name = 'PostgresError';
 }
 
-/** Where Debian and most distributions put the server binaries, beside PATH. */
-const SEARCH_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+/** Where Debian puts each installed version's server binaries (newest first), searched after PATH. */
+function debianBinDirs(): string[] {
+  try {
+    return readdirSync('/usr/lib/postgresql')
+      .filter((version) => /^\d+$/.test(version))
+      .sort((a, b) => Number(b) - Number(a))
+      .map((version) => join('/usr/lib/postgresql', version, 'bin'));
+  } catch {
+    return [];
+  }
+}
 
 function findBinary(name: string): string {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...SEARCH_DIRS];
-  if (process.env.ECA_POSTGRES_BIN) dirs.unshift(process.env.ECA_POSTGRES_BIN);
+  const dirs = [
+    ...(process.env.ECA_POSTGRES_BIN ? [process.env.ECA_POSTGRES_BIN] : []),
+    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean),
+    ...debianBinDirs(),
+  ];
   for (const dir of dirs) {
     const candidate = join(dir, name);
     try {

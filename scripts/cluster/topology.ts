@@ -75,13 +75,19 @@ export class Topology {
   /** Brings every part up in order; on failure stops whatever did start before throwing. */
   static async start(options: TopologyOptions = {}): Promise<Topology> {
     const dir = await mkdtemp(join(tmpdir(), 'eca-cluster-'));
-    // PostgreSQL runs as its own user when started by root: it must be able to pass through.
-    await chmod(dir, 0o711);
-    const topology = new Topology(dir, options);
+    let topology: Topology | undefined;
     try {
+      // PostgreSQL runs as its own user when started by root: it must be able to pass through. Every
+      // other directory is this user's alone (the simulator's keys, documents, the UI's configuration).
+      await chmod(dir, 0o711);
+      for (const sub of ['simulator', 'documents', 'temporal', 'ui', 'workflow-bundles']) {
+        await mkdir(join(dir, sub), { mode: 0o700 });
+      }
+      topology = new Topology(dir, options);
       await topology.bringUp();
     } catch (error) {
-      await topology.close().catch(() => undefined);
+      if (topology) await topology.close().catch(() => undefined);
+      else await rm(dir, { recursive: true, force: true });
       throw error;
     }
     return topology;
@@ -134,7 +140,7 @@ export class Topology {
       // The browser's origin when it shows the UI (CORS).
       ECA_CODEC_UI_ORIGINS: `http://127.0.0.1:${this.uiPort}`,
     });
-    if (uiBinary) this.ui = await this.startUi(uiBinary);
+    if (uiBinary) await this.startUi(uiBinary);
     await this.codecServer.waitFor(/eca codec server on/, 60_000);
     for (let i = 1; i <= (this.options.workers ?? 2); i++) await this.startWorker(`engine worker ${i}`);
     log(
@@ -160,7 +166,7 @@ export class Topology {
     }
   }
 
-  private async startUi(binary: string): Promise<Child> {
+  private async startUi(binary: string): Promise<void> {
     const root = join(this.dir, 'ui');
     await mkdir(join(root, 'config'), { recursive: true });
     // The codec endpoint carries the token in its path: the UI hands it to whoever loads the page,
@@ -184,14 +190,15 @@ export class Topology {
       { mode: 0o600 },
     );
     const args = ['--root', root, '--config', 'config', '--env', 'development', 'start'];
-    const ui = start('temporal ui-server', binary, args, {}, { cwd: root });
+    // Kept before it answers, so that a failed start is stopped by close() too.
+    const ui = (this.ui = start('temporal ui-server', binary, args, {}, { cwd: root }));
     const deadline = Date.now() + 60_000;
     for (;;) {
       const answered = await fetch(`http://127.0.0.1:${this.uiPort}/`).then(
         (response) => response.ok,
         () => false,
       );
-      if (answered) return ui;
+      if (answered) return;
       if (!ui.running) throw new Error(`the UI server exited:\n${ui.output}`);
       if (Date.now() > deadline) throw new Error(`the UI server did not answer within 60 s:\n${ui.output}`);
       await sleep(200);

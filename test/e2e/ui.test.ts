@@ -155,7 +155,7 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
     return { handle, externalId, workflowId };
   }
 
-  it('finds an application, reads its decoded details, abandons it with the update form, and shows a refused signal', async function () {
+  it('finds an application, reads its decoded details, abandons it with the update form, and shows an unknown signal', async function () {
     const { handle, externalId, workflowId } = await stalledApplication();
 
     // 1. Found with a visibility query on the engine's search attributes.

@@ -1,8 +1,9 @@
+import { applicationWorkflowId } from './messages.js';
 import type { ApplicationStateView } from './messages.js';
 
-/** Escapes what would break a markdown table cell. */
+/** Escapes what markdown would read as markup (text from staff, signal names, the brokerage) for a line or a table cell. */
 function cell(text: string | undefined): string {
-  return (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return (text ?? '').replace(/[\\`*_[\]<>|#]/g, '\\$&').replace(/\n/g, ' ');
 }
 
 /** One staff action: what it does and how to send it from the eca CLI and the temporal CLI. */
@@ -19,8 +20,10 @@ interface Action {
  */
 function actions(view: ApplicationStateView): Action[] {
   const id = view.externalId;
-  const wf = `application-${view.csid}-${id}`;
-  const input = (json?: string) => (json ? ` --input '${json}'` : '');
+  const wf = applicationWorkflowId(view.csid, id);
+  // Through the codec server, so that the input is encrypted in history and the answer printed.
+  const codec = ' --codec-endpoint "$ECA_CODEC_ENDPOINT" --codec-auth "Bearer $ECA_CODEC_SERVER_TOKEN"';
+  const input = (json?: string) => (json ? ` --input '${json}'${codec}` : codec);
   const both = (name: string, json?: string) => [
     `temporal workflow update execute --workflow-id ${wf} --name ${name}${input(json)}`,
     `temporal workflow signal --workflow-id ${wf} --name ${name}${input(json)}`,
@@ -51,11 +54,26 @@ function actions(view: ApplicationStateView): Action[] {
     case 'abandoned':
       return [{ what: 'reset the application at the brokerage', eca: `eca reset ${id}`, temporal: both('reset') }];
     case 'unconfirmed':
+      if (view.unconfirmed?.step === 'create') {
+        return [
+          {
+            what: 'check the file with the brokerage, then look again',
+            eca: `eca retry ${id}`,
+            temporal: both('retry'),
+          },
+          { what: 'create again (the file made no account)', eca: `eca resubmit ${id} application.xml` },
+          {
+            ...abandon,
+            what: 'end the application (an account the file may have made, not found here, stays at the brokerage)',
+          },
+        ];
+      }
       return [
-        { what: 'look again at the step that could not be confirmed', eca: `eca retry ${id}`, temporal: both('retry') },
-        ...(view.unconfirmed?.step === 'create'
-          ? [{ what: 'create again (the file made no account)', eca: `eca resubmit ${id} application.xml` }]
-          : []),
+        {
+          what: 'follow the same request again (nothing is sent twice)',
+          eca: `eca retry ${id}`,
+          temporal: both('retry'),
+        },
         abandon,
       ];
     default:
@@ -86,9 +104,6 @@ export function renderDetails(view: ApplicationStateView): string {
     const { step, reason, responseFile } = view.unconfirmed;
     blocks.push(
       `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
-      step === 'create'
-        ? '**Staff:** check the file with the brokerage, then update `retry` (look again), `resubmit` (the file made no account: create again) or `abandon` (ends the application; an account the file may have made, not found here, stays at the brokerage)'
-        : '**Staff:** update `retry` (follow the same request again) or `abandon`',
     );
   }
   if (view.waitingDocuments.length > 0) blocks.push(`**Documents to send:** forms ${view.waitingDocuments.join(', ')}`);
@@ -112,7 +127,7 @@ export function renderDetails(view: ApplicationStateView): string {
     blocks.push('**Staff signals received:**');
     for (const notice of notices.slice(-5)) {
       const detail = notice.detail ? `: ${cell(notice.detail)}` : '';
-      blocks.push(`${time(notice.at)} \`${cell(notice.name)}\` ${notice.outcome}${detail}`);
+      blocks.push(`${time(notice.at)} \`${notice.name.replace(/`/g, "'")}\` ${notice.outcome}${detail}`);
     }
   }
   return blocks.join('\n\n');

@@ -67,7 +67,7 @@ export interface ApplicationStateView {
   waitingDocuments: string[];
   corrections: string[];
   lastRefusal?: string;
-  /** The reason staff gave with `abandon`, while the application is abandoning or abandoned. */
+  /** The reason staff gave with `abandon`, once the application is abandoning, abandoned or closed as abandoned. */
   abandonReason?: string;
   /** What could not be confirmed and why, while the application is `unconfirmed`. */
   unconfirmed?: { step: string; reason: string; responseFile?: string };

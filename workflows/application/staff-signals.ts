@@ -14,6 +14,8 @@ import { abandonInputProblem } from './staff-input.js';
 
 /** Notices kept for the current details (the newest last). */
 const NOTICES_KEPT = 10;
+/** Longest signal name kept as sent. */
+const MAX_NAME = 64;
 
 export interface StaffSignalsContext {
   /** Why the lifecycle does not take the event now, or undefined when it does. */
@@ -35,10 +37,12 @@ export function installStaffSignals(context: StaffSignalsContext): StaffNotice[]
     'Staff messages received by applications, by name, channel and outcome',
   );
 
-  function record(name: string, outcome: StaffNotice['outcome'], detail?: string): void {
+  function record(signal: string, outcome: StaffNotice['outcome'], detail?: string): void {
+    // A name from any client: kept short in the notice and the log, and out of the metric's labels.
+    const name = signal.length > MAX_NAME ? `${signal.slice(0, MAX_NAME)}…` : signal;
     notices.push({ at: Date.now(), name, via: 'signal', outcome, ...(detail ? { detail } : {}) });
     if (notices.length > NOTICES_KEPT) notices.splice(0, notices.length - NOTICES_KEPT);
-    counter.add(1, { name, via: 'signal', outcome });
+    counter.add(1, { name: outcome === 'unknown' ? 'unknown' : name, via: 'signal', outcome });
     if (outcome === 'accepted') log.info('staff signal accepted', { signal: name });
     else log.warn(`staff signal ${outcome}`, { signal: name, detail });
     context.publish();
@@ -66,7 +70,7 @@ export function installStaffSignals(context: StaffSignalsContext): StaffNotice[]
   setHandler(retrySignal, () => onStaffSignal('retry', { type: 'RETRY' }));
   setHandler(pollNowSignal, () => {
     context.pollNow();
-    counter.add(1, { name: 'pollNow', via: 'signal', outcome: 'accepted' });
+    record('pollNow', 'accepted');
   });
   setDefaultSignalHandler((name: string) => {
     record(

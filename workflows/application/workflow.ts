@@ -33,6 +33,7 @@ import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleSta
 import { renderDetails } from './details.js';
 import {
   abandonUpdate,
+  pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
@@ -78,6 +79,9 @@ const PATCH_UPSERT_ON_CHANGE = 'search-attributes-on-change';
  * before follow request ids read from the response file (`settle`).
  */
 const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
+
+/** Staff messages taken as signals too (staff-signals.ts), with a handler for unknown signal names. */
+const PATCH_STAFF_SIGNALS = 'staff-signals';
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
 type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
@@ -154,7 +158,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       waitingDocuments: Object.keys(context.waitingDocuments),
       corrections: context.corrections,
       lastRefusal: context.lastRefusal,
-      ...(context.abandonReason && ['abandoning', 'abandoned'].includes(lifecycleState(snapshot))
+      ...(context.abandonReason && ['abandoning', 'abandoned', 'closedAsAbandoned'].includes(lifecycleState(snapshot))
         ? { abandonReason: context.abandonReason }
         : {}),
       unconfirmed: context.unconfirmed,
@@ -304,15 +308,17 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   }
 
   setHandler(stateQuery, view);
-  staffNotices = installStaffSignals({
-    refusal,
-    handle: handleStaff,
-    pollNow: () => {
-      pollRequested = true;
-      messages++;
-    },
-    publish,
-  });
+  const pollNow = () => {
+    pollRequested = true;
+    messages++;
+  };
+  // Histories recorded before staff signals may hold a signal of one of these names that was never
+  // handled: they replay with `pollNow` alone.
+  if (patched(PATCH_STAFF_SIGNALS)) {
+    staffNotices = installStaffSignals({ refusal, handle: handleStaff, pollNow, publish });
+  } else {
+    setHandler(pollNowSignal, pollNow);
+  }
   setHandler(abandonUpdate, (request) => handleStaff({ type: 'ABANDON', reason: request?.reason }), {
     validator: (request?: AbandonRequest) => {
       requireAbandonInput(request);

@@ -45,7 +45,7 @@ export interface FleetResult {
   summary: string;
   /** Applications not in their expected final state (empty when all are). */
   failed: string[];
-  /** Whether every application became final before the deadline. */
+  /** Whether every application became final before the deadline (and no abort). */
   finished: boolean;
 }
 
@@ -61,12 +61,12 @@ function pdf(label: string): Uint8Array {
 /** Starts `count` applications, plays the staff and shows progress until all are final (or the deadline). */
 export async function runDemoFleet(
   ctx: EngineContext,
-  options: { count: number; deadlineMs?: number },
+  options: { count: number; deadlineMs?: number; signal?: AbortSignal },
 ): Promise<FleetResult> {
   const { count } = options;
   const run = randomUUID().slice(0, 6);
   const tracked: Tracked[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count && !options.signal?.aborted; i++) {
     const scenario = SCENARIOS[i % SCENARIOS.length]!;
     const externalId = `${scenario.name}-${run}-${i + 1}`;
     await startApplication(ctx, { applicationXml: applicationXml(externalId, scenario.name !== 'invalid') });
@@ -106,7 +106,7 @@ export async function runDemoFleet(
       finished = true;
       break;
     }
-    if (Date.now() > deadline) break;
+    if (Date.now() > deadline || options.signal?.aborted) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   bar?.stop();

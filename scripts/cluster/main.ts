@@ -61,20 +61,19 @@ async function main(): Promise<number> {
           connection,
           dataConverter: codecDataConverter(parseCodecKeys(topology.codecKeys, 'cluster')),
         });
-        const fleet = await Promise.race([
-          stopRequested.then(() => undefined),
-          runDemoFleet(
-            {
-              client,
-              store: new FileDocumentStore(topology.documentStore),
-              csid: topology.sim.csid,
-              taskQueue: 'eca-onboarding',
-              settings: DEMO_SETTINGS,
-            },
-            { count },
-          ),
-        ]);
-        if (!fleet) return 130;
+        const stop = new AbortController();
+        void stopRequested.then(() => stop.abort());
+        const fleet = await runDemoFleet(
+          {
+            client,
+            store: new FileDocumentStore(topology.documentStore),
+            csid: topology.sim.csid,
+            taskQueue: 'eca-onboarding',
+            settings: DEMO_SETTINGS,
+          },
+          { count, signal: stop.signal },
+        );
+        if (interrupted) return 130;
         console.log(`\n${fleet.summary}\n`);
         if (!fleet.finished) console.error('The applications did not all finish within 10 minutes.');
         failed = fleet.failed.length + (fleet.finished ? 0 : 1);

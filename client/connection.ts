@@ -4,13 +4,12 @@
  * TEMPORAL_TLS*, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
  */
 import { Client, Connection } from '@temporalio/client';
-import { msToNumber } from '@temporalio/common/lib/time.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { ConfigurationError, loadWorkerConfig } from '../workers/config.js';
 import { temporalConnectionOptions } from '../workers/temporal-connection.js';
 import { dataConverterFromEnv } from '../codec/data-converter.js';
 import type { EngineContext } from './applications.js';
-import { InvalidInputError, TemporalUnavailableError } from './errors.js';
+import { InvalidInputError, parseDurationMs, TemporalUnavailableError } from './errors.js';
 
 export interface ConnectOptions {
   address?: string;
@@ -24,18 +23,6 @@ export interface ConnectOptions {
    * for a simulator whose business days pass in seconds. Production leaves it unset.
    */
   pollInterval?: string;
-}
-
-function parsePollInterval(interval: string): number {
-  let ms: number;
-  try {
-    ms = msToNumber(interval.trim() as Parameters<typeof msToNumber>[0]);
-  } catch {
-    ms = Number.NaN;
-  }
-  if (!(ms > 0))
-    throw new InvalidInputError('ECA_POLL_INTERVAL', `"${interval}" is not a duration such as "2 seconds"`);
-  return ms;
 }
 
 function pollEvery(ms: number): NonNullable<EngineContext['settings']> {
@@ -87,7 +74,8 @@ export async function connectEngine(
     dataConverter,
   });
   const pollInterval = options.pollInterval ?? env.ECA_POLL_INTERVAL;
-  const pollMs = pollInterval === undefined ? undefined : parsePollInterval(pollInterval);
+  const pollMs =
+    pollInterval === undefined ? undefined : parseDurationMs(pollInterval, 'ECA_POLL_INTERVAL', '"2 seconds"');
   return {
     client,
     settings: pollMs === undefined ? undefined : pollEvery(pollMs),

@@ -2,6 +2,8 @@
  * Errors of the client API. Each says what is wrong and what to do; the CLI prints the message
  * alone on one line.
  */
+import { msToNumber } from '@temporalio/common/lib/time.js';
+
 export type EngineErrorCode =
   | 'INVALID_INPUT'
   | 'UNKNOWN_APPLICATION'
@@ -63,4 +65,21 @@ export class TemporalUnavailableError extends EngineError {
       cause,
     });
   }
+}
+
+/**
+ * A positive duration (`2 seconds`, `30d`, `720h`, or milliseconds) as milliseconds; anything else is
+ * refused with an InvalidInputError naming `input` and an example of what it takes.
+ */
+export function parseDurationMs(value: string | number, input: string, example: string): number {
+  let ms: number;
+  try {
+    ms = typeof value === 'number' ? value : msToNumber(value.trim() as Parameters<typeof msToNumber>[0]);
+  } catch {
+    ms = Number.NaN;
+  }
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new InvalidInputError(input, `"${String(value)}" is not a duration such as ${example}`);
+  }
+  return ms;
 }

@@ -11,10 +11,10 @@
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
-import { msToNumber, msToTs, tsToMs } from '@temporalio/common/lib/time.js';
+import { msToTs, tsToMs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
-import { EngineError, InvalidInputError } from './errors.js';
+import { EngineError, InvalidInputError, parseDurationMs } from './errors.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
@@ -62,15 +62,7 @@ export interface SetupResult {
 
 /** A retention as milliseconds, at least one day (the server's minimum outside development). */
 export function parseRetention(value: string | number): number {
-  let ms: number;
-  try {
-    ms = typeof value === 'number' ? value : msToNumber(value.trim() as Parameters<typeof msToNumber>[0]);
-  } catch {
-    ms = Number.NaN;
-  }
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new InvalidInputError('retention', `"${String(value)}" is not a duration such as 30d, 720h or "30 days"`);
-  }
+  const ms = parseDurationMs(value, 'retention', '30d, 720h or "30 days"');
   if (ms < DAY_MS) throw new InvalidInputError('retention', `${String(value)} is under the minimum of one day`);
   return ms;
 }

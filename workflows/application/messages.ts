@@ -86,7 +86,6 @@ export interface StaffNotice {
   at: number;
   /** The signal's name. */
   name: string;
-  via: 'signal';
   outcome: 'accepted' | 'refused' | 'unknown';
   detail?: string;
 }

@@ -40,7 +40,7 @@ export function installStaffSignals(context: StaffSignalsContext): StaffNotice[]
   function record(signal: string, outcome: StaffNotice['outcome'], detail?: string): void {
     // A name from any client: kept short in the notice and the log, and out of the metric's labels.
     const name = signal.length > MAX_NAME ? `${signal.slice(0, MAX_NAME)}…` : signal;
-    notices.push({ at: Date.now(), name, via: 'signal', outcome, ...(detail ? { detail } : {}) });
+    notices.push({ at: Date.now(), name, outcome, ...(detail ? { detail } : {}) });
     if (notices.length > NOTICES_KEPT) notices.splice(0, notices.length - NOTICES_KEPT);
     counter.add(1, { name: outcome === 'unknown' ? 'unknown' : name, via: 'signal', outcome });
     if (outcome === 'accepted') log.info('staff signal accepted', { signal: name });

@@ -12,7 +12,15 @@ import {
   EcaRequestError,
   parseXmlTree,
 } from '../eca/index.js';
-import type { AmRequestStatusResponse, EcaClient, PendingTask, UpdateRequest, UpdateResponse } from '../eca/index.js';
+import type {
+  AccountStatusEntry,
+  AmRequestStatusResponse,
+  EcaClient,
+  PendingTask,
+  PendingTasksAccount,
+  UpdateRequest,
+  UpdateResponse,
+} from '../eca/index.js';
 import type { AccountSnapshot, FormDocument, TaskView } from '../workflows/lifecycle/types.js';
 import type {
   ApplicationActivities,
@@ -63,29 +71,31 @@ export function createStatusReader(
         eca.getPendingTasks({ CSID: csid, accountIds }),
       ]);
       const tasksById = new Map(tasks.accounts.map((entry) => [entry.accountId, entry]));
-      const result = new Map<string, AccountSnapshot | Error>();
-      for (const entry of statuses.accounts) {
-        if (entry.isError || !entry.status) {
-          result.set(entry.accountId, new Error(entry.error ?? `no status for account ${entry.accountId}`));
-          continue;
-        }
-        const pending = tasksById.get(entry.accountId);
-        // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
-        // fails for this account (and is retried), rather than reporting that no document is missing.
-        if (pending?.isError) {
-          result.set(entry.accountId, new Error(`getPendingTasks: ${pending.error ?? 'error entry'}`));
-          continue;
-        }
-        result.set(entry.accountId, {
-          status: entry.status.code,
-          stateText: entry.state?.state,
-          description: entry.description,
-          tasks: pending ? pending.pendingTasks.map(toTaskView) : [],
-        });
-      }
-      return result;
+      return new Map(
+        statuses.accounts.map((entry) => [entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId))]),
+      );
     },
   });
+}
+
+/**
+ * One account's snapshot from its getAccountStatus entry and its getPendingTasks entry (none: no
+ * pending tasks), or the error that makes it unknown.
+ */
+export function accountSnapshot(
+  entry: AccountStatusEntry,
+  pending: PendingTasksAccount | undefined,
+): AccountSnapshot | Error {
+  if (entry.isError || !entry.status) return new Error(entry.error ?? `no status for account ${entry.accountId}`);
+  // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
+  // fails for this account (and is retried), rather than reporting that no document is missing.
+  if (pending?.isError) return new Error(`getPendingTasks: ${pending.error ?? 'error entry'}`);
+  return {
+    status: entry.status.code,
+    stateText: entry.state?.state,
+    description: entry.description,
+    tasks: pending ? pending.pendingTasks.map(toTaskView) : [],
+  };
 }
 
 function toTaskView(task: PendingTask): TaskView {

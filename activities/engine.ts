@@ -3,6 +3,7 @@
  * worker registers. The worker process, the demo and the tests all assemble their activities here.
  */
 import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
 import type { EcaClient } from '../eca/index.js';
 import { createApplicationActivities, createStatusReader } from './application.js';
 import type { StatusReader } from './application.js';
@@ -11,6 +12,7 @@ import { createDocumentsActivities } from './documents.js';
 import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
+import { createSweepActivities } from './sweep.js';
 
 export interface EngineActivityOptions {
   eca: EcaClient;
@@ -21,6 +23,12 @@ export interface EngineActivityOptions {
   maxAccountsPerCall?: number;
   /** The day's clock (daily submission, signing times); the system clock by default. */
   now?: () => Date;
+  /**
+   * A Temporal client with the workers' payload codec, for the firm's status sweep (it lists waiting
+   * applications and signals them). Without it the sweep's activity fails and applications fall back
+   * to their safety polls.
+   */
+  client?: Client;
 }
 
 export function createEngineActivities(options: EngineActivityOptions) {
@@ -43,6 +51,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
       }),
       ...createDocumentsActivities({ eca, store, ledger, now }),
       ...createMaintenanceActivities({ eca, store }),
+      ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
     },
   };
 }

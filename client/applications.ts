@@ -8,6 +8,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../activities/document-store.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
@@ -32,6 +33,7 @@ import {
   EcaLifecycleState,
 } from '../workflows/search-attributes.js';
 import { storeApplication, storeDocuments } from './documents.js';
+import { ensureStatusSweep } from './sweep.js';
 import type { DocumentInput } from './documents.js';
 import {
   ApplicationFinishedError,
@@ -53,6 +55,8 @@ export interface EngineContext {
   settings?: ApplicationInput['settings'];
   /** One poll interval (ms) for every wait of workflows started here (ECA_POLL_INTERVAL; compressed time only). */
   pollIntervalMs?: number;
+  /** Slot of the firm's status sweep when this client starts it (default 5 minutes; ECA_POLL_INTERVAL sets it too). */
+  sweepInterval?: Duration;
 }
 
 export interface StartApplicationInput {
@@ -89,13 +93,16 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
   }
   const documents = await storeDocuments(ctx.store, input.documents ?? []);
   const workflowId = applicationWorkflowId(ctx.csid, externalId);
+  const settings = input.settings ?? ctx.settings;
+  // Waiting applications wake on the firm's status sweep unless they poll on their own.
+  if (settings?.statusSource !== 'poll') await ensureStatusSweep(ctx);
   try {
     const handle = await ctx.client.workflow.start<typeof accountApplication>(ACCOUNT_APPLICATION_WORKFLOW, {
       taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
       workflowId,
       workflowIdConflictPolicy: 'FAIL',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings: input.settings ?? ctx.settings }],
+      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
       typedSearchAttributes: [
         { key: EcaCsid, value: ctx.csid },
         { key: EcaExternalId, value: externalId },

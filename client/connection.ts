@@ -80,6 +80,7 @@ export async function connectEngine(
     client,
     settings: pollMs === undefined ? undefined : pollEvery(pollMs),
     pollIntervalMs: pollMs,
+    ...(pollMs === undefined ? {} : { sweepInterval: pollMs }),
     connection,
     csid,
     taskQueue: options.taskQueue ?? taskQueue,

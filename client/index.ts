@@ -4,3 +4,4 @@ export * from './documents.js';
 export * from './errors.js';
 export * from './maintenance.js';
 export * from './schedules.js';
+export * from './sweep.js';

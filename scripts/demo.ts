@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     cleanups.unshift(() => sim.close());
     const eca = ecaClientFor(sim, { signal: activitySignal });
     const store = new FileDocumentStore(join(dir, 'documents'));
-    const { activities, statusReader } = createEngineActivities({ eca, store });
+    const { activities, statusReader } = createEngineActivities({ eca, store, client });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
     const worker = await createEngineWorker({ connection: nativeConnection, taskQueue, codec: keys, activities });
     const running = worker.run();

@@ -10,6 +10,7 @@ import { createEngineWorker } from './engine-worker.js';
 import { temporalConnectionOptions } from './temporal-connection.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
+import { codecDataConverter } from '../codec/data-converter.js';
 import { codecDisabled, codecKeyringFromEnv, CodecConfigurationError, CODEC_DISABLED_ENV } from '../codec/keyring.js';
 import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
@@ -26,9 +27,16 @@ async function main(): Promise<void> {
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   const store = new FileDocumentStore(config.documentStore.path);
+  // The status sweep lists and signals applications: its payloads go through the same codec.
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
+  });
   const { activities } = createEngineActivities({
     eca,
     store,
+    client,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
   });
@@ -48,7 +56,7 @@ async function main(): Promise<void> {
   if (!codec) console.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);
   const gauge = metricsAddress
     ? startLifecycleGauge({
-        client: new Client({ connection, namespace: config.temporal.namespace }),
+        client,
         meter,
         intervalMs: config.telemetry.applicationsGaugeIntervalMs,
         onError: (error) => console.warn(`eca_applications not counted: ${(error as Error).message}`),

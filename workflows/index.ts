@@ -3,3 +3,4 @@ export type { SmokeCheckInput, SmokeCheckResult } from './smoke.js';
 export { accountApplication } from './application/workflow.js';
 export { dailyDocuments, dailyDocumentsTrigger } from './documents/workflow.js';
 export { accountMaintenance } from './maintenance/workflow.js';
+export { firmStatusSweep } from './sweep/workflow.js';

@@ -10,6 +10,12 @@ export const EcaAccountStatus = defineSearchAttributeKey('EcaAccountStatus', Sea
 export const EcaAccountId = defineSearchAttributeKey('EcaAccountId', SearchAttributeType.KEYWORD);
 export const EcaExternalId = defineSearchAttributeKey('EcaExternalId', SearchAttributeType.KEYWORD);
 export const EcaCsid = defineSearchAttributeKey('EcaCsid', SearchAttributeType.KEYWORD);
+/**
+ * Applications waiting on the firm's status sweep: the fingerprint of what they last read of their
+ * account (`none` before the first read). The sweep wakes those whose fingerprint the brokerage's
+ * answer no longer matches (workflows/sweep). Not personal data: a hash of status and task fields.
+ */
+export const EcaObserved = defineSearchAttributeKey('EcaObserved', SearchAttributeType.KEYWORD);
 /** Daily documents: `none`, `checksum-mismatch`, `refused`, `not-submitted` or `unconfirmed` (see workflows/documents). */
 export const EcaDocumentsAlert = defineSearchAttributeKey('EcaDocumentsAlert', SearchAttributeType.KEYWORD);
 /** Daily documents: the earliest end of a form-update grace period (forms to replace by then). */
@@ -30,4 +36,5 @@ export const ECA_SEARCH_ATTRIBUTES = [
   EcaReplaceFormsBy,
   EcaUpdateFunction,
   EcaRequestStatus,
+  EcaObserved,
 ];

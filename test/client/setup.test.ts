@@ -120,7 +120,7 @@ describe('namespace setup (eca setup) on the dev server', function () {
     assert.equal(text.code, 0, text.stderr);
     assert.match(
       text.stdout,
-      new RegExp(`namespace ${namespace} ready: retention 7 day\\(s\\), 9 search attributes \\(0 new\\)`),
+      new RegExp(`namespace ${namespace} ready: retention 7 day\\(s\\), 10 search attributes \\(0 new\\)`),
     );
 
     const bad = await eca(['setup', '--retention', 'soon'], { TEMPORAL_ADDRESS: env.address });

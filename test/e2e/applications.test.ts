@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureStatusSweep } from '../../client/sweep.js';
 import { accountApplication } from '../../workflows/index.js';
 import { applicationWorkflowId, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
@@ -29,6 +30,8 @@ describe('end to end (dev server, worker, simulator)', function () {
     env = await devServerEnv();
     // One simulated day in about four seconds.
     engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+    // Waiting applications wake on the firm's status sweep, as in production.
+    await ensureStatusSweep({ client: env.client, csid: engine.sim.csid, taskQueue: engine.taskQueue, settings: FAST });
   });
 
   after(async function () {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createStatusReader } from '../../activities/application.js';
@@ -25,6 +26,7 @@ import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
+import { codecDataConverter } from '../../codec/data-converter.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -76,6 +78,12 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     store,
     statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
     now,
+    // The status sweep lists and signals applications as the worker process does (same codec).
+    client: new Client({
+      connection: env.connection,
+      namespace: env.client.options.namespace,
+      ...(options.codec ? { dataConverter: codecDataConverter(options.codec) } : {}),
+    }),
   });
   const taskQueue = `engine-${randomUUID()}`;
   const worker = await createEngineWorker({

@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
-import type { DocumentRef, FormDocument, TaskView } from '../lifecycle/types.js';
+import type { AccountSnapshot, DocumentRef, FormDocument, TaskView } from '../lifecycle/types.js';
 import type { SettingsOverrides } from './settings.js';
 
 export const ACCOUNT_APPLICATION_WORKFLOW = 'accountApplication';
@@ -43,7 +43,22 @@ export interface CarriedState {
   transitions: TransitionRecord[];
   lastPollAt?: number;
   runs: number;
+  /** Fingerprint of the last account read (`sweep` mode; see workflows/lifecycle/observation.ts). */
+  observed?: string;
 }
+
+/**
+ * What the firm's status sweep read of an application's account, sent to the application when it
+ * differs from what the application last read (signal `accountObserved`).
+ */
+export interface AccountObservation {
+  account: AccountSnapshot;
+  /** When the sweep's reads began (ms since the epoch): an observation older than the application's wait is ignored. */
+  observedAt: number;
+}
+
+/** The status sweep's wake-up: the account changed at the brokerage. Taken only while the application waits. */
+export const accountObservedSignal = defineSignal<[AccountObservation]>('accountObserved');
 
 export interface ApplicationResult {
   outcome: LifecycleOutcome;

@@ -27,6 +27,16 @@ export interface LifecycleSettings {
    */
   createConfirmAttempts: number;
   createConfirmInterval: Duration;
+  /**
+   * Where a waiting application learns that its account changed. `sweep`: the firm's status sweep
+   * (workflows/sweep) reads every pending account of the firm once a slot and wakes only the
+   * applications whose account changed; the application reads its account itself only on `pollNow`
+   * and after `safetyPollInterval` without a wake-up. `poll`: every application reads its own account
+   * each `pollIntervals` slot. Histories started before the sweep replay as `poll`.
+   */
+  statusSource: 'sweep' | 'poll';
+  /** In `sweep` mode: an application's own read after this long without a wake-up (a stopped sweep strands none). */
+  safetyPollInterval: Duration;
 }
 
 export const DEFAULT_SETTINGS: LifecycleSettings = {
@@ -37,6 +47,8 @@ export const DEFAULT_SETTINGS: LifecycleSettings = {
   requestConfirmTimeout: '2 days',
   createConfirmAttempts: 4,
   createConfirmInterval: '1 minute',
+  statusSource: 'sweep',
+  safetyPollInterval: '1 day',
 };
 
 /** What a caller may override: any field, and any single poll interval. */
@@ -76,4 +88,9 @@ export function nextPollAt(now: number, cadence: PollCadence, settings: Lifecycl
     return nextBusinessDayCheck(now, settings.approvalCheckTime);
   }
   return nextSlot(now, msToNumber(settings.pollIntervals[cadence] ?? 0));
+}
+
+/** In `sweep` mode, when an application reads its account itself if no wake-up came. */
+export function nextSafetyPollAt(now: number, settings: LifecycleSettings): number {
+  return nextSlot(now, msToNumber(settings.safetyPollInterval));
 }

@@ -23,16 +23,26 @@ import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from '../../
 import {
   effectOf,
   lifecycleState,
+  NO_OBSERVATION,
+  observationFingerprint,
   persistLifecycle,
   restoreLifecycle,
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
-import type { LifecycleEvent, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
-import { EcaAccountId, EcaAccountStatus, EcaCsid, EcaExternalId, EcaLifecycleState } from '../search-attributes.js';
+import type { AccountSnapshot, LifecycleEvent, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
+import {
+  EcaAccountId,
+  EcaAccountStatus,
+  EcaCsid,
+  EcaExternalId,
+  EcaLifecycleState,
+  EcaObserved,
+} from '../search-attributes.js';
 import { renderDetails } from './details.js';
 import {
   abandonUpdate,
+  accountObservedSignal,
   pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
@@ -42,6 +52,7 @@ import {
 } from './messages.js';
 import type {
   AbandonRequest,
+  AccountObservation,
   ApplicationInput,
   ApplicationResult,
   ApplicationStateView,
@@ -52,7 +63,7 @@ import { describeMessage, requireAbandonInput, requireDocumentsInput, requireRes
 import { installStaffSignals } from './staff-signals.js';
 import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
 import { listingRefusal } from '../request-listing.js';
-import { nextPollAt, resolveSettings } from './settings.js';
+import { nextPollAt, nextSafetyPollAt, resolveSettings } from './settings.js';
 
 /** Calls to the service: transport failures retry with backoff, business refusals come back as results. */
 const service = proxyActivities<ApplicationActivities>({
@@ -83,6 +94,12 @@ const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
 /** Staff messages taken as signals too (staff-signals.ts), with a handler for unknown signal names. */
 const PATCH_STAFF_SIGNALS = 'staff-signals';
 
+/**
+ * Waiting applications wake on the firm's status sweep (`statusSource: 'sweep'`) instead of reading
+ * their account every slot. Histories recorded before replay with per-application polls.
+ */
+const PATCH_STATUS_SWEEP = 'status-sweep';
+
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
 type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
 
@@ -103,6 +120,12 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   let pollRequested = false;
   /** Staff signals as taken (staff-signals.ts), shown in the current details. */
   let staffNotices: StaffNotice[] = [];
+  /** Waits end on the status sweep's wake-ups rather than on poll slots (decided once, below). */
+  let sweepMode = false;
+  /** Fingerprint of the last account read, published as EcaObserved for the sweep to compare. */
+  let observed = input.carried?.observed ?? NO_OBSERVATION;
+  /** The newest wake-up of the status sweep. */
+  let observation: AccountObservation | undefined;
 
   /** `eca_lifecycle_transitions` (see workers/metrics.ts); the SDK records nothing while replaying. */
   const transitionsMetric = metricMeter.createCounter(
@@ -135,6 +158,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       { key: EcaExternalId, value: externalId },
       ...(context.accountId ? [{ key: EcaAccountId, value: context.accountId }] : []),
       ...(context.status ? [{ key: EcaAccountStatus, value: context.status }] : []),
+      ...(sweepMode ? [{ key: EcaObserved, value: observed }] : []),
     ];
     const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
     // Histories recorded before this change upsert on every step; they replay down the old path.
@@ -288,6 +312,48 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     }
   }
 
+  /** An account read (its own or the sweep's) fed to the lifecycle. */
+  function observe(account: AccountSnapshot): void {
+    lastPollAt = Date.now();
+    observed = observationFingerprint(account);
+    apply({ type: 'STATUS', account });
+  }
+
+  /** Reads the account now (a poll slot, `pollNow`, a safety poll). */
+  async function readNow(account: { csid: string; accountId: string }): Promise<void> {
+    pollRequested = false;
+    nextPoll = undefined;
+    const status = await service.readAccount.executeWithOptions({ summary: 'getAccountStatus + getPendingTasks' }, [
+      account,
+    ]);
+    observe(status);
+  }
+
+  /**
+   * `sweep` mode: waits for the sweep's wake-up, a staff message or the safety poll. A wake-up is taken
+   * only when the sweep read the account after this wait began: an older read may predate this
+   * application's own last step (a submission, say), and the sweep wakes it again at its next slot.
+   */
+  async function awaitChange(account: { csid: string; accountId: string }, seen: number) {
+    const waitStartedAt = Date.now();
+    const fresh = () => observation !== undefined && observation.observedAt > waitStartedAt;
+    if (!pollRequested) {
+      nextPoll = nextSafetyPollAt(waitStartedAt, settings);
+      publish();
+      const summary = `waiting for the status sweep; own read at ${new Date(nextPoll).toISOString()}`;
+      const woken = await condition(() => messages !== seen || fresh(), nextPoll - Date.now(), { summary });
+      if (woken && !pollRequested) {
+        // A staff message may have moved the lifecycle on: the loop re-reads the state.
+        if (observation && fresh()) {
+          nextPoll = undefined;
+          observe(observation.account);
+        }
+        return;
+      }
+    }
+    await readNow(account);
+  }
+
   /** Histories recorded before PATCH_CONFIRM_BY_FILE: waits on the request ids an update's response named. */
   async function settle(outcome: UpdateOutcome): Promise<{ ok: true } | { ok: false; error: string }> {
     if (!outcome.accepted) return { ok: false, error: outcome.error };
@@ -339,7 +405,13 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   });
   setHandler(resetUpdate, () => handleStaff({ type: 'RESET' }), { validator: () => allowed({ type: 'RESET' }) });
   setHandler(retryUpdate, () => handleStaff({ type: 'RETRY' }), { validator: () => allowed({ type: 'RETRY' }) });
+  setHandler(accountObservedSignal, (incoming) => {
+    // Per-application polling takes no wake-ups; out-of-order deliveries keep the newest.
+    if (!sweepMode || !(incoming.observedAt > (observation?.observedAt ?? 0))) return;
+    observation = incoming;
+  });
 
+  sweepMode = settings.statusSource === 'sweep' && patched(PATCH_STATUS_SWEEP);
   publish();
 
   for (;;) {
@@ -438,6 +510,10 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       }
 
       case 'poll': {
+        if (sweepMode) {
+          await awaitChange(account, seen);
+          break;
+        }
         if (!pollRequested) {
           nextPoll = nextPollAt(Date.now(), effect.cadence, settings);
           publish();
@@ -446,13 +522,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           // A staff message may have moved the lifecycle on: re-read the state before polling.
           if (woken && !pollRequested) break;
         }
-        pollRequested = false;
-        nextPoll = undefined;
-        const status = await service.readAccount.executeWithOptions({ summary: 'getAccountStatus + getPendingTasks' }, [
-          account,
-        ]);
-        lastPollAt = Date.now();
-        apply({ type: 'STATUS', account: status });
+        await readNow(account);
         break;
       }
 
@@ -476,7 +546,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       log.info('continuing as new', { state: lifecycleState(snapshot), events: workflowInfo().historyLength });
       await continueAsNew<typeof accountApplication>({
         ...input,
-        carried: { lifecycle: persistLifecycle(snapshot), transitions, lastPollAt, runs: runs + 1 },
+        carried: { lifecycle: persistLifecycle(snapshot), transitions, lastPollAt, runs: runs + 1, observed },
       });
     }
   }

@@ -1,0 +1,167 @@
+/**
+ * The firm's status sweep (see workflows/sweep): one activity per slot reads what the brokerage holds
+ * for every pending account of the firm and wakes the applications whose account changed.
+ *
+ * Brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
+ * selector (spec: "When no selector is sent, every sub-account associated with the master account of
+ * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
+ * left N and P (opened, rejected, abandoned, closed). What an application last read is its own
+ * search attribute `EcaObserved`; the sweep compares fingerprints and keeps nothing between slots.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { EcaClient, PendingTasksAccount } from '../eca/index.js';
+import { ACCOUNT_APPLICATION_WORKFLOW, accountObservedSignal } from '../workflows/application/messages.js';
+import { observationFingerprint } from '../workflows/lifecycle/observation.js';
+import type { AccountSnapshot } from '../workflows/lifecycle/types.js';
+import { EcaAccountId, EcaObserved } from '../workflows/search-attributes.js';
+import type { SweepReport } from '../workflows/sweep/messages.js';
+import { accountSnapshot } from './application.js';
+import type { SweepActivities } from './sweep-contract.js';
+
+/** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
+export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
+
+/** Statuses of an application still in progress at the brokerage. */
+const PENDING_STATUSES = ['N', 'P'] as const;
+
+export interface SweepActivityOptions {
+  eca: EcaClient;
+  /** The Temporal client that lists the waiting applications and signals them (with the payload codec). */
+  client?: Client;
+  /** Accounts per getAccountStatus by id (default 100). */
+  maxAccountsPerCall?: number;
+  /** Signals sent at once (default 32). */
+  signalConcurrency?: number;
+}
+
+interface WaitingApplication {
+  workflowId: string;
+  accountId: string;
+  observed: string;
+}
+
+/** Visibility queries quote values in single quotes; a CSID never holds one. */
+function quoted(value: string): string {
+  if (!/^[\w.-]+$/.test(value)) {
+    throw ApplicationFailure.create({
+      type: 'EcaRequestError',
+      message: `CSID ${JSON.stringify(value)} cannot be used in a visibility query`,
+      nonRetryable: true,
+    });
+  }
+  return `'${value}'`;
+}
+
+export function sweepQuery(csid: string): string {
+  return [
+    `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
+    `ExecutionStatus = 'Running'`,
+    `EcaCsid = ${quoted(csid)}`,
+    `EcaLifecycleState IN (${SWEPT_STATES.map((state) => `'${state}'`).join(', ')})`,
+  ].join(' AND ');
+}
+
+const LIST_PAGE_SIZE = 1000;
+
+export function createSweepActivities(options: SweepActivityOptions): SweepActivities {
+  const { eca, client } = options;
+  const perCall = options.maxAccountsPerCall ?? 100;
+  const concurrency = options.signalConcurrency ?? 32;
+
+  async function waitingApplications(csid: string): Promise<WaitingApplication[]> {
+    if (!client) {
+      throw ApplicationFailure.create({
+        type: 'EcaConfigurationError',
+        message: 'the status sweep needs a Temporal client (createEngineActivities({ client }))',
+        nonRetryable: true,
+      });
+    }
+    const waiting: WaitingApplication[] = [];
+    for await (const execution of client.workflow.list({ query: sweepQuery(csid), pageSize: LIST_PAGE_SIZE })) {
+      const attributes = execution.typedSearchAttributes;
+      const accountId = attributes.get(EcaAccountId);
+      const observed = attributes.get(EcaObserved);
+      // Applications without EcaObserved poll on their own (statusSource 'poll', older histories).
+      if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
+      if (waiting.length % LIST_PAGE_SIZE === 0) Context.current().heartbeat();
+    }
+    return waiting;
+  }
+
+  return {
+    async sweepFirm({ csid }): Promise<SweepReport> {
+      const began = Date.now();
+      const observedAt = began;
+      let brokerageCalls = 0;
+      const counted = <T>(call: Promise<T>) => {
+        brokerageCalls++;
+        return call;
+      };
+      const [byStatus, tasks] = await Promise.all([
+        Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
+        counted(eca.getPendingTasks({ CSID: csid })),
+      ]);
+      const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
+      const snapshots = new Map<string, AccountSnapshot | Error>();
+      for (const entry of byStatus.flatMap((read) => read.accounts)) {
+        snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+      }
+      const pending = snapshots.size;
+      Context.current().heartbeat();
+
+      const waiting = await waitingApplications(csid);
+      const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !snapshots.has(id)))];
+      for (let i = 0; i < left.length; i += perCall) {
+        const read = await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) }));
+        for (const entry of read.accounts) {
+          snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+        }
+        Context.current().heartbeat();
+      }
+
+      let errors = 0;
+      const changed: Array<{ app: WaitingApplication; account: AccountSnapshot }> = [];
+      for (const app of waiting) {
+        const account = snapshots.get(app.accountId);
+        // No entry or an error entry: the account is unknown this slot; the next slot looks again.
+        if (account === undefined || account instanceof Error) errors++;
+        else if (observationFingerprint(account) !== app.observed) changed.push({ app, account });
+      }
+
+      let woken = 0;
+      let gone = 0;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, changed.length) }, async () => {
+          while (next < changed.length) {
+            const { app, account } = changed[next++]!;
+            try {
+              await client!.workflow.getHandle(app.workflowId).signal(accountObservedSignal, { account, observedAt });
+              woken++;
+            } catch (error) {
+              if (error instanceof WorkflowNotFoundError) gone++;
+              else errors++;
+            }
+            if ((woken + gone) % 100 === 0) Context.current().heartbeat();
+          }
+        }),
+      );
+      return {
+        observedAt,
+        pending,
+        waiting: waiting.length,
+        left: left.length,
+        changed: changed.length,
+        woken,
+        gone,
+        errors,
+        brokerageCalls,
+        listPages: Math.max(1, Math.ceil(waiting.length / LIST_PAGE_SIZE)),
+        durationMs: Date.now() - began,
+      };
+    },
+  };
+}

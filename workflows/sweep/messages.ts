@@ -1,0 +1,59 @@
+/**
+ * Messages of the `firmStatusSweep` workflow: one per firm (CSID), id `status-sweep-<CSID>`.
+ * Definitions only, so the client can import them without workflow code.
+ */
+import { defineQuery } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+
+export const FIRM_STATUS_SWEEP_WORKFLOW = 'firmStatusSweep';
+
+/** How often a firm's pending accounts are read when nothing else is configured. */
+export const DEFAULT_SWEEP_INTERVAL: Duration = '5 minutes';
+
+export function sweepWorkflowId(csid: string): string {
+  return `status-sweep-${csid}`;
+}
+
+export interface SweepInput {
+  csid: string;
+  /** Slot length: the sweep runs at each multiple of it (wall clock), as the applications' polls did. */
+  interval?: Duration;
+  /** Set by the workflow itself when it continues as new. */
+  carried?: { slots: number; last?: SweepReport };
+}
+
+/** What one slot's sweep read and did: counts only, no account data. */
+export interface SweepReport {
+  /** When the reads began, ms since the epoch. */
+  observedAt: number;
+  /** Accounts of the firm with status N or P. */
+  pending: number;
+  /** Running applications waiting on the sweep for this firm (visibility). */
+  waiting: number;
+  /** Waiting applications whose account is no longer N or P, read by id. */
+  left: number;
+  /** Waiting applications whose account differs from what they last read. */
+  changed: number;
+  /** Of those, woken (signal delivered). */
+  woken: number;
+  /** Applications that finished between the listing and the signal. */
+  gone: number;
+  /** Accounts the brokerage answered with an error entry, and signals that failed: tried again next slot. */
+  errors: number;
+  /** Calls made to the brokerage. */
+  brokerageCalls: number;
+  /** Visibility list pages read. */
+  listPages: number;
+  durationMs: number;
+}
+
+export interface SweepView {
+  csid: string;
+  interval: string;
+  slots: number;
+  nextSlotAt?: number;
+  last?: SweepReport;
+  lastError?: string;
+}
+
+export const sweepStateQuery = defineQuery<SweepView>('state');

@@ -1,0 +1,75 @@
+/**
+ * `firmStatusSweep`: the firm's status sweep, one workflow per CSID. At each slot boundary it runs one
+ * activity that reads every pending account of the firm with a constant number of brokerage calls and
+ * wakes only the applications whose account changed (activities/sweep.ts). It holds no account data:
+ * what each application last read is the application's own (search attribute `EcaObserved`), so a
+ * restarted worker or sweep misses nothing and wakes nobody twice. A slot that fails is reported in
+ * the current details and the next slot runs as usual; applications poll on their own after their
+ * safety interval whatever happens here.
+ */
+import {
+  ApplicationFailure,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { SweepActivities } from '../../activities/sweep-contract.js';
+import { nextSlot } from '../application/settings.js';
+import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from './messages.js';
+import type { SweepInput, SweepReport, SweepView } from './messages.js';
+
+const sweep = proxyActivities<SweepActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+});
+
+/** A run continues as new after this many slots (about 4 events each). */
+const SLOTS_PER_RUN = 250;
+
+export async function firmStatusSweep(input: SweepInput): Promise<void> {
+  const interval: Duration = input.interval ?? DEFAULT_SWEEP_INTERVAL;
+  let slots = input.carried?.slots ?? 0;
+  let last: SweepReport | undefined = input.carried?.last;
+  let lastError: string | undefined;
+  let nextSlotAt: number | undefined;
+  const view = (): SweepView => ({ csid: input.csid, interval: String(interval), slots, nextSlotAt, last, lastError });
+  setHandler(sweepStateQuery, view);
+
+  for (let run = 0; ; run++) {
+    nextSlotAt = nextSlot(Date.now(), interval);
+    setCurrentDetails(renderSweepDetails(view()));
+    await sleep(nextSlotAt - Date.now(), { summary: `slot at ${new Date(nextSlotAt).toISOString()}` });
+    try {
+      last = await sweep.sweepFirm.executeWithOptions({ summary: `sweep ${input.csid}` }, [{ csid: input.csid }]);
+      lastError = undefined;
+    } catch (error) {
+      lastError = error instanceof ApplicationFailure || error instanceof Error ? error.message : String(error);
+      log.warn('status sweep failed; the next slot runs as usual', { csid: input.csid, error: lastError });
+    }
+    slots++;
+    if (run + 1 >= SLOTS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof firmStatusSweep>({ ...input, carried: { slots, last } });
+    }
+  }
+}
+
+function renderSweepDetails(view: SweepView): string {
+  const lines = [`**Status sweep** of ${view.csid}: every ${view.interval}, ${view.slots} slots so far.`];
+  if (view.nextSlotAt !== undefined) lines.push(`Next slot: ${new Date(view.nextSlotAt).toISOString()}.`);
+  const last = view.last;
+  if (last) {
+    lines.push(
+      `Last slot (${new Date(last.observedAt).toISOString()}): ${last.pending} pending accounts, ${last.waiting} waiting applications, ` +
+        `${last.left} left N/P, ${last.changed} changed, ${last.woken} woken, ${last.errors} errors; ` +
+        `${last.brokerageCalls} brokerage calls in ${last.durationMs} ms.`,
+    );
+  }
+  if (view.lastError) lines.push(`Last slot failed: ${view.lastError}`);
+  return lines.join('\n\n');
+}

@@ -55,7 +55,17 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     return env.client.workflow.start(accountApplication, {
       taskQueue: harness.taskQueue,
       workflowId: applicationWorkflowId(harness.sim.csid, externalId),
-      args: [{ csid: harness.sim.csid, externalId, application, ...input }],
+      // Per-application polls: the lifecycle's own reads, slot by slot (no status sweep runs on this
+      // server, which has no visibility queries); the sweep has its own tests (test/e2e/sweep.test.ts).
+      args: [
+        {
+          csid: harness.sim.csid,
+          externalId,
+          application,
+          ...input,
+          settings: { statusSource: 'poll', ...input.settings },
+        },
+      ],
     });
   }
 
@@ -140,6 +150,26 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const result = await handle.result();
       assert.equal(result.outcome, 'open');
     });
+  });
+
+  it('sweep mode with no sweep running: the application reads its account itself after the safety interval', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled', {
+      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+    });
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'awaitingClient');
+      // The next own read is the safety poll, not the 1-hour portal slot.
+      assert.equal(waiting.nextPollAt! % (6 * 3_600_000), 0, 'the safety poll falls on a 6-hour slot');
+      harness.sim.control.completeTask(waiting.accountId!);
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+    });
+    const events = (await handle.fetchHistory()).events ?? [];
+    const reads = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount');
+    assert.ok(reads.length >= 2, `the account was read by the application itself (${reads.length} reads)`);
+    const observed = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'accountObserved');
+    assert.equal(observed.length, 0);
   });
 
   it('pollNow reads the status at once instead of at the next slot', async function () {

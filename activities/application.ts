@@ -29,7 +29,7 @@ import type {
   RequestOutcome,
   UpdateOutcome,
 } from './application-contract.js';
-import { Batcher } from './batcher.js';
+import { Batcher, DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from './batcher.js';
 import { currentAttempt, withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
@@ -63,8 +63,8 @@ export function createStatusReader(
   options: { windowMs?: number; maxBatch?: number } = {},
 ): StatusReader {
   return new Batcher<AccountSnapshot>({
-    windowMs: options.windowMs ?? 50,
-    maxBatch: options.maxBatch ?? 100,
+    windowMs: options.windowMs ?? DEFAULT_BATCH_WINDOW_MS,
+    maxBatch: options.maxBatch ?? DEFAULT_MAX_ACCOUNTS_PER_CALL,
     fetch: async (csid, accountIds) => {
       const [statuses, tasks] = await Promise.all([
         eca.getAccountStatus({ CSID: csid, accountIds }),

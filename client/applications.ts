@@ -8,7 +8,6 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { Duration } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../activities/document-store.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
@@ -34,6 +33,7 @@ import {
 } from '../workflows/search-attributes.js';
 import { storeApplication, storeDocuments } from './documents.js';
 import { ensureStatusSweep } from './sweep.js';
+import type { SweepInterval } from '../workflows/sweep/messages.js';
 import type { DocumentInput } from './documents.js';
 import {
   ApplicationFinishedError,
@@ -56,7 +56,7 @@ export interface EngineContext {
   /** One poll interval (ms) for every wait of workflows started here (ECA_POLL_INTERVAL; compressed time only). */
   pollIntervalMs?: number;
   /** Slot of the firm's status sweep when this client starts it (default 5 minutes; ECA_POLL_INTERVAL sets it too). */
-  sweepInterval?: Duration;
+  sweepInterval?: SweepInterval;
 }
 
 export interface StartApplicationInput {

@@ -2,7 +2,6 @@
  * The firm's status sweep from the client side: started (or found running) with the first application
  * of a firm, and read by ops. One workflow per CSID, `status-sweep-<CSID>` (workflows/sweep).
  */
-import type { Duration } from '@temporalio/common';
 import type { EngineContext } from './applications.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
 import { EcaCsid } from '../workflows/search-attributes.js';
@@ -13,7 +12,7 @@ import {
   sweepStateQuery,
   sweepWorkflowId,
 } from '../workflows/sweep/messages.js';
-import type { SweepView } from '../workflows/sweep/messages.js';
+import type { SweepInterval, SweepView } from '../workflows/sweep/messages.js';
 
 /** How long a process trusts that the sweep it started is still running before asking the server again. */
 const RECHECK_MS = 60_000;
@@ -35,7 +34,8 @@ export async function ensureStatusSweep(
   const last = seen.get(ctx.csid);
   if (!options.force && last !== undefined && Date.now() - last < RECHECK_MS) return { workflowId };
   // Compressed time sets short poll intervals: the sweep follows the tracking interval then.
-  const interval: Duration = ctx.sweepInterval ?? ctx.settings?.pollIntervals?.tracking ?? DEFAULT_SWEEP_INTERVAL;
+  const tracking = ctx.settings?.pollIntervals?.tracking as SweepInterval | undefined;
+  const interval: SweepInterval = ctx.sweepInterval ?? tracking ?? DEFAULT_SWEEP_INTERVAL;
   await ctx.client.workflow.start<typeof firmStatusSweep>(FIRM_STATUS_SWEEP_WORKFLOW, {
     taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId,

@@ -8,15 +8,20 @@
  * - throughput: N happy applications start → Open, at a fixed number in flight; workflow tasks and
  *   activities per second (from the worker's Prometheus metrics); brokerage calls per operation per
  *   application; start → first activity p50/p99;
- * - waiting applications: status-read calls per poll slot batched, then unbatched (maxBatch 1), in
- *   the same run; worker RSS and heap; simulator status change → workflow reaction p50/p99.
+ * - waiting applications, in both modes on the same settings: per-application polls (`statusSource:
+ *   'poll'`) and the firm's status sweep (`'sweep'`): brokerage calls, workflow tasks and activities
+ *   per slot, worker RSS and heap, simulator status change → workflow transition p50/p99 (read from
+ *   histories), pollNow → activity start p50/p99. Progress from visibility counts, never queries.
  *
  * Prints a table and writes bench-results/<timestamp>.json. Options (all optional):
  *   --n 100,1000[,10000]   throughput sizes           --waiting 1000[,10000]   waiting applications
  *   --ceiling 1000         no-op workflows            --concurrency 200         applications in flight
  *   --time-scale 200000    simulated/real time        --poll 1s                 poll interval (throughput)
- *   --slots 3              poll slots measured        --batch-window 50         batch window, ms
- *   --max-cached N  --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
+ *   --slots 3              slots measured (1 when a slot is over a minute)
+ *   --modes poll,sweep     waiting modes measured     --sweep-slot 10s          the sweep's slot
+ *   --polls-per-second 25  sizes the per-application slot: max(10 s, waiting / this)
+ *   --batch-window N  --max-cached N   (default: the worker's configuration defaults)
+ *   --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
  *   --db memory|file  --sqlite-pragma P (repeatable)
  *   --label text           names the run in the JSON
  */
@@ -30,22 +35,26 @@ import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
-import { createStatusReader } from '../activities/application.js';
-import type { StatusReader } from '../activities/application.js';
-import { Batcher } from '../activities/batcher.js';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
-import { getState, startApplication } from '../client/applications.js';
+import { startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
 import { table } from '../client/cli.js';
 import { codecDataConverter, generateCodecKeyring } from '../codec/index.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
-import type { AccountSnapshot } from '../workflows/lifecycle/types.js';
-import { applicationWorkflowId } from '../workflows/application/messages.js';
+import { applicationWorkflowId, pollNowSignal } from '../workflows/application/messages.js';
+import { EcaLifecycleState } from '../workflows/search-attributes.js';
+import { sweepWorkflowId } from '../workflows/sweep/messages.js';
+import { parseDurationMs } from '../client/errors.js';
+import { ensureStatusSweep } from '../client/sweep.js';
+import { loadWorkerConfig } from '../workers/config.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import { DevServer, freePort, ROOT, SimulatorProcess } from './processes.js';
+
+/** The worker process's configuration defaults: the bench measures what a deployment gets. */
+const CONFIG_DEFAULTS = loadWorkerConfig({});
 
 const { values } = parseArgs({
   options: {
@@ -56,8 +65,11 @@ const { values } = parseArgs({
     'time-scale': { type: 'string', default: '200000' },
     poll: { type: 'string', default: '1s' },
     slots: { type: 'string', default: '3' },
-    'batch-window': { type: 'string', default: '50' },
-    'max-cached': { type: 'string' },
+    modes: { type: 'string', default: 'poll,sweep' },
+    'sweep-slot': { type: 'string', default: '10s' },
+    'polls-per-second': { type: 'string', default: '25' },
+    'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
+    'max-cached': { type: 'string', default: String(CONFIG_DEFAULTS.worker.maxCachedWorkflows) },
     'wft-slots': { type: 'string' },
     'activity-slots': { type: 'string' },
     'wf-threads': { type: 'string' },
@@ -76,6 +88,11 @@ const TIME_SCALE = Number(values['time-scale']);
 const POLL = values.poll;
 const SLOTS = Number(values.slots);
 const BATCH_WINDOW_MS = Number(values['batch-window']);
+const MODES = values.modes.split(',').filter(Boolean) as Array<'poll' | 'sweep'>;
+for (const mode of MODES as string[])
+  if (mode !== 'poll' && mode !== 'sweep') throw new Error(`--modes: unknown mode ${mode}`);
+const SWEEP_SLOT_MS = parseDurationMs(values['sweep-slot'], '--sweep-slot', '"10s"');
+const POLLS_PER_SECOND = Number(values['polls-per-second']);
 const WARM_UP = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -144,28 +161,12 @@ function metric(sums: Map<string, number>, fragment: string): number {
   return 0;
 }
 
-/** A status reader whose batching can be switched off and on in the middle of a run. */
-class SwitchableReader extends Batcher<AccountSnapshot> {
-  current: StatusReader;
-  constructor(
-    readonly batched: StatusReader,
-    readonly unbatched: StatusReader,
-  ) {
-    super({ windowMs: 0, maxBatch: 1, fetch: () => Promise.reject(new Error('unused')) });
-    this.current = batched;
-  }
-  override read(key: string, id: string): Promise<AccountSnapshot> {
-    return this.current.read(key, id);
-  }
-}
-
 interface Tracker {
   startedAt: Map<string, number>;
   firstActivityAt: Map<string, number>;
   activities: number;
-  /** Account id per workflow, from the reads. */
-  accounts: Map<string, string>;
-  polled: Set<string>;
+  /** When each workflow's latest account read (readAccount) started. */
+  readStartedAt: Map<string, number>;
 }
 
 function track<T extends Record<string, unknown>>(activities: T, tracker: Tracker): T {
@@ -175,13 +176,9 @@ function track<T extends Record<string, unknown>>(activities: T, tracker: Tracke
     wrapped[name] = async (...args: unknown[]) => {
       const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
       if (!tracker.firstActivityAt.has(workflowId)) tracker.firstActivityAt.set(workflowId, Date.now());
+      if (name === 'readAccount') tracker.readStartedAt.set(workflowId, Date.now());
       tracker.activities++;
-      const result: unknown = await (activity as (...a: unknown[]) => Promise<unknown>)(...args);
-      if (name === 'readAccount') {
-        tracker.accounts.set(workflowId, (args[0] as { accountId: string }).accountId);
-        tracker.polled.add(workflowId);
-      }
-      return result;
+      return (activity as (...a: unknown[]) => Promise<unknown>)(...args);
     };
   }
   return wrapped as T;
@@ -236,18 +233,19 @@ async function main(): Promise<void> {
       signal: activitySignal,
     });
     const store = new FileDocumentStore(join(dir, 'documents'));
-    const reader = new SwitchableReader(
-      createStatusReader(eca, { windowMs: BATCH_WINDOW_MS, maxBatch: 100 }),
-      createStatusReader(eca, { windowMs: BATCH_WINDOW_MS, maxBatch: 1 }),
-    );
     const tracker: Tracker = {
       startedAt: new Map(),
       firstActivityAt: new Map(),
       activities: 0,
-      accounts: new Map(),
-      polled: new Set(),
+      readStartedAt: new Map(),
     };
-    const { activities } = createEngineActivities({ eca, store, statusReader: reader });
+    const { activities } = createEngineActivities({
+      eca,
+      store,
+      client,
+      batchWindowMs: BATCH_WINDOW_MS,
+      maxAccountsPerCall: CONFIG_DEFAULTS.polling.maxAccountsPerCall,
+    });
     const tuning: Partial<WorkerOptions> = {
       ...(values['max-cached'] ? { maxCachedWorkflows: Number(values['max-cached']) } : {}),
       ...(values['wft-slots'] ? { maxConcurrentWorkflowTaskExecutions: Number(values['wft-slots']) } : {}),
@@ -280,7 +278,8 @@ async function main(): Promise<void> {
       reuseV8Context: compiled.reuseV8Context,
       tuner: compiled.tuner,
       batchWindowMs: BATCH_WINDOW_MS,
-      maxAccountsPerCall: 100,
+      maxAccountsPerCall: CONFIG_DEFAULTS.polling.maxAccountsPerCall,
+      sweepSlotMs: SWEEP_SLOT_MS,
       db: values.db,
       sqlitePragmas: values['sqlite-pragma'],
       timeScale: TIME_SCALE,
@@ -302,6 +301,7 @@ async function main(): Promise<void> {
       store,
       csid: sim.csid,
       taskQueue,
+      sweepInterval: POLL,
       settings: {
         pollIntervals: { tracking: POLL, documents: POLL, portal: POLL, approval: POLL },
       },
@@ -390,106 +390,177 @@ async function main(): Promise<void> {
       };
     }
 
-    /** W stalled applications wait in awaitingClient, polling every `interval`. */
-    async function waitingPhase(count: number) {
-      const intervalMs = Math.max(5_000, Math.ceil(count / 100) * 1000);
-      const interval = `${intervalMs / 1000} seconds`;
-      const ids: string[] = [];
+    /** Applications of this bench run whose workflow id starts with `prefix`, by visibility (no queries). */
+    async function countApplications(prefix: string, condition: string): Promise<number> {
+      const query = `WorkflowId STARTS_WITH '${prefix}' AND ${condition}`;
+      return (await client.workflow.count(query)).count;
+    }
+
+    async function stopSweep(): Promise<void> {
+      await client.workflow
+        .getHandle(sweepWorkflowId(sim.csid))
+        .terminate('bench: next phase')
+        .catch(() => undefined);
+    }
+
+    /** When each application of `workflowIds` first left awaitingClient after `since` (ms), from its history. */
+    async function transitionTimes(workflowIds: string[], since: Map<string, number>): Promise<number[]> {
+      const reactions: number[] = [];
+      await pool(workflowIds.length, 10, async (i) => {
+        const workflowId = workflowIds[i]!;
+        const at = since.get(workflowId);
+        if (at === undefined) return;
+        const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+        for (const event of events) {
+          const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+          const state = fields?.[EcaLifecycleState.name]?.data;
+          if (!state || !event.eventTime) continue;
+          const time = Number(event.eventTime.seconds) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6);
+          const name = JSON.parse(new TextDecoder().decode(state)) as string;
+          if (time >= at && name !== 'awaitingClient') {
+            reactions.push(time - at);
+            return;
+          }
+        }
+      });
+      return reactions;
+    }
+
+    /**
+     * W stalled applications wait in awaitingClient. `poll`: each reads its own account every slot
+     * (max(10 s, W / polls-per-second)). `sweep`: the firm's sweep reads them all every `--sweep-slot`.
+     */
+    async function waitingPhase(count: number, mode: 'poll' | 'sweep') {
+      const slotMs = mode === 'sweep' ? SWEEP_SLOT_MS : Math.max(10_000, Math.ceil(count / POLLS_PER_SECOND) * 1000);
+      const slots = slotMs > 60_000 ? 1 : SLOTS;
+      const interval = `${slotMs / 1000} seconds`;
+      const tag = `stalled-${mode}-w${count}-${run}-`;
+      const prefix = applicationWorkflowId(sim.csid, tag);
+      const phaseCtx: EngineContext = {
+        ...ctx,
+        sweepInterval: slotMs,
+        settings: {
+          statusSource: mode,
+          pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
+        },
+      };
+      await stopSweep();
+      if (mode === 'sweep') await ensureStatusSweep(phaseCtx, { force: true });
       const rssBefore = process.memoryUsage().rss;
       const t0 = Date.now();
-      await pool(count, 50, async (i) => {
-        const externalId = `stalled-w${count}-${run}-${i}`;
-        await startApplication(ctx, {
-          applicationXml: applicationXml(externalId),
-          settings: {
-            pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
-          },
+      const ids: string[] = [];
+      const progress = setInterval(() => console.log(`  ${ids.length}/${count} started`), 30_000);
+      try {
+        await pool(count, 50, async (i) => {
+          const { workflowId } = await startApplication(phaseCtx, { applicationXml: applicationXml(`${tag}${i}`) });
+          ids[i] = workflowId;
         });
-        ids.push(applicationWorkflowId(sim.csid, externalId));
-      });
+      } finally {
+        clearInterval(progress);
+      }
       const startSeconds = (Date.now() - t0) / 1000;
-      for (let i = 0; ids.some((id) => !tracker.polled.has(id)); i++) {
-        if (i > 3600) throw new Error('the waiting applications never all polled');
-        await sleep(500);
+      // Waiting means: in awaitingClient, i.e. the account was read once (by the application or the sweep).
+      for (let i = 0; ; i++) {
+        const waiting = await countApplications(prefix, `EcaLifecycleState = 'awaitingClient'`);
+        if (waiting >= count) break;
+        if (i % 15 === 0) console.log(`  ${waiting}/${count} waiting after ${round((Date.now() - t0) / 1000)} s`);
+        if (Date.now() - t0 > 90 * 60_000) throw new Error(`only ${waiting} of ${count} applications ever waited`);
+        await sleep(2000);
       }
       const settledSeconds = (Date.now() - t0) / 1000;
-      // Let a full slot pass, so that the measured slots hold nothing but polls.
-      const nextBoundary = () => (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
-      async function measure(mode: 'batched' | 'unbatched') {
-        reader.current = mode === 'batched' ? reader.batched : reader.unbatched;
-        await sleep(nextBoundary() - Date.now() + intervalMs + intervalMs / 2);
-        const callsBefore = await calls();
-        const readsBefore = tracker.activities;
-        const statsBefore = { ...reader.current.stats };
-        const cpuBefore = await cpuSeconds(pids);
-        await sleep(SLOTS * intervalMs);
-        const cpu = cpuShare(cpuBefore, await cpuSeconds(pids), (SLOTS * intervalMs) / 1000);
-        const callsAfter = await calls();
-        const delta = (op: string) => (callsAfter[op] ?? 0) - (callsBefore[op] ?? 0);
-        return {
-          mode,
-          getAccountStatusPerSlot: round(delta('getAccountStatus') / SLOTS),
-          getPendingTasksPerSlot: round(delta('getPendingTasks') / SLOTS),
-          readsPerSlot: round((reader.current.stats.reads - statsBefore.reads) / SLOTS),
-          activitiesPerSlot: round((tracker.activities - readsBefore) / SLOTS),
-          largestBatch: reader.current.stats.largestBatch,
-          statusCallsPer100Reads: round(
-            (delta('getAccountStatus') / Math.max(1, reader.current.stats.reads - statsBefore.reads)) * 100,
-          ),
-          cpu,
-        };
-      }
-      const batched = await measure('batched');
+      // Let a whole slot pass, so that the measured slots hold nothing but waiting (a long slot: start
+      // just after its boundary).
+      const nextBoundary = () => (Math.floor(Date.now() / slotMs) + 1) * slotMs;
+      await sleep(nextBoundary() - Date.now() + (slots > 1 ? slotMs + slotMs / 2 : 5000));
+      const callsBefore = await calls();
+      const metricsBefore = await scrape(metricsUrl);
+      const activitiesBefore = tracker.activities;
+      const cpuBefore = await cpuSeconds(pids);
+      await sleep(slots * slotMs);
+      const cpu = cpuShare(cpuBefore, await cpuSeconds(pids), (slots * slotMs) / 1000);
+      const callsAfter = await calls();
+      const metricsAfter = await scrape(metricsUrl);
       const memory = process.memoryUsage();
-      const unbatched = await measure('unbatched');
-      reader.current = reader.batched;
+      const perSlot = Object.fromEntries(
+        Object.entries(callsAfter)
+          .map(([op, n]) => [op, round((n - (callsBefore[op] ?? 0)) / slots)] as const)
+          .filter(([, n]) => n > 0),
+      );
+      const brokerageCallsPerSlot = round(Object.values(perSlot).reduce((sum, n) => sum + n, 0));
+      const workflowTasksPerSlot = round(
+        (metric(metricsAfter, 'workflow_task_execution_latency') -
+          metric(metricsBefore, 'workflow_task_execution_latency')) /
+          slots,
+      );
+      const activitiesPerSlot = round((tracker.activities - activitiesBefore) / slots);
 
-      // A status change in the simulator (the client completes the portal task) → the workflow reacts.
+      // pollNow → the read's activity starts (applications 100..199).
+      const pollSample = ids.slice(100, 200);
+      const pollSentAt = new Map<string, number>();
+      await pool(pollSample.length, 20, async (i) => {
+        const workflowId = pollSample[i]!;
+        pollSentAt.set(workflowId, Date.now());
+        await client.workflow.getHandle(workflowId).signal(pollNowSignal);
+      });
+      const pollLatencies: number[] = [];
+      for (let i = 0; i < 120; i++) {
+        pollLatencies.length = 0;
+        for (const [workflowId, sent] of pollSentAt) {
+          const started = tracker.readStartedAt.get(workflowId);
+          if (started !== undefined && started >= sent) pollLatencies.push(started - sent);
+        }
+        if (pollLatencies.length >= pollSentAt.size) break;
+        await sleep(500);
+      }
+
+      // A status change at the brokerage (the client completes the portal task of applications 0..99)
+      // → the workflow's transition out of awaitingClient, timed from its history.
       const sample = ids.slice(0, Math.min(100, ids.length));
       const changedAt = new Map<string, number>();
       await pool(sample.length, 20, async (i) => {
-        const workflowId = sample[i]!;
-        const accountId = tracker.accounts.get(workflowId);
-        if (!accountId) return;
-        changedAt.set(workflowId, Date.now());
-        await sim.control('POST', `/accounts/${accountId}/complete-task`, {});
+        const externalId = `${tag}${i}`;
+        const account = await sim.control<{ accountId: string }>('GET', `/external-ids/${externalId}`);
+        changedAt.set(sample[i]!, Date.now());
+        await sim.control('POST', `/accounts/${account.accountId}/complete-task`, {});
       });
-      const reactions: number[] = [];
-      for (let round = 0; reactions.length < changedAt.size && round < 600; round++) {
-        reactions.length = 0;
-        await pool(sample.length, 20, async (i) => {
-          const workflowId = sample[i]!;
-          const at = changedAt.get(workflowId);
-          if (at === undefined) return;
-          const state = await getState(ctx, workflowId);
-          const reacted = state.transitions.find(
-            (transition) => transition.at >= at && transition.state !== 'awaitingClient',
-          );
-          if (reacted) reactions.push(reacted.at - at);
-        });
-        if (reactions.length < changedAt.size) await sleep(1000);
+      const sampleQuery = `WorkflowId IN (${sample.map((id) => `'${id}'`).join(', ')})`;
+      const reactDeadline = Date.now() + 10 * slotMs + 120_000;
+      while (Date.now() < reactDeadline) {
+        const still = (await client.workflow.count(`${sampleQuery} AND EcaLifecycleState = 'awaitingClient'`)).count;
+        if (still === 0) break;
+        await sleep(1000);
       }
+      const reactions = await transitionTimes(sample, changedAt);
+
+      console.log(`  terminating ${ids.length} applications...`);
       await pool(ids.length, 50, async (i) => {
         await client.workflow
           .getHandle(ids[i]!)
           .terminate('benchmark over')
           .catch(() => undefined);
       });
+      await stopSweep();
       return {
+        mode,
         waitingApplications: count,
-        pollInterval: interval,
+        slot: interval,
+        slotsMeasured: slots,
         startSeconds: round(startSeconds),
-        allPolledAfterSeconds: round(settledSeconds),
-        slotsMeasured: SLOTS,
-        batched,
-        unbatched,
+        allWaitingAfterSeconds: round(settledSeconds),
+        brokerageCallsPerSlot,
+        brokerageCallsPerSlotByOperation: perSlot,
+        workflowTasksPerSlot,
+        activitiesPerSlot,
+        cpu,
         workerRssBeforeMiB: mib(rssBefore),
         workerRssMiB: mib(memory.rss),
         workerHeapUsedMiB: mib(memory.heapUsed),
-        workerHeapTotalMiB: mib(memory.heapTotal),
         reactionSamples: reactions.length,
         reactionP50Ms: percentile(reactions, 50),
         reactionP99Ms: percentile(reactions, 99),
+        pollNowSamples: pollLatencies.length,
+        pollNowToActivityP50Ms: percentile(pollLatencies, 50),
+        pollNowToActivityP99Ms: percentile(pollLatencies, 99),
       };
     }
 
@@ -507,9 +578,11 @@ async function main(): Promise<void> {
     }
     const waiting = [];
     for (const w of WAITING) {
-      console.log(`Waiting: ${w} applications in awaitingClient, batched vs unbatched...`);
-      waiting.push(await waitingPhase(w));
-      console.log(`  ${JSON.stringify(waiting.at(-1))}`);
+      for (const mode of MODES) {
+        console.log(`Waiting: ${w} applications in awaitingClient, ${mode} mode...`);
+        waiting.push(await waitingPhase(w, mode));
+        console.log(`  ${JSON.stringify(waiting.at(-1))}`);
+      }
     }
 
     const result = {
@@ -560,23 +633,27 @@ async function main(): Promise<void> {
       table(
         [
           'WAITING',
-          'INTERVAL',
-          'STATUS CALLS/SLOT BATCHED',
-          'UNBATCHED',
-          'READS/SLOT',
+          'MODE',
+          'SLOT',
+          'CALLS/SLOT',
+          'WFT/SLOT',
+          'ACT/SLOT',
           'RSS',
           'HEAP',
           'REACTION P50/P99',
+          'POLLNOW→ACT P50/P99',
         ],
         waiting.map((w) => [
           String(w.waitingApplications),
-          w.pollInterval,
-          `${w.batched.getAccountStatusPerSlot} + ${w.batched.getPendingTasksPerSlot}`,
-          `${w.unbatched.getAccountStatusPerSlot} + ${w.unbatched.getPendingTasksPerSlot}`,
-          `${w.batched.readsPerSlot} / ${w.unbatched.readsPerSlot}`,
+          w.mode,
+          w.slot,
+          String(w.brokerageCallsPerSlot),
+          String(w.workflowTasksPerSlot),
+          String(w.activitiesPerSlot),
           `${w.workerRssMiB} MiB`,
           `${w.workerHeapUsedMiB} MiB`,
           `${w.reactionP50Ms} / ${w.reactionP99Ms} ms`,
+          `${w.pollNowToActivityP50Ms} / ${w.pollNowToActivityP99Ms} ms`,
         ]),
       ),
     );

@@ -28,6 +28,7 @@ import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
 import { ecaClientFor } from '../simulator/client.js';
 import { startSimulator } from '../simulator/server.js';
+import { loadWorkerConfig } from '../workers/config.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
@@ -106,7 +107,15 @@ async function main(): Promise<number> {
     const store = new FileDocumentStore(join(dir, 'documents'));
     const { activities, statusReader } = createEngineActivities({ eca, store, client });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
-    const worker = await createEngineWorker({ connection: nativeConnection, taskQueue, codec: keys, activities });
+    // The worker process's defaults (workers/config.ts): the demo runs the engine as production does.
+    const defaults = loadWorkerConfig({});
+    const worker = await createEngineWorker({
+      connection: nativeConnection,
+      taskQueue,
+      codec: keys,
+      activities,
+      tuning: { maxCachedWorkflows: defaults.worker.maxCachedWorkflows },
+    });
     const running = worker.run();
     cleanups.unshift(async () => {
       // Ctrl-C already makes the SDK drain the worker (its default shutdown signals).

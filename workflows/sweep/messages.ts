@@ -3,12 +3,14 @@
  * Definitions only, so the client can import them without workflow code.
  */
 import { defineQuery } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
 
 export const FIRM_STATUS_SWEEP_WORKFLOW = 'firmStatusSweep';
 
 /** How often a firm's pending accounts are read when nothing else is configured. */
-export const DEFAULT_SWEEP_INTERVAL: Duration = '5 minutes';
+/** A duration as Temporal reads it: `'5 minutes'`, `'10s'` or milliseconds. */
+export type SweepInterval = string | number;
+
+export const DEFAULT_SWEEP_INTERVAL: SweepInterval = '5 minutes';
 
 export function sweepWorkflowId(csid: string): string {
   return `status-sweep-${csid}`;
@@ -17,7 +19,7 @@ export function sweepWorkflowId(csid: string): string {
 export interface SweepInput {
   csid: string;
   /** Slot length: the sweep runs at each multiple of it (wall clock), as the applications' polls did. */
-  interval?: Duration;
+  interval?: SweepInterval;
   /** Set by the workflow itself when it continues as new. */
   carried?: { slots: number; last?: SweepReport };
 }

@@ -17,11 +17,10 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
 import type { SweepActivities } from '../../activities/sweep-contract.js';
 import { nextSlot } from '../application/settings.js';
 import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from './messages.js';
-import type { SweepInput, SweepReport, SweepView } from './messages.js';
+import type { SweepInput, SweepInterval, SweepReport, SweepView } from './messages.js';
 
 const sweep = proxyActivities<SweepActivities>({
   startToCloseTimeout: '5 minutes',
@@ -33,7 +32,7 @@ const sweep = proxyActivities<SweepActivities>({
 const SLOTS_PER_RUN = 250;
 
 export async function firmStatusSweep(input: SweepInput): Promise<void> {
-  const interval: Duration = input.interval ?? DEFAULT_SWEEP_INTERVAL;
+  const interval: SweepInterval = input.interval ?? DEFAULT_SWEEP_INTERVAL;
   let slots = input.carried?.slots ?? 0;
   let last: SweepReport | undefined = input.carried?.last;
   let lastError: string | undefined;

@@ -95,7 +95,7 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
   const workflowId = applicationWorkflowId(ctx.csid, externalId);
   const settings = input.settings ?? ctx.settings;
   // Waiting applications wake on the firm's status sweep unless they poll on their own.
-  if (settings?.statusSource !== 'poll') await ensureStatusSweep(ctx);
+  if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
   try {
     const handle = await ctx.client.workflow.start<typeof accountApplication>(ACCOUNT_APPLICATION_WORKFLOW, {
       taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,

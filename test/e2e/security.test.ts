@@ -33,6 +33,7 @@ import { FileDocumentStore } from '../../activities/document-store.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
+import { ensureStatusSweep } from '../../client/sweep.js';
 import { accountApplication } from '../../workflows/index.js';
 import { applicationWorkflowId, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
@@ -173,6 +174,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     // One transient failure of validateXML, so that an activity failure is in a history.
     sim.control.addFault({ operation: 'validateXML', kind: 'http500', count: 1 });
 
+    // Waiting applications wake on the firm's status sweep, run by the worker process like the rest.
+    await ensureStatusSweep({ client, csid: sim.csid, taskQueue, settings: FAST });
     for (const scenario of Object.keys(SCENARIOS)) {
       const externalId = `${scenario}-${runId}`;
       const person = applicant(scenario, runId);

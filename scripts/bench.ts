@@ -18,7 +18,7 @@
  *   --ceiling 1000         no-op workflows            --concurrency 200         applications in flight
  *   --time-scale 200000    simulated/real time        --poll 1s                 poll interval (throughput)
  *   --slots 3              slots measured (1 when a slot is over a minute)
- *   --modes poll,sweep     waiting modes measured     --sweep-slot 10s          the sweep's slot
+ *   --modes sweep,poll     waiting modes measured     --sweep-slot 10s          the sweep's slot
  *   --polls-per-second 25  sizes the per-application slot: max(10 s, waiting / this)
  *   --batch-window N  --max-cached N   (default: the worker's configuration defaults)
  *   --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
@@ -65,7 +65,7 @@ const { values } = parseArgs({
     'time-scale': { type: 'string', default: '200000' },
     poll: { type: 'string', default: '1s' },
     slots: { type: 'string', default: '3' },
-    modes: { type: 'string', default: 'poll,sweep' },
+    modes: { type: 'string', default: 'sweep,poll' },
     'sweep-slot': { type: 'string', default: '10s' },
     'polls-per-second': { type: 'string', default: '25' },
     'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
@@ -494,23 +494,19 @@ async function main(): Promise<void> {
       );
       const activitiesPerSlot = round((tracker.activities - activitiesBefore) / slots);
 
-      // pollNow → the read's activity starts (applications 100..199).
-      const pollSample = ids.slice(100, 200);
-      const pollSentAt = new Map<string, number>();
-      await pool(pollSample.length, 20, async (i) => {
-        const workflowId = pollSample[i]!;
-        pollSentAt.set(workflowId, Date.now());
-        await client.workflow.getHandle(workflowId).signal(pollNowSignal);
-      });
+      // pollNow → the read's activity starts (applications 100..199), one at a time as staff send them.
       const pollLatencies: number[] = [];
-      for (let i = 0; i < 120; i++) {
-        pollLatencies.length = 0;
-        for (const [workflowId, sent] of pollSentAt) {
+      for (const workflowId of ids.slice(100, 200)) {
+        const sent = Date.now();
+        await client.workflow.getHandle(workflowId).signal(pollNowSignal);
+        for (let i = 0; i < 100; i++) {
           const started = tracker.readStartedAt.get(workflowId);
-          if (started !== undefined && started >= sent) pollLatencies.push(started - sent);
+          if (started !== undefined && started >= sent) {
+            pollLatencies.push(started - sent);
+            break;
+          }
+          await sleep(20);
         }
-        if (pollLatencies.length >= pollSentAt.size) break;
-        await sleep(500);
       }
 
       // A status change at the brokerage (the client completes the portal task of applications 0..99)

@@ -8,7 +8,7 @@
  * safety interval whatever happens here.
  */
 import {
-  ApplicationFailure,
+  ActivityFailure,
   continueAsNew,
   log,
   proxyActivities,
@@ -48,7 +48,9 @@ export async function firmStatusSweep(input: SweepInput): Promise<void> {
       last = await sweep.sweepFirm.executeWithOptions({ summary: `sweep ${input.csid}` }, [{ csid: input.csid }]);
       lastError = undefined;
     } catch (error) {
-      lastError = error instanceof ApplicationFailure || error instanceof Error ? error.message : String(error);
+      // An activity failure's own message is generic; its cause says what went wrong.
+      const cause = error instanceof ActivityFailure ? (error.cause ?? error) : error;
+      lastError = cause instanceof Error ? cause.message : String(cause);
       log.warn('status sweep failed; the next slot runs as usual', { csid: input.csid, error: lastError });
     }
     slots++;

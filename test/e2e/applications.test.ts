@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureStatusSweep } from '../../client/sweep.js';
+import { sweepWorkflowId } from '../../workflows/sweep/messages.js';
 import { accountApplication } from '../../workflows/index.js';
 import { applicationWorkflowId, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
@@ -90,6 +91,8 @@ describe('end to end (dev server, worker, simulator)', function () {
       // `UPDATE_REPLAY_FIXTURES=<label>` records beside the existing fixtures (a new code path); `=1` replaces them.
       const label = process.env.UPDATE_REPLAY_FIXTURES === '1' ? '' : `${process.env.UPDATE_REPLAY_FIXTURES}-`;
       for (const [scenario, handle] of handles) await saveHistory(`${label}${scenario}`, await handle.fetchHistory());
+      const sweep = env.client.workflow.getHandle(sweepWorkflowId(engine.sim.csid));
+      await saveHistory(`${label}firm-sweep`, await sweep.fetchHistory());
     }
   });
 });

@@ -570,6 +570,7 @@ async function main(): Promise<void> {
 
     console.log(`Ceiling: ${CEILING} no-op workflows...`);
     const ceiling = await noopPhase(CEILING);
+    console.log(`  ${JSON.stringify(ceiling)}`);
     const throughput = [];
     for (const n of SIZES) {
       console.log(`Throughput: ${n} applications start → Open, ${CONCURRENCY} in flight...`);

@@ -100,9 +100,11 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
         brokerageCalls++;
         return call;
       };
-      const [byStatus, tasks] = await Promise.all([
+      // The visibility listing runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
+      const [byStatus, tasks, waiting] = await Promise.all([
         Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
         counted(eca.getPendingTasks({ CSID: csid })),
+        waitingApplications(csid),
       ]);
       const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
       const snapshots = new Map<string, AccountSnapshot | Error>();
@@ -111,8 +113,6 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       }
       const pending = snapshots.size;
       Context.current().heartbeat();
-
-      const waiting = await waitingApplications(csid);
       const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !snapshots.has(id)))];
       for (let i = 0; i < left.length; i += perCall) {
         const read = await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) }));

@@ -86,82 +86,90 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       const observed = attributes.get(EcaObserved);
       // Applications without EcaObserved poll on their own (statusSource 'poll', older histories).
       if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
-      if (waiting.length % LIST_PAGE_SIZE === 0) Context.current().heartbeat();
     }
     return waiting;
   }
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {
-      const began = Date.now();
-      const observedAt = began;
-      let brokerageCalls = 0;
-      const counted = <T>(call: Promise<T>) => {
-        brokerageCalls++;
-        return call;
-      };
-      // The visibility listing runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
-      const [byStatus, tasks, waiting] = await Promise.all([
-        Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
-        counted(eca.getPendingTasks({ CSID: csid })),
-        waitingApplications(csid),
-      ]);
-      const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
-      const snapshots = new Map<string, AccountSnapshot | Error>();
-      for (const entry of byStatus.flatMap((read) => read.accounts)) {
-        snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+      // Heartbeats every few seconds whatever the step, so that a sweep on a worker that died is retried
+      // elsewhere after the short heartbeat timeout rather than after the whole start-to-close timeout.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 5_000);
+      try {
+        return await sweep(csid);
+      } finally {
+        clearInterval(beat);
       }
-      const pending = snapshots.size;
-      Context.current().heartbeat();
-      const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !snapshots.has(id)))];
-      for (let i = 0; i < left.length; i += perCall) {
-        const read = await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) }));
-        for (const entry of read.accounts) {
-          snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
-        }
-        Context.current().heartbeat();
-      }
-
-      let errors = 0;
-      const changed: Array<{ app: WaitingApplication; account: AccountSnapshot }> = [];
-      for (const app of waiting) {
-        const account = snapshots.get(app.accountId);
-        // No entry or an error entry: the account is unknown this slot; the next slot looks again.
-        if (account === undefined || account instanceof Error) errors++;
-        else if (observationFingerprint(account) !== app.observed) changed.push({ app, account });
-      }
-
-      let woken = 0;
-      let gone = 0;
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: Math.min(concurrency, changed.length) }, async () => {
-          while (next < changed.length) {
-            const { app, account } = changed[next++]!;
-            try {
-              await client!.workflow.getHandle(app.workflowId).signal(accountObservedSignal, { account, observedAt });
-              woken++;
-            } catch (error) {
-              if (error instanceof WorkflowNotFoundError) gone++;
-              else errors++;
-            }
-            if ((woken + gone) % 100 === 0) Context.current().heartbeat();
-          }
-        }),
-      );
-      return {
-        observedAt,
-        pending,
-        waiting: waiting.length,
-        left: left.length,
-        changed: changed.length,
-        woken,
-        gone,
-        errors,
-        brokerageCalls,
-        listPages: Math.max(1, Math.ceil(waiting.length / LIST_PAGE_SIZE)),
-        durationMs: Date.now() - began,
-      };
     },
   };
+
+  async function sweep(csid: string): Promise<SweepReport> {
+    const began = Date.now();
+    const observedAt = began;
+    let brokerageCalls = 0;
+    const counted = <T>(call: Promise<T>) => {
+      brokerageCalls++;
+      return call;
+    };
+    // The visibility listing runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
+    const [byStatus, tasks, waiting] = await Promise.all([
+      Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
+      counted(eca.getPendingTasks({ CSID: csid })),
+      waitingApplications(csid),
+    ]);
+    const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
+    const snapshots = new Map<string, AccountSnapshot | Error>();
+    for (const entry of byStatus.flatMap((read) => read.accounts)) {
+      snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+    }
+    const pending = snapshots.size;
+    const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !snapshots.has(id)))];
+    for (let i = 0; i < left.length; i += perCall) {
+      const read = await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) }));
+      for (const entry of read.accounts) {
+        snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+      }
+    }
+
+    let errors = 0;
+    const changed: Array<{ app: WaitingApplication; account: AccountSnapshot }> = [];
+    for (const app of waiting) {
+      const account = snapshots.get(app.accountId);
+      // No entry or an error entry: the account is unknown this slot; the next slot looks again.
+      if (account === undefined || account instanceof Error) errors++;
+      else if (observationFingerprint(account) !== app.observed) changed.push({ app, account });
+    }
+
+    let woken = 0;
+    let gone = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, changed.length) }, async () => {
+        while (next < changed.length) {
+          const { app, account } = changed[next++]!;
+          try {
+            await client!.workflow.getHandle(app.workflowId).signal(accountObservedSignal, { account, observedAt });
+            woken++;
+          } catch (error) {
+            if (error instanceof WorkflowNotFoundError) gone++;
+            else errors++;
+          }
+        }
+      }),
+    );
+    return {
+      observedAt,
+      pending,
+      waiting: waiting.length,
+      left: left.length,
+      changed: changed.length,
+      woken,
+      gone,
+      errors,
+      brokerageCalls,
+      listPages: Math.max(1, Math.ceil(waiting.length / LIST_PAGE_SIZE)),
+      durationMs: Date.now() - began,
+    };
+  }
 }

@@ -133,7 +133,13 @@ describe('status sweep (dev server, worker, simulator)', function () {
       assert.ok(view.last && view.last.waiting >= count - 2, `the sweep lists the waiting applications`);
 
       for (const handle of handles.slice(2)) await handle.terminate('test over');
-      await env.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).terminate('test over');
+
+      // Workers moved to another task queue: the sweep follows the queue applications start on.
+      const sweep = env.client.workflow.getHandle(sweepWorkflowId(ctx.csid));
+      assert.equal((await sweep.describe()).taskQueue, engine.taskQueue);
+      await ensureStatusSweep({ ...ctx, taskQueue: `${engine.taskQueue}-moved` });
+      assert.equal((await sweep.describe()).taskQueue, `${engine.taskQueue}-moved`);
+      await sweep.terminate('test over');
     });
   });
 });

@@ -24,7 +24,7 @@ import type { SweepInput, SweepInterval, SweepReport, SweepView } from './messag
 
 const sweep = proxyActivities<SweepActivities>({
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
 });
 

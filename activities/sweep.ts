@@ -19,6 +19,7 @@ import type { AccountSnapshot } from '../workflows/lifecycle/types.js';
 import { EcaAccountId, EcaObserved } from '../workflows/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
 import { accountSnapshot } from './application.js';
+import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from './batcher.js';
 import type { SweepActivities } from './sweep-contract.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
@@ -31,7 +32,7 @@ export interface SweepActivityOptions {
   eca: EcaClient;
   /** The Temporal client that lists the waiting applications and signals them (with the payload codec). */
   client?: Client;
-  /** Accounts per getAccountStatus by id (default 100). */
+  /** Accounts per getAccountStatus by id (default: the status reads' own, DEFAULT_MAX_ACCOUNTS_PER_CALL). */
   maxAccountsPerCall?: number;
   /** Signals sent at once (default 32). */
   signalConcurrency?: number;
@@ -68,7 +69,7 @@ const LIST_PAGE_SIZE = 1000;
 
 export function createSweepActivities(options: SweepActivityOptions): SweepActivities {
   const { eca, client } = options;
-  const perCall = options.maxAccountsPerCall ?? 100;
+  const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
 
   async function waitingApplications(csid: string): Promise<WaitingApplication[]> {

@@ -336,17 +336,20 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
    */
   async function awaitChange(account: { csid: string; accountId: string }, seen: number) {
     const waitStartedAt = Date.now();
-    const fresh = () => observation !== undefined && observation.observedAt > waitStartedAt;
+    const fresh = () => (observation && observation.observedAt > waitStartedAt ? observation : undefined);
     if (!pollRequested) {
       nextPoll = nextSafetyPollAt(waitStartedAt, settings);
       publish();
       const summary = `waiting for the status sweep; own read at ${new Date(nextPoll).toISOString()}`;
-      const woken = await condition(() => messages !== seen || fresh(), nextPoll - Date.now(), { summary });
+      const woken = await condition(() => messages !== seen || fresh() !== undefined, nextPoll - Date.now(), {
+        summary,
+      });
       if (woken && !pollRequested) {
         // A staff message may have moved the lifecycle on: the loop re-reads the state.
-        if (observation && fresh()) {
+        const taken = fresh();
+        if (taken) {
           nextPoll = undefined;
-          observe(observation.account);
+          observe(taken.account);
         }
         return;
       }

@@ -30,6 +30,7 @@ import {
   EcaCsid,
   EcaExternalId,
   EcaLifecycleState,
+  visibilityString,
 } from '../workflows/search-attributes.js';
 import { storeApplication, storeDocuments } from './documents.js';
 import { ensureStatusSweep } from './sweep.js';
@@ -123,28 +124,31 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
 }
 
 /**
- * Finds an application by external id, account id or workflow id. Account ids are looked up
- * through the `EcaAccountId` search attribute.
+ * Finds an application of the context's firm (its CSID) by external id, account id or workflow id.
+ * Account ids are looked up through the `EcaAccountId` search attribute, within the firm; a workflow
+ * id is taken only when the workflow belongs to the firm.
  */
 export async function findApplication(ctx: EngineContext, reference: string): Promise<ApplicationHandle> {
-  const candidates = reference.startsWith('application-') ? [reference] : [applicationWorkflowId(ctx.csid, reference)];
-  for (const workflowId of candidates) {
-    try {
-      await ctx.client.workflow.getHandle(workflowId).describe();
+  const ownWorkflowId = reference.startsWith(applicationWorkflowId(ctx.csid, ''));
+  const workflowId = ownWorkflowId ? reference : applicationWorkflowId(ctx.csid, reference);
+  try {
+    const description = await ctx.client.workflow.getHandle(workflowId).describe();
+    // CSIDs may prefix one another (`application-AB-C-1` starts with `application-AB-`): the attribute decides.
+    if (description.typedSearchAttributes.get(EcaCsid) === ctx.csid) {
       return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
-  const query = `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}' AND ${EcaAccountId.name} = '${escapeQuery(reference)}'`;
+  const query = [
+    `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
+    `${EcaCsid.name} = ${visibilityString(ctx.csid)}`,
+    `${EcaAccountId.name} = ${visibilityString(reference)}`,
+  ].join(' AND ');
   for await (const execution of ctx.client.workflow.list({ query, pageSize: 1 })) {
     return ctx.client.workflow.getHandle<typeof accountApplication>(execution.workflowId);
   }
   throw new UnknownApplicationError(reference);
-}
-
-function escapeQuery(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
 }
 
 /** Turns the workflow's refusals into the client's typed errors. */
@@ -252,7 +256,7 @@ export interface ApplicationListEntry {
 export function applicationQuery(filter: ApplicationFilter): string {
   const clauses = [`WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`];
   const keyword = (name: string, value: string | undefined) => {
-    if (value !== undefined) clauses.push(`${name} = '${escapeQuery(value)}'`);
+    if (value !== undefined) clauses.push(`${name} = ${visibilityString(value)}`);
   };
   keyword('EcaLifecycleState', filter.lifecycleState);
   keyword('EcaAccountStatus', filter.accountStatus);

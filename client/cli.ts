@@ -3,8 +3,8 @@
  * `--json` for scripts. Bad input gets one line on stderr and a non-zero exit, never a stack trace.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join, resolve } from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { EcaError, findLandingPage, LANDING_PAGES } from '../eca/index.js';
@@ -102,6 +102,28 @@ function listTable(entries: ApplicationListEntry[]): string {
   );
 }
 
+/** An option's whole number within bounds; commander reports anything else as an invalid argument. */
+export function integerOption(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+/** An option's number of seconds within bounds (decimals allowed). */
+export function secondsOption(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a number of seconds from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
 /** `FORM:path.pdf`, or a path whose file name starts with the form number (`8001-passport.pdf`). */
 export function parseDocumentArgument(argument: string): DocumentInput {
   const explicit = /^(\d+):(.+)$/.exec(argument);
@@ -126,6 +148,19 @@ interface BatchItem {
   documents: DocumentInput[];
 }
 
+/** A path named in a batch CSV, resolved against the CSV's folder and refused when it leads out of it. */
+export function insideFolder(base: string, path: string, where: string): string {
+  const full = resolve(base, path);
+  const inside = relative(base, full);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    throw new InvalidInputError(where, `"${path}" is outside the CSV's folder ${base}`);
+  }
+  return full;
+}
+
+/** CSV files larger than this are refused before they are read. */
+const MAX_BATCH_CSV_BYTES = 10 * 1024 * 1024;
+
 async function batchItems(source: string): Promise<BatchItem[]> {
   let info;
   try {
@@ -138,6 +173,9 @@ async function batchItems(source: string): Promise<BatchItem[]> {
     if (names.length === 0) throw new InvalidInputError(source, 'holds no .xml application files');
     return names.map((name) => ({ application: join(source, name), documents: [] }));
   }
+  if (info.size > MAX_BATCH_CSV_BYTES) {
+    throw new InvalidInputError(source, `${info.size} bytes is over the ${MAX_BATCH_CSV_BYTES}-byte limit`);
+  }
   const rows = parseCsv<Record<string, string | undefined>>(await readFile(source), {
     columns: true,
     skip_empty_lines: true,
@@ -145,16 +183,17 @@ async function batchItems(source: string): Promise<BatchItem[]> {
   });
   const base = resolve(source, '..');
   return rows.map((row, index) => {
-    if (!row.application) throw new InvalidInputError(`${source} row ${index + 2}`, 'the application column is empty');
+    const where = `${source} row ${index + 2}`;
+    if (!row.application) throw new InvalidInputError(where, 'the application column is empty');
     const documents = (row.documents ?? '')
       .split(';')
       .map((part) => part.trim())
       .filter(Boolean)
       .map((part) => {
         const document = parseDocumentArgument(part);
-        return { ...document, data: resolve(base, document.data as string) };
+        return { ...document, data: insideFolder(base, document.data as string, where) };
       });
-    return { application: resolve(base, row.application), documents };
+    return { application: insideFolder(base, row.application, where), documents };
   });
 }
 
@@ -256,7 +295,7 @@ export function buildProgram(): Command {
     .option('--status <code>', 'account status code: A N O C P R')
     .option('--running', 'only applications still in progress')
     .option('--all-firms', 'every CSID, not only --csid')
-    .option('--limit <n>', 'at most this many', (value) => Number.parseInt(value, 10), 200)
+    .option('--limit <n>', 'at most this many (1 to 10000)', integerOption(1, 10_000), 200)
     .action(
       async (
         options: { state?: string; status?: string; running?: boolean; allFirms?: boolean; limit: number },
@@ -278,7 +317,7 @@ export function buildProgram(): Command {
   program
     .command('watch')
     .description('a live table of the running applications (Ctrl-C to stop)')
-    .option('--interval <seconds>', 'refresh interval', (value) => Number.parseFloat(value), 2)
+    .option('--interval <seconds>', 'refresh interval (0.5 to 3600)', secondsOption(0.5, 3600), 2)
     .action(async (options: { interval: number }, command: Command) => {
       await withEngine(command, async (engine) => {
         let stop = false;

@@ -21,10 +21,25 @@ export interface DocumentInput {
   data: Uint8Array | string;
 }
 
-async function readInput(data: Uint8Array | string, what: string): Promise<{ bytes: Uint8Array; name?: string }> {
-  if (typeof data !== 'string') return { bytes: data };
+/** Application XML larger than this is refused (a single application is a few kilobytes). */
+export const MAX_APPLICATION_BYTES = 1024 * 1024;
+
+/** Reads a file given by path, its size checked before a byte is read; bytes given are checked too. */
+async function readInput(
+  data: Uint8Array | string,
+  what: string,
+  maxBytes: number,
+  label = typeof data === 'string' ? data : what,
+): Promise<{ bytes: Uint8Array; name?: string }> {
+  const tooLarge = (size: number) => new InvalidInputError(label, `${size} bytes is over the ${maxBytes}-byte limit`);
+  if (typeof data !== 'string') {
+    if (data.byteLength > maxBytes) throw tooLarge(data.byteLength);
+    return { bytes: data };
+  }
   try {
-    if (!(await stat(data)).isFile()) throw new InvalidInputError(data, 'is not a file');
+    const info = await stat(data);
+    if (!info.isFile()) throw new InvalidInputError(data, 'is not a file');
+    if (info.size > maxBytes) throw tooLarge(info.size);
     return { bytes: await readFile(data), name: basename(data) };
   } catch (error) {
     if (error instanceof InvalidInputError) throw error;
@@ -52,8 +67,12 @@ export async function storeApplication(
 ): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
   const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
   const { bytes, name } = isPath
-    ? await readInput(xml, 'application XML')
-    : { bytes: typeof xml === 'string' ? new TextEncoder().encode(xml) : xml, name: undefined };
+    ? await readInput(xml, 'application XML', MAX_APPLICATION_BYTES)
+    : await readInput(
+        typeof xml === 'string' ? new TextEncoder().encode(xml) : xml,
+        'application XML',
+        MAX_APPLICATION_BYTES,
+      );
   const summary = checkApplicationXml(new TextDecoder().decode(bytes), name);
   return { ref: await store.put(bytes), summary };
 }
@@ -65,10 +84,7 @@ export async function storeDocuments(store: DocumentStore, documents: DocumentIn
       if (!/^\d+$/.test(document.formNumber ?? '')) {
         throw new InvalidInputError(label, `form number "${document.formNumber}" is not numeric`);
       }
-      const { bytes, name } = await readInput(document.data, 'PDF');
-      if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-        throw new InvalidInputError(label, `${bytes.byteLength} bytes is over the ${MAX_DOCUMENT_BYTES}-byte limit`);
-      }
+      const { bytes, name } = await readInput(document.data, 'PDF', MAX_DOCUMENT_BYTES, label);
       if (new TextDecoder().decode(bytes.subarray(0, 5)) !== '%PDF-') {
         throw new InvalidInputError(label, 'is not a PDF (it does not start with %PDF-)');
       }

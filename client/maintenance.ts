@@ -1,6 +1,6 @@
 /** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
@@ -34,12 +34,20 @@ export interface StartedMaintenance {
   existed: boolean;
 }
 
+/** An update body XML larger than this is refused before it is read (a body is a few kilobytes). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 async function readBody(body: string | undefined): Promise<string> {
   if (body === undefined) return '';
   if (body.trimStart().startsWith('<') || body.trim() === '') return body;
   try {
+    const info = await stat(body);
+    if (!info.isFile()) throw new InvalidInputError(body, 'is not a file');
+    if (info.size > MAX_BODY_BYTES)
+      throw new InvalidInputError(body, `${info.size} bytes is over the ${MAX_BODY_BYTES}-byte limit`);
     return await readFile(body, 'utf8');
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
     throw new InvalidInputError(body, `cannot read the body XML: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
 }

@@ -141,6 +141,8 @@ export interface StopReport {
    * seconds had passed; empty when the stop was clean. They are killed (SIGKILL) after being counted.
    */
   survivors: ProcessInfo[];
+  /** When it had exited by itself: its exit code (-1: a signal) and the end of its output, to say why. */
+  exit?: { code: number | null; output: string };
 }
 
 /** The survivors of a stop, one line each, for assertion messages. */
@@ -251,8 +253,9 @@ export class Child {
   async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', graceMs = 15_000): Promise<StopReport> {
     const pid = this.process.pid;
     const wasRunning = this.running;
+    const exit = wasRunning ? {} : { exit: { code: await this.exited, output: this.output.slice(-4_000) } };
     if (pid === undefined) {
-      this.lastStop = { name: this.name, pid, signal, wasRunning, tree: [], survivors: [] };
+      this.lastStop = { name: this.name, pid, signal, wasRunning, tree: [], survivors: [], ...exit };
       return this.lastStop;
     }
     const tree = !wasRunning
@@ -288,7 +291,7 @@ export class Child {
     }
     if (survivors.length > 0) killGroup(pid, 'SIGKILL');
     if (groupMembers(pid).length === 0) liveGroups.delete(pid);
-    this.lastStop = { name: this.name, pid, signal, wasRunning, tree, survivors };
+    this.lastStop = { name: this.name, pid, signal, wasRunning, tree, survivors, ...exit };
     return this.lastStop;
   }
 }

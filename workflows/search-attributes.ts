@@ -38,3 +38,8 @@ export const ECA_SEARCH_ATTRIBUTES = [
   EcaRequestStatus,
   EcaObserved,
 ];
+
+/** A value as a string literal of a visibility query: quoted, its backslashes and quotes escaped. */
+export function visibilityString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

@@ -73,6 +73,10 @@ describe('client API (dev server, worker, simulator)', function () {
       // found again by account id, and listed by its search attributes
       const byAccount = await findApplication(ctx, result.accountId!);
       assert.equal(byAccount.workflowId, first.workflowId);
+      // another firm's context finds it by no reference, its workflow id included
+      const otherFirm = { ...ctx, csid: `OTHER${run}` };
+      await assert.rejects(findApplication(otherFirm, result.accountId!), UnknownApplicationError);
+      await assert.rejects(findApplication(otherFirm, first.workflowId), UnknownApplicationError);
       const listed = await until(
         () => listApplications(ctx, { externalId: `happy-${run}`, lifecycleState: 'open' }),
         (entries) => entries.length === 1,

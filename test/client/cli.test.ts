@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,29 @@ describe('eca CLI (real executable)', function () {
       /cannot reach Temporal at 127\.0\.0\.1:9/,
     );
     assertOneLineError(await eca(['status', 'x'], { ECA_CODEC_KEYS: '' }), /ECA_CODEC_KEYS/);
+    // numbers in options: a usage error (exit 2) naming the option, before anything runs
+    for (const [args, pattern] of [
+      [['list', '--limit', 'abc'], /'--limit <n>' argument 'abc' is invalid\. expected a whole number from 1 to 10000/],
+      [['list', '--limit', '0'], /'--limit <n>' argument '0' is invalid/],
+      [
+        ['watch', '--interval', 'abc'],
+        /'--interval <seconds>' argument 'abc' is invalid\. expected a number of seconds/,
+      ],
+    ] as const) {
+      const result = await eca([...args]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, pattern);
+    }
+    // sizes are checked before a byte is read (a sparse file: nothing is written)
+    const huge = join(dir, '8001-huge.pdf');
+    await writeFile(huge, '');
+    await truncate(huge, 64 * 1024 * 1024);
+    assertOneLineError(await eca(['provide-docs', `stalled-${run}`, huge]), /over the 20971520-byte limit/);
+    // a batch CSV names files inside its own folder only
+    const batchDir = join(dir, 'batch');
+    await mkdir(batchDir, { recursive: true });
+    await writeFile(join(batchDir, 'batch.csv'), 'application,documents\n../outside.xml,\n');
+    assertOneLineError(await eca(['apply-batch', join(batchDir, 'batch.csv')]), /outside the CSV's folder/);
     const usage = await eca(['frobnicate']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /unknown command 'frobnicate'/);

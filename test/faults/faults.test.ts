@@ -40,7 +40,8 @@ async function simulatorFaults(
 }
 
 describe('fault injection (real processes: dev server, simulator, workers)', function () {
-  this.timeout(10 * 60_000);
+  // Above the longest case's own deadline (10 minutes), so that a slow case fails with its diagnosis.
+  this.timeout(13 * 60_000);
   let world: World;
   let queue = 0;
   const nextQueue = () => `faults-${process.pid}-${++queue}`;
@@ -50,6 +51,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   afterEach(async function () {
+    await world?.clearFaults();
     const stopped = (await world?.stopWorkers()) ?? [];
     for (const report of stopped) assertGone(report, `${report.name} stop after the case`);
   });

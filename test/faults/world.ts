@@ -19,6 +19,7 @@ import type { ApplicationHandle, EngineContext } from '../../client/applications
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
 import type { SimulatorRecords } from '../../simulator/control.js';
 import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
+import { EcaLifecycleState } from '../../workflows/search-attributes.js';
 import {
   describeSurvivors,
   DevServer,
@@ -86,7 +87,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function assertGone(report: StopReport | undefined, what: string): void {
   assert.ok(report, `${what}: there was no process to stop`);
-  assert.ok(report.wasRunning, `${what}: the process (pid ${report.pid}) had already exited when it was stopped`);
+  assert.ok(
+    report.wasRunning,
+    `${what}: the process (pid ${report.pid}) had already exited (code ${report.exit?.code}) when it was stopped; ` +
+      `its last output:\n${report.exit?.output ?? ''}`,
+  );
   if (PROC_AVAILABLE) {
     assert.ok(
       report.tree.some((info) => info.pid === report.pid),
@@ -216,6 +221,12 @@ export class World {
     return child;
   }
 
+  /** Removes every simulator fault rule: a case that failed half-way must not leave its faults to the next. */
+  async clearFaults(): Promise<void> {
+    const { faults } = await this.sim.control<{ faults: Array<{ id: number }> }>('GET', '/faults');
+    for (const { id } of faults) await this.sim.control('DELETE', `/faults/${id}`);
+  }
+
   /** Stops every worker (SIGTERM); answers the reports, to be checked with `assertGone`. */
   async stopWorkers(): Promise<StopReport[]> {
     const reports = await Promise.all([...this.workers].map((worker) => worker.stop('SIGTERM', 10_000)));
@@ -321,13 +332,16 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() > deadline) {
       const open = fleet.filter((app) => app.status !== 'closed');
+      // From the server alone (no worker needed): the lifecycle state the workflow last published.
       const states = await Promise.all(
         open.slice(0, 5).map(async (app) => {
-          const state = await getState(ctx, app.externalId).catch(() => undefined);
-          const unconfirmed = state?.unconfirmed ? ` (${state.unconfirmed.reason})` : '';
-          return `${app.externalId} ${state?.lifecycleState ?? '?'}${unconfirmed}`;
+          const description = await app.handle.describe().catch(() => undefined);
+          const state = description?.typedSearchAttributes.get(EcaLifecycleState) ?? '?';
+          return `${app.externalId} ${description?.status.name ?? '?'} ${state}`;
         }),
       );
+      const workers = [...world.workers].map((worker) => `${worker.name} ${worker.running ? 'running' : 'exited'}`);
+      states.push(`workers: ${workers.join(', ') || 'none'}`);
       if (countBefore) await countBefore(); // the case's fault rules must not outlive it
       assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);
     }

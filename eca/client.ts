@@ -3,8 +3,9 @@
  * (EcaRequestError naming the parameter); responses are validated and normalised (see schemas.ts) with the untouched
  * body kept as `raw`; file operations build the archive and seal it themselves, and open and parse response files.
  *
- * Only the read-only query operations are retried by the client. create, update, submitDocuments and sso/create are
- * never retried here: whether to repeat them is the caller's (the workflow's) decision.
+ * Only the read-only query operations are retried by the client (on 5xx, 408, 429, dropped connections, an attempt
+ * past `timeoutMs`, and a body that is not JSON). create, update, submitDocuments and sso/create are never retried
+ * here: whether to repeat them is the caller's (the workflow's) decision.
  */
 import ky, { HTTPError, TimeoutError } from 'ky';
 import { buildArchive, checkFileName, sha1Hex } from './archive.js';
@@ -499,6 +500,8 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
                 limit: retryLimit,
                 methods: ['post'],
                 statusCodes: [408, 429, 500, 502, 503, 504],
+                // `timeoutMs` is per attempt: a query held past it is asked again, as a 5xx is.
+                retryOnTimeout: true,
                 delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
               }
             : { limit: 0 },
@@ -522,11 +525,17 @@ export function createEcaClient(options: EcaClientOptions): EcaClient {
   }
 
   async function postJson(operation: EcaOperation, body: unknown, mode: 'query' | 'once'): Promise<unknown> {
-    const { text } = await send(operation, body, mode);
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new EcaSchemaError('', `the ${operation} response is not JSON`);
+    for (let attempt = 0; ; attempt++) {
+      const { text } = await send(operation, body, mode);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        // A query answered with broken JSON is asked again, as a 5xx is; a write is never repeated here.
+        if (mode !== 'query' || attempt >= retryLimit || options.signal?.()?.aborted) {
+          throw new EcaSchemaError('', `the ${operation} response is not JSON`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** attempt));
+      }
     }
   }
 

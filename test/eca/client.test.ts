@@ -943,6 +943,29 @@ describe('eca/client: every operation against a local server', function () {
       assert.equal(calls, 2);
     });
 
+    it('asks a query again when an attempt times out or the body is not JSON; a write never', async function () {
+      const quick = makeClient({ timeoutMs: 200, retry: { limit: 2, delayMs: 5 } });
+      let calls = 0;
+      server.on('/ws/eca/getPendingTasks', () =>
+        ++calls === 1 ? { delayMs: 1_000, body: { result: [] } } : { body: { result: [] } },
+      );
+      assert.deepEqual((await quick.getPendingTasks()).accounts, []);
+      assert.equal(calls, 2, 'the held attempt, then one that answered');
+      let statusCalls = 0;
+      server.on('/ws/eca/getAccountStatus', () =>
+        ++statusCalls === 1 ? { body: '{"status": [', contentType: 'application/json' } : { body: { status: [] } },
+      );
+      assert.deepEqual((await quick.getAccountStatus()).accounts, []);
+      assert.equal(statusCalls, 2, 'the broken body, then one that parsed');
+      server.on('/ws/eca/create', { body: '{"isProcessed": ', contentType: 'application/json' });
+      await expectError(quick.create({ applicationXml }), EcaSchemaError);
+      assert.equal(
+        server.requests.filter((request) => request.path === '/ws/eca/create').length,
+        1,
+        'create sent once',
+      );
+    });
+
     it('times out with EcaTimeoutError', async function () {
       const impatient = makeClient({ timeoutMs: 100, retry: 0 });
       server.on('/ws/eca/getPendingTasks', { delayMs: 1_000, body: { result: [] } });

@@ -45,6 +45,8 @@ export interface CarriedState {
   runs: number;
   /** Fingerprint of the last account read (`sweep` mode; see workflows/lifecycle/observation.ts). */
   observed?: string;
+  /** A `pollNow` received and not yet served when the run continued as new: the next run reads first. */
+  pollRequested?: boolean;
 }
 
 /**

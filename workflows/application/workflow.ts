@@ -117,7 +117,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   let nextPoll: number | undefined;
   /** Bumped by every staff message, so that waits end and the loop re-reads the state. */
   let messages = 0;
-  let pollRequested = false;
+  let pollRequested = input.carried?.pollRequested ?? false;
   /** Staff signals as taken (staff-signals.ts), shown in the current details. */
   let staffNotices: StaffNotice[] = [];
   /** Waits end on the status sweep's wake-ups rather than on poll slots (decided once, below). */
@@ -549,7 +549,14 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       log.info('continuing as new', { state: lifecycleState(snapshot), events: workflowInfo().historyLength });
       await continueAsNew<typeof accountApplication>({
         ...input,
-        carried: { lifecycle: persistLifecycle(snapshot), transitions, lastPollAt, runs: runs + 1, observed },
+        carried: {
+          lifecycle: persistLifecycle(snapshot),
+          transitions,
+          lastPollAt,
+          runs: runs + 1,
+          observed,
+          ...(pollRequested && { pollRequested }),
+        },
       });
     }
   }

@@ -4,12 +4,17 @@
  * protobuf and encrypted; the result is a payload with encoding `binary/encrypted` and the key id in
  * its metadata, so that a key rotation leaves older payloads readable.
  *
- * Payloads that are not encrypted (histories written before the codec was turned on) decode unchanged.
+ * A payload that is not encrypted (a client without the codec sent it, or a history written before the
+ * codec was turned on) decodes unchanged with `plaintext: 'accept'` (readers: clients, the codec server;
+ * a worker during a migration), and to a refusal value with `plaintext: 'refuse'`, strict mode, a
+ * worker's default (see codec/plaintext.ts and workflows/plaintext-guard.ts). The SDK's own patch
+ * markers (`{"id": ..., "deprecated": ...}`, written unencrypted by the SDK's core) pass in both modes.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import proto from '@temporalio/proto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { CODEC_KEYS_ENV, CodecConfigurationError } from './keyring.js';
+import { PLAINTEXT_REFUSED, PLAINTEXT_REFUSED_MESSAGE } from './plaintext.js';
 import type { CodecKey, CodecKeyring } from './keyring.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -39,11 +44,39 @@ export function isEncryptedPayload(payload: Payload): boolean {
   return encoding !== undefined && encoding !== null && decoder.decode(encoding) === ENCRYPTED_ENCODING;
 }
 
+export interface AesGcmCodecOptions {
+  /** A payload that is not encrypted: decoded unchanged (`accept`, the default) or refused (`refuse`, strict). */
+  plaintext?: 'accept' | 'refuse';
+}
+
+/** The SDK's patch marker details (core writes them as plain JSON): `{"id": "...", "deprecated": false}`. */
+function isPatchMarker(payload: Payload): boolean {
+  if (payload.metadata?.encoding === undefined || payload.metadata.encoding === null) return false;
+  if (decoder.decode(payload.metadata.encoding) !== 'json/plain') return false;
+  try {
+    const value = JSON.parse(decoder.decode(payload.data ?? new Uint8Array())) as unknown;
+    if (typeof value !== 'object' || value === null) return false;
+    const keys = Object.keys(value).sort().join(',');
+    const { id, deprecated } = value as { id?: unknown; deprecated?: unknown };
+    return keys === 'deprecated,id' && typeof id === 'string' && typeof deprecated === 'boolean';
+  } catch {
+    return false;
+  }
+}
+
+/** What a strict codec decodes a plaintext payload to: the refusal alone, nothing of the original. */
+const REFUSAL: Payload = {
+  metadata: { encoding: encoder.encode('json/plain') },
+  data: encoder.encode(JSON.stringify({ [PLAINTEXT_REFUSED]: PLAINTEXT_REFUSED_MESSAGE })),
+};
+
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly current: CodecKey;
   private readonly byId: ReadonlyMap<string, CodecKey>;
+  private readonly strict: boolean;
 
-  constructor(keyring: CodecKeyring) {
+  constructor(keyring: CodecKeyring, options: AesGcmCodecOptions = {}) {
+    this.strict = options.plaintext === 'refuse';
     const [current] = keyring.keys;
     if (!current) throw new CodecConfigurationError(`the payload codec needs at least one key (${CODEC_KEYS_ENV})`);
     for (const key of keyring.keys) {
@@ -68,7 +101,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   // eslint-disable-next-line @typescript-eslint/require-await
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => (isEncryptedPayload(payload) ? this.decrypt(payload) : payload));
+    return payloads.map((payload) => {
+      if (isEncryptedPayload(payload)) return this.decrypt(payload);
+      return this.strict && !isPatchMarker(payload) ? REFUSAL : payload;
+    });
   }
 
   private encrypt(payload: Payload): Payload {

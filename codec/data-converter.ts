@@ -7,15 +7,22 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './aes-gcm-codec.js';
+import type { AesGcmCodecOptions } from './aes-gcm-codec.js';
 import { codecDisabled, codecKeyringFromEnv } from './keyring.js';
 import type { CodecKeyring } from './keyring.js';
 
 /** The module with the `failureConverter` export, for `failureConverterPath` and `bundleWorkflowCode`. */
 export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
 
-/** A data converter that encrypts with `keyring` (its first key) and decrypts with any of its keys. */
-export function codecDataConverter(keyring: CodecKeyring): DataConverter {
-  return { payloadCodecs: [new AesGcmPayloadCodec(keyring)], failureConverterPath: FAILURE_CONVERTER_PATH };
+/**
+ * A data converter that encrypts with `keyring` (its first key) and decrypts with any of its keys;
+ * `plaintext: 'refuse'` is strict mode (a worker's default, see workers/engine-worker.ts).
+ */
+export function codecDataConverter(keyring: CodecKeyring, options: AesGcmCodecOptions = {}): DataConverter {
+  return {
+    payloadCodecs: [new AesGcmPayloadCodec(keyring, options)],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
 }
 
 /**

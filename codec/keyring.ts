@@ -98,6 +98,13 @@ export function codecKeyringFromEnv(env: NodeJS.ProcessEnv = process.env): Codec
 }
 
 /** Whether the configuration opts out of payload encryption (`ECA_CODEC_DISABLED=true`). */
+/** A worker accepts payloads that are not encrypted (a migration from plaintext histories); strict by default. */
+export const CODEC_ALLOW_PLAINTEXT_ENV = 'ECA_CODEC_ALLOW_PLAINTEXT';
+
+export function codecAllowsPlaintext(env: NodeJS.ProcessEnv = process.env): boolean {
+  return ['1', 'true', 'yes'].includes((env[CODEC_ALLOW_PLAINTEXT_ENV] ?? '').toLowerCase());
+}
+
 export function codecDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return ['1', 'true', 'yes'].includes((env[CODEC_DISABLED_ENV] ?? '').toLowerCase());
 }

@@ -18,6 +18,8 @@ import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
 export { DEFAULT_TASK_QUEUE };
 
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Strict codec mode's workflow interceptor (workflows/plaintext-guard.ts), in every bundle. */
+const interceptorModules = [fileURLToPath(new URL('../workflows/plaintext-guard.ts', import.meta.url))];
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
 
@@ -30,6 +32,7 @@ export function workflowBundle(encryptFailures = false): Promise<WorkflowBundleW
   if (!bundle) {
     bundle = bundleWorkflowCode({
       workflowsPath,
+      workflowInterceptorModules: interceptorModules,
       logger: quietBundlerLogger,
       ...(encryptFailures ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {}),
     });
@@ -77,6 +80,12 @@ export interface EngineWorkerOptions {
   activities?: object;
   /** Keys of the payload codec (codec/): every payload and failure message this worker writes is encrypted. */
   codec?: CodecKeyring;
+  /**
+   * With `codec`: what a payload that is not encrypted gets. `refuse` (the default, strict mode): a start
+   * fails, an update or query is refused, a signal is dropped (workflows/plaintext-guard.ts); `accept`:
+   * taken as it is, for a migration from plaintext histories (`ECA_CODEC_ALLOW_PLAINTEXT=true`).
+   */
+  plaintext?: 'accept' | 'refuse';
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
   tuning?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
@@ -91,7 +100,9 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundleOption(options.codec !== undefined),
     activities: options.activities ?? activities,
-    ...(options.codec ? { dataConverter: codecDataConverter(options.codec) } : {}),
+    ...(options.codec
+      ? { dataConverter: codecDataConverter(options.codec, { plaintext: options.plaintext ?? 'refuse' }) }
+      : {}),
     ...options.tuning,
   });
 }

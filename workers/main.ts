@@ -11,7 +11,14 @@ import { temporalConnectionOptions } from './temporal-connection.js';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import { codecDataConverter } from '../codec/data-converter.js';
-import { codecDisabled, codecKeyringFromEnv, CodecConfigurationError, CODEC_DISABLED_ENV } from '../codec/keyring.js';
+import {
+  codecAllowsPlaintext,
+  codecDisabled,
+  codecKeyringFromEnv,
+  CodecConfigurationError,
+  CODEC_ALLOW_PLAINTEXT_ENV,
+  CODEC_DISABLED_ENV,
+} from '../codec/keyring.js';
 import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
 async function main(): Promise<void> {
@@ -40,11 +47,13 @@ async function main(): Promise<void> {
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
   });
+  const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';
   const worker = await createEngineWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     codec,
+    plaintext,
     activities,
     tuning: {
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
@@ -54,6 +63,9 @@ async function main(): Promise<void> {
     },
   });
   if (!codec) console.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);
+  else if (plaintext === 'accept') {
+    console.warn(`${CODEC_ALLOW_PLAINTEXT_ENV}: payloads that are not encrypted are accepted (migration mode)`);
+  }
   const gauge = metricsAddress
     ? startLifecycleGauge({
         client,

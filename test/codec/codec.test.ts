@@ -13,7 +13,9 @@ import {
   generateCodecKeyEntry,
   generateCodecKeyring,
   isEncryptedPayload,
+  isPlaintextRefusal,
   parseCodecKeys,
+  PLAINTEXT_REFUSED,
   PayloadDecryptionError,
   startCodecServer,
 } from '../../codec/index.js';
@@ -63,9 +65,27 @@ describe('payload codec (AES-256-GCM)', function () {
     await assert.rejects(codec.decode([{ ...encrypted!, data }]), PayloadDecryptionError);
   });
 
-  it('passes payloads written before encryption was turned on', async function () {
+  it('passes payloads written before encryption was turned on (accept mode, the readers)', async function () {
     const codec = new AesGcmPayloadCodec(generateCodecKeyring());
     assert.deepEqual(await codec.decode([plain()]), [plain()]);
+  });
+
+  it('strict mode: a plaintext payload decodes to a refusal holding nothing of it; patch markers pass', async function () {
+    const keyring = generateCodecKeyring();
+    const strict = new AesGcmPayloadCodec(keyring, { plaintext: 'refuse' });
+    const [refused] = await strict.decode([plain()]);
+    const decoded = defaultPayloadConverter.fromPayload(refused!);
+    assert.ok(isPlaintextRefusal(decoded), JSON.stringify(decoded));
+    assert.match(decoded[PLAINTEXT_REFUSED], /not encrypted.*ECA_CODEC_ALLOW_PLAINTEXT/);
+    assert.doesNotMatch(text(refused!), /Jane|123-45/);
+    // the SDK's patch marker details, which its core writes unencrypted
+    const marker = defaultPayloadConverter.toPayload({ id: 'status-sweep', deprecated: false });
+    assert.deepEqual(await strict.decode([marker]), [marker]);
+    const lookalike = defaultPayloadConverter.toPayload({ id: 'x', deprecated: false, taxId: '123-45-6789' });
+    assert.ok(isPlaintextRefusal(defaultPayloadConverter.fromPayload((await strict.decode([lookalike]))[0]!)));
+    // encrypted payloads decode as in accept mode
+    const [encrypted] = await strict.encode([plain()]);
+    assert.deepEqual(defaultPayloadConverter.fromPayload((await strict.decode([encrypted!]))[0]!), value);
   });
 
   it('stops at start-up with the variable named when keys are missing or malformed', function () {

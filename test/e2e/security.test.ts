@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Client } from '@temporalio/client';
+import { Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import * as openpgp from 'openpgp';
@@ -25,6 +25,7 @@ import {
   formatCodecKeys,
   generateCodecKeyEntry,
   parseCodecKeys,
+  PLAINTEXT_REFUSED_TYPE,
   startCodecServer,
   uiCodecEndpointArgs,
 } from '../../codec/index.js';
@@ -355,5 +356,53 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     assert.match(metrics, /eca_brokerage_call_duration_ms_bucket\{[^}]*operation="create"/);
     assert.match(metrics, /eca_lifecycle_transitions\{[^}]*to="open"/);
     assert.match(metrics, /temporal_workflow_completed\{/);
+  });
+
+  it('refuses what a client without the codec sends (strict codec mode): update, signal, start', async function () {
+    const taskQueue = (this as unknown as { taskQueue?: string }).taskQueue ?? '';
+    const plain = new Client({ connection: env.connection });
+    const store = new FileDocumentStore(join(dir, 'documents'));
+    const externalId = `stalled-${randomUUID().slice(0, 6)}`;
+    const application = await store.put(
+      new TextEncoder().encode(personalXml(externalId, applicant('stalled', externalId))),
+    );
+    const handle = await client.workflow.start(accountApplication, {
+      taskQueue,
+      workflowId: applicationWorkflowId(sim.csid, externalId),
+      args: [{ csid: sim.csid, externalId, application, settings: FAST }],
+    });
+    const stateOf = async () => (await handle.query(stateQuery)).lifecycleState;
+    for (let i = 0; (await stateOf()) !== 'awaitingClient'; i++) {
+      assert.ok(i < 600, 'the stalled application never waited for the client');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const unencrypted = plain.workflow.getHandle(handle.workflowId);
+    const refusedType = (error: unknown) => {
+      const cause = (error as { cause?: { type?: string } }).cause;
+      return cause?.type === PLAINTEXT_REFUSED_TYPE;
+    };
+
+    // An update is refused to its sender, before anything is recorded.
+    await assert.rejects(unencrypted.executeUpdate('abandon', { args: [{ reason: 'sent in plaintext' }] }), (error) => {
+      assert.ok(error instanceof WorkflowUpdateFailedError, String(error));
+      return refusedType(error);
+    });
+    // A signal cannot be refused: it is dropped, with a warning in the worker's log.
+    await unencrypted.signal('abandon', { reason: 'sent in plaintext' });
+    for (let i = 0; !workerLog.includes('signal abandon dropped'); i++) {
+      assert.ok(i < 100, 'no warning of the dropped signal in the worker log');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(await stateOf(), 'awaitingClient', 'the plaintext abandon was taken');
+    const events = (await handle.fetchHistory()).events ?? [];
+    assert.equal(events.filter((event) => event.workflowTaskFailedEventAttributes).length, 0, 'a workflow task failed');
+    // A start fails at once, its input never read.
+    const started = await plain.workflow.start('accountApplication', {
+      taskQueue,
+      workflowId: `plaintext-${externalId}`,
+      args: [{ csid: sim.csid, externalId, application }],
+    });
+    await assert.rejects(started.result(), (error) => error instanceof WorkflowFailedError && refusedType(error));
+    await handle.terminate('test finished');
   });
 });

@@ -70,6 +70,8 @@ export interface CaseReport {
   faultKinds?: string;
   /** Process stops and kills checked during the case (each asserted to leave nothing running). */
   processStops: number;
+  /** Workers that exited by themselves during the case and were restarted (see `restartExitedWorkers`). */
+  unplannedExits: string[];
   /** create calls the simulator received (faulted ones included), per application. */
   createCallsPerApplication: number;
   seconds: number;
@@ -206,6 +208,29 @@ export class World {
     this.checkGone(report, `${worker.name} SIGKILL`);
   }
 
+  /**
+   * Restarts every worker that exited by itself, as a supervisor does in production (compose's restart
+   * policy): such an exit is no part of any case's plan, so each is printed with the end of its output
+   * and counted in the case's report (`unplannedExits`), never hidden.
+   */
+  async restartExitedWorkers(): Promise<string[]> {
+    const exits: string[] = [];
+    for (const worker of [...this.workers]) {
+      if (worker.running) continue;
+      const report = await worker.stop('SIGTERM');
+      this.workers.delete(worker);
+      const cause = (report.exit?.output ?? '').split('\n').find((line) => /error/i.test(line)) ?? 'no error line';
+      const exit = `${worker.name} exited by itself (code ${report.exit?.code}): ${cause.trim()}`;
+      console.warn(`      ! ${exit}; restarted\n${report.exit?.output ?? ''}`);
+      exits.push(exit);
+      const queue = this.queues.get(worker) ?? '';
+      await this.worker(`${worker.name} (restarted)`, queue);
+    }
+    return exits;
+  }
+
+  private readonly queues = new WeakMap<Child, string>();
+
   /** A worker process on the queue, configured through its environment as in production. */
   async worker(name: string, taskQueue: string): Promise<Child> {
     const child = await startWorkerProcess(name, {
@@ -218,6 +243,7 @@ export class World {
       env: { ECA_TIMEOUT_MS: '4000', ECA_POLL_BATCH_WINDOW_MS: '20', WORKER_SHUTDOWN_GRACE_MS: '2000' },
     });
     this.workers.add(child);
+    this.queues.set(child, taskQueue);
     return child;
   }
 
@@ -317,6 +343,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   }
 
   let faults = 0;
+  const unplannedExits: string[] = [];
   let disrupted = options.disrupt === undefined;
   const deadline = Date.now() + (options.deadlineMs ?? 5 * 60_000);
   for (let round = 0; ; round++) {
@@ -328,6 +355,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
         faults += await options.disrupt!(world);
       }
     }
+    unplannedExits.push(...(await world.restartExitedWorkers()));
     await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() > deadline) {
@@ -401,6 +429,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     maxCreatesProcessed,
     ...(options.faultKinds !== undefined && { faultKinds: options.faultKinds }),
     processStops: world.processStops - stopsBefore,
+    unplannedExits,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
     seconds: Math.round((Date.now() - began) / 1000),
     workflowIds: fleet.map((app) => app.handle.workflowId),
@@ -471,6 +500,7 @@ export function printReports(): void {
       )
       .join(', ') || '-',
     String(report.processStops),
+    String(report.unplannedExits.length),
     report.createCallsPerApplication.toFixed(2),
     `${report.seconds} s`,
   ]);
@@ -486,6 +516,7 @@ export function printReports(): void {
     'MAX CREATES/APP',
     'UPDATE REQUESTS (ACCOUNTS WITH >1)',
     'STOPS CHECKED',
+    'UNPLANNED EXITS',
     'CREATE CALLS/APP',
     'TIME',
   ];
@@ -497,6 +528,8 @@ export function printReports(): void {
     `total: ${total((r) => r.applications)} applications, ${total((r) => r.faults)} faults injected, ` +
       `${total((r) => r.wrong)} in a wrong state, ${total((r) => r.failedWorkflows)} failed workflows, ` +
       `${total((r) => r.duplicates)} duplicate accounts, ${total((r) => r.duplicateRequests)} duplicate requests ` +
-      `(simulator's records), ${total((r) => r.processStops)} process stops checked\n`,
+      `(simulator's records), ${total((r) => r.processStops)} process stops checked, ` +
+      `${total((r) => r.unplannedExits.length)} workers exited by themselves (restarted)\n`,
   );
+  for (const report of reports) for (const exit of report.unplannedExits) console.log(`${report.name}: ${exit}`);
 }

@@ -27,6 +27,7 @@ import type { ConnectedEngine, ConnectOptions } from './connection.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
 import { createSsoUrl, setLanguages } from './brokerage.js';
+import { takeCredentials } from './credentials.js';
 import { FIRM_TYPES, startMaintenance } from './maintenance.js';
 import { InvalidScheduleOptions, upsertDailyDocumentsSchedule } from './schedules.js';
 import { DEFAULT_RETENTION, parseRetention, setupNamespace } from './setup.js';
@@ -515,6 +516,23 @@ export function buildProgram(): Command {
         });
       },
     );
+
+  program
+    .command('password')
+    .description('hand out, once, the temporary passwords issued at creation (then deleted from the store)')
+    .argument('<externalId|accountId>')
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      await withEngine(command, async (engine, json) => {
+        const taken = await takeCredentials(engine, reference);
+        out(json, taken, () =>
+          [
+            ...taken.users.map((user) => `${user.userName}  ${user.temporaryPassword ?? '(no password issued)'}`),
+            ...(taken.responseXml !== undefined ? ['the response file as sent:', taken.responseXml] : []),
+            `(deleted from the document store: this was the only copy)`,
+          ].join('\n'),
+        );
+      });
+    });
 
   program
     .command('sso')

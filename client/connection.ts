@@ -7,7 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { FileDocumentStore } from '../activities/document-store.js';
 import { ConfigurationError, loadWorkerConfig } from '../workers/config.js';
 import { temporalConnectionOptions } from '../workers/temporal-connection.js';
-import { dataConverterFromEnv } from '../codec/data-converter.js';
+import { codecDataConverter } from '../codec/data-converter.js';
+import { codecDisabled, codecKeyringFromEnv } from '../codec/keyring.js';
 import type { EngineContext } from './applications.js';
 import { InvalidInputError, parseDurationMs, TemporalUnavailableError } from './errors.js';
 
@@ -65,7 +66,8 @@ export async function connectEngine(
 ): Promise<ConnectedEngine> {
   const csid = options.csid ?? env.ECA_CSID;
   if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
-  const dataConverter = dataConverterFromEnv(env);
+  const keyring = codecDisabled(env) ? undefined : codecKeyringFromEnv(env);
+  const dataConverter = keyring ? codecDataConverter(keyring) : undefined;
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,
@@ -84,7 +86,8 @@ export async function connectEngine(
     connection,
     csid,
     taskQueue: options.taskQueue ?? taskQueue,
-    store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents'),
+    // Documents at rest under the same keys as the payloads (activities/document-store.ts).
+    store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents', { keyring }),
     close: () => connection.close(),
   };
 }

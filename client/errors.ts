@@ -11,7 +11,8 @@ export type EngineErrorCode =
   | 'APPLICATION_FINISHED'
   | 'TEMPORAL_UNAVAILABLE'
   | 'BROKERAGE_REFUSED'
-  | 'SETUP_FAILED';
+  | 'SETUP_FAILED'
+  | 'NO_CREDENTIALS';
 
 export class EngineError extends Error {
   override readonly name: string = 'EngineError';

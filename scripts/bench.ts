@@ -232,7 +232,7 @@ async function main(): Promise<void> {
       sso: { allowInsecureLoopback: true },
       signal: activitySignal,
     });
-    const store = new FileDocumentStore(join(dir, 'documents'));
+    const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const tracker: Tracker = {
       startedAt: new Map(),
       firstActivityAt: new Map(),

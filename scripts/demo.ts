@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());
     const eca = ecaClientFor(sim, { signal: activitySignal });
-    const store = new FileDocumentStore(join(dir, 'documents'));
+    const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const { activities, statusReader } = createEngineActivities({ eca, store, client });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
     // The worker process's defaults (workers/config.ts): the demo runs the engine as production does.

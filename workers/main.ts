@@ -33,7 +33,8 @@ async function main(): Promise<void> {
   const meter = Runtime.instance().metricMeter;
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
-  const store = new FileDocumentStore(config.documentStore.path);
+  // Documents at rest under the codec's keys (activities/document-store.ts).
+  const store = new FileDocumentStore(config.documentStore.path, { keyring: codec });
   // The status sweep lists and signals applications: its payloads go through the same codec.
   const client = new Client({
     connection,

@@ -57,16 +57,14 @@ async function main(): Promise<number> {
     if (count > 0) {
       const connection = await Connection.connect({ address: topology.temporal.address });
       try {
-        const client = new Client({
-          connection,
-          dataConverter: codecDataConverter(parseCodecKeys(topology.codecKeys, 'cluster')),
-        });
+        const keyring = parseCodecKeys(topology.codecKeys, 'cluster');
+        const client = new Client({ connection, dataConverter: codecDataConverter(keyring) });
         const stop = new AbortController();
         void stopRequested.then(() => stop.abort());
         const fleet = await runDemoFleet(
           {
             client,
-            store: new FileDocumentStore(topology.documentStore),
+            store: new FileDocumentStore(topology.documentStore, { keyring }),
             csid: topology.sim.csid,
             taskQueue: 'eca-onboarding',
             settings: DEMO_SETTINGS,

@@ -116,6 +116,14 @@ describe('eca CLI (real executable)', function () {
 
     const poll = await eca(['poll-now', externalId]);
     assert.equal(poll.code, 0, poll.stderr);
+
+    // The temporary password issued at creation: handed out once, then gone from the store.
+    const password = await eca(['password', externalId, '--json']);
+    assert.equal(password.code, 0, password.stderr);
+    const taken = JSON.parse(password.stdout) as { users: Array<{ userName: string; temporaryPassword?: string }> };
+    assert.ok(taken.users.length >= 1 && taken.users[0]!.temporaryPassword, password.stdout);
+    assert.equal(taken.users[0]!.userName, state.userName);
+    assertOneLineError(await eca(['password', externalId]), /already handed out/);
   });
 
   it('applies a batch with a summary, and hands out an SSO URL for an opened account', async function () {

@@ -169,7 +169,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   it('keeps personal data and secrets out of histories and logs, and ops read them through the codec server', async function () {
     const taskQueue = (this as unknown as { taskQueue?: string }).taskQueue ?? '';
     const runId = randomUUID().slice(0, 6);
-    const store = new FileDocumentStore(join(dir, 'documents'));
+    const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const handles = new Map<string, WorkflowHandle<typeof accountApplication>>();
     const people = new Map<string, Applicant>();
     // One transient failure of validateXML, so that an activity failure is in a history.
@@ -215,11 +215,11 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       accountIds.set(scenario, result.accountId);
     }
 
-    // The temporary passwords the brokerage handed out: the engine keeps them in its document store only.
+    // The temporary passwords the brokerage handed out: the engine keeps them in its document store only,
+    // readable through the store's keys.
     const temporaryPasswords: string[] = [];
-    for (const file of await readdir(join(dir, 'documents'), { recursive: true, withFileTypes: true })) {
-      if (!file.isFile()) continue;
-      const text = await readFile(join(file.parentPath, file.name), 'utf8');
+    for (const sha1 of await store.list()) {
+      const text = new TextDecoder().decode(await store.read(sha1));
       if (!text.startsWith('{')) continue;
       const content = JSON.parse(text) as { users?: { temporaryPassword?: string }[] };
       for (const user of content.users ?? [])
@@ -341,6 +341,20 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       }
     }
 
+    // 3b. The document store on disk: every file encrypted, none of the applicants' data nor a password in it.
+    const files = (await readdir(join(dir, 'documents'), { recursive: true, withFileTypes: true })).filter((file) =>
+      file.isFile(),
+    );
+    assert.ok(files.length >= 8, `the store holds the applications, documents and response files (${files.length})`);
+    for (const file of files) {
+      const bytes = await readFile(join(file.parentPath, file.name));
+      assert.equal(bytes.subarray(0, 8).toString(), 'ECA-DOC1', `${file.name} is not encrypted`);
+      const raw = bytes.toString('latin1');
+      for (const needle of [...personal, ...temporaryPasswords]) {
+        assert.ok(!raw.includes(needle), `${file.name} holds "${needle.slice(0, 6)}…" in the clear`);
+      }
+    }
+
     // 4. Prometheus: the SDK's metrics and the engine's.
     let metrics = '';
     for (let i = 0; i < 100; i++) {
@@ -361,7 +375,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   it('refuses what a client without the codec sends (strict codec mode): update, signal, start', async function () {
     const taskQueue = (this as unknown as { taskQueue?: string }).taskQueue ?? '';
     const plain = new Client({ connection: env.connection });
-    const store = new FileDocumentStore(join(dir, 'documents'));
+    const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     await ensureStatusSweep({ client, csid: sim.csid, taskQueue, settings: FAST });
     const externalId = `stalled-${randomUUID().slice(0, 6)}`;
     const application = await store.put(

@@ -137,7 +137,7 @@ export class World {
       this.givenAddress = parts.address;
       this.sim = parts.sim;
       this.codecKeys = parts.codecKeys;
-      this.store = new FileDocumentStore(parts.documentStore);
+      this.store = new FileDocumentStore(parts.documentStore, { keyring: parseCodecKeys(parts.codecKeys, 'faults') });
       return;
     }
     // WAL without fsync: durable across process stops and kills (what the cases do), not power loss;
@@ -149,7 +149,7 @@ export class World {
     // One simulated business day in about four seconds.
     this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000 });
     this.codecKeys = generateCodecKeyEntry('faults');
-    this.store = new FileDocumentStore(join(dir, 'documents'));
+    this.store = new FileDocumentStore(join(dir, 'documents'), { keyring: parseCodecKeys(this.codecKeys, 'faults') });
   }
 
   /** The dev server this world started (only for a world from `start`). */

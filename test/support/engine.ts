@@ -70,7 +70,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
   const dir = await mkdtemp(join(tmpdir(), 'eca-engine-'));
   const sim = await startSimulator({ startTime: await env.currentTimeMs(), ...options.simulator });
   const eca = ecaClientFor(sim, { timeoutMs: 10_000, retry: 0, fetch: options.fetch, signal: activitySignal });
-  const store = new FileDocumentStore(join(dir, 'documents'));
+  const store = new FileDocumentStore(join(dir, 'documents'), { keyring: options.codec });
   // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
   const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;
   const { activities, ledger, statusReader } = createEngineActivities({

@@ -77,6 +77,8 @@ export interface ApplicationStateView {
   done: boolean;
   accountId?: string;
   userName?: string;
+  /** Where the create's users and temporary passwords are kept until staff take them (`eca password`). */
+  credentials?: DocumentRef;
   status?: string;
   stateText?: string;
   pendingTasks: TaskView[];

@@ -176,6 +176,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       done: snapshot.status === 'done',
       accountId: context.accountId,
       userName: context.userName,
+      ...(context.credentials && { credentials: context.credentials }),
       status: context.status,
       stateText: context.stateText,
       pendingTasks: context.tasks,
@@ -439,7 +440,14 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
 
       case 'create': {
         const result = await runCreate();
-        if (result.created) apply({ type: 'CREATED', accountId: result.accountId, userName: result.userName });
+        if (result.created) {
+          apply({
+            type: 'CREATED',
+            accountId: result.accountId,
+            userName: result.userName,
+            ...(result.responseRef && { credentials: result.responseRef }),
+          });
+        }
         else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
         else apply({ type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles });
         break;

@@ -34,6 +34,11 @@ export interface LifecycleContext {
   createDocuments: FormDocument[];
   accountId?: string;
   userName?: string;
+  /**
+   * The create's response file in the document store (users and their temporary passwords): handed out
+   * once to staff (`eca password`), then deleted from the store.
+   */
+  credentials?: DocumentRef;
   status?: string;
   stateText?: string;
   tasks: TaskView[];
@@ -73,7 +78,7 @@ export type LifecycleEvent =
   // results of the workflow's activities
   | { type: 'VALIDATED' }
   | { type: 'VALIDATION_FAILED'; errors: string[] }
-  | { type: 'CREATED'; accountId: string; userName?: string }
+  | { type: 'CREATED'; accountId: string; userName?: string; credentials?: DocumentRef }
   | { type: 'CREATE_REFUSED'; errors: string[]; settledFiles?: string[] }
   | { type: 'CREATE_UNCONFIRMED'; responseFile: string; reason: string }
   | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
@@ -177,7 +182,12 @@ export const lifecycleMachine = setup({
       if (event.type !== 'CREATED') return {};
       const submitted = { ...context.submittedDocuments };
       for (const document of context.createDocuments) submitted[document.formNumber] = document.sha1;
-      return { accountId: event.accountId, userName: event.userName, submittedDocuments: submitted };
+      return {
+        accountId: event.accountId,
+        userName: event.userName,
+        submittedDocuments: submitted,
+        ...(event.credentials && { credentials: event.credentials }),
+      };
     }),
     recordStatus: assign(({ event }) =>
       event.type === 'STATUS'

@@ -1,0 +1,62 @@
+/**
+ * The temporary passwords the brokerage issues at creation (in the create's response file): kept in
+ * the document store, encrypted, never in history or logs, and handed out once to staff, then deleted.
+ */
+import { DocumentNotFound } from '../activities/document-store.js';
+import type { EngineContext } from './applications.js';
+import { getState } from './applications.js';
+import { EngineError } from './errors.js';
+
+export interface TemporaryCredential {
+  userName: string;
+  /** Absent when the response named the user without a password. */
+  temporaryPassword?: string;
+}
+
+export interface TakenCredentials {
+  externalId: string;
+  accountId?: string;
+  users: TemporaryCredential[];
+  /** The response file as sent, when this library could not read its users (its format is not in the spec). */
+  responseXml?: string;
+}
+
+/** No credentials to hand out: none were recorded, or they were handed out already. */
+export class CredentialsUnavailableError extends EngineError {
+  override readonly name = 'CredentialsUnavailableError';
+  constructor(application: string, why: string) {
+    super('NO_CREDENTIALS', `${application}: ${why}`);
+  }
+}
+
+/** Reads the application's temporary credentials and deletes them from the store: a second call is refused. */
+export async function takeCredentials(ctx: EngineContext, reference: string): Promise<TakenCredentials> {
+  const state = await getState(ctx, reference);
+  if (!state.credentials) {
+    throw new CredentialsUnavailableError(
+      reference,
+      'no temporary credentials were recorded (no account yet, or it was found again after a lost create answer)',
+    );
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await ctx.store.get(state.credentials);
+  } catch (error) {
+    if (!(error instanceof DocumentNotFound)) throw error;
+    throw new CredentialsUnavailableError(reference, 'already handed out: the temporary credentials were deleted');
+  }
+  const kept = JSON.parse(new TextDecoder().decode(bytes)) as {
+    users?: Array<{ userName: string; temporaryPassword?: string }>;
+    responseXml?: string;
+  };
+  await ctx.store.delete(state.credentials);
+  return {
+    externalId: state.externalId,
+    ...(state.accountId !== undefined && { accountId: state.accountId }),
+    users: (kept.users ?? []).map((user) => ({
+      userName: user.userName,
+      ...(user.temporaryPassword !== undefined && { temporaryPassword: user.temporaryPassword }),
+    })),
+    ...(kept.responseXml !== undefined && { responseXml: kept.responseXml }),
+  };
+}

@@ -7,7 +7,6 @@ import { ApplicationFailure } from '@temporalio/activity';
 import {
   buildDocumentSubmissionXml,
   buildUpdateRequestXml,
-  EcaCryptoError,
   EcaHttpError,
   EcaRequestError,
   parseXmlTree,
@@ -115,7 +114,8 @@ function toTaskView(task: PendingTask): TaskView {
 
 /** Errors no retry can mend (bad keys, invalid request): the activity fails at once with a typed failure. */
 function failFast(error: unknown): never {
-  if (error instanceof EcaCryptoError || error instanceof EcaRequestError) {
+  // Key errors (EcaCryptoError) are configuration errors: retried with an alert (configuration-errors.ts).
+  if (error instanceof EcaRequestError) {
     throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
   }
   throw error;

@@ -3,7 +3,7 @@
  * submit the agreements and disclosures once, read the report, keep the day's record for create.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { EcaCryptoError, EcaHttpError, EcaRequestError } from '../eca/index.js';
+import { EcaHttpError, EcaRequestError } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentsActivities, SubmissionOutcome } from './documents-contract.js';
 import type { DocumentStore } from './document-store.js';
@@ -66,7 +66,8 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
           })),
         });
       } catch (error) {
-        if (error instanceof EcaCryptoError || error instanceof EcaRequestError) nonRetryable(error);
+        // Key errors (EcaCryptoError) are configuration errors: retried with an alert (configuration-errors.ts).
+        if (error instanceof EcaRequestError) nonRetryable(error);
         if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500) {
           return { processed: false, error: `submitDocuments refused: HTTP ${error.status}` };
         }

@@ -13,6 +13,8 @@ import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
+import { withConfigurationAlerts } from './configuration-errors.js';
+import type { ConfigurationAlert } from './configuration-errors.js';
 
 export interface EngineActivityOptions {
   eca: EcaClient;
@@ -29,6 +31,8 @@ export interface EngineActivityOptions {
    * to their safety polls.
    */
   client?: Client;
+  /** Told of every attempt that meets a configuration error (the worker counts them); they are logged anyway. */
+  onConfigurationError?: ConfigurationAlert;
 }
 
 export function createEngineActivities(options: EngineActivityOptions) {
@@ -40,18 +44,21 @@ export function createEngineActivities(options: EngineActivityOptions) {
   return {
     ledger,
     statusReader,
-    activities: {
-      ...smokeActivities,
-      ...createApplicationActivities({
-        eca,
-        store,
-        statusReader,
-        now,
-        createDocuments: (input) => planCreateDocuments(ledger, input),
-      }),
-      ...createDocumentsActivities({ eca, store, ledger, now }),
-      ...createMaintenanceActivities({ eca, store }),
-      ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
-    },
+    activities: withConfigurationAlerts(
+      {
+        ...smokeActivities,
+        ...createApplicationActivities({
+          eca,
+          store,
+          statusReader,
+          now,
+          createDocuments: (input) => planCreateDocuments(ledger, input),
+        }),
+        ...createDocumentsActivities({ eca, store, ledger, now }),
+        ...createMaintenanceActivities({ eca, store }),
+        ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
+      },
+      options.onConfigurationError,
+    ),
   };
 }

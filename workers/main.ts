@@ -41,10 +41,17 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
   });
+  // An alert: every attempt that meets a wrong key or document store (activities/configuration-errors.ts).
+  const configurationErrors = meter.createCounter(
+    'eca_configuration_errors',
+    'attempt',
+    'Activity attempts that met a configuration error (keys, document store); retried until it is fixed',
+  );
   const { activities } = createEngineActivities({
     eca,
     store,
     client,
+    onConfigurationError: (kind) => configurationErrors.add(1, { kind }),
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
   });

@@ -7,6 +7,8 @@
  * - `eca_poll_batch_size{operation}`                    account ids per merged status read (histogram)
  * - `eca_applications{lifecycle_state}`                 applications per lifecycle state (gauge, from visibility)
  * - `eca_lifecycle_transitions{from,to,event}`          state changes, from the workflows (counter; workflows/)
+ * - `eca_configuration_errors{kind}`                    activity attempts that met a wrong key or document store
+ *                                                        (counter, workers/main.ts; activities/configuration-errors.ts)
  */
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';

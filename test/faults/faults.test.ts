@@ -142,6 +142,36 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
     );
   });
 
+  it('the firm key passphrase is wrong, then fixed, while applications are in flight: all heal', async function () {
+    const taskQueue = nextQueue();
+    const { keyFile, passphrase } = await world.protectedFirmKey();
+    const wrong = await world.worker('worker (wrong passphrase)', taskQueue, {
+      ECA_FIRM_PRIVATE_KEY: keyFile,
+      ECA_FIRM_KEY_PASSPHRASE: 'not-the-passphrase',
+    });
+    const alerts = () => wrong.output.match(/configuration error \(keys\)/g)?.length ?? 0;
+    let alerted = 0;
+    await runFleet(world, {
+      name: 'wrong passphrase, then fixed',
+      taskQueue,
+      applications: APPLICATIONS,
+      faultKinds: 'firm key passphrase wrong',
+      // Every call with a file needs the key: each attempt fails, retryably, with an alert in the log. Fixed
+      // once the alerts show (counted in the last 20 kB of output the world keeps).
+      disruptWhen: () => alerts() >= 5,
+      disrupt: async (w) => {
+        alerted = alerts();
+        await w.killWorker(wrong);
+        await w.worker('worker (passphrase fixed)', taskQueue, {
+          ECA_FIRM_PRIVATE_KEY: keyFile,
+          ECA_FIRM_KEY_PASSPHRASE: passphrase,
+        });
+        return 1;
+      },
+    });
+    assert.ok(alerted >= 5, `the wrong passphrase was alerted ${alerted} times`);
+  });
+
   it('a worker is killed (SIGKILL) mid-run and another one started', async function () {
     const taskQueue = nextQueue();
     const first = await world.worker('worker 1', taskQueue);

@@ -9,10 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import * as openpgp from 'openpgp';
 import { FileDocumentStore } from '../../activities/document-store.js';
 import { getState, provideDocuments, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
@@ -223,16 +224,29 @@ export class World {
       const exit = `${worker.name} exited by itself (code ${report.exit?.code}): ${cause.trim()}`;
       console.warn(`      ! ${exit}; restarted\n${report.exit?.output ?? ''}`);
       exits.push(exit);
-      const queue = this.queues.get(worker) ?? '';
-      await this.worker(`${worker.name} (restarted)`, queue);
+      const { taskQueue, env } = this.queues.get(worker) ?? { taskQueue: '', env: {} };
+      await this.worker(`${worker.name} (restarted)`, taskQueue, env);
     }
     return exits;
   }
 
-  private readonly queues = new WeakMap<Child, string>();
+  private readonly queues = new WeakMap<Child, { taskQueue: string; env: NodeJS.ProcessEnv }>();
+
+  /**
+   * The firm's private key as a production firm keeps it, protected by a passphrase, in a file of this
+   * world's directory: for workers given `ECA_FIRM_PRIVATE_KEY` and `ECA_FIRM_KEY_PASSPHRASE`.
+   */
+  async protectedFirmKey(): Promise<{ keyFile: string; passphrase: string }> {
+    const passphrase = `pass-${randomUUID()}`;
+    const armored = await readFile(join(this.sim.keysDir, 'firm-private.asc'), 'utf8');
+    const privateKey = await openpgp.readPrivateKey({ armoredKey: armored });
+    const keyFile = join(this.dir, `firm-private-protected-${randomUUID().slice(0, 8)}.asc`);
+    await writeFile(keyFile, (await openpgp.encryptKey({ privateKey, passphrase })).armor(), { mode: 0o600 });
+    return { keyFile, passphrase };
+  }
 
   /** A worker process on the queue, configured through its environment as in production. */
-  async worker(name: string, taskQueue: string): Promise<Child> {
+  async worker(name: string, taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<Child> {
     const child = await startWorkerProcess(name, {
       temporalAddress: this.address,
       taskQueue,
@@ -240,10 +254,10 @@ export class World {
       documentStore: this.store.root,
       codecKeys: this.codecKeys,
       // A held request fails after 4 s; polls are merged within 20 ms.
-      env: { ECA_TIMEOUT_MS: '4000', ECA_POLL_BATCH_WINDOW_MS: '20', WORKER_SHUTDOWN_GRACE_MS: '2000' },
+      env: { ECA_TIMEOUT_MS: '4000', ECA_POLL_BATCH_WINDOW_MS: '20', WORKER_SHUTDOWN_GRACE_MS: '2000', ...env },
     });
     this.workers.add(child);
-    this.queues.set(child, taskQueue);
+    this.queues.set(child, { taskQueue, env });
     return child;
   }
 
@@ -304,8 +318,10 @@ export interface FleetOptions {
   name: string;
   taskQueue: string;
   applications: number;
-  /** Runs once the fleet is in flight (a third of the creates made); returns the number of faults injected. */
+  /** Runs once the fleet is in flight (see `disruptWhen`); returns the number of faults injected. */
   disrupt?: (world: World) => Promise<number>;
+  /** When `disrupt` runs; by default once a third of the creates are made. */
+  disruptWhen?: (world: World) => boolean;
   /** Faults set up before the first application starts; returns a function that counts them afterwards. */
   before?: (world: World) => Promise<() => Promise<number>>;
   /** Upper bound on the whole run. */
@@ -350,7 +366,8 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     if (!disrupted) {
       const calls = await world.calls().catch((): Record<string, number> => ({}));
       const created = (calls.create ?? 0) - createsBefore;
-      if (created >= options.applications / 3 || round > 600) {
+      const due = options.disruptWhen ? options.disruptWhen(world) : created >= options.applications / 3;
+      if (due || round > 600) {
         disrupted = true;
         faults += await options.disrupt!(world);
       }
@@ -368,8 +385,11 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
           return `${app.externalId} ${description?.status.name ?? '?'} ${state}`;
         }),
       );
-      const workers = [...world.workers].map((worker) => `${worker.name} ${worker.running ? 'running' : 'exited'}`);
-      states.push(`workers: ${workers.join(', ') || 'none'}`);
+      const workers = [...world.workers].map(
+        (worker) =>
+          `${worker.name} ${worker.running ? 'running' : 'exited'}, its last output:\n${worker.output.slice(-1500)}`,
+      );
+      states.push(`workers: ${workers.join('\n') || 'none'}`);
       if (countBefore) await countBefore(); // the case's fault rules must not outlive it
       assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);
     }

@@ -162,7 +162,7 @@ describe('eca client against the simulator', function () {
     assert.equal(ranges.rows[0]?.currency, 'USD');
   });
 
-  it('retries a query through injected 503s; refuses malformed JSON with a schema error', async function () {
+  it('retries a query through injected 503s and malformed JSON; then refuses with the typed error', async function () {
     sim.control.resetCalls();
     await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'http503', count: 2 });
     const response = await client.getAccountStatus();
@@ -171,7 +171,12 @@ describe('eca client against the simulator', function () {
     await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'http500', count: 5 });
     await assert.rejects(client.getAccountStatus(), EcaHttpError);
     await control(sim, 'DELETE', '/faults');
+    await control(sim, 'DELETE', '/faults');
+    sim.control.resetCalls();
     await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'malformed', count: 1 });
+    assert.ok((await client.getAccountStatus()).accounts.length > 0);
+    assert.equal(sim.control.calls().getAccountStatus, 2, 'the malformed answer, then one that parsed');
+    await control(sim, 'POST', '/faults', { operation: 'getAccountStatus', kind: 'malformed', count: 5 });
     await assert.rejects(client.getAccountStatus(), EcaSchemaError);
   });
 });

@@ -72,7 +72,8 @@ const service = proxyActivities<ApplicationActivities>({
     initialInterval: '5 seconds',
     backoffCoefficient: 2,
     maximumInterval: '10 minutes',
-    nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError', 'DocumentNotFound'],
+    // Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
+    nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError'],
   },
 });
 
@@ -447,8 +448,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
             userName: result.userName,
             ...(result.responseRef && { credentials: result.responseRef }),
           });
-        }
-        else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
+        } else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
         else apply({ type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles });
         break;
       }

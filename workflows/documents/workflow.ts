@@ -32,13 +32,8 @@ import type {
   DailyDocumentsView,
 } from './messages.js';
 
-const NON_RETRYABLE = [
-  'FormsManifestInvalid',
-  'EcaConfigurationError',
-  'EcaRequestError',
-  'EcaCryptoError',
-  'DocumentNotFound',
-];
+// Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
+const NON_RETRYABLE = ['FormsManifestInvalid', 'EcaConfigurationError', 'EcaRequestError'];
 
 const files = proxyActivities<DocumentsActivities>({
   startToCloseTimeout: '5 minutes',

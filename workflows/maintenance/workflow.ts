@@ -28,7 +28,8 @@ const RETRY = {
   initialInterval: '5 seconds',
   backoffCoefficient: 2,
   maximumInterval: '10 minutes',
-  nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError', 'EcaCryptoError', 'DocumentNotFound'],
+  // Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
+  nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError'],
 };
 
 const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });

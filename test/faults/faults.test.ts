@@ -172,6 +172,37 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
     assert.ok(alerted >= 5, `the wrong passphrase was alerted ${alerted} times`);
   });
 
+  it('a client without the codec tells every application in flight to abandon: refused, none disturbed', async function () {
+    const taskQueue = nextQueue();
+    await world.worker('worker', taskQueue);
+    let updates = 0;
+    let refused = 0;
+    await runFleet(world, {
+      name: 'plaintext client',
+      taskQueue,
+      applications: APPLICATIONS,
+      faultKinds: 'plaintext abandon signal + update',
+      disrupt: async (w) => {
+        const plain = w.plaintextClient();
+        const query = `TaskQueue = '${taskQueue}' AND WorkflowType = 'accountApplication' AND ExecutionStatus = 'Running'`;
+        for await (const execution of plain.workflow.list({ query })) {
+          const handle = plain.workflow.getHandle(execution.workflowId);
+          await handle.signal('abandon', { reason: 'sent in plaintext' }).catch(() => undefined);
+          updates++;
+          // Refused to its sender; the reason is encrypted for codec holders, so any error counts.
+          await handle.executeUpdate('abandon', { args: [{ reason: 'sent in plaintext' }] }).then(
+            () => undefined,
+            () => refused++,
+          );
+        }
+        return updates * 2;
+      },
+    });
+    // Every application ended in its scenario's state (runFleet): no plaintext abandon was taken.
+    assert.ok(updates > 0, 'no application was running when the plaintext client sent its messages');
+    assert.equal(refused, updates, 'a plaintext update was accepted');
+  });
+
   it('a worker is killed (SIGKILL) mid-run and another one started', async function () {
     const taskQueue = nextQueue();
     const first = await world.worker('worker 1', taskQueue);

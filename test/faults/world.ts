@@ -261,6 +261,11 @@ export class World {
     return child;
   }
 
+  /** A Temporal client without the engine's payload codec: what it sends is plaintext. */
+  plaintextClient(): Client {
+    return new Client({ connection: this.connection! });
+  }
+
   /** Removes every simulator fault rule: a case that failed half-way must not leave its faults to the next. */
   async clearFaults(): Promise<void> {
     const { faults } = await this.sim.control<{ faults: Array<{ id: number }> }>('GET', '/faults');

@@ -195,23 +195,32 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   it('a pollNow received during a read survives the continue-as-new that follows the read', async function () {
     const harness = await setUp();
     // Continue-as-new after every step: the read that serves the first pollNow ends its run.
-    const handle = await start(harness, 'stalled', { settings: { continueAsNewAfterEvents: 1 } });
-    await harness.worker.runUntil(async () => {
-      await waitForState(handle, 'awaitingClient');
-      const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
-      const before = reads();
-      const runsBefore = (await handle.query(stateQuery)).runs;
-      // The next status read is held for 3 s (real time): the second pollNow arrives while it runs.
-      harness.sim.control.addFault({ operation: 'getAccountStatus', kind: 'latency', ms: 3_000, count: 1 });
-      await handle.signal(pollNowSignal);
-      for (let i = 0; i < 100 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      await handle.signal(pollNowSignal);
-      // No time is skipped here: only the carried request can make the next run read before its slot.
-      for (let i = 0; i < 200 && reads() < before + 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(reads(), before + 2, 'the second pollNow was served');
-      assert.ok((await handle.query(stateQuery)).runs > runsBefore, 'the workflow continued as new meanwhile');
-      await handle.terminate('test finished');
+    const handle = await start(harness, 'stalled', {
+      settings: { continueAsNewAfterEvents: 1, pollIntervals: { portal: '1 day' } },
     });
+    await harness.worker
+      .runUntil(async () => {
+        await waitForState(handle, 'awaitingClient');
+        const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
+        const before = reads();
+        const runsBefore = (await handle.query(stateQuery)).runs;
+        // The next status read is held for 3 s (real time): the second pollNow arrives while it runs.
+        harness.sim.control.addFault({ operation: 'getAccountStatus', kind: 'latency', ms: 3_000, count: 1 });
+        await handle.signal(pollNowSignal);
+        for (let i = 0; i < 100 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        await handle.signal(pollNowSignal);
+        // No time is skipped here: only the carried request can make the next run read before its slot.
+        for (let i = 0; i < 200 && reads() < before + 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(reads(), before + 2, 'the second pollNow was served');
+        assert.ok((await handle.query(stateQuery)).runs > runsBefore, 'the workflow continued as new meanwhile');
+      })
+      .finally(async () => {
+        // A run that continued as new just as it was terminated would go on holding the shared server's time
+        // skipping: terminate until the chain's latest run is closed.
+        for (let i = 0; i < 20 && (await handle.describe()).status.name === 'RUNNING'; i++) {
+          await handle.terminate('test finished').catch(() => undefined);
+        }
+      });
   });
 
   it('rejected by compliance: the workflow ends rejected', async function () {
@@ -295,6 +304,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   });
 
   it('update validators say what input each staff update takes', async function () {
+    const REF = { sha1: '0'.repeat(40), length: 10, ref: `sha1/00/${'0'.repeat(40)}` };
     const harness = await setUp();
     const handle = await start(harness, 'stalled');
     await harness.worker.runUntil(async () => {
@@ -302,6 +312,15 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       for (const [update, args, message] of [
         [abandonUpdate, ['now'], /abandon takes \{"reason": "…"\}/],
         [provideDocumentsUpdate, [[{ formNumber: '8001' }]], /documents\[0\]: provideDocuments takes \[\{"formNumber"/],
+        // what the submission needs: a form number of digits, a plain PDF file name, a real length
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: 'abc', fileName: 'id.pdf' }]], /formNumber must be/],
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: '../id.pdf' }]], /fileName must be/],
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: 'id.exe' }]], /fileName must be/],
+        [
+          provideDocumentsUpdate,
+          [[{ ...REF, length: -1, formNumber: '8001', fileName: 'id.pdf' }]],
+          /provideDocuments takes/,
+        ],
         [resubmitUpdate, [{}], /resubmit takes the corrected application XML as a document store reference/],
       ] as const) {
         await assert.rejects(

@@ -38,6 +38,12 @@ export function requireAbandonInput(request: unknown): void {
   if (problem) throw invalid(problem);
 }
 
+/** The largest document the engine takes (client/documents.ts checks the same bound before storing). */
+const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+/** A PDF's name in the archive and the request XML: a plain name ending in .pdf (as client/documents.ts). */
+const PDF_FILE_NAME = /^[\w.() -]+\.pdf$/i;
+
 function isDocumentRef(value: unknown): boolean {
   const ref = value as { sha1?: unknown; length?: unknown; ref?: unknown } | null;
   return (
@@ -46,7 +52,11 @@ function isDocumentRef(value: unknown): boolean {
     typeof ref.sha1 === 'string' &&
     /^[0-9a-f]{40}$/.test(ref.sha1) &&
     typeof ref.length === 'number' &&
-    typeof ref.ref === 'string'
+    Number.isSafeInteger(ref.length) &&
+    ref.length > 0 &&
+    ref.length <= MAX_DOCUMENT_BYTES &&
+    typeof ref.ref === 'string' &&
+    ref.ref !== ''
   );
 }
 
@@ -63,13 +73,18 @@ export function requireResubmitInput(application: unknown): void {
 /** `provideDocuments` takes PDFs already in the document store, with their form numbers. */
 export function requireDocumentsInput(documents: unknown): void {
   const shape =
-    'provideDocuments takes [{"formNumber": "8001", "sha1": "<40 hex>", "length": <bytes>, "ref": "…"}, …]: ' +
-    'store the PDFs with `eca provide-docs <id> 8001:file.pdf`';
+    'provideDocuments takes [{"formNumber": "8001", "fileName": "id.pdf", "sha1": "<40 hex>", "length": <bytes>, ' +
+    '"ref": "…"}, …]: store the PDFs with `eca provide-docs <id> 8001:file.pdf`';
   if (!Array.isArray(documents) || documents.length === 0) throw invalid(shape);
+  // Everything the submission will need is checked here: a bad value would otherwise fail it later.
   documents.forEach((document: unknown, index) => {
-    const formNumber = (document as { formNumber?: unknown } | null)?.formNumber;
-    if (!isDocumentRef(document) || typeof formNumber !== 'string' || formNumber === '') {
-      throw invalid(`documents[${index}]: ${shape}`);
+    const { formNumber, fileName } = (document ?? {}) as { formNumber?: unknown; fileName?: unknown };
+    if (!isDocumentRef(document)) throw invalid(`documents[${index}]: ${shape}`);
+    if (typeof formNumber !== 'string' || !/^\d{1,10}$/.test(formNumber)) {
+      throw invalid(`documents[${index}].formNumber must be a form number of digits, e.g. "8001"`);
+    }
+    if (typeof fileName !== 'string' || !PDF_FILE_NAME.test(fileName) || fileName.includes('..')) {
+      throw invalid(`documents[${index}].fileName must be a plain file name ending in .pdf, e.g. "id.pdf"`);
     }
   });
 }

@@ -112,7 +112,7 @@ function toTaskView(task: PendingTask): TaskView {
   return view;
 }
 
-/** Errors no retry can mend (bad keys, invalid request): the activity fails at once with a typed failure. */
+/** Requests no retry can mend (EcaRequestError): the activity fails at once with a typed failure. */
 function failFast(error: unknown): never {
   // Key errors (EcaCryptoError) are configuration errors: retried with an alert (configuration-errors.ts).
   if (error instanceof EcaRequestError) {

@@ -8,7 +8,7 @@ import { FileDocumentStore } from '../activities/document-store.js';
 import { ConfigurationError, loadWorkerConfig } from '../workers/config.js';
 import { temporalConnectionOptions } from '../workers/temporal-connection.js';
 import { codecDataConverter } from '../codec/data-converter.js';
-import { codecDisabled, codecKeyringFromEnv } from '../codec/keyring.js';
+import { configuredCodecKeyring } from '../codec/keyring.js';
 import type { EngineContext } from './applications.js';
 import { InvalidInputError, parseDurationMs, TemporalUnavailableError } from './errors.js';
 
@@ -66,8 +66,8 @@ export async function connectEngine(
 ): Promise<ConnectedEngine> {
   const csid = options.csid ?? env.ECA_CSID;
   if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
-  const keyring = codecDisabled(env) ? undefined : codecKeyringFromEnv(env);
-  const dataConverter = keyring ? codecDataConverter(keyring) : undefined;
+  const keyring = configuredCodecKeyring(env);
+  const dataConverter = keyring && codecDataConverter(keyring);
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,

@@ -7,11 +7,12 @@ import { basename } from 'node:path';
 import { parseApplication, xmlWellFormednessError } from '../eca/index.js';
 import type { ApplicationSummary } from '../eca/index.js';
 import type { DocumentStore } from '../activities/document-store.js';
+import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../workflows/lifecycle/types.js';
 import type { DocumentRef, FormDocument } from '../workflows/lifecycle/types.js';
 import { InvalidInputError } from './errors.js';
 
-/** PDFs larger than this are refused (the service states no limit; scanned documents stay well under it). */
-export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+// PDFs larger than MAX_DOCUMENT_BYTES are refused (the service states no limit; scanned documents stay well under it).
+export { MAX_DOCUMENT_BYTES };
 
 export interface DocumentInput {
   formNumber: string;
@@ -25,7 +26,7 @@ export interface DocumentInput {
 export const MAX_APPLICATION_BYTES = 1024 * 1024;
 
 /** Reads a file given by path, its size checked before a byte is read; bytes given are checked too. */
-async function readInput(
+export async function readInput(
   data: Uint8Array | string,
   what: string,
   maxBytes: number,
@@ -66,13 +67,8 @@ export async function storeApplication(
   xml: Uint8Array | string,
 ): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
   const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
-  const { bytes, name } = isPath
-    ? await readInput(xml, 'application XML', MAX_APPLICATION_BYTES)
-    : await readInput(
-        typeof xml === 'string' ? new TextEncoder().encode(xml) : xml,
-        'application XML',
-        MAX_APPLICATION_BYTES,
-      );
+  const data = isPath || typeof xml !== 'string' ? xml : new TextEncoder().encode(xml);
+  const { bytes, name } = await readInput(data, 'application XML', MAX_APPLICATION_BYTES);
   const summary = checkApplicationXml(new TextDecoder().decode(bytes), name);
   return { ref: await store.put(bytes), summary };
 }
@@ -89,7 +85,7 @@ export async function storeDocuments(store: DocumentStore, documents: DocumentIn
         throw new InvalidInputError(label, 'is not a PDF (it does not start with %PDF-)');
       }
       const fileName = document.fileName ?? name ?? `form-${document.formNumber}.pdf`;
-      if (!/^[\w.() -]+\.pdf$/i.test(fileName)) {
+      if (!PDF_FILE_NAME.test(fileName)) {
         throw new InvalidInputError(label, `file name "${fileName}" must be a plain name ending in .pdf`);
       }
       return { ...(await store.put(bytes)), formNumber: document.formNumber, fileName };

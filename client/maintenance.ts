@@ -1,6 +1,5 @@
 /** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
 import { randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
@@ -10,7 +9,7 @@ import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../workflow
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
 import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
-import { storeDocuments } from './documents.js';
+import { readInput, storeDocuments } from './documents.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
 
@@ -40,16 +39,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 async function readBody(body: string | undefined): Promise<string> {
   if (body === undefined) return '';
   if (body.trimStart().startsWith('<') || body.trim() === '') return body;
-  try {
-    const info = await stat(body);
-    if (!info.isFile()) throw new InvalidInputError(body, 'is not a file');
-    if (info.size > MAX_BODY_BYTES)
-      throw new InvalidInputError(body, `${info.size} bytes is over the ${MAX_BODY_BYTES}-byte limit`);
-    return await readFile(body, 'utf8');
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw error;
-    throw new InvalidInputError(body, `cannot read the body XML: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  return new TextDecoder().decode((await readInput(body, 'body XML', MAX_BODY_BYTES)).bytes);
 }
 
 /** Starts one update function for an account; refused here, before anything is stored or sent, when the firm may not use it. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './aes-gcm-codec.js';
 import type { AesGcmCodecOptions } from './aes-gcm-codec.js';
-import { codecDisabled, codecKeyringFromEnv } from './keyring.js';
+import { configuredCodecKeyring } from './keyring.js';
 import type { CodecKeyring } from './keyring.js';
 
 /** The module with the `failureConverter` export, for `failureConverterPath` and `bundleWorkflowCode`. */
@@ -31,6 +31,6 @@ export function codecDataConverter(keyring: CodecKeyring, options: AesGcmCodecOp
  * malformed; returns `undefined` only when `ECA_CODEC_DISABLED=true` opts out.
  */
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
-  if (codecDisabled(env)) return undefined;
-  return codecDataConverter(codecKeyringFromEnv(env));
+  const keyring = configuredCodecKeyring(env);
+  return keyring && codecDataConverter(keyring);
 }

@@ -97,16 +97,30 @@ export function codecKeyringFromEnv(env: NodeJS.ProcessEnv = process.env): Codec
   );
 }
 
-/** Whether the configuration opts out of payload encryption (`ECA_CODEC_DISABLED=true`). */
 /** A worker accepts payloads that are not encrypted (a migration from plaintext histories); strict by default. */
 export const CODEC_ALLOW_PLAINTEXT_ENV = 'ECA_CODEC_ALLOW_PLAINTEXT';
 
-export function codecAllowsPlaintext(env: NodeJS.ProcessEnv = process.env): boolean {
-  return ['1', 'true', 'yes'].includes((env[CODEC_ALLOW_PLAINTEXT_ENV] ?? '').toLowerCase());
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  return ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase());
 }
 
+/** Whether a worker takes plaintext payloads as they are (`ECA_CODEC_ALLOW_PLAINTEXT=true`). */
+export function codecAllowsPlaintext(env: NodeJS.ProcessEnv = process.env): boolean {
+  return flag(env, CODEC_ALLOW_PLAINTEXT_ENV);
+}
+
+/** Whether the configuration opts out of payload encryption (`ECA_CODEC_DISABLED=true`). */
 export function codecDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return ['1', 'true', 'yes'].includes((env[CODEC_DISABLED_ENV] ?? '').toLowerCase());
+  return flag(env, CODEC_DISABLED_ENV);
+}
+
+/**
+ * The keys of this process's configuration, for payloads and the document store alike: undefined only
+ * when `ECA_CODEC_DISABLED=true` opts out; otherwise as {@link codecKeyringFromEnv} (which throws when
+ * no key is configured or a key is malformed).
+ */
+export function configuredCodecKeyring(env: NodeJS.ProcessEnv = process.env): CodecKeyring | undefined {
+  return codecDisabled(env) ? undefined : codecKeyringFromEnv(env);
 }
 
 /** A fresh random key, as one `keyId:base64Key` entry. */

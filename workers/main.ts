@@ -13,18 +13,17 @@ import { createEngineActivities } from '../activities/engine.js';
 import { codecDataConverter } from '../codec/data-converter.js';
 import {
   codecAllowsPlaintext,
-  codecDisabled,
-  codecKeyringFromEnv,
   CodecConfigurationError,
   CODEC_ALLOW_PLAINTEXT_ENV,
   CODEC_DISABLED_ENV,
+  configuredCodecKeyring,
 } from '../codec/keyring.js';
 import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   // Payload keys are checked before anything connects: a missing or malformed key stops the start.
-  const codec = codecDisabled() ? undefined : codecKeyringFromEnv();
+  const codec = configuredCodecKeyring();
   const { logLevel, metricsAddress } = config.telemetry;
   Runtime.install({
     logger: new DefaultLogger(logLevel),

@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { LifecycleEventType } from '../lifecycle/index.js';
+import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../lifecycle/types.js';
 
 const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
   ABANDON: 'abandon',
@@ -37,12 +38,6 @@ export function requireAbandonInput(request: unknown): void {
   const problem = abandonInputProblem(request);
   if (problem) throw invalid(problem);
 }
-
-/** The largest document the engine takes (client/documents.ts checks the same bound before storing). */
-const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
-
-/** A PDF's name in the archive and the request XML: a plain name ending in .pdf (as client/documents.ts). */
-const PDF_FILE_NAME = /^[\w.() -]+\.pdf$/i;
 
 function isDocumentRef(value: unknown): boolean {
   const ref = value as { sha1?: unknown; length?: unknown; ref?: unknown } | null;

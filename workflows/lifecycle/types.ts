@@ -14,6 +14,12 @@ export interface DocumentRef {
   ref: string;
 }
 
+/** The largest PDF the engine takes: checked by the client before storing and by the workflow's validators. */
+export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+/** A PDF's name in the archive and the request XML: a plain name ending in .pdf. */
+export const PDF_FILE_NAME = /^[\w.() -]+\.pdf$/i;
+
 /** A PDF for a form of the brokerage: what `provideDocuments` sends and what submission attaches. */
 export interface FormDocument extends DocumentRef {
   formNumber: string;

@@ -192,37 +192,6 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  it('a pollNow received during a read survives the continue-as-new that follows the read', async function () {
-    const harness = await setUp();
-    // Continue-as-new after every step: the read that serves the first pollNow ends its run.
-    const handle = await start(harness, 'stalled', {
-      settings: { continueAsNewAfterEvents: 1, pollIntervals: { portal: '1 day' } },
-    });
-    await harness.worker
-      .runUntil(async () => {
-        await waitForState(handle, 'awaitingClient');
-        const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
-        const before = reads();
-        const runsBefore = (await handle.query(stateQuery)).runs;
-        // The next status read is held for 3 s (real time): the second pollNow arrives while it runs.
-        harness.sim.control.addFault({ operation: 'getAccountStatus', kind: 'latency', ms: 3_000, count: 1 });
-        await handle.signal(pollNowSignal);
-        for (let i = 0; i < 100 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-        await handle.signal(pollNowSignal);
-        // No time is skipped here: only the carried request can make the next run read before its slot.
-        for (let i = 0; i < 200 && reads() < before + 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.equal(reads(), before + 2, 'the second pollNow was served');
-        assert.ok((await handle.query(stateQuery)).runs > runsBefore, 'the workflow continued as new meanwhile');
-      })
-      .finally(async () => {
-        // A run that continued as new just as it was terminated would go on holding the shared server's time
-        // skipping: terminate until the chain's latest run is closed.
-        for (let i = 0; i < 20 && (await handle.describe()).status.name === 'RUNNING'; i++) {
-          await handle.terminate('test finished').catch(() => undefined);
-        }
-      });
-  });
-
   it('rejected by compliance: the workflow ends rejected', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'compliance-rejected');

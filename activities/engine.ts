@@ -13,8 +13,9 @@ import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
-import { withConfigurationAlerts } from './configuration-errors.js';
-import type { ConfigurationAlert } from './configuration-errors.js';
+import { DEFAULT_STEP_FAILURE_BOUNDS, withStepFailurePolicy } from './configuration-errors.js';
+import type { ConfigurationAlert, StepFailureBounds } from './configuration-errors.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../workflows/application/messages.js';
 
 export interface EngineActivityOptions {
   eca: EcaClient;
@@ -33,6 +34,11 @@ export interface EngineActivityOptions {
   client?: Client;
   /** Told of every attempt that meets a configuration error (the worker counts them); they are logged anyway. */
   onConfigurationError?: ConfigurationAlert;
+  /**
+   * When an application's step stops retrying a configuration error or an anomaly and the application
+   * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
+   */
+  stepFailureBounds?: StepFailureBounds;
 }
 
 export function createEngineActivities(options: EngineActivityOptions) {
@@ -44,7 +50,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
   return {
     ledger,
     statusReader,
-    activities: withConfigurationAlerts(
+    activities: withStepFailurePolicy(
       {
         ...smokeActivities,
         ...createApplicationActivities({
@@ -58,7 +64,12 @@ export function createEngineActivities(options: EngineActivityOptions) {
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
       },
-      options.onConfigurationError,
+      {
+        alert: options.onConfigurationError,
+        // An application's steps end in its `blocked` state past the bounds; other workflows keep retrying.
+        bounds: options.stepFailureBounds ?? DEFAULT_STEP_FAILURE_BOUNDS,
+        boundedWorkflows: [ACCOUNT_APPLICATION_WORKFLOW],
+      },
     ),
   };
 }

@@ -214,8 +214,9 @@ export async function reset(ctx: EngineContext, reference: string): Promise<Appl
 }
 
 /**
- * Looks again at an application whose create or update could not be confirmed (state `unconfirmed`):
- * the same file or request is followed, nothing is sent twice.
+ * Looks again at an application whose create or update could not be confirmed (state `unconfirmed`),
+ * or runs the step of a `blocked` application again once its cause is mended: the same file or
+ * request is followed, nothing is sent twice.
  */
 export async function retry(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   const handle = await findApplication(ctx, reference);

@@ -64,6 +64,14 @@ function describeState(view: ApplicationStateView): string {
   ];
   if (view.corrections.length > 0) lines.push(`correct      ${view.corrections.join('\n             ')}`);
   if (view.lastRefusal) lines.push(`refused      ${view.lastRefusal}`);
+  if (view.unconfirmed) lines.push(`unconfirmed  ${view.unconfirmed.step}: ${view.unconfirmed.reason}`);
+  if (view.blocked) {
+    const { step, errorType, reason, since } = view.blocked;
+    lines.push(
+      `blocked      ${step} since ${time(since)}: ${errorType}: ${reason}`,
+      `             eca retry / resubmit / abandon`,
+    );
+  }
   if (view.waitingDocuments.length > 0) lines.push(`to send      forms ${view.waitingDocuments.join(', ')}`);
   if (view.pendingTasks.length > 0) {
     lines.push(
@@ -382,7 +390,9 @@ export function buildProgram(): Command {
 
   program
     .command('retry')
-    .description('look again at an unconfirmed create or update (follows the same request; sends nothing twice)')
+    .description(
+      'look again at an unconfirmed create or update, or run a blocked step again (follows the same request; sends nothing twice)',
+    )
     .argument('<externalId|accountId>')
     .action(async (reference: string, _options: unknown, command: Command) => {
       await withEngine(command, async (engine, json) => {

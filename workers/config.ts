@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../activities/batcher.js';
+import { DEFAULT_STEP_FAILURE_BOUNDS } from '../activities/configuration-errors.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
 
 /** Sized for a worker of about 1 GiB: 500 resident workflows at ~1.5 MB each, plus the process itself. */
@@ -53,6 +54,12 @@ const schema = z.object({
     batchWindowMs: durationMs.default(DEFAULT_BATCH_WINDOW_MS),
     maxAccountsPerCall: positiveInt.default(DEFAULT_MAX_ACCOUNTS_PER_CALL),
   }),
+  steps: z.object({
+    /** How long an application's step retries a configuration error (keys, store) before it is blocked. */
+    blockAfterMs: durationMs.default(DEFAULT_STEP_FAILURE_BOUNDS.blockAfterMs),
+    /** How many attempts an application's step makes at an anomaly (an unreadable answer, a 4xx) before it is blocked. */
+    anomalyAttempts: positiveInt.default(DEFAULT_STEP_FAILURE_BOUNDS.anomalyAttempts),
+  }),
   worker: z.object({
     /**
      * Workflows kept in memory (measured: about 1.5 MB each, docs/performance.md). Waiting applications
@@ -97,6 +104,8 @@ const ENV: Record<string, string> = {
   ECA_DOCUMENT_STORE: 'documentStore.path',
   ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
   ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',
+  ECA_BLOCK_AFTER_MS: 'steps.blockAfterMs',
+  ECA_BLOCK_AFTER_ATTEMPTS: 'steps.anomalyAttempts',
   WORKER_MAX_CACHED_WORKFLOWS: 'worker.maxCachedWorkflows',
   WORKER_MAX_CONCURRENT_ACTIVITIES: 'worker.maxConcurrentActivityTaskExecutions',
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 'worker.maxConcurrentWorkflowTaskExecutions',
@@ -147,7 +156,7 @@ function secretFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const raw: Record<string, unknown> = env.ECA_CONFIG_FILE ? readFileConfig(env.ECA_CONFIG_FILE) : {};
-  for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'worker', 'telemetry'])
+  for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'steps', 'worker', 'telemetry'])
     raw[section] ??= {};
   for (const [name, path] of Object.entries(ENV)) {
     const value = env[name] || secretFile(env, name);

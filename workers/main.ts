@@ -44,13 +44,14 @@ async function main(): Promise<void> {
   const configurationErrors = meter.createCounter(
     'eca_configuration_errors',
     'attempt',
-    'Activity attempts that met a configuration error (keys, document store); retried until it is fixed',
+    'Activity attempts that met a configuration error (keys, document store); retried until it is fixed, or an application is blocked (ECA_BLOCK_AFTER_MS)',
   );
   const { activities } = createEngineActivities({
     eca,
     store,
     client,
     onConfigurationError: (kind) => configurationErrors.add(1, { kind }),
+    stepFailureBounds: config.steps,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
   });

@@ -284,6 +284,72 @@ describe('lifecycle statechart', function () {
       assert.equal(abandoning.context.request, undefined);
     });
 
+    it('a step no retry mends stops in blocked; retry runs the same step again, resubmit and abandon end it', function () {
+      const blocked = (step: 'validate' | 'create' | 'read' | 'DocumentSubmission' | 'AbandonAccount') =>
+        ({ type: 'BLOCKED', step, errorType: 'DocumentNotFound', reason: 'gone', since: 1 }) as const;
+      const atValidate = run([blocked('validate')]);
+      assert.equal(lifecycleState(atValidate), 'blocked');
+      assert.deepEqual(atValidate.context.blocked, {
+        step: 'validate',
+        errorType: 'DocumentNotFound',
+        reason: 'gone',
+        since: 1,
+      });
+      assert.equal(effectOf(atValidate).kind, 'awaitStaff');
+      const retried = step(atValidate, { type: 'RETRY' });
+      assert.equal(lifecycleState(retried), 'validating');
+      assert.equal(retried.context.blocked, undefined);
+      // Before an account exists the application may be replaced, or ended at once.
+      const corrected = { sha1: 'e'.repeat(40), length: 12, ref: 'ee/ee' };
+      const resubmitted = step(run([{ type: 'VALIDATED' }, blocked('create')]), {
+        type: 'RESUBMIT',
+        application: corrected,
+      });
+      assert.equal(lifecycleState(resubmitted), 'validating');
+      assert.deepEqual(resubmitted.context.application, corrected);
+      assert.equal(lifecycleState(step(atValidate, { type: 'ABANDON' })), 'closedAsAbandoned');
+      assert.equal(
+        lifecycleState(step(run([{ type: 'VALIDATED' }, blocked('create')]), { type: 'RETRY' })),
+        'creating',
+      );
+
+      // With an account: a failed read goes back to deciding; resubmit is refused; abandon sends AbandonAccount.
+      const tracked = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.underReview]);
+      const atRead = step(tracked, blocked('read'));
+      assert.equal(lifecycleState(atRead), 'blocked');
+      assert.equal(lifecycleState(step(atRead, { type: 'RETRY' })), 'tracking');
+      assert.equal(atRead.can({ type: 'RESUBMIT', application: corrected }), false);
+      assert.equal(lifecycleState(step(atRead, { type: 'ABANDON', reason: 'client left' })), 'abandoning');
+
+      // A blocked submission keeps its request, so a retry follows it instead of sending another.
+      const submitting = run([
+        { type: 'VALIDATED' },
+        { type: 'CREATED', accountId: 'U1' },
+        { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] },
+        statuses.documentWanted,
+        { type: 'REQUEST_PREPARED', functionName: 'DocumentSubmission', known: ['old.xml'] },
+        blocked('DocumentSubmission'),
+      ]);
+      assert.equal(lifecycleState(submitting), 'blocked');
+      const again = step(submitting, { type: 'RETRY' });
+      assert.equal(lifecycleState(again), 'submittingDocuments');
+      assert.equal(again.context.request?.functionName, 'DocumentSubmission');
+      assert.equal(step(submitting, { type: 'ABANDON' }).context.request, undefined);
+
+      // A blocked AbandonAccount is followed, never sent twice, whether staff retry or abandon again.
+      const abandoning = step(tracked, { type: 'ABANDON' });
+      const sent = step(step(abandoning, { type: 'REQUEST_PREPARED', functionName: 'AbandonAccount', known: [] }), {
+        type: 'REQUEST_SENT',
+        responseFile: 'new.xml',
+      });
+      const atAbandon = step(sent, blocked('AbandonAccount'));
+      for (const event of [{ type: 'RETRY' }, { type: 'ABANDON' }] as const) {
+        const next = step(atAbandon, event);
+        assert.equal(lifecycleState(next), 'abandoning');
+        assert.equal(next.context.request?.responseFile, 'new.xml');
+      }
+    });
+
     it('ignores events a state does not take, leaving the snapshot as it was', function () {
       const snapshot = startLifecycle(input);
       const after = step(snapshot, { type: 'RESET' });
@@ -322,6 +388,7 @@ describe('lifecycle statechart', function () {
       { type: 'REQUEST_SENT', responseFile: 'F_20250108_0002_0002.xml' },
       { type: 'REQUEST_UNCONFIRMED', reason: 'PENDING after 2 days' },
       { type: 'RETRY' },
+      { type: 'BLOCKED', step: 'validate', errorType: 'DocumentNotFound', reason: 'gone', since: 1 },
     ];
     const paths = getShortestPaths(lifecycleMachine, {
       input,
@@ -335,6 +402,7 @@ describe('lifecycle statechart', function () {
           waiting: snapshot.context.waitingDocuments,
           submitted: snapshot.context.submittedDocuments,
           unconfirmed: snapshot.context.unconfirmed?.step,
+          blocked: snapshot.context.blocked?.step,
           request: snapshot.context.request,
         }),
     });

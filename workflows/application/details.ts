@@ -76,6 +76,17 @@ function actions(view: ApplicationStateView): Action[] {
         },
         abandon,
       ];
+    case 'blocked': {
+      const retry: Action = {
+        what: 'run the step again once its cause is mended (an update follows the request it may have sent)',
+        eca: `eca retry ${id}`,
+        temporal: both('retry'),
+      };
+      if (view.accountId === undefined) {
+        return [retry, { what: 'replace the application XML', eca: `eca resubmit ${id} application.xml` }, abandon];
+      }
+      return [retry, abandon];
+    }
     default:
       return [];
   }
@@ -105,6 +116,10 @@ export function renderDetails(view: ApplicationStateView): string {
     blocks.push(
       `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
     );
+  }
+  if (view.blocked) {
+    const { step, errorType, reason, since } = view.blocked;
+    blocks.push(`**Blocked at ${step} since ${time(since)}:** ${cell(errorType)}: ${cell(reason)}`);
   }
   if (view.waitingDocuments.length > 0) blocks.push(`**Documents to send:** forms ${view.waitingDocuments.join(', ')}`);
   if (view.pendingTasks.length > 0) {

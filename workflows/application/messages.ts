@@ -3,7 +3,7 @@
  * read from it. Definitions only, so the client can import them without workflow code.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
+import type { BlockedStepRecord, LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
 import type { AccountSnapshot, DocumentRef, FormDocument, TaskView } from '../lifecycle/types.js';
 import type { SettingsOverrides } from './settings.js';
 
@@ -90,6 +90,8 @@ export interface ApplicationStateView {
   abandonReason?: string;
   /** What could not be confirmed and why, while the application is `unconfirmed`. */
   unconfirmed?: { step: string; reason: string; responseFile?: string };
+  /** The step that failed in a way no retry mends, while the application is `blocked`: what failed and since when. */
+  blocked?: BlockedStepRecord;
   lastPollAt?: number;
   nextPollAt?: number;
   transitions: TransitionRecord[];
@@ -123,5 +125,8 @@ export const abandonUpdate = defineUpdate<ApplicationStateView, [AbandonRequest]
 export const resubmitUpdate = defineUpdate<ApplicationStateView, [DocumentRef]>('resubmit');
 export const provideDocumentsUpdate = defineUpdate<ApplicationStateView, [FormDocument[]]>('provideDocuments');
 export const resetUpdate = defineUpdate<ApplicationStateView, []>('reset');
-/** Looks again at a create or update whose outcome could not be established (state `unconfirmed`). */
+/**
+ * Looks again at a create or update whose outcome could not be established (state `unconfirmed`), or
+ * runs a step that stopped in `blocked` again once its cause is mended.
+ */
 export const retryUpdate = defineUpdate<ApplicationStateView, []>('retry');

@@ -4,6 +4,7 @@
  * back as an event, and keeps search attributes, current details and the `state` query in step.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -30,7 +31,14 @@ import {
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
-import type { AccountSnapshot, LifecycleEvent, LifecycleSnapshot, UpdateFunction } from '../lifecycle/index.js';
+import type {
+  AccountSnapshot,
+  BlockedStep,
+  LifecycleEffect,
+  LifecycleEvent,
+  LifecycleSnapshot,
+  UpdateFunction,
+} from '../lifecycle/index.js';
 import {
   EcaAccountId,
   EcaAccountStatus,
@@ -100,6 +108,35 @@ const PATCH_STAFF_SIGNALS = 'staff-signals';
  * their account every slot. Histories recorded before replay with per-application polls.
  */
 const PATCH_STATUS_SWEEP = 'status-sweep';
+
+/**
+ * An activity failure no retry mends (non-retryable, or past the worker's bounds; see
+ * activities/configuration-errors.ts) stops the application in `blocked` for staff. Histories recorded
+ * before fail the workflow, as they did.
+ */
+const PATCH_BLOCKED_STATE = 'blocked-state';
+
+/** The step an effect stands for, as `blocked` records it. */
+const BLOCKED_STEPS: Partial<Record<LifecycleEffect['kind'], BlockedStep>> = {
+  validate: 'validate',
+  create: 'create',
+  poll: 'read',
+  submitDocuments: 'DocumentSubmission',
+  abandon: 'AbandonAccount',
+  reset: 'ResetAbandonedAccount',
+};
+
+/** Longest failure message kept in `blocked` (it is shown in the state, the details and the CLI). */
+const MAX_BLOCKED_REASON = 500;
+
+/** The `BLOCKED` event for a failed step: the failure's type and message, never its details. */
+function blockedEvent(step: BlockedStep, failure: ActivityFailure): LifecycleEvent {
+  const cause = failure.cause;
+  const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : (cause?.name ?? 'ActivityFailure');
+  const message = cause?.message ?? failure.message;
+  const reason = message.length > MAX_BLOCKED_REASON ? `${message.slice(0, MAX_BLOCKED_REASON)}…` : message;
+  return { type: 'BLOCKED', step, errorType, reason, since: Date.now() };
+}
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
 type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
@@ -188,6 +225,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
         ? { abandonReason: context.abandonReason }
         : {}),
       unconfirmed: context.unconfirmed,
+      ...(context.blocked && { blocked: context.blocked }),
       lastPollAt,
       nextPollAt: nextPoll,
       transitions: [...transitions],
@@ -426,129 +464,143 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     const seen = messages;
     nextPoll = undefined;
 
-    switch (effect.kind) {
-      case 'done':
-        await condition(allHandlersFinished);
-        return { outcome: effect.outcome, accountId: context.accountId, status: context.status, transitions };
+    const stateBefore = lifecycleState(snapshot);
+    try {
+      switch (effect.kind) {
+        case 'done':
+          await condition(allHandlersFinished);
+          return { outcome: effect.outcome, accountId: context.accountId, status: context.status, transitions };
 
-      case 'validate': {
-        const result = await service.validateApplication.executeWithOptions({ summary: 'validateXML' }, [
-          { csid, externalId, application: context.application },
-        ]);
-        apply(result.valid ? { type: 'VALIDATED' } : { type: 'VALIDATION_FAILED', errors: result.errors });
-        break;
-      }
+        case 'validate': {
+          const result = await service.validateApplication.executeWithOptions({ summary: 'validateXML' }, [
+            { csid, externalId, application: context.application },
+          ]);
+          apply(result.valid ? { type: 'VALIDATED' } : { type: 'VALIDATION_FAILED', errors: result.errors });
+          break;
+        }
 
-      case 'create': {
-        const result = await runCreate();
-        if (result.created) {
-          apply({
-            type: 'CREATED',
-            accountId: result.accountId,
-            userName: result.userName,
-            ...(result.responseRef && { credentials: result.responseRef }),
+        case 'create': {
+          const result = await runCreate();
+          if (result.created) {
+            apply({
+              type: 'CREATED',
+              accountId: result.accountId,
+              userName: result.userName,
+              ...(result.responseRef && { credentials: result.responseRef }),
+            });
+          } else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
+          else apply({ type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles });
+          break;
+        }
+
+        case 'submitDocuments': {
+          if (patched(PATCH_CONFIRM_BY_FILE)) {
+            const step = await runUpdate('DocumentSubmission', effect.documents);
+            if ('superseded' in step) break;
+            apply(
+              'unconfirmed' in step
+                ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'DocumentSubmission' }
+                : step.ok
+                  ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
+                  : { type: 'DOCUMENTS_REFUSED', error: step.error },
+            );
+            break;
+          }
+          const forms = effect.documents.map((document) => document.formNumber).join(', ');
+          const result = await service.submitAccountDocuments.executeWithOptions(
+            { summary: `update DocumentSubmission: forms ${forms}` },
+            [{ ...account, documents: effect.documents }],
+          );
+          const settled = await settle(result);
+          apply(
+            settled.ok
+              ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
+              : { type: 'DOCUMENTS_REFUSED', error: settled.error },
+          );
+          break;
+        }
+
+        case 'abandon': {
+          if (patched(PATCH_CONFIRM_BY_FILE)) {
+            const step = await runUpdate('AbandonAccount');
+            if ('superseded' in step) break;
+            apply(
+              'unconfirmed' in step
+                ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'AbandonAccount' }
+                : step.ok
+                  ? { type: 'ABANDON_CONFIRMED' }
+                  : { type: 'ABANDON_REFUSED', error: step.error },
+            );
+            break;
+          }
+          const result = await service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [
+            account,
+          ]);
+          const settled = await settle(result);
+          apply(settled.ok ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: settled.error });
+          break;
+        }
+
+        case 'reset': {
+          if (patched(PATCH_CONFIRM_BY_FILE)) {
+            const step = await runUpdate('ResetAbandonedAccount');
+            if ('superseded' in step) break;
+            apply(
+              'unconfirmed' in step
+                ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'ResetAbandonedAccount' }
+                : step.ok
+                  ? { type: 'RESET_CONFIRMED' }
+                  : { type: 'RESET_REFUSED', error: step.error },
+            );
+            break;
+          }
+          const result = await service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [
+            account,
+          ]);
+          const settled = await settle(result);
+          apply(settled.ok ? { type: 'RESET_CONFIRMED' } : { type: 'RESET_REFUSED', error: settled.error });
+          break;
+        }
+
+        case 'poll': {
+          if (sweepMode) {
+            await awaitChange(account, seen);
+            break;
+          }
+          if (!pollRequested) {
+            nextPoll = nextPollAt(Date.now(), effect.cadence, settings);
+            publish();
+            const summary = `next ${effect.cadence} poll at ${new Date(nextPoll).toISOString()}`;
+            const woken = await condition(() => messages !== seen, nextPoll - Date.now(), { summary });
+            // A staff message may have moved the lifecycle on: re-read the state before polling.
+            if (woken && !pollRequested) break;
+          }
+          await readNow(account);
+          break;
+        }
+
+        case 'awaitStaff':
+          await condition(() => messages !== seen);
+          break;
+
+        case 'awaitReset': {
+          const enteredAt = transitions.at(-1)?.at ?? Date.now();
+          const retentionEnds = enteredAt + msToNumber(settings.abandonedRetention);
+          const woken = await condition(() => messages !== seen, Math.max(retentionEnds - Date.now(), 0), {
+            summary: `abandoned: retention ends ${new Date(retentionEnds).toISOString()}`,
           });
-        } else if ('unconfirmed' in result) apply({ type: 'CREATE_UNCONFIRMED', ...result.unconfirmed });
-        else apply({ type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles });
-        break;
-      }
-
-      case 'submitDocuments': {
-        if (patched(PATCH_CONFIRM_BY_FILE)) {
-          const step = await runUpdate('DocumentSubmission', effect.documents);
-          if ('superseded' in step) break;
-          apply(
-            'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'DocumentSubmission' }
-              : step.ok
-                ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
-                : { type: 'DOCUMENTS_REFUSED', error: step.error },
-          );
+          if (!woken) apply({ type: 'RETENTION_EXPIRED' });
           break;
         }
-        const forms = effect.documents.map((document) => document.formNumber).join(', ');
-        const result = await service.submitAccountDocuments.executeWithOptions(
-          { summary: `update DocumentSubmission: forms ${forms}` },
-          [{ ...account, documents: effect.documents }],
-        );
-        const settled = await settle(result);
-        apply(
-          settled.ok
-            ? { type: 'DOCUMENTS_SUBMITTED', documents: effect.documents }
-            : { type: 'DOCUMENTS_REFUSED', error: settled.error },
-        );
-        break;
       }
-
-      case 'abandon': {
-        if (patched(PATCH_CONFIRM_BY_FILE)) {
-          const step = await runUpdate('AbandonAccount');
-          if ('superseded' in step) break;
-          apply(
-            'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'AbandonAccount' }
-              : step.ok
-                ? { type: 'ABANDON_CONFIRMED' }
-                : { type: 'ABANDON_REFUSED', error: step.error },
-          );
-          break;
-        }
-        const result = await service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [account]);
-        const settled = await settle(result);
-        apply(settled.ok ? { type: 'ABANDON_CONFIRMED' } : { type: 'ABANDON_REFUSED', error: settled.error });
-        break;
-      }
-
-      case 'reset': {
-        if (patched(PATCH_CONFIRM_BY_FILE)) {
-          const step = await runUpdate('ResetAbandonedAccount');
-          if ('superseded' in step) break;
-          apply(
-            'unconfirmed' in step
-              ? { type: 'REQUEST_UNCONFIRMED', reason: step.unconfirmed, functionName: 'ResetAbandonedAccount' }
-              : step.ok
-                ? { type: 'RESET_CONFIRMED' }
-                : { type: 'RESET_REFUSED', error: step.error },
-          );
-          break;
-        }
-        const result = await service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [
-          account,
-        ]);
-        const settled = await settle(result);
-        apply(settled.ok ? { type: 'RESET_CONFIRMED' } : { type: 'RESET_REFUSED', error: settled.error });
-        break;
-      }
-
-      case 'poll': {
-        if (sweepMode) {
-          await awaitChange(account, seen);
-          break;
-        }
-        if (!pollRequested) {
-          nextPoll = nextPollAt(Date.now(), effect.cadence, settings);
-          publish();
-          const summary = `next ${effect.cadence} poll at ${new Date(nextPoll).toISOString()}`;
-          const woken = await condition(() => messages !== seen, nextPoll - Date.now(), { summary });
-          // A staff message may have moved the lifecycle on: re-read the state before polling.
-          if (woken && !pollRequested) break;
-        }
-        await readNow(account);
-        break;
-      }
-
-      case 'awaitStaff':
-        await condition(() => messages !== seen);
-        break;
-
-      case 'awaitReset': {
-        const enteredAt = transitions.at(-1)?.at ?? Date.now();
-        const retentionEnds = enteredAt + msToNumber(settings.abandonedRetention);
-        const woken = await condition(() => messages !== seen, Math.max(retentionEnds - Date.now(), 0), {
-          summary: `abandoned: retention ends ${new Date(retentionEnds).toISOString()}`,
-        });
-        if (!woken) apply({ type: 'RETENTION_EXPIRED' });
-        break;
+    } catch (error) {
+      const blockedStep = BLOCKED_STEPS[effect.kind];
+      if (!(error instanceof ActivityFailure) || blockedStep === undefined || !patched(PATCH_BLOCKED_STATE))
+        throw error;
+      // A staff message moved the lifecycle on while the step ran: the new state's effect runs instead.
+      if (lifecycleState(snapshot) === stateBefore) {
+        log.warn('step blocked', { step: blockedStep, error: String(error.cause?.message ?? error.message) });
+        apply(blockedEvent(blockedStep, error));
       }
     }
 

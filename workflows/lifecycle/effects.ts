@@ -55,6 +55,7 @@ export function effectOf(snapshot: LifecycleSnapshot): LifecycleEffect {
       return { kind: 'poll', cadence: 'approval' };
     case 'needsCorrection':
     case 'unconfirmed':
+    case 'blocked':
       return { kind: 'awaitStaff' };
     case 'abandoned':
       return { kind: 'awaitReset' };

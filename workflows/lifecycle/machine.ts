@@ -66,6 +66,22 @@ export interface LifecycleContext {
   request?: { functionName: UpdateFunction; known: string[]; responseFile?: string };
   /** What could not be confirmed, while the application is `unconfirmed`. */
   unconfirmed?: { step: UnconfirmedStep; reason: string; responseFile?: string };
+  /** The step that failed in a way no retry mends, while the application is `blocked`. */
+  blocked?: BlockedStepRecord;
+}
+
+/** The steps that may stop in `blocked`, and where `RETRY` goes back to (`read`: a status read). */
+export type BlockedStep = 'validate' | 'create' | 'read' | UpdateFunction;
+
+/** Why a step stopped: what failed, since when, and what staff can do about it. */
+export interface BlockedStepRecord {
+  step: BlockedStep;
+  /** The failure's type (`DocumentNotFound`, `EcaSchemaError`, `EcaRequestError`...). */
+  errorType: string;
+  /** The failure's message: identifiers and fixed text only, never personal data. */
+  reason: string;
+  /** Workflow time the application stopped, ms since the epoch. */
+  since: number;
 }
 
 /** The update functions the lifecycle sends and confirms. */
@@ -91,6 +107,7 @@ export type LifecycleEvent =
   | { type: 'ABANDON_REFUSED'; error: string }
   | { type: 'RESET_CONFIRMED' }
   | { type: 'RESET_REFUSED'; error: string }
+  | ({ type: 'BLOCKED' } & BlockedStepRecord)
   // staff messages
   | { type: 'RESUBMIT'; application: DocumentRef }
   | { type: 'PROVIDE_DOCUMENTS'; documents: FormDocument[] }
@@ -126,6 +143,8 @@ export const lifecycleMachine = setup({
     abandonUnconfirmed: ({ context }) => context.unconfirmed?.step === 'AbandonAccount',
     resetUnconfirmed: ({ context }) => context.unconfirmed?.step === 'ResetAbandonedAccount',
     documentsUnconfirmed: ({ context }) => context.unconfirmed?.step === 'DocumentSubmission',
+    blockedAt: ({ context }, step: BlockedStep) => context.blocked?.step === step,
+    blockedBeforeAccount: ({ context }) => context.accountId === undefined,
   },
   actions: {
     recordCorrections: assign({
@@ -174,6 +193,14 @@ export const lifecycleMachine = setup({
     /** The request was decided (or refused at once): the next update starts afresh. */
     clearRequest: assign({ request: () => undefined }),
     clearUnconfirmed: assign({ unconfirmed: () => undefined }),
+    recordBlocked: assign({
+      blocked: ({ event, context }) => {
+        if (event.type !== 'BLOCKED') return context.blocked;
+        const { step, errorType, reason, since } = event;
+        return { step, errorType, reason, since };
+      },
+    }),
+    clearBlocked: assign({ blocked: () => undefined }),
     acceptResubmission: assign({
       application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
       corrections: () => [],
@@ -244,6 +271,7 @@ export const lifecycleMachine = setup({
       on: {
         VALIDATED: 'creating',
         VALIDATION_FAILED: { target: 'needsCorrection', actions: 'recordCorrections' },
+        BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
         // Nothing exists at the brokerage yet: abandoning ends the lifecycle at once.
         ABANDON: { target: 'closedAsAbandoned', actions: 'recordAbandonReason' },
       },
@@ -254,6 +282,7 @@ export const lifecycleMachine = setup({
         CREATED: { target: 'pending', actions: 'recordAccount' },
         CREATE_REFUSED: { target: 'needsCorrection', actions: 'recordCorrections' },
         CREATE_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordCreateUnconfirmed' },
+        BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
     },
     /**
@@ -288,6 +317,53 @@ export const lifecycleMachine = setup({
         ],
       },
     },
+    /**
+     * A step failed in a way the engine cannot mend by retrying (a document gone from the store, keys
+     * wrong for longer than the configured bound, an answer of the service it cannot read, a request it
+     * refuses): nothing more is sent until staff act. `retry` runs the step again (an update follows the
+     * request it may have sent); `resubmit` replaces the application before it has an account;
+     * `abandon` abandons the account, or ends the application when no account is known.
+     */
+    blocked: {
+      tags: ['waitingForStaff'],
+      on: {
+        RETRY: [
+          { guard: { type: 'blockedAt', params: 'validate' }, target: 'validating', actions: 'clearBlocked' },
+          { guard: { type: 'blockedAt', params: 'create' }, target: 'creating', actions: 'clearBlocked' },
+          { guard: { type: 'blockedAt', params: 'read' }, target: 'pending', actions: 'clearBlocked' },
+          {
+            guard: { type: 'blockedAt', params: 'DocumentSubmission' },
+            target: 'pending.submittingDocuments',
+            actions: 'clearBlocked',
+          },
+          { guard: { type: 'blockedAt', params: 'AbandonAccount' }, target: 'abandoning', actions: 'clearBlocked' },
+          {
+            guard: { type: 'blockedAt', params: 'ResetAbandonedAccount' },
+            target: 'resetting',
+            actions: 'clearBlocked',
+          },
+        ],
+        RESUBMIT: {
+          guard: 'blockedBeforeAccount',
+          target: 'validating',
+          actions: ['clearBlocked', 'acceptResubmission'],
+        },
+        ABANDON: [
+          // The blocked step is an AbandonAccount: follow its request, never send a second one.
+          {
+            guard: { type: 'blockedAt', params: 'AbandonAccount' },
+            target: 'abandoning',
+            actions: ['recordAbandonReason', 'clearBlocked'],
+          },
+          {
+            guard: 'hasAccount',
+            target: 'abandoning',
+            actions: ['recordAbandonReason', 'clearBlocked', 'clearRequest'],
+          },
+          { target: 'closedAsAbandoned', actions: ['recordAbandonReason', 'clearBlocked'] },
+        ],
+      },
+    },
     /** Waits for staff: a corrected application, or abandonment. */
     needsCorrection: {
       tags: ['waitingForStaff'],
@@ -303,6 +379,8 @@ export const lifecycleMachine = setup({
         STATUS: { target: '.deciding', actions: 'recordStatus' },
         PROVIDE_DOCUMENTS: { target: '.deciding', actions: 'holdDocuments' },
         ABANDON: { target: 'abandoning', actions: 'recordAbandonReason' },
+        // A status read or a document submission failed in a way no retry mends.
+        BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
       states: {
         /** Reads the last status and tasks and chooses what the application waits for. */
@@ -349,6 +427,7 @@ export const lifecycleMachine = setup({
         REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
         ABANDON_CONFIRMED: { target: 'abandoned', actions: ['markAbandoned', 'clearRequest'] },
         ABANDON_REFUSED: { target: 'pending', actions: ['recordRefusal', 'clearRequest'] },
+        BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
     },
     /** Status A: waits for a reset until the retention period ends. */
@@ -367,6 +446,7 @@ export const lifecycleMachine = setup({
         REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
         RESET_CONFIRMED: { target: 'pending.tracking', actions: 'clearRequest' },
         RESET_REFUSED: { target: 'abandoned', actions: ['recordRefusal', 'clearRequest'] },
+        BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
     },
     open: { type: 'final' },

@@ -18,6 +18,7 @@ import type { StatusReader } from '../../activities/application.js';
 import { activitySignal } from '../../activities/deadline.js';
 import { FileDocumentStore } from '../../activities/document-store.js';
 import { createEngineActivities } from '../../activities/engine.js';
+import type { StepFailureBounds } from '../../activities/configuration-errors.js';
 import type { FileDailyDocumentsLedger } from '../../activities/forms.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
@@ -49,6 +50,8 @@ export interface EngineOptions {
   batchWindowMs?: number;
   /** Encrypt payloads with these keys (the client reading the results needs them too). */
   codec?: CodecKeyring;
+  /** When an application's failing step is blocked (the worker's defaults otherwise). */
+  stepFailureBounds?: StepFailureBounds;
 }
 
 type AnyActivity = (...args: never[]) => Promise<unknown>;
@@ -78,6 +81,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     store,
     statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
     now,
+    ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     // The status sweep lists and signals applications as the worker process does (same codec).
     client: new Client({
       connection: env.connection,

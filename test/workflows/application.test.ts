@@ -22,6 +22,7 @@ import type { ApplicationInput, ApplicationStateView } from '../../workflows/app
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness, EngineOptions } from '../support/engine.js';
 import { timeSkippingEnv } from '../support/servers.js';
+import { saveHistory } from '../support/replay-fixtures.js';
 
 type Handle = WorkflowHandle<typeof accountApplication>;
 
@@ -522,6 +523,64 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(harness.sim.control.calls().update, 1, 'a second AbandonAccount was sent');
       assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
       await handle.terminate('test finished');
+    });
+  });
+
+  it('an application XML gone from the store: retried with an alert, blocked past the bound, resubmitted and opened', async function () {
+    const harness = await setUp({ stepFailureBounds: { blockAfterMs: 30 * 60_000, anomalyAttempts: 3 } });
+    const gone = await harness.store.put(new TextEncoder().encode('<Applications/>'));
+    await harness.store.delete(gone);
+    const handle = await start(harness, 'happy', { application: gone });
+    await harness.worker.runUntil(async () => {
+      const blocked = await waitForState(handle, 'blocked');
+      assert.equal(blocked.blocked?.step, 'validate');
+      assert.equal(blocked.blocked?.errorType, 'DocumentNotFound');
+      assert.match(blocked.blocked?.reason ?? '', /configuration error \(document-store\) for \d+ min/);
+      assert.equal(harness.sim.control.calls().validateXML ?? 0, 0, 'nothing reaches the service without the XML');
+      const { currentDetails } = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      assert.match(currentDetails ?? '', /\*\*Blocked at validate since .*DocumentNotFound/);
+      assert.match(currentDetails ?? '', /eca retry .*eca resubmit/s);
+      // Staff store the application again and resubmit it: validated, created once, opened.
+      const application = await harness.store.put(new TextEncoder().encode(applicationXml(blocked.externalId)));
+      const resubmitted = await handle.executeUpdate(resubmitUpdate, { args: [application] });
+      assert.equal(resubmitted.blocked, undefined);
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      assert.equal(harness.sim.control.calls().create, 1);
+      assert.deepEqual(result.transitions.map((transition) => transition.state).slice(0, 4), [
+        'validating',
+        'blocked',
+        'validating',
+        'creating',
+      ]);
+      if (process.env.UPDATE_REPLAY_FIXTURES && process.env.UPDATE_REPLAY_FIXTURES !== '1') {
+        await saveHistory(`${process.env.UPDATE_REPLAY_FIXTURES}-blocked-resubmitted`, await handle.fetchHistory());
+      }
+    });
+  });
+
+  it('a create the service keeps refusing (4xx): blocked after the bounded attempts, a staff retry creates one account', async function () {
+    let refusing = true;
+    const harness = await setUp({
+      stepFailureBounds: { blockAfterMs: 30 * 60_000, anomalyAttempts: 3 },
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (refusing && url.endsWith('/ws/eca/create')) return new Response('{"error":"forbidden"}', { status: 403 });
+        return fetch(input, init);
+      },
+    });
+    const handle = await start(harness, 'happy');
+    await harness.worker.runUntil(async () => {
+      const blocked = await waitForState(handle, 'blocked');
+      assert.equal(blocked.blocked?.step, 'create');
+      assert.equal(blocked.blocked?.errorType, 'EcaHttpError');
+      assert.match(blocked.blocked?.reason ?? '', /HTTP 403.*brokerage-refusal, attempt 3/);
+      assert.equal(harness.sim.control.calls().create ?? 0, 0);
+      refusing = false;
+      await handle.executeUpdate(retryUpdate, { args: [] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      assert.equal(harness.sim.control.calls().create, 1, 'one create after the retry');
     });
   });
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { dailyDocuments } from '../../workflows/index.js';
 import { documentsWorkflowId } from '../../workflows/documents/messages.js';
 import { writeFormsDir } from '../support/forms.js';
+import { getState, resubmit } from '../../client/applications.js';
 import { assertGone, World, printReports, runFleet } from './world.js';
 
 const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 40);
@@ -170,6 +171,43 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       },
     });
     assert.ok(alerted >= 5, `the wrong passphrase was alerted ${alerted} times`);
+  });
+
+  it('application XML gone from the document store: blocked past the bound, resubmitted by staff, opened', async function () {
+    const taskQueue = nextQueue();
+    let removed = 0;
+    const removedIds = new Set<string>();
+    const unexpected: string[] = [];
+    const report = await runFleet(world, {
+      name: 'missing document, resubmitted',
+      taskQueue,
+      applications: APPLICATIONS,
+      faultKinds: 'application XML deleted from the store',
+      // Once every application is started, before any worker runs: a quarter of the XMLs are removed.
+      disruptWhen: () => true,
+      disrupt: async (w, fleet) => {
+        for (const app of fleet.filter((_, index) => index % 4 === 1)) {
+          await w.store.delete(await w.store.put(new TextEncoder().encode(app.xml)));
+          removedIds.add(app.externalId);
+          removed++;
+        }
+        // Configuration errors (a document the store does not have) are retried for 10 s, then blocked.
+        await w.worker('worker', taskQueue, { ECA_BLOCK_AFTER_MS: '10000' });
+        return removed;
+      },
+      onBlocked: async (ctx, app) => {
+        // Asserted after the run (errors thrown here are taken for a server hiccup and looked at again).
+        const state = await getState(ctx, app.externalId);
+        if (!removedIds.has(app.externalId) || state.blocked?.errorType !== 'DocumentNotFound') {
+          unexpected.push(`${app.externalId}: ${JSON.stringify(state.blocked)}`);
+        }
+        // The staff send the application again: stored anew, validated, created once.
+        await resubmit(ctx, app.externalId, app.xml);
+      },
+    });
+    assert.ok(removed > 0);
+    assert.deepEqual(unexpected, [], 'blocked otherwise than by the removed XML');
+    assert.equal(report.unblocked, removed, 'every application whose XML was removed was blocked, then resubmitted');
   });
 
   it('a client without the codec tells every application in flight to abandon: refused, none disturbed', async function () {

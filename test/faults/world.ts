@@ -75,6 +75,8 @@ export interface CaseReport {
   unplannedExits: string[];
   /** create calls the simulator received (faulted ones included), per application. */
   createCallsPerApplication: number;
+  /** Staff actions on blocked applications (`onBlocked`). */
+  unblocked: number;
   seconds: number;
   /** The fleet's workflow ids, for what a case checks afterwards (histories...). */
   workflowIds: string[];
@@ -311,12 +313,16 @@ export class World {
   }
 }
 
-interface Tracked {
+export interface Tracked {
   externalId: string;
   scenario: Scenario;
   handle: ApplicationHandle;
+  /** The application XML as started. */
+  xml: string;
   status?: string;
   documentsSent: boolean;
+  /** Times the staff acted on this application in `blocked` (`onBlocked`). */
+  unblocked: number;
 }
 
 export interface FleetOptions {
@@ -324,7 +330,7 @@ export interface FleetOptions {
   taskQueue: string;
   applications: number;
   /** Runs once the fleet is in flight (see `disruptWhen`); returns the number of faults injected. */
-  disrupt?: (world: World) => Promise<number>;
+  disrupt?: (world: World, fleet: readonly Tracked[]) => Promise<number>;
   /** When `disrupt` runs; by default once a third of the creates are made. */
   disruptWhen?: (world: World) => boolean;
   /** Faults set up before the first application starts; returns a function that counts them afterwards. */
@@ -341,6 +347,11 @@ export interface FleetOptions {
   createCallsMayFail?: boolean;
   /** The application XML of an external id (default: the example applicant's). */
   applicationXml?: (externalId: string) => string;
+  /**
+   * What the staff do with an application they find `blocked` (its search attribute says so). Without
+   * it a blocked application stays blocked and the case ends at its deadline.
+   */
+  onBlocked?: (ctx: EngineContext, app: Tracked) => Promise<void>;
 }
 
 /**
@@ -360,7 +371,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     const externalId = `${scenario}-${run}-${i}`;
     const xml = (options.applicationXml ?? applicationXml)(externalId);
     const { handle } = await startApplication(ctx, { applicationXml: xml });
-    fleet.push({ externalId, scenario, handle, documentsSent: false });
+    fleet.push({ externalId, scenario, handle, xml, documentsSent: false, unblocked: 0 });
   }
 
   let faults = 0;
@@ -374,11 +385,11 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       const due = options.disruptWhen ? options.disruptWhen(world) : created >= options.applications / 3;
       if (due || round > 600) {
         disrupted = true;
-        faults += await options.disrupt!(world);
+        faults += await options.disrupt!(world, fleet);
       }
     }
     unplannedExits.push(...(await world.restartExitedWorkers()));
-    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app)));
+    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() > deadline) {
       const open = fleet.filter((app) => app.status !== 'closed');
@@ -456,6 +467,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     processStops: world.processStops - stopsBefore,
     unplannedExits,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
+    unblocked: fleet.reduce((sum, app) => sum + app.unblocked, 0),
     seconds: Math.round((Date.now() - began) / 1000),
     workflowIds: fleet.map((app) => app.handle.workflowId),
   };
@@ -479,12 +491,17 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   return report;
 }
 
-/** One look at an application: closed yet? If it waits for documents, the staff send them. */
-async function follow(ctx: EngineContext, app: Tracked): Promise<void> {
+/** One look at an application: closed yet? If it waits for documents, or is blocked, the staff act. */
+async function follow(ctx: EngineContext, app: Tracked, options: FleetOptions): Promise<void> {
   try {
     const description = await app.handle.describe();
     if (description.status.name !== 'RUNNING') {
       app.status = 'closed';
+      return;
+    }
+    if (options.onBlocked && description.typedSearchAttributes.get(EcaLifecycleState) === 'blocked') {
+      await options.onBlocked(ctx, app);
+      app.unblocked++;
       return;
     }
     if (app.scenario !== 'docs-required') return;
@@ -527,6 +544,7 @@ export function printReports(): void {
     String(report.processStops),
     String(report.unplannedExits.length),
     report.createCallsPerApplication.toFixed(2),
+    String(report.unblocked),
     `${report.seconds} s`,
   ]);
   const header = [
@@ -543,6 +561,7 @@ export function printReports(): void {
     'STOPS CHECKED',
     'UNPLANNED EXITS',
     'CREATE CALLS/APP',
+    'BLOCKED, STAFF ACTED',
     'TIME',
   ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));

@@ -15,7 +15,7 @@
  * again. File names are the plaintext's SHA-1, which the workflows and the brokerage's XML carry anyway.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { CodecKey, CodecKeyring } from '../codec/keyring.js';
 import type { DocumentRef } from '../workflows/lifecycle/types.js';
@@ -159,7 +159,12 @@ export class FileDocumentStore implements DocumentStore {
     const path = this.pathOf(sha1);
     const ref: DocumentRef = { sha1, length: data.byteLength, ref: `sha1/${sha1.slice(0, 2)}/${sha1}` };
     // Content-addressed: the same bytes are stored once (a blob in the clear is replaced by an encrypted one).
-    if (await this.storedAsWanted(path)) return ref;
+    // Stored again, it is marked as in use from now (a finished application's retention keeps it).
+    if (await this.storedAsWanted(path)) {
+      const now = new Date();
+      await utimes(path, now, now);
+      return ref;
+    }
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     // Write then rename: a reader never sees a partial file, and two writers of the same content agree.
     const tmp = `${path}.${randomUUID()}.tmp`;
@@ -198,6 +203,28 @@ export class FileDocumentStore implements DocumentStore {
 
   async delete(ref: Pick<DocumentRef, 'sha1'>): Promise<void> {
     await rm(this.pathOf(ref.sha1), { force: true });
+  }
+
+  /**
+   * Deletes a document unless it was stored (or stored again) after `since` (ms since the epoch):
+   * another application may hold the same bytes. True when it is gone.
+   */
+  async deleteUnlessStoredSince(sha1: string, since: number): Promise<boolean> {
+    const path = this.pathOf(sha1);
+    // Moved aside first, then checked: a put that touched it before the move shows in its time, and a
+    // put after the move writes the file anew.
+    const aside = `${path}.${randomUUID()}.deleting`;
+    try {
+      await rename(path, aside);
+    } catch {
+      return true;
+    }
+    if ((await stat(aside)).mtimeMs > since) {
+      await rename(aside, path);
+      return false;
+    }
+    await rm(aside, { force: true });
+    return true;
   }
 
   /** The SHA-1 of every stored document (for audits and tests). */

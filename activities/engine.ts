@@ -13,6 +13,7 @@ import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
+import { createRetentionActivities } from './retention.js';
 import { DEFAULT_STEP_FAILURE_BOUNDS, withStepFailurePolicy } from './configuration-errors.js';
 import type { ConfigurationAlert, StepFailureBounds } from './configuration-errors.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../workflows/application/messages.js';
@@ -63,6 +64,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
         ...createDocumentsActivities({ eca, store, ledger, now }),
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
+        ...createRetentionActivities({ store }),
       },
       {
         alert: options.onConfigurationError,

@@ -4,3 +4,4 @@ export { accountApplication } from './application/workflow.js';
 export { dailyDocuments, dailyDocumentsTrigger } from './documents/workflow.js';
 export { accountMaintenance } from './maintenance/workflow.js';
 export { firmStatusSweep } from './sweep/workflow.js';
+export { documentRetention } from './retention/workflow.js';

@@ -64,7 +64,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
           externalId,
           application,
           ...input,
-          settings: { statusSource: 'poll', ...input.settings },
+          // Documents are kept: a retention workflow left behind would hold the shared server's time skipping.
+          settings: { statusSource: 'poll', documentRetention: null, ...input.settings },
         },
       ],
     });

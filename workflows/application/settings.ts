@@ -37,6 +37,13 @@ export interface LifecycleSettings {
   statusSource: 'sweep' | 'poll';
   /** In `sweep` mode: an application's own read after this long without a wake-up (a stopped sweep strands none). */
   safetyPollInterval: Duration;
+  /**
+   * How long the documents of a finished application stay in the store (application XMLs, PDFs, an
+   * untaken response file with temporary passwords) before a `documentRetention` workflow deletes
+   * them; `null` deletes nothing.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- the linter reads `ms`'s StringValue as any
+  documentRetention: Duration | null;
 }
 
 export const DEFAULT_SETTINGS: LifecycleSettings = {
@@ -49,6 +56,7 @@ export const DEFAULT_SETTINGS: LifecycleSettings = {
   createConfirmInterval: '1 minute',
   statusSource: 'sweep',
   safetyPollInterval: '1 day',
+  documentRetention: '30 days',
 };
 
 /** What a caller may override: any field, and any single poll interval. */

@@ -6,6 +6,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  ParentClosePolicy,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -16,9 +17,11 @@ import {
   setCurrentDetails,
   setHandler,
   sleep,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from '../../activities/application-contract.js';
 import {
@@ -27,6 +30,7 @@ import {
   NO_OBSERVATION,
   observationFingerprint,
   persistLifecycle,
+  referencedDocuments,
   restoreLifecycle,
   startLifecycle,
   step,
@@ -72,6 +76,8 @@ import { installStaffSignals } from './staff-signals.js';
 import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
 import { listingRefusal } from '../request-listing.js';
 import { nextPollAt, nextSafetyPollAt, resolveSettings } from './settings.js';
+import { documentRetention } from '../retention/workflow.js';
+import { documentRetentionWorkflowId } from '../retention/messages.js';
 
 /** Calls to the service: transport failures retry with backoff, business refusals come back as results. */
 const service = proxyActivities<ApplicationActivities>({
@@ -125,6 +131,12 @@ const BLOCKED_STEPS: Partial<Record<LifecycleEffect['kind'], BlockedStep>> = {
   abandon: 'AbandonAccount',
   reset: 'ResetAbandonedAccount',
 };
+
+/**
+ * A finished application leaves a `documentRetention` workflow that deletes its documents after
+ * `documentRetention`. Histories recorded before complete without it.
+ */
+const PATCH_DOCUMENT_RETENTION = 'document-retention';
 
 /** Longest failure message kept in `blocked` (it is shown in the state, the details and the CLI). */
 const MAX_BLOCKED_REASON = 500;
@@ -416,6 +428,28 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     return { ok: true };
   }
 
+  /** Leaves a `documentRetention` workflow behind that deletes the application's documents in due time. */
+  async function startDocumentRetention(retentionMs: number): Promise<void> {
+    try {
+      await startChild(documentRetention, {
+        workflowId: documentRetentionWorkflowId(csid, externalId),
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [
+          {
+            csid,
+            externalId,
+            sha1s: referencedDocuments(snapshot.context),
+            finishedAt: Date.now(),
+            retentionMs,
+          },
+        ],
+      });
+    } catch (error) {
+      // Already started (this workflow was reset to an earlier point and finished again): it stands.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
   setHandler(stateQuery, view);
   const pollNow = () => {
     pollRequested = true;
@@ -468,6 +502,9 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
     try {
       switch (effect.kind) {
         case 'done':
+          if (settings.documentRetention !== null && patched(PATCH_DOCUMENT_RETENTION)) {
+            await startDocumentRetention(msToNumber(settings.documentRetention));
+          }
           await condition(allHandlersFinished);
           return { outcome: effect.outcome, accountId: context.accountId, status: context.status, transitions };
 

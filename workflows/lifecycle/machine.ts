@@ -30,6 +30,8 @@ export interface LifecycleContext {
   externalId: string;
   /** The application XML now in force (replaced by `RESUBMIT`). */
   application: DocumentRef;
+  /** SHA-1 of the application XMLs a `RESUBMIT` replaced, for the document retention. */
+  replacedApplications?: string[];
   /** Documents sent with create. */
   createDocuments: FormDocument[];
   accountId?: string;
@@ -119,6 +121,20 @@ export type LifecycleEvent =
 
 export type LifecycleEventType = LifecycleEvent['type'];
 
+/** SHA-1 of every document the application referenced: what its retention deletes once it is finished. */
+export function referencedDocuments(context: LifecycleContext): string[] {
+  return [
+    ...new Set([
+      context.application.sha1,
+      ...(context.replacedApplications ?? []),
+      ...context.createDocuments.map((document) => document.sha1),
+      ...Object.values(context.waitingDocuments).map((document) => document.sha1),
+      ...Object.values(context.submittedDocuments),
+      ...(context.credentials ? [context.credentials.sha1] : []),
+    ]),
+  ];
+}
+
 function plan(context: LifecycleContext) {
   return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
 }
@@ -203,6 +219,10 @@ export const lifecycleMachine = setup({
     clearBlocked: assign({ blocked: () => undefined }),
     acceptResubmission: assign({
       application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
+      replacedApplications: ({ context, event }) =>
+        event.type === 'RESUBMIT' && event.application.sha1 !== context.application.sha1
+          ? [...new Set([...(context.replacedApplications ?? []), context.application.sha1])]
+          : context.replacedApplications,
       corrections: () => [],
     }),
     recordAccount: assign(({ context, event }) => {

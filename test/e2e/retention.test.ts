@@ -1,0 +1,70 @@
+/**
+ * Document retention, end to end on the dev server (real time: the store's file times and the
+ * workflow's clock agree only there): a finished application leaves a `documentRetention` workflow
+ * that deletes its documents once the retention ends.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { accountApplication, documentRetention } from '../../workflows/index.js';
+import { applicationWorkflowId, stateQuery } from '../../workflows/application/messages.js';
+import { documentRetentionWorkflowId } from '../../workflows/retention/messages.js';
+import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+
+const FAST = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  statusSource: 'poll' as const,
+};
+
+describe('document retention (dev server, worker, simulator)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness;
+
+  before(async function () {
+    env = await devServerEnv();
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+  });
+
+  after(async function () {
+    await engine?.close();
+  });
+
+  it("deletes a finished application's documents after the retention, except those stored again since", async function () {
+    const externalId = `happy-retention-${randomUUID().slice(0, 6)}`;
+    const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)));
+    const w9 = { ...(await engine.store.put(pdf(`${externalId} W-9`))), formNumber: '5002', fileName: 'w9.pdf' };
+    const shared = { ...(await engine.store.put(pdf('a blank form'))), formNumber: '5003', fileName: 'form.pdf' };
+    const handle = await env.client.workflow.start(accountApplication, {
+      taskQueue: engine.taskQueue,
+      workflowId: applicationWorkflowId(engine.sim.csid, externalId),
+      args: [
+        {
+          csid: engine.sim.csid,
+          externalId,
+          application,
+          documents: [w9, shared],
+          settings: { ...FAST, documentRetention: '4 seconds' },
+        },
+      ],
+    });
+    await engine.worker.runUntil(async () => {
+      const result = await handle.result();
+      assert.equal(result.outcome, 'open');
+      const { credentials } = await handle.query(stateQuery);
+      assert.ok(credentials, 'the create left a response file for staff');
+      // Another application stores the same blank form after this one finished: it must stay.
+      await engine.store.put(pdf('a blank form'));
+      const retention = env.client.workflow.getHandle<typeof documentRetention>(
+        documentRetentionWorkflowId(engine.sim.csid, externalId),
+      );
+      assert.deepEqual(await retention.result(), { deleted: 3, kept: 1 });
+      const stored = new Set(await engine.store.list());
+      for (const gone of [application, w9, credentials])
+        assert.ok(!stored.has(gone.sha1), `${gone.sha1} is still stored`);
+      assert.ok(stored.has(shared.sha1), 'the form stored again since was deleted');
+    });
+  });
+});

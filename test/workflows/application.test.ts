@@ -4,6 +4,8 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FormDocument } from '../../workflows/lifecycle/types.js';
+import { persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
+import type { LifecycleEvent } from '../../workflows/lifecycle/index.js';
 import { accountApplication } from '../../workflows/index.js';
 import { defineSignal } from '@temporalio/workflow';
 import {
@@ -191,6 +193,60 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(after.lifecycleState, 'awaitingClient');
       assert.ok(after.lastPollAt! < waiting.nextPollAt!, 'polled before the slot it was waiting for');
       await handle.terminate('test finished');
+    });
+  });
+
+  it('a pollNow carried across continue-as-new makes the next run read at once, not at its slot', async function () {
+    const harness = await setUp();
+    const first = await start(harness, 'stalled', { settings: { pollIntervals: { portal: '1 day' } } });
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(first, 'awaitingClient');
+      await first.terminate('test: its account is taken over by a carried run');
+      const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
+      // The run after a continue-as-new, as the workflow builds its input (its lifecycle where the first stood).
+      const lifecycle = persistLifecycle(
+        [
+          { type: 'VALIDATED' },
+          { type: 'CREATED', accountId: waiting.accountId! },
+          {
+            type: 'STATUS',
+            account: { status: waiting.status!, stateText: waiting.stateText, tasks: waiting.pendingTasks },
+          },
+        ].reduce(
+          (snapshot, event) => step(snapshot, event as LifecycleEvent),
+          startLifecycle({
+            csid: waiting.csid,
+            externalId: waiting.externalId,
+            application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
+          }),
+        ),
+      );
+      const carriedRun = async (pollRequested: boolean) => {
+        const before = reads();
+        const handle = await env.client.workflow.start(accountApplication, {
+          taskQueue: harness.taskQueue,
+          workflowId: `${first.workflowId}-carried-${String(pollRequested)}`,
+          args: [
+            {
+              csid: waiting.csid,
+              externalId: waiting.externalId,
+              application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
+              settings: { statusSource: 'poll', documentRetention: null, pollIntervals: { portal: '1 day' } },
+              carried: { lifecycle, transitions: [], runs: 1, ...(pollRequested && { pollRequested }) },
+            },
+          ],
+        });
+        // No time is skipped here (only awaiting a result or env.sleep skips): a read within 5 s is not its slot's.
+        for (let i = 0; i < 100 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        const state = await handle.query(stateQuery);
+        await handle.terminate('test finished');
+        return { read: reads() > before, state };
+      };
+      const carried = await carriedRun(true);
+      assert.ok(carried.read, 'the carried pollNow was not served at once');
+      assert.equal(carried.state.lifecycleState, 'awaitingClient');
+      const control = await carriedRun(false);
+      assert.equal(control.read, false, 'a run without a carried pollNow read before its slot');
     });
   });
 

@@ -80,8 +80,11 @@ export interface StartedApplication {
 
 /**
  * Starts the workflow of an application, idempotently: its id is derived from the CSID and the
- * external id, a running duplicate is refused by the server (conflict policy FAIL) and a finished one
- * is never started again (reuse policy REJECT_DUPLICATE); either way the caller gets the existing one.
+ * external id, a running duplicate is refused by the server (conflict policy FAIL) and a completed one
+ * is never started again; either way the caller gets the existing one. A run that did not complete
+ * (terminated, failed, timed out) may be started again (reuse policy ALLOW_DUPLICATE_FAILED_ONLY), so
+ * no application is left at a dead end: the new run's create looks for the earlier run's file by
+ * external id before anything is sent, and takes over its account instead of making a second one.
  */
 export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
   const { ref, summary } = await storeApplication(ctx.store, input.applicationXml);
@@ -102,7 +105,7 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
       taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
       workflowId,
       workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
       typedSearchAttributes: [
         { key: EcaCsid, value: ctx.csid },

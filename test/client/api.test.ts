@@ -88,6 +88,30 @@ describe('client API (dev server, worker, simulator)', function () {
     }
   });
 
+  it('starts a terminated application again: the new run takes over its account, none is created twice', async function () {
+    const xml = applicationXml(`stalled-${run}`);
+    const first = await startApplication(ctx, { applicationXml: xml, settings: FAST });
+    const waiting = await until(
+      () => getState(ctx, `stalled-${run}`),
+      (state) => state.lifecycleState === 'awaitingClient',
+      'the first run waiting for the portal',
+    );
+    const firstRun = (await first.handle.describe()).runId;
+    await first.handle.terminate('test: a run stopped by ops');
+    const creates = engine.sim.control.calls().create;
+    const again = await startApplication(ctx, { applicationXml: xml, settings: FAST });
+    assert.equal(again.existed, false);
+    assert.notEqual((await again.handle.describe()).runId, firstRun);
+    const taken = await until(
+      () => getState(ctx, `stalled-${run}`),
+      (state) => state.lifecycleState === 'awaitingClient',
+      'the new run waiting for the portal',
+    );
+    assert.equal(taken.accountId, waiting.accountId, 'the new run found the account the first one made');
+    assert.equal(engine.sim.control.calls().create, creates, 'no create was sent again');
+    await again.handle.terminate('test finished');
+  });
+
   it('refuses messages the lifecycle does not take, and takes them in the right state', async function () {
     {
       const { externalId } = await startApplication(ctx, {

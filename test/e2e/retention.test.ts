@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { accountApplication, documentRetention } from '../../workflows/index.js';
+import type { documentRetention } from '../../workflows/index.js';
+import { accountApplication } from '../../workflows/index.js';
 import { applicationWorkflowId, stateQuery } from '../../workflows/application/messages.js';
 import { documentRetentionWorkflowId } from '../../workflows/retention/messages.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { applicationXml } from './engine.js';
+import { PATCH_IDS } from '../../workflows/patches.js';
 
 export interface Applicant {
   first: string;
@@ -80,8 +81,6 @@ export function payloadsOf(value: unknown, path = '', out: { path: string; paylo
 
 export const decodeText = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('utf8');
 
-/** The workflows' patch ids: code names, the only payloads the SDK writes outside the codec. */
-export const PATCH_IDS = ['search-attributes-on-change', 'confirm-requests-by-file', 'staff-signals', 'status-sweep'];
 
 /**
  * Asserts that a history exported with `temporal workflow show --output json` holds none of `needles`

@@ -76,6 +76,14 @@ import { installStaffSignals } from './staff-signals.js';
 import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
 import { listingRefusal } from '../request-listing.js';
 import { nextPollAt, nextSafetyPollAt, resolveSettings } from './settings.js';
+import {
+  PATCH_UPSERT_ON_CHANGE,
+  PATCH_CONFIRM_BY_FILE,
+  PATCH_STAFF_SIGNALS,
+  PATCH_STATUS_SWEEP,
+  PATCH_BLOCKED_STATE,
+  PATCH_DOCUMENT_RETENTION,
+} from '../patches.js';
 import { documentRetention } from '../retention/workflow.js';
 import { documentRetentionWorkflowId } from '../retention/messages.js';
 
@@ -96,32 +104,6 @@ const REQUEST_POLL_MAX_MS = 30 * 60_000;
 
 const MAX_TRANSITIONS_KEPT = 200;
 
-/** Search attributes are written only when they change (see README: changing workflow code safely). */
-const PATCH_UPSERT_ON_CHANGE = 'search-attributes-on-change';
-
-/**
- * Update requests confirmed from spec fields only: the account's requests listed before sending, the
- * response file name matched in getAmRequestStatus by account, a bounded wait. Histories recorded
- * before follow request ids read from the response file (`settle`).
- */
-const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
-
-/** Staff messages taken as signals too (staff-signals.ts), with a handler for unknown signal names. */
-const PATCH_STAFF_SIGNALS = 'staff-signals';
-
-/**
- * Waiting applications wake on the firm's status sweep (`statusSource: 'sweep'`) instead of reading
- * their account every slot. Histories recorded before replay with per-application polls.
- */
-const PATCH_STATUS_SWEEP = 'status-sweep';
-
-/**
- * An activity failure no retry mends (non-retryable, or past the worker's bounds; see
- * activities/configuration-errors.ts) stops the application in `blocked` for staff. Histories recorded
- * before fail the workflow, as they did.
- */
-const PATCH_BLOCKED_STATE = 'blocked-state';
-
 /** The step an effect stands for, as `blocked` records it. */
 const BLOCKED_STEPS: Partial<Record<LifecycleEffect['kind'], BlockedStep>> = {
   validate: 'validate',
@@ -131,12 +113,6 @@ const BLOCKED_STEPS: Partial<Record<LifecycleEffect['kind'], BlockedStep>> = {
   abandon: 'AbandonAccount',
   reset: 'ResetAbandonedAccount',
 };
-
-/**
- * A finished application leaves a `documentRetention` workflow that deletes its documents after
- * `documentRetention`. Histories recorded before complete without it.
- */
-const PATCH_DOCUMENT_RETENTION = 'document-retention';
 
 /** Longest failure message kept in `blocked` (it is shown in the state, the details and the CLI). */
 const MAX_BLOCKED_REASON = 500;

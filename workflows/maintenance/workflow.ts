@@ -21,6 +21,7 @@ import type { MaintenanceActivities } from '../../activities/maintenance-contrac
 import { listingRefusal } from '../request-listing.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../search-attributes.js';
 import { refuseFunction } from './functions.js';
+import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
 
@@ -36,9 +37,6 @@ const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 
 const reader = proxyActivities<ApplicationActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
 
 const FIRST_POLL_MS = 60_000;
-
-/** Requests confirmed by response file name (spec fields only); see the application workflow. */
-const PATCH_CONFIRM_BY_FILE = 'confirm-requests-by-file';
 
 function fail(type: string, message: string): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true });

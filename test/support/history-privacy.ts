@@ -81,7 +81,6 @@ export function payloadsOf(value: unknown, path = '', out: { path: string; paylo
 
 export const decodeText = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('utf8');
 
-
 /**
  * Asserts that a history exported with `temporal workflow show --output json` holds none of `needles`
  * (personal data, secrets) in any string or decoded base64, and that every payload is ciphertext, the

@@ -33,6 +33,7 @@ import { currentAttempt, withinDeadline } from './deadline.js';
 import type { DocumentStore } from './document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
 import { REQUEST_LISTING_REFUSED } from '../workflows/request-listing.js';
+import { applicationWorkflowId } from '../workflows/application/messages.js';
 
 export interface ApplicationActivityOptions {
   eca: EcaClient;
@@ -274,7 +275,9 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
           })),
         }
       : { externalId, responseFile: name, responseXml: response.responseXml?.reveal() };
-    const responseRef = await store.put(new TextEncoder().encode(JSON.stringify(kept)));
+    const responseRef = await store.put(new TextEncoder().encode(JSON.stringify(kept)), {
+      owner: applicationWorkflowId(csid, externalId),
+    });
     const found = await findAccountByResponseFile(eca, {
       csid,
       responseFile: name,

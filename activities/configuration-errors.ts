@@ -6,14 +6,18 @@
  *   configuration does. They fail *retryably*, with an alert on every attempt (an error in the worker's
  *   log and `eca_configuration_errors{kind}`), so every application in flight goes on by itself once the
  *   configuration is fixed.
- * - **Anomalies**: an answer of the service the engine cannot read (`EcaSchemaError`), a 4xx refusal of a
- *   request that is not an update (validate, create, reads), a document whose content no longer matches
- *   its reference. They are retried too, with a warning, because a glitch may pass.
+ * - **Anomalies**: an answer of the service the engine cannot read (`EcaSchemaError`), a 4xx refusal
+ *   (408, 425 and 429 aside: they are transient) of a request that is not an update, a document whose
+ *   content no longer matches its reference. They are retried too, with a warning, because a glitch
+ *   may pass.
  *
- * For activities an application runs (its workflow has a `blocked` state for it), both are bounded: past
- * `blockAfterMs` of configuration errors, or `anomalyAttempts` attempts of an anomaly (a corrupted
- * document at once), the failure becomes non-retryable, and the workflow stops the application in
- * `blocked`, where staff see why and retry, resubmit or abandon. Every other error passes unchanged.
+ * For an application's steps that write or validate (its workflow has a `blocked` state for them),
+ * both are bounded: past `blockAfterMs` of configuration errors in a row, or `anomalyAttempts` attempts
+ * in a row that meet one (a corrupted document at once), the failure becomes non-retryable, and the
+ * workflow stops the application in `blocked`, where staff see why and retry, resubmit or abandon.
+ * "In a row" is counted per worker from the step's first such failure, so an outage of the brokerage
+ * before it does not count. Reads are never bounded: retrying them changes nothing at the brokerage.
+ * Transport failures (timeouts, 5xx, dropped connections) and every other error pass unchanged.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -44,33 +48,32 @@ export function configurationErrorKind(error: unknown): ConfigurationErrorKind |
   return undefined;
 }
 
+/** 4xx answers that say "later", not "never": retried like a 5xx. */
+const TRANSIENT_4XX = new Set([408, 425, 429]);
+
 export function anomalyKind(error: unknown): AnomalyKind | undefined {
   if (error instanceof EcaSchemaError) return 'brokerage-answer';
-  if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500) return 'brokerage-refusal';
+  if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500 && !TRANSIENT_4XX.has(error.status)) {
+    return 'brokerage-refusal';
+  }
   if (error instanceof DocumentCorrupted) return 'document-corrupted';
   return undefined;
 }
 
-interface AttemptInfo {
-  attempt: number;
-  /** Server time from the step's first attempt to this one. */
-  elapsedMs: number;
-  /** The workflow type that scheduled the activity. */
-  workflowType?: string;
+/**
+ * An error as it may be kept and shown (a blocked application's reason, a log line): an HTTP error
+ * by its operation and status only, since a response body may echo what was sent.
+ */
+function describe(error: Error): string {
+  return error instanceof EcaHttpError ? `${error.operation}: HTTP ${error.status}` : error.message;
 }
 
-function attemptInfo(): AttemptInfo {
-  try {
-    const { attempt, scheduledTimestampMs, currentAttemptScheduledTimestampMs, workflowType } = Context.current().info;
-    return {
-      attempt,
-      elapsedMs: Math.max(currentAttemptScheduledTimestampMs - scheduledTimestampMs, 0),
-      workflowType,
-    };
-  } catch {
-    // Outside an activity (tests of the plain functions): a first attempt.
-    return { attempt: 1, elapsedMs: 0 };
-  }
+/** Where a step stands in its run of configuration errors or anomalies. */
+export interface FailureStreak {
+  /** Attempts in a row that met one, this one included. */
+  attempts: number;
+  /** Server time from the first of them to this attempt. */
+  elapsedMs: number;
 }
 
 function log(level: 'error' | 'warn', message: string, attributes: Record<string, unknown>): void {
@@ -85,55 +88,95 @@ function failure(error: Error, message: string, nonRetryable: boolean): Applicat
   return ApplicationFailure.create({ type: error.name, message, nonRetryable });
 }
 
-/** The failure one attempt's error becomes under the policy; undefined: the error passes unchanged. */
+/**
+ * The failure one attempt's error becomes under the policy; undefined: the error passes unchanged.
+ * `streak` counts the attempts in a row that met a configuration error or an anomaly, so a transport
+ * outage before them does not count towards the bounds.
+ */
 export function stepFailure(
   error: unknown,
-  attempt: AttemptInfo,
+  streak: FailureStreak,
   bounds: StepFailureBounds | undefined,
   alert?: ConfigurationAlert,
 ): ApplicationFailure | undefined {
   if (!(error instanceof Error)) return undefined;
+  const text = describe(error);
   const configuration = configurationErrorKind(error);
   if (configuration) {
-    log('error', `configuration error (${configuration}): ${error.message}`, { kind: configuration });
+    log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
-    if (bounds && attempt.elapsedMs >= bounds.blockAfterMs) {
+    if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
       return failure(
         error,
-        `configuration error (${configuration}) for ${Math.round(attempt.elapsedMs / 60_000)} min: ${error.message}; ` +
+        `configuration error (${configuration}) for ${Math.round(streak.elapsedMs / 60_000)} min: ${text}; ` +
           'the application is blocked: fix the configuration (or the document), then retry',
         true,
       );
     }
     return failure(
       error,
-      `configuration error (${configuration}): ${error.message}; fix the worker's configuration, the step is retried`,
+      `configuration error (${configuration}): ${text}; fix the worker's configuration, the step is retried`,
       false,
     );
   }
   const anomaly = anomalyKind(error);
   if (!anomaly) return undefined;
-  log('warn', `${anomaly} (attempt ${attempt.attempt}): ${error.message}`, { kind: anomaly });
-  if (!bounds) return undefined;
-  const last = anomaly === 'document-corrupted' || attempt.attempt >= bounds.anomalyAttempts;
-  if (!last) return undefined;
-  return failure(error, `${error.message} (${anomaly}, attempt ${attempt.attempt}): the application is blocked`, true);
+  log('warn', `${anomaly} (${streak.attempts} attempt(s) in a row): ${text}`, { kind: anomaly });
+  const last = bounds && (anomaly === 'document-corrupted' || streak.attempts >= bounds.anomalyAttempts);
+  if (!last) return failure(error, `${text} (${anomaly}); the step is retried`, false);
+  return failure(
+    error,
+    `${text} (${anomaly}, ${streak.attempts} attempt(s) in a row): the application is blocked`,
+    true,
+  );
 }
 
 export interface StepFailurePolicy {
   alert?: ConfigurationAlert;
   bounds?: StepFailureBounds;
-  /** The workflow types whose activities are bounded (they have a `blocked` state); the others retry. */
-  boundedWorkflows?: readonly string[];
+  /**
+   * Which calls are bounded: activities of these types scheduled by these workflow types (the
+   * application's steps that may stop in `blocked`); every other call keeps retrying.
+   */
+  bounded?: { workflows: readonly string[]; activities: readonly string[] };
+}
+
+/** Streaks kept per worker; a step retried on another worker starts its count again (never sooner). */
+const MAX_STREAKS = 10_000;
+
+interface CallInfo {
+  key: string;
+  attempt: number;
+  scheduledAt: number;
+  workflowType?: string;
+  activityType: string;
+}
+
+function callInfo(name: string): CallInfo {
+  try {
+    const info = Context.current().info;
+    const execution = info.workflowExecution;
+    return {
+      key: `${execution?.workflowId ?? ''}/${execution?.runId ?? ''}/${info.activityId}`,
+      attempt: info.attempt,
+      scheduledAt: info.currentAttemptScheduledTimestampMs,
+      workflowType: info.workflowType,
+      activityType: info.activityType,
+    };
+  } catch {
+    // Outside an activity (tests of the plain functions): a first attempt.
+    return { key: name, attempt: 1, scheduledAt: 0, activityType: name };
+  }
 }
 
 /**
  * The activities with failures turned by the policy above: configuration errors always alerted and
- * retryable; for the bounded workflows' calls, configuration errors and anomalies past the bounds
- * non-retryable.
+ * retryable; for the bounded calls, configuration errors and anomalies past the bounds non-retryable.
  */
 export function withStepFailurePolicy<T extends Record<string, unknown>>(activities: T, policy: StepFailurePolicy): T {
-  const bounded = new Set(policy.boundedWorkflows ?? []);
+  const workflows = new Set(policy.bounded?.workflows ?? []);
+  const boundedActivities = new Set(policy.bounded?.activities ?? []);
+  const streaks = new Map<string, { attempt: number; at: number }>();
   const wrapped: Record<string, unknown> = {};
   for (const [name, activity] of Object.entries(activities)) {
     if (typeof activity !== 'function') {
@@ -141,13 +184,33 @@ export function withStepFailurePolicy<T extends Record<string, unknown>>(activit
       continue;
     }
     wrapped[name] = async (...args: unknown[]): Promise<unknown> => {
+      const call = callInfo(name);
       try {
-        return await (activity as (...values: unknown[]) => Promise<unknown>)(...args);
+        const result = await (activity as (...values: unknown[]) => Promise<unknown>)(...args);
+        streaks.delete(call.key);
+        return result;
       } catch (error) {
-        const attempt = attemptInfo();
-        const bounds =
-          attempt.workflowType !== undefined && bounded.has(attempt.workflowType) ? policy.bounds : undefined;
-        throw stepFailure(error, attempt, bounds, policy.alert) ?? error;
+        if (configurationErrorKind(error) === undefined && anomalyKind(error) === undefined) {
+          streaks.delete(call.key);
+          throw error;
+        }
+        let first = streaks.get(call.key);
+        if (!first) {
+          first = { attempt: call.attempt, at: call.scheduledAt };
+          if (streaks.size >= MAX_STREAKS) streaks.delete(streaks.keys().next().value!);
+          streaks.set(call.key, first);
+        }
+        const streak = {
+          attempts: call.attempt - first.attempt + 1,
+          elapsedMs: Math.max(call.scheduledAt - first.at, 0),
+        };
+        const isBounded =
+          call.workflowType !== undefined &&
+          workflows.has(call.workflowType) &&
+          boundedActivities.has(call.activityType);
+        const turned = stepFailure(error, streak, isBounded ? policy.bounds : undefined, policy.alert);
+        if (turned?.nonRetryable) streaks.delete(call.key);
+        throw turned ?? error;
       }
     };
   }

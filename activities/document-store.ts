@@ -15,13 +15,14 @@
  * again. File names are the plaintext's SHA-1, which the workflows and the brokerage's XML carry anyway.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { CodecKey, CodecKeyring } from '../codec/keyring.js';
 import type { DocumentRef } from '../workflows/lifecycle/types.js';
 
 export interface DocumentStore {
-  put(data: Uint8Array): Promise<DocumentRef>;
+  /** Stores the bytes; with `owner` (an application's workflow id) the document is recorded as that application's. */
+  put(data: Uint8Array, options?: PutOptions): Promise<DocumentRef>;
   /** The bytes, checked against the reference's SHA-1 and length. */
   get(ref: DocumentRef): Promise<Uint8Array>;
   /** Removes a document (a temporary password once handed out); nothing happens when it is not there. */
@@ -44,6 +45,15 @@ export class DocumentUndecryptable extends Error {
 }
 
 const SHA1 = /^[0-9a-f]{40}$/;
+/** Beside each blob, a folder of its holders: one empty file per owner key, or UNOWNED. */
+const HOLDERS = '.holders';
+/** The holder of a document stored without an owner: it is never released. */
+const UNOWNED = 'unowned';
+
+/** An owner's name in the store's folders (a workflow id may hold any character). */
+function ownerKey(owner: string): string {
+  return createHash('sha256').update(owner).digest('hex');
+}
 /** Every encrypted blob starts with this, then the key id's length (1 byte), the key id, IV, ciphertext, tag. */
 const MAGIC = Buffer.from('ECA-DOC1');
 const IV_BYTES = 12;
@@ -60,6 +70,22 @@ function storeKey(key: CodecKey): Buffer {
 
 function additionalData(keyId: string, sha1: string): Buffer {
   return Buffer.from(`eca-document-v1:${keyId}:${sha1}`);
+}
+
+export interface PutOptions {
+  /**
+   * The application the document belongs to (its workflow id). A document is deleted by its owners'
+   * retention only once every owner released it (`release`); one stored without an owner is never.
+   */
+  owner?: string;
+}
+
+/** What `release` did with one document. */
+export interface ReleaseReport {
+  /** Documents deleted: no other owner holds them. */
+  deleted: number;
+  /** Documents another owner still holds, or stored without an owner too. */
+  kept: number;
 }
 
 export interface FileDocumentStoreOptions {
@@ -154,17 +180,19 @@ export class FileDocumentStore implements DocumentStore {
     return join(this.root, 'sha1', sha1.slice(0, 2), sha1);
   }
 
-  async put(data: Uint8Array): Promise<DocumentRef> {
+  async put(data: Uint8Array, options: PutOptions = {}): Promise<DocumentRef> {
     const sha1 = sha1Of(data);
     const path = this.pathOf(sha1);
     const ref: DocumentRef = { sha1, length: data.byteLength, ref: `sha1/${sha1.slice(0, 2)}/${sha1}` };
-    // Content-addressed: the same bytes are stored once (a blob in the clear is replaced by an encrypted one).
-    // Stored again, it is marked as in use from now (a finished application's retention keeps it).
-    if (await this.storedAsWanted(path)) {
-      const now = new Date();
-      await utimes(path, now, now);
-      return ref;
+    // The owner is recorded before the blob is looked for: a release running meanwhile sees it (see `release`).
+    await this.recordHolder(sha1, options.owner === undefined ? UNOWNED : ownerKey(options.owner));
+    if (options.owner !== undefined) {
+      const index = join(this.root, 'owners', ownerKey(options.owner));
+      await mkdir(index, { recursive: true, mode: 0o700 });
+      await writeFile(join(index, sha1), '', { mode: 0o600 });
     }
+    // Content-addressed: the same bytes are stored once (a blob in the clear is replaced by an encrypted one).
+    if (await this.storedAsWanted(path)) return ref;
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     // Write then rename: a reader never sees a partial file, and two writers of the same content agree.
     const tmp = `${path}.${randomUUID()}.tmp`;
@@ -202,28 +230,63 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   async delete(ref: Pick<DocumentRef, 'sha1'>): Promise<void> {
-    await rm(this.pathOf(ref.sha1), { force: true });
+    const path = this.pathOf(ref.sha1);
+    await rm(path, { force: true });
+    await rm(`${path}${HOLDERS}`, { recursive: true, force: true });
+  }
+
+  /** Records who holds a document: an owner's key, or UNOWNED for a put without one (never released). */
+  private async recordHolder(sha1: string, holder: string): Promise<void> {
+    const holders = `${this.pathOf(sha1)}${HOLDERS}`;
+    await mkdir(holders, { recursive: true, mode: 0o700 });
+    await writeFile(join(holders, holder), '', { mode: 0o600 });
   }
 
   /**
-   * Deletes a document unless it was stored (or stored again) after `since` (ms since the epoch):
-   * another application may hold the same bytes. True when it is gone.
+   * Releases every document `owner` stored (its retention ended): each is deleted when no other owner
+   * holds it and it was never stored without an owner. The blob is moved aside before its holders are
+   * read, so a put racing with the release either shows as a holder or writes the blob anew.
    */
-  async deleteUnlessStoredSince(sha1: string, since: number): Promise<boolean> {
-    const path = this.pathOf(sha1);
-    // Moved aside first, then checked: a put that touched it before the move shows in its time, and a
-    // put after the move writes the file anew.
+  async release(owner: string): Promise<ReleaseReport> {
+    const key = ownerKey(owner);
+    const index = join(this.root, 'owners', key);
+    const report: ReleaseReport = { deleted: 0, kept: 0 };
+    let owned: string[];
+    try {
+      owned = (await readdir(index)).filter((name) => SHA1.test(name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report;
+      throw error;
+    }
+    for (const sha1 of owned) {
+      const path = this.pathOf(sha1);
+      await rm(join(`${path}${HOLDERS}`, key), { force: true });
+      if (await this.deleteUnheld(path)) report.deleted++;
+      else report.kept++;
+      await rm(join(index, sha1), { force: true });
+    }
+    await rm(index, { recursive: true, force: true });
+    return report;
+  }
+
+  /** Deletes a blob that nobody holds; true when it is gone. */
+  private async deleteUnheld(path: string): Promise<boolean> {
+    const held = async () => (await readdir(`${path}${HOLDERS}`).catch(() => [])).length > 0;
+    if (await held()) return false;
     const aside = `${path}.${randomUUID()}.deleting`;
     try {
       await rename(path, aside);
-    } catch {
-      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw error;
     }
-    if ((await stat(aside)).mtimeMs > since) {
-      await rename(aside, path);
+    if (await held()) {
+      // Stored again meanwhile: put it back, unless that put already wrote the blob anew.
+      await rename(aside, path).catch(() => rm(aside, { force: true }));
       return false;
     }
     await rm(aside, { force: true });
+    await rm(`${path}${HOLDERS}`, { recursive: true, force: true });
     return true;
   }
 
@@ -236,6 +299,10 @@ export class FileDocumentStore implements DocumentStore {
     } catch {
       return [];
     }
-    return entries.map((entry) => entry.split('/').pop() ?? '').filter((name) => SHA1.test(name));
+    // `<xx>/<sha1>` only: not the holders' folders beside the blobs.
+    return entries
+      .map((entry) => entry.split('/'))
+      .filter((parts) => parts.length === 2 && SHA1.test(parts[1]!))
+      .map((parts) => parts[1]!);
   }
 }

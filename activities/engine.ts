@@ -42,6 +42,16 @@ export interface EngineActivityOptions {
   stepFailureBounds?: StepFailureBounds;
 }
 
+/** The application's activities that write or validate: past the bounds they stop it in `blocked`. */
+const BLOCKING_STEPS = [
+  'validateApplication',
+  'createAccount',
+  'sendApplicationUpdate',
+  'submitAccountDocuments',
+  'abandonAccount',
+  'resetAccount',
+] as const;
+
 export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
   const ledger = new FileDailyDocumentsLedger(join(store.root, 'daily'));
@@ -70,7 +80,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
         alert: options.onConfigurationError,
         // An application's steps end in its `blocked` state past the bounds; other workflows keep retrying.
         bounds: options.stepFailureBounds ?? DEFAULT_STEP_FAILURE_BOUNDS,
-        boundedWorkflows: [ACCOUNT_APPLICATION_WORKFLOW],
+        bounded: { workflows: [ACCOUNT_APPLICATION_WORKFLOW], activities: BLOCKING_STEPS },
       },
     ),
   };

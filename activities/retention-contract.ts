@@ -1,10 +1,10 @@
 /** The activity of the document retention workflow, as types only (workflows/retention). */
+import type { ReleaseReport } from './document-store.js';
 
 export interface RetentionActivities {
   /**
-   * Removes these documents from the store, except any stored again after `keepIfStoredAfter` (ms since
-   * the epoch): the store is content-addressed, so another application may have stored the same bytes
-   * since and still need them. Documents already gone count as removed.
+   * Releases every document the application stored (the store records owners at `put`): each is
+   * deleted unless another application holds it too or it was stored without an owner.
    */
-  deleteDocuments(input: { sha1s: string[]; keepIfStoredAfter: number }): Promise<{ deleted: number; kept: number }>;
+  releaseDocuments(input: { owner: string }): Promise<ReleaseReport>;
 }

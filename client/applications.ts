@@ -87,7 +87,7 @@ export interface StartedApplication {
  * external id before anything is sent, and takes over its account instead of making a second one.
  */
 export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
-  const { ref, summary } = await storeApplication(ctx.store, input.applicationXml);
+  const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
   const externalId = input.externalId ?? summary.externalId!;
   if (input.externalId && summary.externalId !== input.externalId) {
     throw new InvalidInputError(
@@ -95,8 +95,8 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
       `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
     );
   }
-  const documents = await storeDocuments(ctx.store, input.documents ?? []);
   const workflowId = applicationWorkflowId(ctx.csid, externalId);
+  const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
   const settings = input.settings ?? ctx.settings;
   // Waiting applications wake on the firm's status sweep unless they poll on their own.
   if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
@@ -189,7 +189,7 @@ export async function resubmit(
   applicationXml: Uint8Array | string,
 ): Promise<ApplicationStateView> {
   const handle = await findApplication(ctx, reference);
-  const { ref, summary } = await storeApplication(ctx.store, applicationXml);
+  const { ref, summary } = await storeApplication(ctx.store, applicationXml, ctx.csid);
   const state = await handle.query(stateQuery);
   if (summary.externalId !== state.externalId) {
     throw new InvalidInputError(
@@ -207,7 +207,7 @@ export async function provideDocuments(
 ): Promise<ApplicationStateView> {
   if (documents.length === 0) throw new InvalidInputError('documents', 'give at least one PDF');
   const handle = await findApplication(ctx, reference);
-  const stored = await storeDocuments(ctx.store, documents);
+  const stored = await storeDocuments(ctx.store, documents, handle.workflowId);
   return message(reference, () => handle.executeUpdate(provideDocumentsUpdate, { args: [stored] }));
 }
 

@@ -43,7 +43,10 @@ export async function takeCredentials(ctx: EngineContext, reference: string): Pr
     bytes = await ctx.store.get(state.credentials);
   } catch (error) {
     if (!(error instanceof DocumentNotFound)) throw error;
-    throw new CredentialsUnavailableError(reference, 'already handed out: the temporary credentials were deleted');
+    throw new CredentialsUnavailableError(
+      reference,
+      "already handed out, or deleted with the application's documents after its retention",
+    );
   }
   const kept = JSON.parse(new TextDecoder().decode(bytes)) as {
     users?: Array<{ userName: string; temporaryPassword?: string }>;

@@ -10,6 +10,7 @@ import type { DocumentStore } from '../activities/document-store.js';
 import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../workflows/lifecycle/types.js';
 import type { DocumentRef, FormDocument } from '../workflows/lifecycle/types.js';
 import { InvalidInputError } from './errors.js';
+import { applicationWorkflowId } from '../workflows/application/messages.js';
 
 // PDFs larger than MAX_DOCUMENT_BYTES are refused (the service states no limit; scanned documents stay well under it).
 export { MAX_DOCUMENT_BYTES };
@@ -62,18 +63,29 @@ export function checkApplicationXml(xml: string, name = 'application XML'): Appl
   return summary;
 }
 
+/**
+ * Checks and stores an application XML; with the firm's CSID it is stored as its application's
+ * (owner: the workflow id of its external id), so the application's retention deletes it.
+ */
 export async function storeApplication(
   store: DocumentStore,
   xml: Uint8Array | string,
+  csid?: string,
 ): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
   const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
   const data = isPath || typeof xml !== 'string' ? xml : new TextEncoder().encode(xml);
   const { bytes, name } = await readInput(data, 'application XML', MAX_APPLICATION_BYTES);
   const summary = checkApplicationXml(new TextDecoder().decode(bytes), name);
-  return { ref: await store.put(bytes), summary };
+  const owner = csid === undefined ? undefined : applicationWorkflowId(csid, summary.externalId!);
+  return { ref: await store.put(bytes, { owner }), summary };
 }
 
-export async function storeDocuments(store: DocumentStore, documents: DocumentInput[]): Promise<FormDocument[]> {
+/** Checks and stores PDFs; with `owner` (an application's workflow id) they are that application's. */
+export async function storeDocuments(
+  store: DocumentStore,
+  documents: DocumentInput[],
+  owner?: string,
+): Promise<FormDocument[]> {
   return Promise.all(
     documents.map(async (document, index) => {
       const label = typeof document.data === 'string' ? document.data : `documents[${index}]`;
@@ -88,7 +100,7 @@ export async function storeDocuments(store: DocumentStore, documents: DocumentIn
       if (!PDF_FILE_NAME.test(fileName)) {
         throw new InvalidInputError(label, `file name "${fileName}" must be a plain name ending in .pdf`);
       }
-      return { ...(await store.put(bytes)), formNumber: document.formNumber, fileName };
+      return { ...(await store.put(bytes, { owner })), formNumber: document.formNumber, fileName };
     }),
   );
 }

@@ -84,4 +84,22 @@ describe('document store: content-addressed, encrypted at rest with the codec ke
     await assert.rejects(store.get(ref), DocumentNotFound);
     await store.delete(ref); // already gone: nothing happens
   });
+  it('releases what an owner stored: deleted once no other owner holds it, never when stored without one', async function () {
+    const store = new FileDocumentStore(dir, { keyring: generateCodecKeyring('k1') });
+    const mine = await store.put(new TextEncoder().encode('only A'), { owner: 'application-C-A' });
+    const shared = await store.put(new TextEncoder().encode('A and B'), { owner: 'application-C-A' });
+    await store.put(new TextEncoder().encode('A and B'), { owner: 'application-C-B' });
+    const daily = await store.put(new TextEncoder().encode('A and the daily documents'), { owner: 'application-C-A' });
+    await store.put(new TextEncoder().encode('A and the daily documents'));
+    assert.deepEqual(await store.release('application-C-A'), { deleted: 1, kept: 2 });
+    assert.deepEqual((await store.list()).sort(), [shared.sha1, daily.sha1].sort());
+    await assert.rejects(store.get(mine), DocumentNotFound);
+    // B's retention deletes what it held last; a second release finds nothing more to do.
+    assert.deepEqual(await store.release('application-C-B'), { deleted: 1, kept: 0 });
+    assert.deepEqual(await store.release('application-C-A'), { deleted: 0, kept: 0 });
+    assert.deepEqual(await store.list(), [daily.sha1]);
+    // Stored again by its owner after a release, a document is held again.
+    const again = await store.put(new TextEncoder().encode('only A'), { owner: 'application-C-A' });
+    assert.equal(Buffer.from(await store.get(again)).toString(), 'only A');
+  });
 });

@@ -1,7 +1,6 @@
 /**
- * Document retention, end to end on the dev server (real time: the store's file times and the
- * workflow's clock agree only there): a finished application leaves a `documentRetention` workflow
- * that deletes its documents once the retention ends.
+ * Document retention, end to end on the dev server: a finished application leaves a
+ * `documentRetention` workflow that deletes the documents it stored once the retention ends.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -33,14 +32,20 @@ describe('document retention (dev server, worker, simulator)', function () {
     await engine?.close();
   });
 
-  it("deletes a finished application's documents after the retention, except those stored again since", async function () {
+  it("deletes a finished application's documents after the retention, except what another application holds", async function () {
     const externalId = `happy-retention-${randomUUID().slice(0, 6)}`;
-    const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)));
-    const w9 = { ...(await engine.store.put(pdf(`${externalId} W-9`))), formNumber: '5002', fileName: 'w9.pdf' };
-    const shared = { ...(await engine.store.put(pdf('a blank form'))), formNumber: '5003', fileName: 'form.pdf' };
+    const workflowId = applicationWorkflowId(engine.sim.csid, externalId);
+    // Stored as the client stores them: owned by the application's workflow id.
+    const owner = { owner: workflowId };
+    const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)), owner);
+    const w9 = { ...(await engine.store.put(pdf(`${externalId} W-9`), owner)), formNumber: '5002', fileName: 'w9.pdf' };
+    const form = pdf('a blank form');
+    const shared = { ...(await engine.store.put(form, owner)), formNumber: '5003', fileName: 'form.pdf' };
+    // The same blank form, stored earlier for an application still in flight: it must stay.
+    await engine.store.put(form, { owner: applicationWorkflowId(engine.sim.csid, 'another-application') });
     const handle = await env.client.workflow.start(accountApplication, {
       taskQueue: engine.taskQueue,
-      workflowId: applicationWorkflowId(engine.sim.csid, externalId),
+      workflowId,
       args: [
         {
           csid: engine.sim.csid,
@@ -56,16 +61,18 @@ describe('document retention (dev server, worker, simulator)', function () {
       assert.equal(result.outcome, 'open');
       const { credentials } = await handle.query(stateQuery);
       assert.ok(credentials, 'the create left a response file for staff');
-      // Another application stores the same blank form after this one finished: it must stay.
-      await engine.store.put(pdf('a blank form'));
+      const before = new Set(await engine.store.list());
+      for (const kept of [application, w9, shared, credentials]) assert.ok(before.has(kept.sha1), 'deleted too early');
       const retention = env.client.workflow.getHandle<typeof documentRetention>(
         documentRetentionWorkflowId(engine.sim.csid, externalId),
       );
       assert.deepEqual(await retention.result(), { deleted: 3, kept: 1 });
       const stored = new Set(await engine.store.list());
-      for (const gone of [application, w9, credentials])
+      for (const gone of [application, w9, credentials]) {
         assert.ok(!stored.has(gone.sha1), `${gone.sha1} is still stored`);
-      assert.ok(stored.has(shared.sha1), 'the form stored again since was deleted');
+      }
+      assert.ok(stored.has(shared.sha1), 'the form another application holds was deleted');
+      assert.ok(Buffer.from(await engine.store.get(shared)).equals(Buffer.from(form)));
     });
   });
 });

@@ -83,7 +83,15 @@ function actions(view: ApplicationStateView): Action[] {
         temporal: both('retry'),
       };
       if (view.accountId === undefined) {
-        return [retry, { what: 'replace the application XML', eca: `eca resubmit ${id} application.xml` }, abandon];
+        const end =
+          view.blocked?.step === 'create'
+            ? 'end the application (an account a create processed before the failure stays at the brokerage: check getResponseFile first)'
+            : abandon.what;
+        return [
+          retry,
+          { what: 'replace the application XML', eca: `eca resubmit ${id} application.xml` },
+          { ...abandon, what: end },
+        ];
       }
       return [retry, abandon];
     }

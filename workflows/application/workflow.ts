@@ -30,7 +30,6 @@ import {
   NO_OBSERVATION,
   observationFingerprint,
   persistLifecycle,
-  referencedDocuments,
   restoreLifecycle,
   startLifecycle,
   step,
@@ -55,6 +54,7 @@ import { renderDetails } from './details.js';
 import {
   abandonUpdate,
   accountObservedSignal,
+  applicationWorkflowId,
   pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
@@ -414,7 +414,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
           {
             csid,
             externalId,
-            sha1s: referencedDocuments(snapshot.context),
+            owner: applicationWorkflowId(csid, externalId),
             finishedAt: Date.now(),
             retentionMs,
           },

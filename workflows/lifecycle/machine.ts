@@ -30,15 +30,14 @@ export interface LifecycleContext {
   externalId: string;
   /** The application XML now in force (replaced by `RESUBMIT`). */
   application: DocumentRef;
-  /** SHA-1 of the application XMLs a `RESUBMIT` replaced, for the document retention. */
-  replacedApplications?: string[];
   /** Documents sent with create. */
   createDocuments: FormDocument[];
   accountId?: string;
   userName?: string;
   /**
    * The create's response file in the document store (users and their temporary passwords): handed out
-   * once to staff (`eca password`), then deleted from the store.
+   * once to staff (`eca password`), then deleted from the store; deleted with the application's other
+   * documents after its retention if nobody took it.
    */
   credentials?: DocumentRef;
   status?: string;
@@ -120,20 +119,6 @@ export type LifecycleEvent =
   | { type: 'RETENTION_EXPIRED' };
 
 export type LifecycleEventType = LifecycleEvent['type'];
-
-/** SHA-1 of every document the application referenced: what its retention deletes once it is finished. */
-export function referencedDocuments(context: LifecycleContext): string[] {
-  return [
-    ...new Set([
-      context.application.sha1,
-      ...(context.replacedApplications ?? []),
-      ...context.createDocuments.map((document) => document.sha1),
-      ...Object.values(context.waitingDocuments).map((document) => document.sha1),
-      ...Object.values(context.submittedDocuments),
-      ...(context.credentials ? [context.credentials.sha1] : []),
-    ]),
-  ];
-}
 
 function plan(context: LifecycleContext) {
   return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
@@ -219,10 +204,6 @@ export const lifecycleMachine = setup({
     clearBlocked: assign({ blocked: () => undefined }),
     acceptResubmission: assign({
       application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
-      replacedApplications: ({ context, event }) =>
-        event.type === 'RESUBMIT' && event.application.sha1 !== context.application.sha1
-          ? [...new Set([...(context.replacedApplications ?? []), context.application.sha1])]
-          : context.replacedApplications,
       corrections: () => [],
     }),
     recordAccount: assign(({ context, event }) => {

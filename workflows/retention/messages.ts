@@ -10,8 +10,8 @@ export function documentRetentionWorkflowId(csid: string, externalId: string): s
 export interface DocumentRetentionInput {
   csid: string;
   externalId: string;
-  /** SHA-1 references of the application's documents. */
-  sha1s: string[];
+  /** The owner its documents were stored under: the application's workflow id. */
+  owner: string;
   /** Workflow time the application finished, ms since the epoch. */
   finishedAt: number;
   retentionMs: number;
@@ -19,6 +19,6 @@ export interface DocumentRetentionInput {
 
 export interface DocumentRetentionResult {
   deleted: number;
-  /** Documents stored again after the application finished (another application's), left in place. */
+  /** Documents another application holds too, or stored without an owner: left in place. */
   kept: number;
 }

@@ -1,8 +1,9 @@
 /**
  * `documentRetention`: started by a finished application (and left running when it closes), it waits
- * out the retention period on a durable timer, then deletes the documents the application referenced
- * from the store: its application XMLs, its PDFs and the create's response file (temporary passwords)
- * if staff never took it. Its history holds SHA-1 references only, never a document or personal data.
+ * out the retention period on a durable timer, then releases the documents the application stored
+ * (application XMLs, PDFs, the create's response file with temporary passwords if staff never took
+ * it): each is deleted unless another application holds the same bytes. Its history holds the
+ * application's workflow id and counts only, never a document or personal data.
  */
 import { proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
 import type { RetentionActivities } from '../../activities/retention-contract.js';
@@ -15,12 +16,14 @@ const store = proxyActivities<RetentionActivities>({
 
 export async function documentRetention(input: DocumentRetentionInput): Promise<DocumentRetentionResult> {
   const deleteAt = input.finishedAt + input.retentionMs;
-  const documents = `${input.sha1s.length} document(s) of application ${input.externalId}`;
+  const documents = `the documents of application ${input.externalId}`;
   setCurrentDetails(`**Deletes** ${documents} at ${new Date(deleteAt).toISOString()}`);
   await sleep(Math.max(deleteAt - Date.now(), 0), { summary: `retention of ${documents}` });
-  const result = await store.deleteDocuments.executeWithOptions({ summary: `delete ${documents}` }, [
-    { sha1s: input.sha1s, keepIfStoredAfter: input.finishedAt },
+  const result = await store.releaseDocuments.executeWithOptions({ summary: `delete ${documents}` }, [
+    { owner: input.owner },
   ]);
-  setCurrentDetails(`**Deleted** ${result.deleted} of ${documents}; ${result.kept} kept (stored again since)`);
+  setCurrentDetails(
+    `**Deleted** ${result.deleted} of ${documents}; ${result.kept} kept (held by another application too)`,
+  );
   return result;
 }

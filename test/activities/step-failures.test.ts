@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { ApplicationFailure } from '@temporalio/common';
+import { anomalyKind, stepFailure } from '../../activities/configuration-errors.js';
+import type { StepFailureBounds } from '../../activities/configuration-errors.js';
+import { DocumentCorrupted, DocumentNotFound } from '../../activities/document-store.js';
+import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
+
+const bounds: StepFailureBounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
+const first = { attempts: 1, elapsedMs: 0 };
+
+describe('step-failure policy: what an activity failure means for an application', function () {
+  it('retries configuration errors with an alert, then blocks after the configured time in a row', function () {
+    const alerts: string[] = [];
+    const error = new EcaCryptoError('passphrase', 'wrong passphrase');
+    const early = stepFailure(error, { attempts: 7, elapsedMs: 59_000 }, bounds, (kind) => alerts.push(kind));
+    assert.ok(early instanceof ApplicationFailure);
+    assert.equal(early.nonRetryable, false);
+    const late = stepFailure(new DocumentNotFound('gone'), { attempts: 8, elapsedMs: 60_000 }, bounds, (kind) =>
+      alerts.push(kind),
+    );
+    assert.equal(late?.nonRetryable, true);
+    assert.equal(late?.type, 'DocumentNotFound');
+    assert.deepEqual(alerts, ['keys', 'document-store']);
+    // Unbounded calls (other workflows, reads) keep retrying.
+    assert.equal(stepFailure(error, { attempts: 99, elapsedMs: 1e9 }, undefined)?.nonRetryable, false);
+  });
+
+  it('blocks anomalies after the attempts in a row, a corrupted document at once; transient 4xx and transport errors pass', function () {
+    const refusal = new EcaHttpError('create', 403, '{"first_name":"Ada","reason":"forbidden"}');
+    assert.equal(stepFailure(refusal, { attempts: 2, elapsedMs: 10_000 }, bounds)?.nonRetryable, false);
+    const blocked = stepFailure(refusal, { attempts: 3, elapsedMs: 20_000 }, bounds);
+    assert.equal(blocked?.nonRetryable, true);
+    // A response body may echo what was sent: only the operation and the status are kept.
+    assert.match(blocked?.message ?? '', /^create: HTTP 403 /);
+    assert.doesNotMatch(blocked?.message ?? '', /Ada/);
+    assert.equal(stepFailure(new EcaSchemaError('result', 'not an array'), first, bounds)?.nonRetryable, false);
+    assert.equal(stepFailure(new DocumentCorrupted('bytes differ'), first, bounds)?.nonRetryable, true);
+    for (const status of [408, 425, 429, 500, 503]) {
+      assert.equal(anomalyKind(new EcaHttpError('create', status, '')), undefined, `HTTP ${status}`);
+      assert.equal(
+        stepFailure(new EcaHttpError('create', status, ''), { attempts: 50, elapsedMs: 0 }, bounds),
+        undefined,
+      );
+    }
+    assert.equal(
+      stepFailure(new EcaNetworkError('create', 'ECONNRESET'), { attempts: 50, elapsedMs: 0 }, bounds),
+      undefined,
+    );
+  });
+});

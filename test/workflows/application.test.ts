@@ -631,7 +631,10 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const blocked = await waitForState(handle, 'blocked');
       assert.equal(blocked.blocked?.step, 'create');
       assert.equal(blocked.blocked?.errorType, 'EcaHttpError');
-      assert.match(blocked.blocked?.reason ?? '', /^create: HTTP 403 \(brokerage-refusal, 3 attempt\(s\) in a row\): the application is blocked$/);
+      assert.match(
+        blocked.blocked?.reason ?? '',
+        /^create: HTTP 403 \(brokerage-refusal, 3 attempt\(s\) in a row\): the application is blocked$/,
+      );
       assert.equal(harness.sim.control.calls().create ?? 0, 0);
       refusing = false;
       await handle.executeUpdate(retryUpdate, { args: [] });

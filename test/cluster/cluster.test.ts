@@ -55,6 +55,10 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
       applications: APPLICATIONS,
       faultKinds: 'history-1 SIGKILL, engine worker SIGKILL',
       deadlineMs: 15 * 60_000,
+      diagnose: () =>
+        cluster.workers
+          .map((worker) => `${worker.name} ${worker.running ? 'running' : 'exited'}:\n${worker.output.slice(-1500)}`)
+          .join('\n'),
       applicationXml: (externalId) => {
         const person = applicant('cluster', createHash('sha1').update(externalId).digest('hex').slice(0, 8));
         people.set(externalId, person);

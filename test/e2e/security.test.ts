@@ -341,14 +341,18 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       }
     }
 
-    // 3b. The document store on disk: every file encrypted, none of the applicants' data nor a password in it.
+    // 3b. The document store on disk: every document encrypted, none of the applicants' data nor a password in
+    // any file; the files that record a document's holders and an owner's documents are empty (names only:
+    // hashes of owners, SHA-1 references).
     const files = (await readdir(join(dir, 'documents'), { recursive: true, withFileTypes: true })).filter((file) =>
       file.isFile(),
     );
     assert.ok(files.length >= 8, `the store holds the applications, documents and response files (${files.length})`);
     for (const file of files) {
       const bytes = await readFile(join(file.parentPath, file.name));
-      assert.equal(bytes.subarray(0, 8).toString(), 'ECA-DOC1', `${file.name} is not encrypted`);
+      if (/\.holders$|\/owners\/[0-9a-f]{64}$/.test(file.parentPath))
+        assert.equal(bytes.length, 0, `${file.name}: a holder record with content`);
+      else assert.equal(bytes.subarray(0, 8).toString(), 'ECA-DOC1', `${file.name} is not encrypted`);
       const raw = bytes.toString('latin1');
       for (const needle of [...personal, ...temporaryPasswords]) {
         assert.ok(!raw.includes(needle), `${file.name} holds "${needle.slice(0, 6)}…" in the clear`);

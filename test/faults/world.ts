@@ -352,6 +352,8 @@ export interface FleetOptions {
    * it a blocked application stays blocked and the case ends at its deadline.
    */
   onBlocked?: (ctx: EngineContext, app: Tracked) => Promise<void>;
+  /** What else to print when the case misses its deadline (processes the world did not start). */
+  diagnose?: () => string;
 }
 
 /**
@@ -385,7 +387,22 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       const due = options.disruptWhen ? options.disruptWhen(world) : created >= options.applications / 3;
       if (due || round > 600) {
         disrupted = true;
-        faults += await options.disrupt!(world, fleet);
+        // Bounded like the rest of the run: a disruption that hangs (a process that never comes back)
+        // fails the case with what the processes said, instead of running into mocha's timeout.
+        let timer: NodeJS.Timeout | undefined;
+        const left = Math.max(deadline - Date.now(), 60_000);
+        faults += await Promise.race([
+          options.disrupt!(world, fleet),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () =>
+                reject(
+                  new Error(`${options.name}: the disruption did not finish in time\n${workersOutput(world, options)}`),
+                ),
+              left,
+            );
+          }),
+        ]).finally(() => clearTimeout(timer));
       }
     }
     unplannedExits.push(...(await world.restartExitedWorkers()));
@@ -401,11 +418,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
           return `${app.externalId} ${description?.status.name ?? '?'} ${state}`;
         }),
       );
-      const workers = [...world.workers].map(
-        (worker) =>
-          `${worker.name} ${worker.running ? 'running' : 'exited'}, its last output:\n${worker.output.slice(-1500)}`,
-      );
-      states.push(`workers: ${workers.join('\n') || 'none'}`);
+      states.push(workersOutput(world, options));
       if (countBefore) await countBefore(); // the case's fault rules must not outlive it
       assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);
     }
@@ -489,6 +502,15 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     `${options.name}: applications not in their expected state: ${JSON.stringify(outcomes)}`,
   );
   return report;
+}
+
+/** Each worker this world started, running or not, with the end of its output. */
+function workersOutput(world: World, options: FleetOptions): string {
+  const workers = [...world.workers].map(
+    (worker) =>
+      `${worker.name} ${worker.running ? 'running' : 'exited'}, its last output:\n${worker.output.slice(-1500)}`,
+  );
+  return `workers: ${workers.join('\n') || 'none'}${options.diagnose ? `\n${options.diagnose()}` : ''}`;
 }
 
 /** One look at an application: closed yet? If it waits for documents, or is blocked, the staff act. */

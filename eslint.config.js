@@ -16,6 +16,39 @@ const forbiddenInWorkflows = [
   '@temporalio/worker',
 ];
 
+/**
+ * The layers, from the floor up (docs/architecture.md): each folder may import only the folders listed
+ * for it, so no arrow runs from a lower folder to a higher one. scripts/ and test/ stand above all.
+ */
+const layers = {
+  eca: [],
+  codec: [],
+  domain: [],
+  runtime: ['eca', 'codec', 'domain'],
+  workflows: ['codec', 'domain'],
+  activities: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
+  workers: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
+  client: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
+  simulator: ['eca'],
+};
+const projectFolders = [...Object.keys(layers), 'scripts', 'test'];
+
+/**
+ * The `no-restricted-imports` patterns that keep `folder` on its layer.
+ * @param {keyof typeof layers} folder
+ */
+function layerPatterns(folder) {
+  /** @type {string[]} */
+  const below = layers[folder];
+  const allowed = new Set([folder, ...below]);
+  return [
+    {
+      group: projectFolders.filter((other) => !allowed.has(other)).map((other) => `**/${other}/**`),
+      message: `${folder}/ may import only ${below.join(', ') || 'npm packages'} (docs/architecture.md, the layers).`,
+    },
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'coverage/**', 'bench-results/**'] },
   js.configs.recommended,
@@ -36,6 +69,12 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  .../** @type {Array<keyof typeof layers>} */ (Object.keys(layers))
+    .filter((folder) => folder !== 'workflows')
+    .map((folder) => ({
+      files: [`${folder}/**/*.ts`],
+      rules: { 'no-restricted-imports': ['error', { patterns: layerPatterns(folder) }] },
+    })),
   {
     files: ['workflows/**/*.ts'],
     rules: {
@@ -46,13 +85,7 @@ export default tseslint.config(
             name,
             message: 'Workflow code is deterministic: do I/O in activities/, not in workflows/.',
           })),
-          patterns: [
-            {
-              group: ['**/activities/**', '**/eca/**', '**/simulator/**', '**/workers/**', '**/client/**'],
-              allowTypeImports: true,
-              message: 'Workflow code may import only types from the I/O layers.',
-            },
-          ],
+          patterns: layerPatterns('workflows'),
         },
       ],
       'no-restricted-globals': [

@@ -20,20 +20,22 @@ import type {
   UpdateRequest,
   UpdateResponse,
 } from '../eca/index.js';
-import type { AccountSnapshot, FormDocument, TaskView } from '../workflows/lifecycle/types.js';
+import type { FormDocument } from '../domain/documents.js';
+import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import type {
   ApplicationActivities,
   ApplicationUpdateFunction,
   CreateOutcome,
   RequestOutcome,
   UpdateOutcome,
-} from './application-contract.js';
-import { Batcher, DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from './batcher.js';
+} from '../workflows/application/activities.js';
+import { Batcher } from './batcher.js';
+import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
 import { currentAttempt, withinDeadline } from './deadline.js';
-import type { DocumentStore } from './document-store.js';
+import type { DocumentStore } from '../runtime/document-store.js';
 import { findAccountByResponseFile } from './find-account.js';
-import { REQUEST_LISTING_REFUSED } from '../workflows/request-listing.js';
-import { applicationWorkflowId } from '../workflows/application/messages.js';
+import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
+import { applicationWorkflowId } from '../domain/workflow-ids.js';
 
 export interface ApplicationActivityOptions {
   eca: EcaClient;

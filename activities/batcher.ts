@@ -4,16 +4,6 @@
  * other: one getAccountStatus for a hundred accounts replaces a hundred calls.
  */
 
-/**
- * How long a status read waits for others to join its call. Polls of a slot reach a worker spread over
- * the seconds it takes to run their timers; 1 s merges them about ten times better than 50 ms
- * (docs/performance.md) and costs at most a second on a poll. The worker's configuration, the demo
- * and the bench all start from these defaults.
- */
-export const DEFAULT_BATCH_WINDOW_MS = 1000;
-/** Accounts per getAccountStatus / getPendingTasks call (the spec states no maximum). */
-export const DEFAULT_MAX_ACCOUNTS_PER_CALL = 100;
-
 export interface BatchOptions<T> {
   /** How long the first read of a batch waits for others to join it. */
   windowMs: number;

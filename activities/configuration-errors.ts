@@ -19,10 +19,11 @@
  * before it does not count. Reads are never bounded: retrying them changes nothing at the brokerage.
  * Transport failures (timeouts, 5xx, dropped connections) and every other error pass unchanged.
  */
+import type { StepFailureBounds } from '../runtime/defaults.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { EcaCryptoError, EcaHttpError, EcaSchemaError } from '../eca/index.js';
-import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from './document-store.js';
+import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store';
 
@@ -31,16 +32,6 @@ export type AnomalyKind = 'brokerage-answer' | 'brokerage-refusal' | 'document-c
 
 /** Called on every attempt that meets a configuration error (the worker counts them in a metric). */
 export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) => void;
-
-export interface StepFailureBounds {
-  /** Configuration errors are retried this long (from the step's first attempt), then the application is blocked. */
-  blockAfterMs: number;
-  /** Anomalies are tried this many times, then the application is blocked. */
-  anomalyAttempts: number;
-}
-
-/** A day to fix a configuration (each attempt alerts); about half an hour of anomalies (5 s doubling to 10 min). */
-export const DEFAULT_STEP_FAILURE_BOUNDS: StepFailureBounds = { blockAfterMs: 24 * 60 * 60_000, anomalyAttempts: 10 };
 
 export function configurationErrorKind(error: unknown): ConfigurationErrorKind | undefined {
   if (error instanceof EcaCryptoError) return 'keys';

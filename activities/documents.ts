@@ -5,8 +5,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { EcaHttpError, EcaRequestError } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
-import type { DocumentsActivities, SubmissionOutcome } from './documents-contract.js';
-import type { DocumentStore } from './document-store.js';
+import type { DocumentsActivities, SubmissionOutcome } from '../workflows/documents/activities.js';
+import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
 import type { FileDailyDocumentsLedger } from './forms.js';
 

@@ -7,16 +7,18 @@ import type { Client } from '@temporalio/client';
 import type { EcaClient } from '../eca/index.js';
 import { createApplicationActivities, createStatusReader } from './application.js';
 import type { StatusReader } from './application.js';
-import type { FileDocumentStore } from './document-store.js';
+import type { FileDocumentStore } from '../runtime/document-store.js';
 import { createDocumentsActivities } from './documents.js';
 import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
 import { createRetentionActivities } from './retention.js';
-import { DEFAULT_STEP_FAILURE_BOUNDS, withStepFailurePolicy } from './configuration-errors.js';
-import type { ConfigurationAlert, StepFailureBounds } from './configuration-errors.js';
-import { ACCOUNT_APPLICATION_WORKFLOW } from '../workflows/application/messages.js';
+import { withStepFailurePolicy } from './configuration-errors.js';
+import { DEFAULT_STEP_FAILURE_BOUNDS } from '../runtime/defaults.js';
+import type { ConfigurationAlert } from './configuration-errors.js';
+import type { StepFailureBounds } from '../runtime/defaults.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 
 export interface EngineActivityOptions {
   eca: EcaClient;

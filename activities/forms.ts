@@ -20,22 +20,23 @@
  * Ledger: one JSON file per firm and day (`<root>/<CSID>/<yyyy-mm-dd>.json`) with the day's result and
  * the catalogue of stored forms, written by the daily workflow and read by the create step.
  */
+import { FORMS_MANIFEST_INVALID } from '../domain/error-types.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseApplication } from '../eca/index.js';
-import { dayIn } from '../workflows/documents/days.js';
+import { dayIn } from '../domain/days.js';
 import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
-import type { FormDocument } from '../workflows/lifecycle/types.js';
-import type { CatalogueForm } from './documents-contract.js';
-import type { DocumentStore } from './document-store.js';
+import type { FormDocument } from '../domain/documents.js';
+import type { CatalogueForm } from '../workflows/documents/activities.js';
+import type { DocumentStore } from '../runtime/document-store.js';
 
 export const FORMS_MANIFEST = 'forms.json';
 
 /** The forms directory or its manifest is unusable; retrying cannot mend it. */
 export class FormsManifestInvalid extends Error {
-  override readonly name = 'FormsManifestInvalid';
+  override readonly name = FORMS_MANIFEST_INVALID;
 }
 
 const fileName = z

@@ -3,10 +3,10 @@ import { Context } from '@temporalio/activity';
 import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { accountRequestFiles, earlierRequest, updateCall } from './application.js';
-import type { UpdateOutcome } from './application-contract.js';
-import type { DocumentStore } from './document-store.js';
+import type { UpdateOutcome } from '../workflows/application/activities.js';
+import type { DocumentStore } from '../runtime/document-store.js';
 import { withinDeadline } from './deadline.js';
-import type { MaintenanceActivities, UpdateFunctionRequest } from './maintenance-contract.js';
+import type { MaintenanceActivities, UpdateFunctionRequest } from '../workflows/maintenance/activities.js';
 
 export interface MaintenanceActivityOptions {
   eca: EcaClient;

@@ -8,19 +8,21 @@
  * left N and P (opened, rejected, abandoned, closed). What an application last read is its own
  * search attribute `EcaObserved`; the sweep compares fingerprints and keeps nothing between slots.
  */
+import { CONFIGURATION_ERROR, REQUEST_ERROR } from '../domain/error-types.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { EcaClient, PendingTasksAccount } from '../eca/index.js';
-import { ACCOUNT_APPLICATION_WORKFLOW, accountObservedSignal } from '../workflows/application/messages.js';
-import { observationFingerprint } from '../workflows/lifecycle/observation.js';
-import type { AccountSnapshot } from '../workflows/lifecycle/types.js';
-import { EcaAccountId, EcaObserved } from '../workflows/search-attributes.js';
+import { accountObservedSignal } from '../workflows/application/messages.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
+import { observationFingerprint } from '../domain/observation.js';
+import type { AccountSnapshot } from '../domain/account.js';
+import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
 import { accountSnapshot } from './application.js';
-import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from './batcher.js';
-import type { SweepActivities } from './sweep-contract.js';
+import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
+import type { SweepActivities } from '../workflows/sweep/activities.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
 export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
@@ -48,7 +50,7 @@ interface WaitingApplication {
 function quoted(value: string): string {
   if (!/^[\w.-]+$/.test(value)) {
     throw ApplicationFailure.create({
-      type: 'EcaRequestError',
+      type: REQUEST_ERROR,
       message: `CSID ${JSON.stringify(value)} cannot be used in a visibility query`,
       nonRetryable: true,
     });
@@ -75,7 +77,7 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
   async function waitingApplications(csid: string): Promise<WaitingApplication[]> {
     if (!client) {
       throw ApplicationFailure.create({
-        type: 'EcaConfigurationError',
+        type: CONFIGURATION_ERROR,
         message: 'the status sweep needs a Temporal client (createEngineActivities({ client }))',
         nonRetryable: true,
       });

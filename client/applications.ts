@@ -9,13 +9,10 @@ import {
 } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DocumentStore } from '../activities/document-store.js';
+import type { DocumentStore } from '../runtime/document-store.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
 import {
   abandonUpdate,
-  ACCOUNT_APPLICATION_WORKFLOW,
-  applicationWorkflowId,
-  DEFAULT_TASK_QUEUE,
   pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
@@ -23,6 +20,7 @@ import {
   retryUpdate,
   stateQuery,
 } from '../workflows/application/messages.js';
+import { ACCOUNT_APPLICATION_WORKFLOW, applicationWorkflowId, DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import type { ApplicationInput, ApplicationStateView } from '../workflows/application/messages.js';
 import {
   EcaAccountId,
@@ -31,7 +29,7 @@ import {
   EcaExternalId,
   EcaLifecycleState,
   visibilityString,
-} from '../workflows/search-attributes.js';
+} from '../domain/search-attributes.js';
 import { storeApplication, storeDocuments } from './documents.js';
 import { ensureStatusSweep } from './sweep.js';
 import type { SweepInterval } from '../workflows/sweep/messages.js';

@@ -5,8 +5,8 @@
  */
 import { buildLandingUrl, checkSingleIp, EcaRequestError, findLandingPage, isLanguageCode } from '../eca/index.js';
 import type { EcaClient, PreferenceSetResponse } from '../eca/index.js';
-import { createEcaClientFromConfig } from '../workers/brokerage.js';
-import { loadWorkerConfig } from '../workers/config.js';
+import { createEcaClientFromConfig } from '../runtime/brokerage.js';
+import { loadWorkerConfig } from '../runtime/config.js';
 import { EngineError, InvalidInputError } from './errors.js';
 
 function brokerageClient(): EcaClient {

@@ -4,9 +4,9 @@
  * TEMPORAL_TLS*, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
  */
 import { Client, Connection } from '@temporalio/client';
-import { FileDocumentStore } from '../activities/document-store.js';
-import { ConfigurationError, loadWorkerConfig } from '../workers/config.js';
-import { temporalConnectionOptions } from '../workers/temporal-connection.js';
+import { FileDocumentStore } from '../runtime/document-store.js';
+import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
+import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { codecDataConverter } from '../codec/data-converter.js';
 import { configuredCodecKeyring } from '../codec/keyring.js';
 import type { EngineContext } from './applications.js';

@@ -2,7 +2,7 @@
  * The temporary passwords the brokerage issues at creation (in the create's response file): kept in
  * the document store, encrypted, never in history or logs, and handed out once to staff, then deleted.
  */
-import { DocumentNotFound } from '../activities/document-store.js';
+import { DocumentNotFound } from '../runtime/document-store.js';
 import type { EngineContext } from './applications.js';
 import { getState } from './applications.js';
 import { EngineError } from './errors.js';

@@ -6,11 +6,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseApplication, xmlWellFormednessError } from '../eca/index.js';
 import type { ApplicationSummary } from '../eca/index.js';
-import type { DocumentStore } from '../activities/document-store.js';
-import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../workflows/lifecycle/types.js';
-import type { DocumentRef, FormDocument } from '../workflows/lifecycle/types.js';
+import type { DocumentStore } from '../runtime/document-store.js';
+import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../domain/documents.js';
+import type { DocumentRef, FormDocument } from '../domain/documents.js';
 import { InvalidInputError } from './errors.js';
-import { applicationWorkflowId } from '../workflows/application/messages.js';
+import { applicationWorkflowId } from '../domain/workflow-ids.js';
 
 // PDFs larger than MAX_DOCUMENT_BYTES are refused (the service states no limit; scanned documents stay well under it).
 export { MAX_DOCUMENT_BYTES };

@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
 import type { FirmType } from '../workflows/maintenance/functions.js';
-import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../workflows/maintenance/messages.js';
+import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../domain/workflow-ids.js';
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
 import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';

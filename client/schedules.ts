@@ -12,12 +12,9 @@ import type {
   ScheduleUpdateOptions,
 } from '@temporalio/client';
 import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
-import {
-  DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
-  dailyDocumentsScheduleId,
-  type DailyDocumentsInput,
-} from '../workflows/documents/messages.js';
-import { EcaCsid } from '../workflows/search-attributes.js';
+import { type DailyDocumentsInput } from '../workflows/documents/messages.js';
+import { DAILY_DOCUMENTS_TRIGGER_WORKFLOW, dailyDocumentsScheduleId } from '../domain/workflow-ids.js';
+import { EcaCsid } from '../domain/search-attributes.js';
 
 export interface DailyDocumentsScheduleOptions {
   csid: string;

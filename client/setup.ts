@@ -13,7 +13,7 @@ import type { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
-import { ECA_SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { ECA_SEARCH_ATTRIBUTES } from '../domain/search-attributes.js';
 import { EngineError, InvalidInputError, parseDurationMs } from './errors.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;

@@ -4,15 +4,11 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { EngineContext } from './applications.js';
-import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
-import { EcaCsid } from '../workflows/search-attributes.js';
+import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
+import { EcaCsid } from '../domain/search-attributes.js';
 import type { firmStatusSweep } from '../workflows/sweep/workflow.js';
-import {
-  DEFAULT_SWEEP_INTERVAL,
-  FIRM_STATUS_SWEEP_WORKFLOW,
-  sweepStateQuery,
-  sweepWorkflowId,
-} from '../workflows/sweep/messages.js';
+import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from '../workflows/sweep/messages.js';
+import { FIRM_STATUS_SWEEP_WORKFLOW, sweepWorkflowId } from '../domain/workflow-ids.js';
 import type { SweepInterval, SweepView } from '../workflows/sweep/messages.js';
 
 /** How long a process trusts that the sweep it started is still running before asking the server again. */

@@ -8,12 +8,12 @@ import type {
   WorkflowBundleOption,
   WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { ConfigurationError } from './config.js';
-import * as activities from '../activities/index.js';
+import { ConfigurationError } from '../runtime/config.js';
+import { pingWorker } from '../activities/smoke.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
 
-import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
+import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 
 export { DEFAULT_TASK_QUEUE };
 
@@ -76,7 +76,10 @@ export interface EngineWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
   taskQueue?: string;
-  /** Activity implementations; the engine's own by default. */
+  /**
+   * Activity implementations (activities/engine.ts `createEngineActivities` builds the engine's own);
+   * without them the worker hosts only the smoke check's `pingWorker`.
+   */
   activities?: object;
   /** Keys of the payload codec (codec/): every payload and failure message this worker writes is encrypted. */
   codec?: CodecKeyring;
@@ -99,7 +102,7 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundleOption(options.codec !== undefined),
-    activities: options.activities ?? activities,
+    activities: options.activities ?? { pingWorker },
     ...(options.codec
       ? { dataConverter: codecDataConverter(options.codec, { plaintext: options.plaintext ?? 'refuse' }) }
       : {}),

@@ -4,11 +4,12 @@
  */
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createEcaClientFromConfig } from './brokerage.js';
-import { ConfigurationError, loadWorkerConfig } from './config.js';
+import { activitySignal } from '../activities/deadline.js';
+import { createEcaClientFromConfig } from '../runtime/brokerage.js';
+import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker } from './engine-worker.js';
-import { temporalConnectionOptions } from './temporal-connection.js';
-import { FileDocumentStore } from '../activities/document-store.js';
+import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
+import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import { codecDataConverter } from '../codec/data-converter.js';
 import {
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
   });
   const meter = Runtime.instance().metricMeter;
-  const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage), meter);
+  const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage, { signal: activitySignal }), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys (activities/document-store.ts).
   const store = new FileDocumentStore(config.documentStore.path, { keyring: codec });

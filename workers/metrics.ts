@@ -22,8 +22,8 @@ import {
 } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
-import { ACCOUNT_APPLICATION_WORKFLOW } from '../workflows/application/messages.js';
-import { EcaLifecycleState } from '../workflows/search-attributes.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
+import { EcaLifecycleState } from '../domain/search-attributes.js';
 
 /** A transport-level outcome: business refusals inside a 200 answer count as `ok`. */
 export function callOutcome(error: unknown): string {

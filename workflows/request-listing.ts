@@ -1,11 +1,6 @@
-/**
- * A getAmRequestStatus listing with an error entry for the account (convention 3) hides the account's
- * requests: nothing can be looked up or confirmed. The activities fail with this non-retryable type, and
- * the workflows stop in a state staff see (`unconfirmed` / `UNCONFIRMED`) instead of retrying for ever.
- */
+/** Reads a `RequestListingRefused` failure (domain/error-types.ts) out of an activity failure. */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-
-export const REQUEST_LISTING_REFUSED = 'RequestListingRefused';
+import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
 
 /** The reason, when `error` is an activity failure of type `RequestListingRefused`. */
 export function listingRefusal(error: unknown): string | undefined {

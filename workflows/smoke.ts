@@ -1,8 +1,13 @@
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
-import type * as activities from '../activities/index.js';
 
-const { pingWorker } = proxyActivities<typeof activities>({
+/** The activity the smoke check calls (activities/smoke.ts). */
+export interface SmokeActivities {
+  /** Answers with the identity (`<pid>@<host>`) of the worker process running it. */
+  pingWorker(): Promise<{ identity: string }>;
+}
+
+const { pingWorker } = proxyActivities<SmokeActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { FileDocumentStore } from '../../activities/document-store.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
 import { table } from '../../client/cli.js';
 import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
 import { DEMO_SETTINGS, runDemoFleet } from '../demo-fleet.js';

@@ -8,7 +8,7 @@ import {
   DocumentUndecryptable,
   FileDocumentStore,
   sha1Of,
-} from '../../activities/document-store.js';
+} from '../../runtime/document-store.js';
 import { generateCodecKeyring, parseCodecKeys, generateCodecKeyEntry } from '../../codec/index.js';
 
 describe('document store: content-addressed, encrypted at rest with the codec keys', function () {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
 import { anomalyKind, stepFailure } from '../../activities/configuration-errors.js';
-import type { StepFailureBounds } from '../../activities/configuration-errors.js';
-import { DocumentCorrupted, DocumentNotFound } from '../../activities/document-store.js';
+import type { StepFailureBounds } from '../../runtime/defaults.js';
+import { DocumentCorrupted, DocumentNotFound } from '../../runtime/document-store.js';
 import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
 
 const bounds: StepFailureBounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { InvalidInputError } from '../../client/errors.js';
 import { parseRetention, setupNamespace, SetupError } from '../../client/setup.js';
 import type { SetupResult } from '../../client/setup.js';
-import { ECA_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { devServerEnv } from '../support/servers.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));

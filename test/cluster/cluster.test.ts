@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
-import { applicationWorkflowId } from '../../workflows/application/messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { assertGone, printReports, runFleet, World } from '../faults/world.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml } from '../support/history-privacy.js';
 import type { Applicant } from '../support/history-privacy.js';

@@ -8,12 +8,12 @@ import {
   planCreateDocuments,
   readFormsManifest,
 } from '../../activities/forms.js';
-import type { CatalogueForm } from '../../activities/documents-contract.js';
-import { addDays, dayIn } from '../../workflows/documents/days.js';
+import type { CatalogueForm } from '../../workflows/documents/activities.js';
+import { addDays, dayIn } from '../../domain/days.js';
 import { evaluateSubmission } from '../../workflows/documents/evaluate.js';
 import type { DailyDocumentsResult } from '../../workflows/documents/messages.js';
 import { refuseFunction } from '../../workflows/maintenance/functions.js';
-import type { FormDocument } from '../../workflows/lifecycle/types.js';
+import type { FormDocument } from '../../domain/documents.js';
 import { applicationXml } from '../support/engine.js';
 
 const sha = (c: string) => c.repeat(40);

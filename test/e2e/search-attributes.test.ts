@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { engineSmokeCheck } from '../../workflows/index.js';
-import { EcaCsid, EcaExternalId, EcaLifecycleState } from '../../workflows/search-attributes.js';
+import { EcaCsid, EcaExternalId, EcaLifecycleState } from '../../domain/search-attributes.js';
 import { devServerEnv } from '../support/servers.js';
 
 /** Visibility is eventually consistent: list until the expected workflows show up. */

@@ -30,13 +30,14 @@ import {
   uiCodecEndpointArgs,
 } from '../../codec/index.js';
 import type { RunningCodecServer } from '../../codec/index.js';
-import { FileDocumentStore } from '../../activities/document-store.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { accountApplication } from '../../workflows/index.js';
-import { applicationWorkflowId, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
+import { provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
 import { pdf } from '../support/engine.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml, strings } from '../support/history-privacy.js';

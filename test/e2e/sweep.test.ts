@@ -10,7 +10,7 @@ import { startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
 import { ensureStatusSweep, sweepState } from '../../client/sweep.js';
 import { pollNowSignal, stateQuery } from '../../workflows/application/messages.js';
-import { sweepWorkflowId } from '../../workflows/sweep/messages.js';
+import { sweepWorkflowId } from '../../domain/workflow-ids.js';
 import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';

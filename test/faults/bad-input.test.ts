@@ -21,7 +21,7 @@ import {
   UnknownApplicationError,
 } from '../../client/index.js';
 import type { ApplicationHandle, EngineContext } from '../../client/index.js';
-import { applicationWorkflowId } from '../../workflows/application/messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';

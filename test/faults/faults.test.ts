@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { dailyDocuments } from '../../workflows/index.js';
-import { documentsWorkflowId } from '../../workflows/documents/messages.js';
+import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import { writeFormsDir } from '../support/forms.js';
 import { getState, resubmit } from '../../client/applications.js';
 import { assertGone, World, printReports, runFleet } from './world.js';

@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import * as openpgp from 'openpgp';
-import { FileDocumentStore } from '../../activities/document-store.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
 import { getState, provideDocuments, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
 import type { SimulatorRecords } from '../../simulator/control.js';
 import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
-import { EcaLifecycleState } from '../../workflows/search-attributes.js';
+import { EcaLifecycleState } from '../../domain/search-attributes.js';
 import {
   describeSurvivors,
   DevServer,

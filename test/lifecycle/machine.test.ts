@@ -11,14 +11,13 @@ import {
   step,
 } from '../../workflows/lifecycle/index.js';
 import type {
-  AccountSnapshot,
-  FormDocument,
   LifecycleEvent,
   LifecycleInput,
   LifecycleSnapshot,
   PersistedLifecycle,
-  TaskView,
 } from '../../workflows/lifecycle/index.js';
+import type { FormDocument } from '../../domain/documents.js';
+import type { AccountSnapshot, TaskView } from '../../domain/account.js';
 
 const input: LifecycleInput = {
   csid: 'CSID1',

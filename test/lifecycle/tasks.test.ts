@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { blocksApproval, documentPlan } from '../../workflows/lifecycle/index.js';
-import type { FormDocument, TaskView } from '../../workflows/lifecycle/index.js';
+import type { FormDocument } from '../../domain/documents.js';
+import type { TaskView } from '../../domain/account.js';
 
 const document: FormDocument = {
   formNumber: '8001',

@@ -7,7 +7,7 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
 import { setupNamespace } from '../../client/setup.js';
-import { ECA_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 
 let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
 let dev: Promise<TestWorkflowEnvironment> | undefined;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError, loadWorkerConfig } from '../../workers/config.js';
-import { createEcaClientFromConfig } from '../../workers/brokerage.js';
+import { ConfigurationError, loadWorkerConfig } from '../../runtime/config.js';
+import { createEcaClientFromConfig } from '../../runtime/brokerage.js';
 
 describe('worker configuration', function () {
   let dir: string;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FormDocument } from '../../workflows/lifecycle/types.js';
+import type { FormDocument } from '../../domain/documents.js';
 import { persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
 import type { LifecycleEvent } from '../../workflows/lifecycle/index.js';
 import { accountApplication } from '../../workflows/index.js';
@@ -11,7 +11,6 @@ import { defineSignal } from '@temporalio/workflow';
 import {
   abandonSignal,
   abandonUpdate,
-  applicationWorkflowId,
   pollNowSignal,
   provideDocumentsUpdate,
   resetSignal,
@@ -20,6 +19,7 @@ import {
   retryUpdate,
   stateQuery,
 } from '../../workflows/application/messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness, EngineOptions } from '../support/engine.js';

@@ -4,9 +4,9 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temp
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { accountMaintenance } from '../../workflows/index.js';
-import { maintenanceWorkflowId } from '../../workflows/maintenance/messages.js';
+import { maintenanceWorkflowId } from '../../domain/workflow-ids.js';
 import type { MaintenanceInput } from '../../workflows/maintenance/messages.js';
-import { EcaRequestStatus, EcaUpdateFunction } from '../../workflows/search-attributes.js';
+import { EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { timeSkippingEnv } from '../support/servers.js';

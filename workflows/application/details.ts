@@ -1,4 +1,4 @@
-import { applicationWorkflowId } from './messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationStateView } from './messages.js';
 
 /** Escapes what markdown would read as markup (text from staff, signal names, the brokerage) for a line or a table cell. */

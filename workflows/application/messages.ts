@@ -4,18 +4,9 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlockedStepRecord, LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
-import type { AccountSnapshot, DocumentRef, FormDocument, TaskView } from '../lifecycle/types.js';
+import type { DocumentRef, FormDocument } from '../../domain/documents.js';
+import type { AccountSnapshot, TaskView } from '../../domain/account.js';
 import type { SettingsOverrides } from './settings.js';
-
-export const ACCOUNT_APPLICATION_WORKFLOW = 'accountApplication';
-
-/** The task queue the engine's workers poll unless configured otherwise. */
-export const DEFAULT_TASK_QUEUE = 'eca-onboarding';
-
-/** `application-<CSID>-<externalId>`: one workflow per application, found by every tool. */
-export function applicationWorkflowId(csid: string, externalId: string): string {
-  return `application-${csid}-${externalId}`;
-}
 
 export interface ApplicationInput {
   csid: string;

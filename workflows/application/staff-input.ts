@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { LifecycleEventType } from '../lifecycle/index.js';
-import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../lifecycle/types.js';
+import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../../domain/documents.js';
 
 const MESSAGE_NAMES: Partial<Record<LifecycleEventType, string>> = {
   ABANDON: 'abandon',

@@ -3,6 +3,7 @@
  * statechart: runs the effect of the current state as an activity or a durable wait, feeds the result
  * back as an event, and keeps search attributes, current details and the `state` query in step.
  */
+import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -23,25 +24,24 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from '../../activities/application-contract.js';
+import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from './activities.js';
 import {
   effectOf,
   lifecycleState,
-  NO_OBSERVATION,
-  observationFingerprint,
   persistLifecycle,
   restoreLifecycle,
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
+import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
 import type {
-  AccountSnapshot,
   BlockedStep,
   LifecycleEffect,
   LifecycleEvent,
   LifecycleSnapshot,
   UpdateFunction,
 } from '../lifecycle/index.js';
+import type { AccountSnapshot } from '../../domain/account.js';
 import {
   EcaAccountId,
   EcaAccountStatus,
@@ -49,12 +49,11 @@ import {
   EcaExternalId,
   EcaLifecycleState,
   EcaObserved,
-} from '../search-attributes.js';
+} from '../../domain/search-attributes.js';
 import { renderDetails } from './details.js';
 import {
   abandonUpdate,
   accountObservedSignal,
-  applicationWorkflowId,
   pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
@@ -62,6 +61,7 @@ import {
   retryUpdate,
   stateQuery,
 } from './messages.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type {
   AbandonRequest,
   AccountObservation,
@@ -73,7 +73,7 @@ import type {
 } from './messages.js';
 import { describeMessage, requireAbandonInput, requireDocumentsInput, requireResubmitInput } from './staff-input.js';
 import { installStaffSignals } from './staff-signals.js';
-import type { DocumentRef, FormDocument } from '../lifecycle/types.js';
+import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import { listingRefusal } from '../request-listing.js';
 import { nextPollAt, nextSafetyPollAt, resolveSettings } from './settings.js';
 import {
@@ -85,7 +85,7 @@ import {
   PATCH_DOCUMENT_RETENTION,
 } from '../patches.js';
 import { documentRetention } from '../retention/workflow.js';
-import { documentRetentionWorkflowId } from '../retention/messages.js';
+import { documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 
 /** Calls to the service: transport failures retry with backoff, business refusals come back as results. */
 const service = proxyActivities<ApplicationActivities>({
@@ -95,7 +95,7 @@ const service = proxyActivities<ApplicationActivities>({
     backoffCoefficient: 2,
     maximumInterval: '10 minutes',
     // Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
-    nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError'],
+    nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
   },
 });
 

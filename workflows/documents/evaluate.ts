@@ -3,9 +3,9 @@
  * the alert, and the forms to replace within the grace period (carried from earlier days, so the
  * period runs from the first day a mismatch was reported). Pure, testable without Temporal.
  */
-import type { ReportedForm, SubmissionOutcome } from '../../activities/documents-contract.js';
-import type { FormDocument } from '../lifecycle/types.js';
-import { addDays } from './days.js';
+import type { ReportedForm, SubmissionOutcome } from './activities.js';
+import type { FormDocument } from '../../domain/documents.js';
+import { addDays } from '../../domain/days.js';
 import { GRACE_PERIOD_DAYS } from './messages.js';
 import type { DailyDocumentsResult, DocumentsAlert, FormReplacement, FormResult } from './messages.js';
 

@@ -5,21 +5,8 @@
  */
 import { defineQuery } from '@temporalio/workflow';
 
-export const DAILY_DOCUMENTS_WORKFLOW = 'dailyDocuments';
-export const DAILY_DOCUMENTS_TRIGGER_WORKFLOW = 'dailyDocumentsTrigger';
-
 /** The spec's grace period after a form is updated upstream: 7 calendar days. */
 export const GRACE_PERIOD_DAYS = 7;
-
-/** `documents-<CSID>-<yyyy-mm-dd>`: at most one submission per firm and day. */
-export function documentsWorkflowId(csid: string, day: string): string {
-  return `documents-${csid}-${day}`;
-}
-
-/** `daily-documents-<CSID>`: the firm's schedule. */
-export function dailyDocumentsScheduleId(csid: string): string {
-  return `daily-documents-${csid}`;
-}
 
 export interface DailyDocumentsInput {
   csid: string;

@@ -9,6 +9,7 @@
  * whose SHA-1 the brokerage no longer accepts, with the grace period's end, and keeps the day's
  * record where the create step of the day's applications reads it.
  */
+import { FORMS_MANIFEST_INVALID, NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import {
   ApplicationFailure,
   executeChild,
@@ -19,12 +20,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { DocumentsActivities, SubmissionOutcome } from '../../activities/documents-contract.js';
-import { EcaCsid, EcaDocumentsAlert, EcaReplaceFormsBy } from '../search-attributes.js';
-import { dayIn, isDay, isTimeZone } from './days.js';
+import type { DocumentsActivities, SubmissionOutcome } from './activities.js';
+import { EcaCsid, EcaDocumentsAlert, EcaReplaceFormsBy } from '../../domain/search-attributes.js';
+import { dayIn, isDay, isTimeZone } from '../../domain/days.js';
 import { renderDocumentsDetails } from './details.js';
 import { earliestReplaceBy, evaluateSubmission } from './evaluate.js';
-import { dailyDocumentsStateQuery, documentsWorkflowId } from './messages.js';
+import { dailyDocumentsStateQuery } from './messages.js';
+import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import type {
   DailyDocumentsInput,
   DailyDocumentsResult,
@@ -33,7 +35,7 @@ import type {
 } from './messages.js';
 
 // Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
-const NON_RETRYABLE = ['FormsManifestInvalid', 'EcaConfigurationError', 'EcaRequestError'];
+const NON_RETRYABLE = [FORMS_MANIFEST_INVALID, ...NON_RETRYABLE_ERROR_TYPES];
 
 const files = proxyActivities<DocumentsActivities>({
   startToCloseTimeout: '5 minutes',

@@ -5,7 +5,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { documentPlan } from './tasks.js';
 import type { LifecycleContext, LifecycleMachine } from './machine.js';
-import type { FormDocument } from './types.js';
+import type { FormDocument } from '../../domain/documents.js';
 
 export type LifecycleSnapshot = SnapshotFrom<LifecycleMachine>;
 

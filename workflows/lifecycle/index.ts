@@ -6,8 +6,6 @@ import type { LifecycleSnapshot } from './effects.js';
 export * from './effects.js';
 export * from './machine.js';
 export * from './tasks.js';
-export * from './observation.js';
-export type * from './types.js';
 
 /** The part of a snapshot that is carried through continue-as-new. */
 export interface PersistedLifecycle {

@@ -15,7 +15,8 @@
  */
 import { assign, setup } from 'xstate';
 import { documentPlan, isPortalTask } from './tasks.js';
-import type { AccountSnapshot, DocumentRef, FormDocument, TaskView } from './types.js';
+import type { DocumentRef, FormDocument } from '../../domain/documents.js';
+import type { AccountSnapshot, TaskView } from '../../domain/account.js';
 
 export interface LifecycleInput {
   csid: string;

@@ -1,4 +1,5 @@
-import type { FormDocument, TaskView } from './types.js';
+import type { FormDocument } from '../../domain/documents.js';
+import type { TaskView } from '../../domain/account.js';
 
 /** Task states that ask for a document sent with update (DocumentSubmission). */
 const DOCUMENT_STATES = new Set(['To Be Sent', 'To Be Signed', 'To Be Submitted']);

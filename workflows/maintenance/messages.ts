@@ -3,18 +3,8 @@
  * the service's decision. Definitions only, so the client can import them without workflow code.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { DocumentRef } from '../lifecycle/types.js';
+import type { DocumentRef } from '../../domain/documents.js';
 import type { FirmType } from './functions.js';
-
-export const ACCOUNT_MAINTENANCE_WORKFLOW = 'accountMaintenance';
-
-/**
- * `maintenance-<CSID>-<accountId>-<requestKey>`: the caller's request key makes a start idempotent
- * (the same key twice is the same request, never a second update).
- */
-export function maintenanceWorkflowId(csid: string, accountId: string, requestKey: string): string {
-  return `maintenance-${csid}-${accountId}-${requestKey}`;
-}
 
 /** A file sent with the request, from the document store. */
 export interface MaintenanceAttachment extends DocumentRef {

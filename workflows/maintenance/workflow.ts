@@ -5,6 +5,7 @@
  * Histories recorded before `confirm-requests-by-file` follow the request id instead. A function the
  * firm's type may not use is refused before anything is sent.
  */
+import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import {
   ApplicationFailure,
   condition,
@@ -16,10 +17,10 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import type { ApplicationActivities, UpdateOutcome } from '../../activities/application-contract.js';
-import type { MaintenanceActivities } from '../../activities/maintenance-contract.js';
+import type { ApplicationActivities, UpdateOutcome } from '../application/activities.js';
+import type { MaintenanceActivities } from './activities.js';
 import { listingRefusal } from '../request-listing.js';
-import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../search-attributes.js';
+import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { refuseFunction } from './functions.js';
 import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
@@ -30,7 +31,7 @@ const RETRY = {
   backoffCoefficient: 2,
   maximumInterval: '10 minutes',
   // Key and document-store errors are retried until the configuration is fixed (activities/configuration-errors.ts).
-  nonRetryableErrorTypes: ['EcaConfigurationError', 'EcaRequestError'],
+  nonRetryableErrorTypes: [...NON_RETRYABLE_ERROR_TYPES],
 };
 
 const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });

@@ -1,12 +1,5 @@
 /** Definitions of the `documentRetention` workflow, importable without workflow code. */
 
-export const DOCUMENT_RETENTION_WORKFLOW = 'documentRetention';
-
-/** `documents-retention-<CSID>-<externalId>`: one per finished application. */
-export function documentRetentionWorkflowId(csid: string, externalId: string): string {
-  return `documents-retention-${csid}-${externalId}`;
-}
-
 export interface DocumentRetentionInput {
   csid: string;
   externalId: string;

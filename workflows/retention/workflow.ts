@@ -6,7 +6,7 @@
  * application's workflow id and counts only, never a document or personal data.
  */
 import { proxyActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
-import type { RetentionActivities } from '../../activities/retention-contract.js';
+import type { RetentionActivities } from './activities.js';
 import type { DocumentRetentionInput, DocumentRetentionResult } from './messages.js';
 
 const store = proxyActivities<RetentionActivities>({

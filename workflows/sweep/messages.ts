@@ -4,17 +4,11 @@
  */
 import { defineQuery } from '@temporalio/workflow';
 
-export const FIRM_STATUS_SWEEP_WORKFLOW = 'firmStatusSweep';
-
 /** How often a firm's pending accounts are read when nothing else is configured. */
 /** A duration as Temporal reads it: `'5 minutes'`, `'10s'` or milliseconds. */
 export type SweepInterval = string | number;
 
 export const DEFAULT_SWEEP_INTERVAL: SweepInterval = '5 minutes';
-
-export function sweepWorkflowId(csid: string): string {
-  return `status-sweep-${csid}`;
-}
 
 export interface SweepInput {
   csid: string;

@@ -17,7 +17,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SweepActivities } from '../../activities/sweep-contract.js';
+import type { SweepActivities } from './activities.js';
 import { nextSlot } from '../application/settings.js';
 import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from './messages.js';
 import type { SweepInput, SweepInterval, SweepReport, SweepView } from './messages.js';

@@ -3,7 +3,7 @@
  * (workflows/sweep) computes the same fingerprint from its own reads and wakes an application only
  * when the two differ. Pure and deterministic: run in workflows and in activities alike.
  */
-import type { AccountSnapshot } from './types.js';
+import type { AccountSnapshot } from './account.js';
 
 /** The fingerprint of an application that has not read its account yet. */
 export const NO_OBSERVATION = 'none';

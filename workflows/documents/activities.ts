@@ -3,8 +3,8 @@
  * `proxyActivities`, the worker supplies `createDocumentsActivities`. Inputs and outputs are
  * references and short texts, never PDFs.
  */
-import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
-import type { FormDocument } from '../workflows/lifecycle/types.js';
+import type { DailyDocumentsResult } from './messages.js';
+import type { FormDocument } from '../../domain/documents.js';
 
 /** A form of the firm's forms directory, stored in the document store. */
 export interface CatalogueForm extends FormDocument {

@@ -3,7 +3,8 @@
  * `proxyActivities`, the worker supplies an implementation (`createApplicationActivities`).
  * Every input and output is a reference or a short, non-personal text: never XML, PDFs or passwords.
  */
-import type { AccountSnapshot, DocumentRef, FormDocument } from '../workflows/lifecycle/types.js';
+import type { DocumentRef, FormDocument } from '../../domain/documents.js';
+import type { AccountSnapshot } from '../../domain/account.js';
 
 export interface ApplicationRef {
   csid: string;

@@ -14,11 +14,12 @@
  * before encryption was turned on is still read, and rewritten encrypted when the same content is put
  * again. File names are the plaintext's SHA-1, which the workflows and the brokerage's XML carry anyway.
  */
+import { DOCUMENT_CORRUPTED, DOCUMENT_NOT_FOUND, DOCUMENT_UNDECRYPTABLE } from '../domain/error-types.js';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { CodecKey, CodecKeyring } from '../codec/keyring.js';
-import type { DocumentRef } from '../workflows/lifecycle/types.js';
+import type { DocumentRef, ReleaseReport } from '../domain/documents.js';
 
 export interface DocumentStore {
   /** Stores the bytes; with `owner` (an application's workflow id) the document is recorded as that application's. */
@@ -31,17 +32,17 @@ export interface DocumentStore {
 
 /** The reference names no document in the store. Not retryable: retrying cannot make it appear. */
 export class DocumentNotFound extends Error {
-  override readonly name = 'DocumentNotFound';
+  override readonly name = DOCUMENT_NOT_FOUND;
 }
 
 /** The stored bytes no longer match their reference. */
 export class DocumentCorrupted extends Error {
-  override readonly name = 'DocumentCorrupted';
+  override readonly name = DOCUMENT_CORRUPTED;
 }
 
 /** A stored blob that cannot be decrypted: its key is not configured, or it does not authenticate. */
 export class DocumentUndecryptable extends Error {
-  override readonly name = 'DocumentUndecryptable';
+  override readonly name = DOCUMENT_UNDECRYPTABLE;
 }
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -78,14 +79,6 @@ export interface PutOptions {
    * retention only once every owner released it (`release`); one stored without an owner is never.
    */
   owner?: string;
-}
-
-/** What `release` did with one document. */
-export interface ReleaseReport {
-  /** Documents deleted: no other owner holds them. */
-  deleted: number;
-  /** Documents another owner still holds, or stored without an owner too. */
-  kept: number;
 }
 
 export interface FileDocumentStoreOptions {

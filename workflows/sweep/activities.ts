@@ -1,5 +1,5 @@
 /** The activity of the firm's status sweep, as types only (workflows/sweep). */
-import type { SweepReport } from '../workflows/sweep/messages.js';
+import type { SweepReport } from './messages.js';
 
 export interface SweepActivities {
   /**

@@ -2,17 +2,17 @@
  * Worker configuration: environment variables, optionally over a JSON file (`ECA_CONFIG_FILE`).
  * Validated once at start-up; a bad value stops the worker with a message naming the variable.
  */
+import { CONFIGURATION_ERROR } from '../domain/error-types.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../activities/batcher.js';
-import { DEFAULT_STEP_FAILURE_BOUNDS } from '../activities/configuration-errors.js';
-import { DEFAULT_TASK_QUEUE } from '../workflows/application/messages.js';
+import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FAILURE_BOUNDS } from './defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 
 /** Sized for a worker of about 1 GiB: 500 resident workflows at ~1.5 MB each, plus the process itself. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
 export class ConfigurationError extends Error {
-  override readonly name = 'EcaConfigurationError';
+  override readonly name = CONFIGURATION_ERROR;
 }
 
 const durationMs = z.coerce.number().int().positive();

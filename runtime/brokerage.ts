@@ -1,11 +1,17 @@
-import { activitySignal } from '../activities/deadline.js';
 import { createEcaClient } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { ConfigurationError } from './config.js';
 import type { WorkerConfig } from './config.js';
 
-/** The brokerage client of a worker: CSID and both keys are required, each named when missing. */
-export function createEcaClientFromConfig(config: WorkerConfig['brokerage']): EcaClient {
+/**
+ * The brokerage client built from the configuration, for workers and the client alike: CSID and both
+ * keys are required, each named when missing. `signal` gives each call the signal to abort it with (the
+ * worker passes its activities' deadline, see activities/deadline.ts).
+ */
+export function createEcaClientFromConfig(
+  config: WorkerConfig['brokerage'],
+  options: { signal?: () => AbortSignal | undefined } = {},
+): EcaClient {
   const missing = [
     config.csid ? undefined : 'ECA_CSID',
     config.firmPrivateKey ? undefined : 'ECA_FIRM_PRIVATE_KEY',
@@ -24,7 +30,6 @@ export function createEcaClientFromConfig(config: WorkerConfig['brokerage']): Ec
     brokeragePublicKey: config.brokeragePublicKey,
     timeoutMs: config.timeoutMs,
     sso: { allowInsecureLoopback: config.ssoAllowInsecureLoopback },
-    // Every call ends with the activity that made it (see activities/deadline.ts).
-    signal: activitySignal,
+    signal: options.signal,
   });
 }

@@ -2,9 +2,9 @@
  * The activity of the account maintenance workflow, as types only (the status reads reuse the
  * application activities' `readUpdateRequest`).
  */
-import type { DocumentRef } from '../workflows/lifecycle/types.js';
-import type { MaintenanceAttachment } from '../workflows/maintenance/messages.js';
-import type { UpdateOutcome } from './application-contract.js';
+import type { DocumentRef } from '../../domain/documents.js';
+import type { MaintenanceAttachment } from './messages.js';
+import type { UpdateOutcome } from '../application/activities.js';
 
 export interface UpdateFunctionRequest {
   csid: string;

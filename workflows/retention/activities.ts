@@ -1,5 +1,5 @@
 /** The activity of the document retention workflow, as types only (workflows/retention). */
-import type { ReleaseReport } from './document-store.js';
+import type { ReleaseReport } from '../../domain/documents.js';
 
 export interface RetentionActivities {
   /**

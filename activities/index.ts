@@ -1,1 +1,0 @@
-export { pingWorker } from './smoke.js';

@@ -1,0 +1,28 @@
+/**
+ * What the engine reads of an account at the brokerage, normalised from getAccountStatus and
+ * getPendingTasks: the shape the lifecycle, the status sweep and the client's views share.
+ */
+
+/** A pending task as the lifecycle needs it (normalised from getPendingTasks). */
+export interface TaskView {
+  formNumber: string;
+  formName: string;
+  /** `to send`, `to complete`, `to sign`, or an unknown value kept as sent. */
+  action: string;
+  /** Normalised state: `To Be Sent`, `To Be Signed`, `To Be Submitted`, `To Be Completed`, `Received- Being Processed`, `Rejected`, or unknown. */
+  state?: string;
+  /** The reason when the state is `Rejected <reason>`. */
+  reason?: string;
+  isRequiredForApproval?: boolean;
+  isOnlineTask?: boolean;
+}
+
+/** What one poll of the service says about an account. */
+export interface AccountSnapshot {
+  /** A status code (A N O C P R), or an unknown value kept as the service sent it. */
+  status: string;
+  /** Application state text (`Incomplete Application`, `Documents Required`, `Under Review`, `Pending Approval`). */
+  stateText?: string;
+  description?: string;
+  tasks: TaskView[];
+}

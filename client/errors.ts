@@ -2,7 +2,8 @@
  * Errors of the client API. Each says what is wrong and what to do; the CLI prints the message
  * alone on one line.
  */
-import { msToNumber } from '@temporalio/common/lib/time.js';
+import { durationMs } from '../domain/durations.js';
+import type { Duration } from '@temporalio/common';
 
 export type EngineErrorCode =
   | 'INVALID_INPUT'
@@ -75,7 +76,7 @@ export class TemporalUnavailableError extends EngineError {
 export function parseDurationMs(value: string | number, input: string, example: string): number {
   let ms: number;
   try {
-    ms = typeof value === 'number' ? value : msToNumber(value.trim() as Parameters<typeof msToNumber>[0]);
+    ms = typeof value === 'number' ? value : durationMs(value.trim() as Duration);
   } catch {
     ms = Number.NaN;
   }

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time.js';
+import { durationMs } from '../../domain/durations.js';
 import type { PollCadence } from '../lifecycle/index.js';
 
 /** How an application workflow paces itself; every field has a default. */
@@ -76,7 +76,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The first slot boundary after `now`: workflows with the same interval wake together. */
 export function nextSlot(now: number, interval: Duration): number {
-  const ms = msToNumber(interval);
+  const ms = durationMs(interval);
   if (!(ms > 0)) throw new RangeError(`a poll interval must be positive, got ${String(interval)}`);
   return (Math.floor(now / ms) + 1) * ms;
 }
@@ -95,10 +95,10 @@ export function nextPollAt(now: number, cadence: PollCadence, settings: Lifecycl
   if (cadence === 'approval' && settings.pollIntervals.approval === undefined) {
     return nextBusinessDayCheck(now, settings.approvalCheckTime);
   }
-  return nextSlot(now, msToNumber(settings.pollIntervals[cadence] ?? 0));
+  return nextSlot(now, durationMs(settings.pollIntervals[cadence] ?? 0));
 }
 
 /** In `sweep` mode, when an application reads its account itself if no wake-up came. */
 export function nextSafetyPollAt(now: number, settings: LifecycleSettings): number {
-  return nextSlot(now, msToNumber(settings.safetyPollInterval));
+  return nextSlot(now, durationMs(settings.safetyPollInterval));
 }

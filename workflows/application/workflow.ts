@@ -23,7 +23,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time.js';
+import { durationMs } from '../../domain/durations.js';
 import type { ApplicationActivities, CreateOutcome, UpdateOutcome } from './activities.js';
 import {
   effectOf,
@@ -287,7 +287,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       responseFile = sent.responseFile;
       apply({ type: 'REQUEST_SENT', responseFile });
     }
-    const deadline = Date.now() + msToNumber(settings.requestConfirmTimeout);
+    const deadline = Date.now() + durationMs(settings.requestConfirmTimeout);
     for (let wait = 60_000; ; wait = Math.min(wait * 2, REQUEST_POLL_MAX_MS)) {
       const request = await service.readRequestByFile.executeWithOptions(
         { summary: `getAmRequestStatus ${responseFile}` },
@@ -335,7 +335,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
         },
       ]);
       if (result.created || !('unconfirmed' in result) || attempt >= settings.createConfirmAttempts) return result;
-      const wait = msToNumber(settings.createConfirmInterval) * 2 ** (attempt - 1);
+      const wait = durationMs(settings.createConfirmInterval) * 2 ** (attempt - 1);
       await sleep(wait, { summary: `account of ${result.unconfirmed.responseFile} not found yet` });
     }
   }
@@ -479,7 +479,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
       switch (effect.kind) {
         case 'done':
           if (settings.documentRetention !== null && patched(PATCH_DOCUMENT_RETENTION)) {
-            await startDocumentRetention(msToNumber(settings.documentRetention));
+            await startDocumentRetention(durationMs(settings.documentRetention));
           }
           await condition(allHandlersFinished);
           return { outcome: effect.outcome, accountId: context.accountId, status: context.status, transitions };
@@ -598,7 +598,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
 
         case 'awaitReset': {
           const enteredAt = transitions.at(-1)?.at ?? Date.now();
-          const retentionEnds = enteredAt + msToNumber(settings.abandonedRetention);
+          const retentionEnds = enteredAt + durationMs(settings.abandonedRetention);
           const woken = await condition(() => messages !== seen, Math.max(retentionEnds - Date.now(), 0), {
             summary: `abandoned: retention ends ${new Date(retentionEnds).toISOString()}`,
           });

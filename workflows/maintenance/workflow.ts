@@ -16,7 +16,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { msToNumber } from '@temporalio/common/lib/time.js';
+import { durationMs } from '../../domain/durations.js';
 import type { ApplicationActivities, UpdateOutcome } from '../application/activities.js';
 import type { MaintenanceActivities } from './activities.js';
 import { listingRefusal } from '../request-listing.js';
@@ -54,7 +54,7 @@ function checkInput(input: MaintenanceInput): void {
 export async function accountMaintenance(input: MaintenanceInput): Promise<MaintenanceResult> {
   checkInput(input);
   const { csid, accountId, functionName } = input;
-  const maxPollMs = msToNumber(input.maxPollInterval ?? '30 minutes');
+  const maxPollMs = durationMs(input.maxPollInterval ?? '30 minutes');
   const view: MaintenanceView = { csid, accountId, functionName, status: 'SENDING', polls: 0 };
   setHandler(maintenanceStateQuery, () => view);
   const publish = () => {
@@ -121,7 +121,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   }
   if (!sent.accepted) return finish('REJECTED', sent.error);
   if (sent.responseFile !== undefined) view.responseFile = sent.responseFile;
-  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : msToNumber(input.firstPollInterval);
+  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : durationMs(input.firstPollInterval);
   if (byFile) {
     const responseFile = sent.responseFile;
     if (responseFile === undefined) {
@@ -130,7 +130,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
         `the account lists more than one new request after a lost answer: check getAmRequestStatus for ${accountId}`,
       );
     }
-    const confirmMs = msToNumber(input.confirmTimeout ?? '2 days');
+    const confirmMs = durationMs(input.confirmTimeout ?? '2 days');
     let retries = 0;
     setHandler(
       maintenanceRetryUpdate,

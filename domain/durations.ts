@@ -8,7 +8,7 @@ import ms from 'ms';
 /** Milliseconds of `value`; a string `ms` cannot read is a TypeError naming it. */
 export function durationMs(value: Duration): number {
   if (typeof value === 'number') return value;
-  const millis = ms(value);
+  const millis = ms(String(value));
   if (millis === undefined || millis === null || Number.isNaN(millis)) {
     throw new TypeError(`Invalid duration string: '${value}'`);
   }

@@ -2,9 +2,10 @@
  * What the workflow does in each state of the lifecycle. The machine decides; this table says which
  * activity or wait a state stands for, so the workflow's loop is a plain interpreter of it.
  */
-import type { SnapshotFrom } from 'xstate';
+import type { SnapshotFrom, StateValueFrom } from 'xstate';
 import { documentPlan } from './tasks.js';
-import type { LifecycleContext, LifecycleMachine } from './machine.js';
+import type { LifecycleMachine } from './machine.js';
+import type { LifecycleContext } from './types.js';
 import type { FormDocument } from '../../domain/documents.js';
 
 export type LifecycleSnapshot = SnapshotFrom<LifecycleMachine>;
@@ -25,49 +26,56 @@ export type LifecycleEffect =
 
 export type LifecycleOutcome = 'open' | 'rejected' | 'closed' | 'abandoned';
 
+/** Leaf names of a state value type: `{ pending: 'tracking' | 'deciding' } | 'open'` gives `'tracking' | 'deciding' | 'open'`. */
+type Leaves<T> = T extends string
+  ? T
+  : T extends object
+    ? { [K in keyof T]-?: Leaves<NonNullable<T[K]>> }[keyof T]
+    : never;
+
+/** Every leaf state of the lifecycle, as the machine's own type says: a renamed state changes this type. */
+export type LifecycleState = Leaves<StateValueFrom<LifecycleMachine>>;
+
 /** The leaf state as one word (`tracking`, `needsDocuments`...), as shown to people and search. */
-export function lifecycleState(snapshot: LifecycleSnapshot): string {
+export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
   let value: unknown = snapshot.value;
   while (value !== null && typeof value === 'object') value = Object.values(value)[0];
-  return String(value);
+  return value as LifecycleState;
 }
 
+/**
+ * The effect of each leaf state. Keyed by the machine's own state type, so a state added, renamed or
+ * removed in the chart fails the typecheck here until its effect is stated.
+ */
+const EFFECTS: { [State in LifecycleState]: (context: LifecycleContext) => LifecycleEffect } = {
+  validating: () => ({ kind: 'validate' }),
+  creating: () => ({ kind: 'create' }),
+  submittingDocuments: (context) => ({ kind: 'submitDocuments', documents: documentsToSubmit(context) }),
+  abandoning: () => ({ kind: 'abandon' }),
+  resetting: () => ({ kind: 'reset' }),
+  tracking: () => ({ kind: 'poll', cadence: 'tracking' }),
+  needsDocuments: () => ({ kind: 'poll', cadence: 'documents' }),
+  awaitingClient: () => ({ kind: 'poll', cadence: 'portal' }),
+  awaitingApproval: () => ({ kind: 'poll', cadence: 'approval' }),
+  needsCorrection: () => ({ kind: 'awaitStaff' }),
+  unconfirmed: () => ({ kind: 'awaitStaff' }),
+  blocked: () => ({ kind: 'awaitStaff' }),
+  abandoned: () => ({ kind: 'awaitReset' }),
+  open: () => ({ kind: 'done', outcome: 'open' }),
+  rejected: () => ({ kind: 'done', outcome: 'rejected' }),
+  closed: () => ({ kind: 'done', outcome: 'closed' }),
+  closedAsAbandoned: () => ({ kind: 'done', outcome: 'abandoned' }),
+  // A snapshot never rests on a compound state or on `deciding` (transient: `always`).
+  pending: () => noEffect('pending'),
+  deciding: () => noEffect('deciding'),
+};
+
 export function effectOf(snapshot: LifecycleSnapshot): LifecycleEffect {
-  const state = lifecycleState(snapshot);
-  switch (state) {
-    case 'validating':
-      return { kind: 'validate' };
-    case 'creating':
-      return { kind: 'create' };
-    case 'submittingDocuments':
-      return { kind: 'submitDocuments', documents: documentsToSubmit(snapshot.context) };
-    case 'abandoning':
-      return { kind: 'abandon' };
-    case 'resetting':
-      return { kind: 'reset' };
-    case 'tracking':
-      return { kind: 'poll', cadence: 'tracking' };
-    case 'needsDocuments':
-      return { kind: 'poll', cadence: 'documents' };
-    case 'awaitingClient':
-      return { kind: 'poll', cadence: 'portal' };
-    case 'awaitingApproval':
-      return { kind: 'poll', cadence: 'approval' };
-    case 'needsCorrection':
-    case 'unconfirmed':
-    case 'blocked':
-      return { kind: 'awaitStaff' };
-    case 'abandoned':
-      return { kind: 'awaitReset' };
-    case 'open':
-    case 'rejected':
-    case 'closed':
-      return { kind: 'done', outcome: state };
-    case 'closedAsAbandoned':
-      return { kind: 'done', outcome: 'abandoned' };
-    default:
-      throw new Error(`lifecycle state "${state}" has no effect`);
-  }
+  return EFFECTS[lifecycleState(snapshot)](snapshot.context);
+}
+
+function noEffect(state: string): never {
+  throw new Error(`lifecycle state "${state}" has no effect`);
 }
 
 function documentsToSubmit(context: LifecycleContext): FormDocument[] {

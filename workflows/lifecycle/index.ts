@@ -1,10 +1,11 @@
 import { initialTransition, transition } from 'xstate';
 import { lifecycleMachine } from './machine.js';
-import type { LifecycleContext, LifecycleEvent, LifecycleInput } from './machine.js';
+import type { LifecycleContext, LifecycleEvent, LifecycleInput } from './types.js';
 import type { LifecycleSnapshot } from './effects.js';
 
 export * from './effects.js';
 export * from './machine.js';
+export type * from './types.js';
 export * from './tasks.js';
 
 /** The part of a snapshot that is carried through continue-as-new. */

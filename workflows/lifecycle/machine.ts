@@ -13,113 +13,9 @@
  * The others are ours: validation before create, correction, document submission, portal tasks,
  * compliance rejection (status R), retention of an abandoned application.
  */
-import { assign, setup } from 'xstate';
+import { assertEvent, assign, setup } from 'xstate';
 import { documentPlan, isPortalTask } from './tasks.js';
-import type { DocumentRef, FormDocument } from '../../domain/documents.js';
-import type { AccountSnapshot, TaskView } from '../../domain/account.js';
-
-export interface LifecycleInput {
-  csid: string;
-  externalId: string;
-  application: DocumentRef;
-  /** PDFs sent with create (tax form, and agreements when the day's submission did not take them). */
-  documents?: FormDocument[];
-}
-
-export interface LifecycleContext {
-  csid: string;
-  externalId: string;
-  /** The application XML now in force (replaced by `RESUBMIT`). */
-  application: DocumentRef;
-  /** Documents sent with create. */
-  createDocuments: FormDocument[];
-  accountId?: string;
-  userName?: string;
-  /**
-   * The create's response file in the document store (users and their temporary passwords): handed out
-   * once to staff (`eca password`), then deleted from the store; deleted with the application's other
-   * documents after its retention if nobody took it.
-   */
-  credentials?: DocumentRef;
-  status?: string;
-  stateText?: string;
-  tasks: TaskView[];
-  /** Documents provided by staff and not sent yet, by form number. */
-  waitingDocuments: Record<string, FormDocument>;
-  /** SHA-1 of the last document sent per form number. */
-  submittedDocuments: Record<string, string>;
-  /** Why the application needs correction (validation errors, create refusal). */
-  corrections: string[];
-  /** The last refusal of a request to the service that did not end the lifecycle. */
-  lastRefusal?: string;
-  /** Who asked for abandonment and why, as given. */
-  abandonReason?: string;
-  /**
-   * Create response files of this external id that made no account (failure entries, or declared so by
-   * staff with a resubmission): the next create may run despite them. Every other file means the
-   * application is never created again. (Absent in snapshots carried from before it existed.)
-   */
-  settledFiles?: string[];
-  /**
-   * The update request in progress: what getAmRequestStatus listed for the account before it was sent
-   * (`known`), and its response file once the service answered. Kept until the request is decided, so
-   * a retry after `unconfirmed` follows the same request instead of sending another.
-   */
-  request?: { functionName: UpdateFunction; known: string[]; responseFile?: string };
-  /** What could not be confirmed, while the application is `unconfirmed`. */
-  unconfirmed?: { step: UnconfirmedStep; reason: string; responseFile?: string };
-  /** The step that failed in a way no retry mends, while the application is `blocked`. */
-  blocked?: BlockedStepRecord;
-}
-
-/** The steps that may stop in `blocked`, and where `RETRY` goes back to (`read`: a status read). */
-export type BlockedStep = 'validate' | 'create' | 'read' | UpdateFunction;
-
-/** Why a step stopped: what failed, since when, and what staff can do about it. */
-export interface BlockedStepRecord {
-  step: BlockedStep;
-  /** The failure's type (`DocumentNotFound`, `EcaSchemaError`, `EcaRequestError`...). */
-  errorType: string;
-  /** The failure's message: identifiers and fixed text only, never personal data. */
-  reason: string;
-  /** Workflow time the application stopped, ms since the epoch. */
-  since: number;
-}
-
-/** The update functions the lifecycle sends and confirms. */
-export type UpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccount' | 'DocumentSubmission';
-
-/** The steps whose outcome may stay unconfirmed, and where `RETRY` goes back to. */
-export type UnconfirmedStep = 'create' | UpdateFunction;
-
-export type LifecycleEvent =
-  // results of the workflow's activities
-  | { type: 'VALIDATED' }
-  | { type: 'VALIDATION_FAILED'; errors: string[] }
-  | { type: 'CREATED'; accountId: string; userName?: string; credentials?: DocumentRef }
-  | { type: 'CREATE_REFUSED'; errors: string[]; settledFiles?: string[] }
-  | { type: 'CREATE_UNCONFIRMED'; responseFile: string; reason: string }
-  | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
-  | { type: 'REQUEST_SENT'; responseFile: string }
-  | { type: 'REQUEST_UNCONFIRMED'; reason: string; functionName?: UpdateFunction }
-  | { type: 'STATUS'; account: AccountSnapshot }
-  | { type: 'DOCUMENTS_SUBMITTED'; documents: FormDocument[] }
-  | { type: 'DOCUMENTS_REFUSED'; error: string }
-  | { type: 'ABANDON_CONFIRMED' }
-  | { type: 'ABANDON_REFUSED'; error: string }
-  | { type: 'RESET_CONFIRMED' }
-  | { type: 'RESET_REFUSED'; error: string }
-  | ({ type: 'BLOCKED' } & BlockedStepRecord)
-  // staff messages
-  | { type: 'RESUBMIT'; application: DocumentRef }
-  | { type: 'PROVIDE_DOCUMENTS'; documents: FormDocument[] }
-  | { type: 'ABANDON'; reason?: string }
-  | { type: 'RESET' }
-  | { type: 'RETRY' }
-  // timers
-  | { type: 'RETENTION_EXPIRED' };
-
-export type LifecycleEventType = LifecycleEvent['type'];
+import type { BlockedStep, LifecycleContext, LifecycleEvent, LifecycleInput } from './types.js';
 
 function plan(context: LifecycleContext) {
   return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
@@ -150,18 +46,20 @@ export const lifecycleMachine = setup({
   },
   actions: {
     recordCorrections: assign({
-      corrections: ({ event }) =>
-        event.type === 'VALIDATION_FAILED' || event.type === 'CREATE_REFUSED' ? event.errors : [],
+      corrections: ({ event }) => {
+        assertEvent(event, ['VALIDATION_FAILED', 'CREATE_REFUSED']);
+        return event.errors;
+      },
       settledFiles: ({ context, event }) =>
         event.type === 'CREATE_REFUSED' && event.settledFiles
           ? [...new Set([...(context.settledFiles ?? []), ...event.settledFiles])]
           : context.settledFiles,
     }),
     recordCreateUnconfirmed: assign({
-      unconfirmed: ({ event }) =>
-        event.type === 'CREATE_UNCONFIRMED'
-          ? { step: 'create' as const, reason: event.reason, responseFile: event.responseFile }
-          : undefined,
+      unconfirmed: ({ event }) => {
+        assertEvent(event, 'CREATE_UNCONFIRMED');
+        return { step: 'create' as const, reason: event.reason, responseFile: event.responseFile };
+      },
     }),
     /** Staff resubmit after an unconfirmed create: they declare its response file made no account. */
     settleUnconfirmedFile: assign({
@@ -172,20 +70,22 @@ export const lifecycleMachine = setup({
       unconfirmed: () => undefined,
     }),
     recordRequestPrepared: assign({
-      request: ({ event, context }) =>
-        event.type === 'REQUEST_PREPARED' ? { functionName: event.functionName, known: event.known } : context.request,
+      request: ({ event }) => {
+        assertEvent(event, 'REQUEST_PREPARED');
+        return { functionName: event.functionName, known: event.known };
+      },
     }),
     recordRequestSent: assign({
-      request: ({ event, context }) =>
-        event.type === 'REQUEST_SENT' && context.request
-          ? { ...context.request, responseFile: event.responseFile }
-          : context.request,
+      request: ({ event, context }) => {
+        assertEvent(event, 'REQUEST_SENT');
+        return context.request && { ...context.request, responseFile: event.responseFile };
+      },
     }),
     recordRequestUnconfirmed: assign({
       // The step is the request in progress, or the one named by the event when none was prepared yet
       // (its listing failed before the request was recorded).
       unconfirmed: ({ event, context }) => {
-        if (event.type !== 'REQUEST_UNCONFIRMED') return context.unconfirmed;
+        assertEvent(event, 'REQUEST_UNCONFIRMED');
         const step = context.request?.functionName ?? event.functionName;
         if (step === undefined) return context.unconfirmed;
         const responseFile = context.request?.responseFile;
@@ -196,19 +96,22 @@ export const lifecycleMachine = setup({
     clearRequest: assign({ request: () => undefined }),
     clearUnconfirmed: assign({ unconfirmed: () => undefined }),
     recordBlocked: assign({
-      blocked: ({ event, context }) => {
-        if (event.type !== 'BLOCKED') return context.blocked;
+      blocked: ({ event }) => {
+        assertEvent(event, 'BLOCKED');
         const { step, errorType, reason, since } = event;
         return { step, errorType, reason, since };
       },
     }),
     clearBlocked: assign({ blocked: () => undefined }),
     acceptResubmission: assign({
-      application: ({ context, event }) => (event.type === 'RESUBMIT' ? event.application : context.application),
+      application: ({ event }) => {
+        assertEvent(event, 'RESUBMIT');
+        return event.application;
+      },
       corrections: () => [],
     }),
     recordAccount: assign(({ context, event }) => {
-      if (event.type !== 'CREATED') return {};
+      assertEvent(event, 'CREATED');
       const submitted = { ...context.submittedDocuments };
       for (const document of context.createDocuments) submitted[document.formNumber] = document.sha1;
       return {
@@ -218,21 +121,20 @@ export const lifecycleMachine = setup({
         ...(event.credentials && { credentials: event.credentials }),
       };
     }),
-    recordStatus: assign(({ event }) =>
-      event.type === 'STATUS'
-        ? { status: event.account.status, stateText: event.account.stateText, tasks: event.account.tasks }
-        : {},
-    ),
+    recordStatus: assign(({ event }) => {
+      assertEvent(event, 'STATUS');
+      return { status: event.account.status, stateText: event.account.stateText, tasks: event.account.tasks };
+    }),
     holdDocuments: assign({
       waitingDocuments: ({ context, event }) => {
-        if (event.type !== 'PROVIDE_DOCUMENTS') return context.waitingDocuments;
+        assertEvent(event, 'PROVIDE_DOCUMENTS');
         const waiting = { ...context.waitingDocuments };
         for (const document of event.documents) waiting[document.formNumber] = document;
         return waiting;
       },
     }),
     recordSubmission: assign(({ context, event }) => {
-      if (event.type !== 'DOCUMENTS_SUBMITTED') return {};
+      assertEvent(event, 'DOCUMENTS_SUBMITTED');
       const waiting = { ...context.waitingDocuments };
       const submitted = { ...context.submittedDocuments };
       for (const document of event.documents) {
@@ -242,15 +144,18 @@ export const lifecycleMachine = setup({
       return { waitingDocuments: waiting, submittedDocuments: submitted, lastRefusal: undefined };
     }),
     recordRefusal: assign({
-      lastRefusal: ({ event }) =>
-        event.type === 'DOCUMENTS_REFUSED' || event.type === 'ABANDON_REFUSED' || event.type === 'RESET_REFUSED'
-          ? event.error
-          : undefined,
+      lastRefusal: ({ event }) => {
+        assertEvent(event, ['DOCUMENTS_REFUSED', 'ABANDON_REFUSED', 'RESET_REFUSED']);
+        return event.error;
+      },
     }),
     /** The service processed AbandonAccount: the application is deleted (status A). */
     markAbandoned: assign({ status: () => 'A' }),
     recordAbandonReason: assign({
-      abandonReason: ({ event }) => (event.type === 'ABANDON' ? event.reason : undefined),
+      abandonReason: ({ event }) => {
+        assertEvent(event, 'ABANDON');
+        return event.reason;
+      },
     }),
   },
 }).createMachine({
@@ -294,7 +199,6 @@ export const lifecycleMachine = setup({
      * account is known; `resubmit` (create only) declares the earlier file made no account.
      */
     unconfirmed: {
-      tags: ['waitingForStaff'],
       on: {
         RETRY: [
           { guard: 'createUnconfirmed', target: 'creating', actions: 'clearUnconfirmed' },
@@ -327,7 +231,6 @@ export const lifecycleMachine = setup({
      * `abandon` abandons the account, or ends the application when no account is known.
      */
     blocked: {
-      tags: ['waitingForStaff'],
       on: {
         RETRY: [
           { guard: { type: 'blockedAt', params: 'validate' }, target: 'validating', actions: 'clearBlocked' },
@@ -368,7 +271,6 @@ export const lifecycleMachine = setup({
     },
     /** Waits for staff: a corrected application, or abandonment. */
     needsCorrection: {
-      tags: ['waitingForStaff'],
       on: {
         RESUBMIT: { target: 'validating', actions: 'acceptResubmission' },
         ABANDON: { target: 'closedAsAbandoned', actions: 'recordAbandonReason' },
@@ -400,7 +302,7 @@ export const lifecycleMachine = setup({
           ],
         },
         /** Under review, or waiting for the next status: polls at the tracking interval. */
-        tracking: { tags: ['polling'] },
+        tracking: {},
         /** update with DocumentSubmission for the documents we hold. */
         submittingDocuments: {
           on: {
@@ -414,11 +316,11 @@ export const lifecycleMachine = setup({
           },
         },
         /** A task wants a document we do not have (or one was rejected): waits for provideDocuments. */
-        needsDocuments: { tags: ['polling', 'waitingForStaff'] },
+        needsDocuments: {},
         /** A `to complete` task is done in the hosted portal by the client or the firm. */
-        awaitingClient: { tags: ['polling'] },
+        awaitingClient: {},
         /** In the approval queue: opened by the next business day. */
-        awaitingApproval: { tags: ['polling'] },
+        awaitingApproval: {},
       },
     },
     /** update with AbandonAccount. */
@@ -434,7 +336,6 @@ export const lifecycleMachine = setup({
     },
     /** Status A: waits for a reset until the retention period ends. */
     abandoned: {
-      tags: ['waitingForStaff'],
       on: {
         RESET: 'resetting',
         RETENTION_EXPIRED: 'closedAsAbandoned',

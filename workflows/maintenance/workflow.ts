@@ -9,22 +9,23 @@ import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import {
   ApplicationFailure,
   condition,
+  sleep,
   patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
 import type { ApplicationActivities, UpdateOutcome } from '../application/activities.js';
 import type { MaintenanceActivities } from './activities.js';
-import { listingRefusal } from '../request-listing.js';
+import { listingRefusal, RequestPace } from '../requests.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { refuseFunction } from './functions.js';
 import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
+import type { RequestOutcome } from '../application/activities.js';
 
 const RETRY = {
   initialInterval: '5 seconds',
@@ -53,145 +54,196 @@ function checkInput(input: MaintenanceInput): void {
 
 export async function accountMaintenance(input: MaintenanceInput): Promise<MaintenanceResult> {
   checkInput(input);
-  const { csid, accountId, functionName } = input;
-  const maxPollMs = durationMs(input.maxPollInterval ?? '30 minutes');
-  const view: MaintenanceView = { csid, accountId, functionName, status: 'SENDING', polls: 0 };
-  setHandler(maintenanceStateQuery, () => view);
-  const publish = () => {
+  const tracker = new MaintenanceTracker(input);
+  setHandler(maintenanceStateQuery, () => tracker.view);
+  tracker.publish();
+
+  const byFile = patched(PATCH_CONFIRM_BY_FILE);
+  let sent: UpdateOutcome;
+  try {
+    sent = await send(input, tracker, byFile);
+  } catch (error) {
+    // The account's request listing holds an error entry: nothing can be looked up or confirmed.
+    const refusal = listingRefusal(error);
+    if (refusal !== undefined) return tracker.finish('UNCONFIRMED', refusal);
+    throw error;
+  }
+  if (!sent.accepted) return tracker.finish('REJECTED', sent.error);
+  if (sent.responseFile !== undefined) tracker.view.responseFile = sent.responseFile;
+  if (byFile) return followByFile(input, tracker, sent.responseFile);
+  return followByRequestId(input, tracker, sent);
+}
+
+/** The view the query answers and the search attributes and details that show it. */
+class MaintenanceTracker {
+  readonly view: MaintenanceView;
+  sentAt = Date.now();
+  readonly firstPollMs: number;
+  readonly maxPollMs: number;
+
+  constructor(readonly input: MaintenanceInput) {
+    const { csid, accountId, functionName } = input;
+    this.maxPollMs = durationMs(input.maxPollInterval ?? '30 minutes');
+    this.firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : durationMs(input.firstPollInterval);
+    this.view = { csid, accountId, functionName, status: 'SENDING', polls: 0 };
+  }
+
+  publish(): void {
+    const { view } = this;
     upsertSearchAttributes([
-      { key: EcaCsid, value: csid },
-      { key: EcaAccountId, value: accountId },
-      { key: EcaUpdateFunction, value: functionName },
+      { key: EcaCsid, value: view.csid },
+      { key: EcaAccountId, value: view.accountId },
+      { key: EcaUpdateFunction, value: view.functionName },
       { key: EcaRequestStatus, value: view.status },
     ]);
     const lines = [
-      `**${functionName}** for account ${accountId} · **${view.status}**`,
+      `**${view.functionName}** for account ${view.accountId} · **${view.status}**`,
       `**Request:** ${view.requestId ?? '—'} · **response file:** ${view.responseFile ?? '—'} · polls ${view.polls}`,
     ];
     if (view.nextPollAt !== undefined) lines.push(`**Next poll:** ${new Date(view.nextPollAt).toISOString()}`);
     if (view.error) lines.push(`**Reason:** ${view.error.replace(/\n/g, ' ')}`);
     setCurrentDetails(lines.join('\n'));
-  };
-  publish();
+  }
 
-  const byFile = patched(PATCH_CONFIRM_BY_FILE);
-  let sentAt = Date.now();
-  const finish = (status: MaintenanceResult['status'], error?: string): MaintenanceResult => {
+  finish(status: MaintenanceResult['status'], error?: string): MaintenanceResult {
+    const { view } = this;
     view.status = status;
     view.nextPollAt = undefined;
     if (error !== undefined) view.error = error;
-    publish();
+    this.publish();
     return {
-      csid,
-      accountId,
-      functionName,
+      csid: view.csid,
+      accountId: view.accountId,
+      functionName: view.functionName,
       status,
       ...(view.requestId !== undefined && { requestId: view.requestId }),
       ...(view.responseFile !== undefined && { responseFile: view.responseFile }),
       ...(error !== undefined && { error }),
-      sentAt,
+      sentAt: this.sentAt,
       decidedAt: Date.now(),
       polls: view.polls,
     };
-  };
-  let sent: UpdateOutcome;
-  try {
-    const known = byFile
-      ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
-          { csid, accountId },
-        ])
-      : undefined;
-    sentAt = Date.now();
-    sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
-      {
-        csid,
-        accountId,
-        functionName,
-        body: input.body,
-        attributes: input.attributes,
-        attachments: input.attachments ?? [],
-        ...(known !== undefined && { known }),
-      },
-    ]);
-  } catch (error) {
-    // The account's request listing holds an error entry: nothing can be looked up or confirmed.
-    const refusal = listingRefusal(error);
-    if (refusal !== undefined) return finish('UNCONFIRMED', refusal);
-    throw error;
   }
-  if (!sent.accepted) return finish('REJECTED', sent.error);
-  if (sent.responseFile !== undefined) view.responseFile = sent.responseFile;
-  const firstPollMs = input.firstPollInterval === undefined ? FIRST_POLL_MS : durationMs(input.firstPollInterval);
-  if (byFile) {
-    const responseFile = sent.responseFile;
-    if (responseFile === undefined) {
-      return finish(
-        'UNCONFIRMED',
-        `the account lists more than one new request after a lost answer: check getAmRequestStatus for ${accountId}`,
-      );
+
+  /**
+   * Reads the request's status after a sleep, doubling, until decided or until the next sleep would end
+   * past `deadline`; each next read is published. Undefined when not decided in time.
+   */
+  async follow(read: () => Promise<RequestOutcome>, what: string, deadline?: number) {
+    const pace = new RequestPace({ firstDelayMs: this.firstPollMs, maxDelayMs: this.maxPollMs, deadline });
+    for (let delay: number | undefined = pace.first(); delay !== undefined; delay = pace.next()) {
+      this.view.nextPollAt = Date.now() + delay;
+      this.publish();
+      await sleep(delay, { summary: `request ${what} is pending` });
+      this.view.polls++;
+      const request = await read();
+      if (request.decided) return request;
     }
-    const confirmMs = durationMs(input.confirmTimeout ?? '2 days');
-    let retries = 0;
-    setHandler(
-      maintenanceRetryUpdate,
-      () => {
-        retries++;
-        return view;
-      },
-      {
-        validator: () => {
-          if (view.status !== 'UNCONFIRMED') {
-            fail('NotAllowedInState', `retry is allowed only while the request is UNCONFIRMED, not ${view.status}`);
-          }
-        },
-      },
+    return undefined;
+  }
+}
+
+/** Sends the update; with `byFile`, after listing the account's requests so a retry can find the one it sent. */
+async function send(input: MaintenanceInput, tracker: MaintenanceTracker, byFile: boolean): Promise<UpdateOutcome> {
+  const { csid, accountId, functionName } = input;
+  const known = byFile
+    ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
+        { csid, accountId },
+      ])
+    : undefined;
+  tracker.sentAt = Date.now();
+  return sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
+    {
+      csid,
+      accountId,
+      functionName,
+      body: input.body,
+      attributes: input.attributes,
+      attachments: input.attachments ?? [],
+      ...(known !== undefined && { known }),
+    },
+  ]);
+}
+
+/**
+ * Follows the request by its response file until decided; undecided past `confirmTimeout`, it waits in
+ * UNCONFIRMED for a staff `retry` and then follows it again.
+ */
+async function followByFile(
+  input: MaintenanceInput,
+  tracker: MaintenanceTracker,
+  responseFile: string | undefined,
+): Promise<MaintenanceResult> {
+  const { csid, accountId } = input;
+  const view = tracker.view;
+  if (responseFile === undefined) {
+    return tracker.finish(
+      'UNCONFIRMED',
+      `the account lists more than one new request after a lost answer: check getAmRequestStatus for ${accountId}`,
     );
-    for (;;) {
-      view.status = 'PENDING';
-      const deadline = Date.now() + confirmMs;
-      // At least one read after each (re)start; then reads until the next would fall past the deadline.
-      for (
-        let wait = firstPollMs, first = true;
-        first || Date.now() + wait <= deadline;
-        wait = Math.min(wait * 2, maxPollMs)
-      ) {
-        first = false;
-        view.nextPollAt = Date.now() + wait;
-        publish();
-        await sleep(wait, { summary: `request ${responseFile} is pending` });
-        view.polls++;
-        const request = await reader.readRequestByFile.executeWithOptions(
-          { summary: `getAmRequestStatus ${responseFile}` },
-          [{ csid, accountId, responseFile }],
-        );
-        if (request.decided) return request.processed ? finish('PROCESSED') : finish('REJECTED', request.error);
-      }
-      // Not established within the bound: visible, and waiting for staff instead of guessing.
-      view.status = 'UNCONFIRMED';
-      view.nextPollAt = undefined;
-      view.error = `request ${responseFile} not decided after ${input.confirmTimeout ?? '2 days'}; staff: retry`;
-      publish();
-      const seen = retries;
-      await condition(() => retries !== seen);
-      view.error = undefined;
-    }
   }
+  const confirmMs = durationMs(input.confirmTimeout ?? '2 days');
+  let retries = 0;
+  setHandler(
+    maintenanceRetryUpdate,
+    () => {
+      retries++;
+      return view;
+    },
+    {
+      validator: () => {
+        if (view.status !== 'UNCONFIRMED') {
+          fail('NotAllowedInState', `retry is allowed only while the request is UNCONFIRMED, not ${view.status}`);
+        }
+      },
+    },
+  );
+  for (;;) {
+    view.status = 'PENDING';
+    // At least one read after each (re)start; then reads until the next would fall past the deadline.
+    const wait = await tracker.follow(
+      () =>
+        reader.readRequestByFile.executeWithOptions({ summary: `getAmRequestStatus ${responseFile}` }, [
+          { csid, accountId, responseFile },
+        ]),
+      responseFile,
+      Date.now() + confirmMs,
+    );
+    if (wait) return wait.processed ? tracker.finish('PROCESSED') : tracker.finish('REJECTED', wait.error);
+    // Not established within the bound: visible, and waiting for staff instead of guessing.
+    view.status = 'UNCONFIRMED';
+    view.nextPollAt = undefined;
+    view.error = `request ${responseFile} not decided after ${input.confirmTimeout ?? '2 days'}; staff: retry`;
+    tracker.publish();
+    const seen = retries;
+    await condition(() => retries !== seen);
+    view.error = undefined;
+  }
+}
+
+/** Histories recorded before `confirm-requests-by-file`: follows the request id the response named. */
+async function followByRequestId(
+  input: MaintenanceInput,
+  tracker: MaintenanceTracker,
+  sent: Extract<UpdateOutcome, { accepted: true }>,
+): Promise<MaintenanceResult> {
   const requestId = sent.requestIds[0];
   if (requestId === undefined) {
-    fail('NoRequestId', `the response file ${sent.responseFile ?? ''} of update ${functionName} names no request`);
+    fail(
+      'NoRequestId',
+      `the response file ${sent.responseFile ?? ''} of update ${input.functionName} names no request`,
+    );
   }
-  view.requestId = requestId;
-  view.status = 'PENDING';
-  publish();
-
-  for (let wait = firstPollMs; ; wait = Math.min(wait * 2, maxPollMs)) {
-    view.nextPollAt = Date.now() + wait;
-    publish();
-    await sleep(wait, { summary: `request ${requestId} is pending` });
-    view.polls++;
-    const request = await reader.readUpdateRequest.executeWithOptions({ summary: `getAmRequestStatus ${requestId}` }, [
-      { csid, requestId },
-    ]);
-    if (request.decided) return request.processed ? finish('PROCESSED') : finish('REJECTED', request.error);
-  }
+  tracker.view.requestId = requestId;
+  tracker.view.status = 'PENDING';
+  tracker.publish();
+  const wait = await tracker.follow(
+    () =>
+      reader.readUpdateRequest.executeWithOptions({ summary: `getAmRequestStatus ${requestId}` }, [
+        { csid: input.csid, requestId },
+      ]),
+    requestId,
+  );
+  if (!wait) throw new Error('a wait without a deadline ends decided');
+  return wait.processed ? tracker.finish('PROCESSED') : tracker.finish('REJECTED', wait.error);
 }

@@ -1,0 +1,73 @@
+/**
+ * The application's message handlers: the `state` query, staff updates (validated against the
+ * lifecycle before they are accepted), staff signals, `pollNow` and the status sweep's wake-ups.
+ */
+import { patched, setHandler } from '@temporalio/workflow';
+import type { DocumentRef, FormDocument } from '../../domain/documents.js';
+import type { LifecycleEvent } from '../lifecycle/index.js';
+import { PATCH_STAFF_SIGNALS } from '../patches.js';
+import {
+  abandonUpdate,
+  accountObservedSignal,
+  pollNowSignal,
+  provideDocumentsUpdate,
+  resetUpdate,
+  resubmitUpdate,
+  retryUpdate,
+  stateQuery,
+} from './messages.js';
+import type { AbandonRequest } from './messages.js';
+import type { ApplicationRun } from './run.js';
+import { requireAbandonInput, requireDocumentsInput, requireResubmitInput } from './staff-input.js';
+import { installStaffSignals } from './staff-signals.js';
+
+export function installHandlers(run: ApplicationRun): void {
+  setHandler(stateQuery, () => run.view());
+  const pollNow = () => {
+    run.pollRequested = true;
+    run.messages++;
+  };
+  // Histories recorded before staff signals may hold a signal of one of these names that was never
+  // handled: they replay with `pollNow` alone.
+  if (patched(PATCH_STAFF_SIGNALS)) {
+    run.staffNotices = installStaffSignals({
+      refusal: (event) => run.refusal(event),
+      handle: (event) => run.handleStaff(event),
+      pollNow,
+      publish: () => run.publish(),
+    });
+  } else {
+    setHandler(pollNowSignal, pollNow);
+  }
+  installStaffUpdates(run);
+  setHandler(accountObservedSignal, (incoming) => {
+    // Per-application polling takes no wake-ups; out-of-order deliveries keep the newest.
+    if (!run.sweepMode || !(incoming.observedAt > (run.observation?.observedAt ?? 0))) return;
+    run.observation = incoming;
+  });
+}
+
+/** Each staff update: its input checked, then refused unless the lifecycle takes it now. */
+function installStaffUpdates(run: ApplicationRun): void {
+  const handle = (event: LifecycleEvent) => run.handleStaff(event);
+  setHandler(abandonUpdate, (request) => handle({ type: 'ABANDON', reason: request?.reason }), {
+    validator: (request?: AbandonRequest) => {
+      requireAbandonInput(request);
+      run.allowed({ type: 'ABANDON', reason: request?.reason });
+    },
+  });
+  setHandler(resubmitUpdate, (application) => handle({ type: 'RESUBMIT', application }), {
+    validator: (application: DocumentRef) => {
+      requireResubmitInput(application);
+      run.allowed({ type: 'RESUBMIT', application });
+    },
+  });
+  setHandler(provideDocumentsUpdate, (documents) => handle({ type: 'PROVIDE_DOCUMENTS', documents }), {
+    validator: (documents: FormDocument[]) => {
+      requireDocumentsInput(documents);
+      run.allowed({ type: 'PROVIDE_DOCUMENTS', documents });
+    },
+  });
+  setHandler(resetUpdate, () => handle({ type: 'RESET' }), { validator: () => run.allowed({ type: 'RESET' }) });
+  setHandler(retryUpdate, () => handle({ type: 'RETRY' }), { validator: () => run.allowed({ type: 'RETRY' }) });
+}

@@ -1,0 +1,178 @@
+/**
+ * The state of one run of `accountApplication` and what every step does with it: feed an event to the
+ * lifecycle, publish search attributes and current details, answer the `state` query. The steps
+ * (steps.ts, updates.ts, waits.ts) and the message handlers (handlers.ts) work through it.
+ */
+import {
+  ApplicationFailure,
+  log,
+  metricMeter,
+  patched,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { lifecycleState, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
+import type { LifecycleEvent, LifecycleSnapshot } from '../lifecycle/index.js';
+import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
+import type { AccountSnapshot } from '../../domain/account.js';
+import {
+  EcaAccountId,
+  EcaAccountStatus,
+  EcaCsid,
+  EcaExternalId,
+  EcaLifecycleState,
+  EcaObserved,
+} from '../../domain/search-attributes.js';
+import { PATCH_UPSERT_ON_CHANGE } from '../patches.js';
+import { renderDetails } from './details.js';
+import type {
+  AccountObservation,
+  ApplicationInput,
+  ApplicationStateView,
+  StaffNotice,
+  TransitionRecord,
+} from './messages.js';
+import { describeMessage } from './staff-input.js';
+import type { LifecycleSettings } from './settings.js';
+
+const MAX_TRANSITIONS_KEPT = 200;
+
+export class ApplicationRun {
+  readonly csid: string;
+  readonly externalId: string;
+  snapshot: LifecycleSnapshot;
+  readonly transitions: TransitionRecord[];
+  readonly runs: number;
+  lastPollAt: number | undefined;
+  nextPoll: number | undefined;
+  /** Bumped by every staff message, so that waits end and the loop re-reads the state. */
+  messages = 0;
+  pollRequested: boolean;
+  /** Staff signals as taken (staff-signals.ts), shown in the current details. */
+  staffNotices: StaffNotice[] = [];
+  /** Waits end on the status sweep's wake-ups rather than on poll slots (decided once, at the start). */
+  sweepMode = false;
+  /** Fingerprint of the last account read, published as EcaObserved for the sweep to compare. */
+  observed: string;
+  /** The newest wake-up of the status sweep. */
+  observation: AccountObservation | undefined;
+  /** The search attributes last written, so that a poll that changes nothing writes nothing. */
+  private published: string | undefined;
+  /** `eca_lifecycle_transitions` (see workers/metrics.ts); the SDK records nothing while replaying. */
+  private readonly transitionsMetric: ReturnType<typeof metricMeter.createCounter>;
+
+  constructor(
+    readonly input: ApplicationInput,
+    readonly settings: LifecycleSettings,
+  ) {
+    const { csid, externalId } = input;
+    this.csid = csid;
+    this.externalId = externalId;
+    this.snapshot = input.carried
+      ? restoreLifecycle(input.carried.lifecycle)
+      : startLifecycle({ csid, externalId, application: input.application, documents: input.documents });
+    this.transitions = input.carried?.transitions ?? [
+      { state: lifecycleState(this.snapshot), event: 'start', at: Date.now() },
+    ];
+    this.runs = input.carried?.runs ?? 0;
+    this.lastPollAt = input.carried?.lastPollAt;
+    this.pollRequested = input.carried?.pollRequested ?? false;
+    this.observed = input.carried?.observed ?? NO_OBSERVATION;
+    this.transitionsMetric = metricMeter.createCounter(
+      'eca_lifecycle_transitions',
+      'transition',
+      'Lifecycle state changes of account applications',
+    );
+  }
+
+  /** The account this application drives (empty before create). */
+  account(): { csid: string; accountId: string } {
+    return { csid: this.csid, accountId: this.snapshot.context.accountId ?? '' };
+  }
+
+  apply(event: LifecycleEvent): void {
+    const before = lifecycleState(this.snapshot);
+    this.snapshot = step(this.snapshot, event);
+    const after = lifecycleState(this.snapshot);
+    if (after !== before) {
+      const transitions = this.transitions;
+      transitions.push({ state: after, event: event.type, at: Date.now() });
+      if (transitions.length > MAX_TRANSITIONS_KEPT) transitions.splice(0, transitions.length - MAX_TRANSITIONS_KEPT);
+      log.info('lifecycle transition', { from: before, to: after, event: event.type });
+      this.transitionsMetric.add(1, { from: before, to: after, event: event.type });
+    }
+    this.publish();
+  }
+
+  publish(): void {
+    const { context } = this.snapshot;
+    const attributes = [
+      { key: EcaLifecycleState, value: lifecycleState(this.snapshot) },
+      { key: EcaCsid, value: this.csid },
+      { key: EcaExternalId, value: this.externalId },
+      ...(context.accountId ? [{ key: EcaAccountId, value: context.accountId }] : []),
+      ...(context.status ? [{ key: EcaAccountStatus, value: context.status }] : []),
+      ...(this.sweepMode ? [{ key: EcaObserved, value: this.observed }] : []),
+    ];
+    const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
+    // Histories recorded before this change upsert on every step; they replay down the old path.
+    if (signature !== this.published || !patched(PATCH_UPSERT_ON_CHANGE)) upsertSearchAttributes(attributes);
+    this.published = signature;
+    setCurrentDetails(renderDetails(this.view()));
+  }
+
+  view(): ApplicationStateView {
+    const { context } = this.snapshot;
+    const state = lifecycleState(this.snapshot);
+    return {
+      csid: this.csid,
+      externalId: this.externalId,
+      lifecycleState: state,
+      done: this.snapshot.status === 'done',
+      accountId: context.accountId,
+      userName: context.userName,
+      ...(context.credentials && { credentials: context.credentials }),
+      status: context.status,
+      stateText: context.stateText,
+      pendingTasks: context.tasks,
+      waitingDocuments: Object.keys(context.waitingDocuments),
+      corrections: context.corrections,
+      lastRefusal: context.lastRefusal,
+      ...(context.abandonReason && ['abandoning', 'abandoned', 'closedAsAbandoned'].includes(state)
+        ? { abandonReason: context.abandonReason }
+        : {}),
+      unconfirmed: context.unconfirmed,
+      ...(context.blocked && { blocked: context.blocked }),
+      lastPollAt: this.lastPollAt,
+      nextPollAt: this.nextPoll,
+      transitions: [...this.transitions],
+      runs: this.runs,
+      ...(this.staffNotices.length > 0 ? { staffNotices: [...this.staffNotices] } : {}),
+    };
+  }
+
+  /** Why the lifecycle does not take a staff message now, or undefined when it does. */
+  refusal(event: LifecycleEvent): string | undefined {
+    if (this.snapshot.can(event)) return undefined;
+    return `${describeMessage(event.type)} is not allowed while the application is ${lifecycleState(this.snapshot)}`;
+  }
+
+  /** Staff messages are refused, with a typed failure, where the lifecycle does not take them. */
+  allowed(event: LifecycleEvent): void {
+    const message = this.refusal(event);
+    if (message) throw ApplicationFailure.create({ type: 'NotAllowedInState', message, nonRetryable: true });
+  }
+
+  handleStaff(event: LifecycleEvent): ApplicationStateView {
+    this.messages++;
+    this.apply(event);
+    return this.view();
+  }
+
+  /** An account read (its own or the sweep's) fed to the lifecycle. */
+  observe(account: AccountSnapshot): void {
+    this.lastPollAt = Date.now();
+    this.observed = observationFingerprint(account);
+    this.apply({ type: 'STATUS', account });
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The lifecycle's update steps (DocumentSubmission, AbandonAccount, ResetAbandonedAccount): send one
+ * update function and follow it to the service's decision, on spec fields only. The request is
+ * recorded in the lifecycle (known files before sending, then its response file), so a retry after
+ * `unconfirmed` or a lost answer follows the same request and never sends a second one.
+ */
+import { sleep } from '@temporalio/workflow';
+import { durationMs } from '../../domain/durations.js';
+import type { FormDocument } from '../../domain/documents.js';
+import { lifecycleState } from '../lifecycle/index.js';
+import type { LifecycleEvent, UpdateFunction } from '../lifecycle/index.js';
+import { listingRefusal, RequestPace } from '../requests.js';
+import type { UpdateOutcome } from './activities.js';
+import type { ApplicationRun } from './run.js';
+import { service } from './service.js';
+
+/** Polls of a request sent with update, from one minute apart up to this. */
+const REQUEST_FIRST_POLL_MS = 60_000;
+const REQUEST_POLL_MAX_MS = 30 * 60_000;
+
+/** The outcome of one update step: decided by the service, refused at once, or not established. */
+export type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
+
+/** What the lifecycle hears when the service processed or refused each function. */
+const OUTCOME_EVENTS: Record<
+  UpdateFunction,
+  (documents: FormDocument[]) => { processed: LifecycleEvent; refused: (error: string) => LifecycleEvent }
+> = {
+  DocumentSubmission: (documents) => ({
+    processed: { type: 'DOCUMENTS_SUBMITTED', documents },
+    refused: (error) => ({ type: 'DOCUMENTS_REFUSED', error }),
+  }),
+  AbandonAccount: () => ({
+    processed: { type: 'ABANDON_CONFIRMED' },
+    refused: (error) => ({ type: 'ABANDON_REFUSED', error }),
+  }),
+  ResetAbandonedAccount: () => ({
+    processed: { type: 'RESET_CONFIRMED' },
+    refused: (error) => ({ type: 'RESET_REFUSED', error }),
+  }),
+};
+
+/** The lifecycle event for the outcome of an update step (a superseded step feeds none). */
+export function updateEvent(
+  functionName: UpdateFunction,
+  documents: FormDocument[],
+  outcome: Exclude<UpdateStep, { superseded: true }>,
+): LifecycleEvent {
+  const events = OUTCOME_EVENTS[functionName](documents);
+  if ('unconfirmed' in outcome) return { type: 'REQUEST_UNCONFIRMED', reason: outcome.unconfirmed, functionName };
+  return outcome.ok ? events.processed : events.refused(outcome.error);
+}
+
+/** Sends one update function and follows it to the service's decision (see the module's head). */
+export async function runUpdate(
+  run: ApplicationRun,
+  functionName: UpdateFunction,
+  documents?: FormDocument[],
+): Promise<UpdateStep> {
+  try {
+    return await sendAndFollow(run, functionName, documents);
+  } catch (error) {
+    const refusal = listingRefusal(error);
+    if (refusal !== undefined) return { unconfirmed: refusal };
+    throw error;
+  }
+}
+
+async function sendAndFollow(
+  run: ApplicationRun,
+  functionName: UpdateFunction,
+  documents?: FormDocument[],
+): Promise<UpdateStep> {
+  const account = run.account();
+  // A staff message may move the lifecycle on while this step waits (abandon during a submission):
+  // then this step's results are not applied and the new state's effect runs instead.
+  const state = lifecycleState(run.snapshot);
+  const superseded = () => lifecycleState(run.snapshot) !== state;
+  // The request was prepared by an earlier run of this step (a staff retry after `unconfirmed`): that run
+  // may have sent it, so the send looks for it first, whatever its attempt number.
+  const mayHaveSent = run.snapshot.context.request?.functionName === functionName;
+  if (!mayHaveSent) {
+    const known = await service.listAccountRequests.executeWithOptions(
+      { summary: `getAmRequestStatus before ${functionName}` },
+      [account],
+    );
+    if (superseded()) return { superseded: true };
+    run.apply({ type: 'REQUEST_PREPARED', functionName, known });
+  }
+  let responseFile = run.snapshot.context.request?.responseFile;
+  if (responseFile === undefined) {
+    const sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
+      { ...account, functionName, known: run.snapshot.context.request?.known ?? [], documents, mayHaveSent },
+    ]);
+    if (superseded()) return { superseded: true };
+    if (!sent.accepted) return { ok: false, error: sent.error };
+    if (sent.responseFile === undefined) {
+      return {
+        unconfirmed: `after a lost answer the account lists more than one new request; ${functionName} cannot be told apart`,
+      };
+    }
+    responseFile = sent.responseFile;
+    run.apply({ type: 'REQUEST_SENT', responseFile });
+  }
+  const pace = new RequestPace({
+    firstDelayMs: REQUEST_FIRST_POLL_MS,
+    maxDelayMs: REQUEST_POLL_MAX_MS,
+    deadline: Date.now() + durationMs(run.settings.requestConfirmTimeout),
+  });
+  for (;;) {
+    const request = await service.readRequestByFile.executeWithOptions(
+      { summary: `getAmRequestStatus ${responseFile}` },
+      [{ ...account, responseFile }],
+    );
+    if (superseded()) return { superseded: true };
+    if (request.decided) {
+      if (request.processed) return { ok: true };
+      return (await alreadyInEffect(run, functionName)) ? { ok: true } : { ok: false, error: request.error };
+    }
+    const delay = pace.next();
+    if (delay === undefined) {
+      return {
+        unconfirmed: `request ${responseFile} (${functionName}) is ${request.status} after ${String(run.settings.requestConfirmTimeout)}`,
+      };
+    }
+    await sleep(delay, { summary: `request ${responseFile} is ${request.status}` });
+  }
+}
+
+/**
+ * A REJECTED AbandonAccount or ResetAbandonedAccount may be the refusal of a second copy whose first was
+ * processed (sent again after a lost answer). The account status says which: A (spec: "Abandoned: the
+ * application was deleted") after an abandon, anything but A after a reset, means the function took effect.
+ */
+async function alreadyInEffect(run: ApplicationRun, functionName: UpdateFunction): Promise<boolean> {
+  if (functionName !== 'AbandonAccount' && functionName !== 'ResetAbandonedAccount') return false;
+  const account = await service.readAccount.executeWithOptions(
+    { summary: `getAccountStatus after a rejected ${functionName}` },
+    [run.account()],
+  );
+  return functionName === 'AbandonAccount' ? account.status === 'A' : account.status !== 'A';
+}
+
+/**
+ * Histories recorded before PATCH_CONFIRM_BY_FILE: the update sent without recording the request. Answers
+ * the activity's own promise, so awaiting it is awaiting the activity.
+ */
+export function sendUnrecorded(
+  run: ApplicationRun,
+  functionName: UpdateFunction,
+  documents: FormDocument[],
+): Promise<UpdateOutcome> {
+  const account = run.account();
+  switch (functionName) {
+    case 'DocumentSubmission': {
+      const forms = documents.map((document) => document.formNumber).join(', ');
+      return service.submitAccountDocuments.executeWithOptions(
+        { summary: `update DocumentSubmission: forms ${forms}` },
+        [{ ...account, documents }],
+      );
+    }
+    case 'AbandonAccount':
+      return service.abandonAccount.executeWithOptions({ summary: 'update AbandonAccount' }, [account]);
+    case 'ResetAbandonedAccount':
+      return service.resetAccount.executeWithOptions({ summary: 'update ResetAbandonedAccount' }, [account]);
+  }
+}
+
+/** Histories recorded before PATCH_CONFIRM_BY_FILE: waits on the request ids an update's response named. */
+export async function settle(
+  run: ApplicationRun,
+  outcome: UpdateOutcome,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  if (!outcome.accepted) return { ok: false, error: outcome.error };
+  for (const requestId of outcome.requestIds) {
+    const pace = new RequestPace({ firstDelayMs: REQUEST_FIRST_POLL_MS, maxDelayMs: REQUEST_POLL_MAX_MS });
+    for (;;) {
+      const request = await service.readUpdateRequest.executeWithOptions(
+        { summary: `getAmRequestStatus ${requestId}` },
+        [{ csid: run.csid, requestId }],
+      );
+      if (request.decided) {
+        if (!request.processed) return { ok: false, error: request.error };
+        break;
+      }
+      await sleep(pace.next() ?? REQUEST_POLL_MAX_MS, { summary: `request ${requestId} is ${request.status}` });
+    }
+  }
+  return { ok: true };
+}

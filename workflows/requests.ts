@@ -1,0 +1,45 @@
+/**
+ * Following an update request to the service's decision, shared by the application and maintenance
+ * workflows: the pace of getAmRequestStatus reads on durable timers, and a refused request listing.
+ */
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
+
+/** The reason, when `error` is an activity failure of type `RequestListingRefused` (domain/error-types.ts). */
+export function listingRefusal(error: unknown): string | undefined {
+  if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  return error.cause.type === REQUEST_LISTING_REFUSED ? error.cause.message : undefined;
+}
+
+/**
+ * The pace of a request's status reads: the first sleep, each next one doubled up to a cap, and no
+ * sleep that would end past the deadline (none: reads until decided). The workflows keep the reads
+ * and sleeps in their own loops, so each await stays where recorded histories have it: the order of
+ * commands within one activation (a staff update's completion, the next timer) must not change.
+ */
+export class RequestPace {
+  private delay: number;
+
+  constructor(private readonly options: { firstDelayMs: number; maxDelayMs: number; deadline?: number }) {
+    this.delay = options.firstDelayMs;
+  }
+
+  /** The first sleep, before any read, taken whatever the deadline (maintenance reads after a sleep). */
+  first(): number {
+    const delay = this.delay;
+    this.advance();
+    return delay;
+  }
+
+  /** The sleep before the next read, or undefined when it would end past the deadline. */
+  next(): number | undefined {
+    const delay = this.delay;
+    if (this.options.deadline !== undefined && Date.now() + delay > this.options.deadline) return undefined;
+    this.advance();
+    return delay;
+  }
+
+  private advance(): void {
+    this.delay = Math.min(this.delay * 2, this.options.maxDelayMs);
+  }
+}

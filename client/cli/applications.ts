@@ -9,11 +9,8 @@ import { EngineError } from '../errors.js';
 import { batchItems, documentArguments } from './documents.js';
 import type { BatchItem } from './documents.js';
 import { failLater } from './errors.js';
-import { integerOption, secondsOption, withEngine } from './options.js';
+import { applicationCommand, integerOption, secondsOption, withEngine } from './options.js';
 import { describeState, listTable, out, table } from './output.js';
-
-/** How the commands that act on one application name it. */
-export const APPLICATION_REFERENCE = '<externalId|accountId>';
 
 interface BatchResult {
   application: string;
@@ -115,16 +112,12 @@ function addApply(program: Command): void {
 }
 
 function addFollow(program: Command): void {
-  program
-    .command('status')
-    .description('where an application stands (the workflow state query)')
-    .argument(APPLICATION_REFERENCE)
-    .action(async (reference: string, _options: unknown, command: Command) => {
-      await withEngine(command, async (engine, json) => {
-        const view = await getState(engine, reference);
-        out(json, view, () => describeState(view));
-      });
-    });
+  applicationCommand(program, {
+    name: 'status',
+    description: 'where an application stands (the workflow state query)',
+    ask: getState,
+    text: describeState,
+  });
 
   program
     .command('list')

@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { connectEngine } from '../connection.js';
 import type { ConnectedEngine, ConnectOptions } from '../connection.js';
+import { out } from './output.js';
 
 export interface GlobalOptions extends ConnectOptions {
   json?: boolean;
@@ -60,4 +61,32 @@ export async function withEngine<T>(
   } finally {
     await engine.close();
   }
+}
+
+/** How the commands that act on one application name it. */
+export const APPLICATION_REFERENCE = '<externalId|accountId>';
+
+/** A command on one application, named by its reference, that prints what the engine answers about it. */
+export interface ApplicationCommand<T> {
+  name: string;
+  description: string;
+  ask: (engine: ConnectedEngine, reference: string) => Promise<T>;
+  /** The answer for people; `--json` prints the answer itself. */
+  text: (answer: T, reference: string) => string;
+}
+
+export function applicationCommand<T>(
+  program: Command,
+  { name, description, ask, text }: ApplicationCommand<T>,
+): Command {
+  return program
+    .command(name)
+    .description(description)
+    .argument(APPLICATION_REFERENCE)
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      await withEngine(command, async (engine, json) => {
+        const answer = await ask(engine, reference);
+        out(json, answer, () => text(answer, reference));
+      });
+    });
 }

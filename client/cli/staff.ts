@@ -3,33 +3,21 @@ import type { Command } from 'commander';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import { abandon, pollNow, provideDocuments, reset, retry, resubmit } from '../applications.js';
 import type { ConnectedEngine } from '../connection.js';
-import { APPLICATION_REFERENCE } from './applications.js';
 import { parseDocumentArgument } from './documents.js';
-import { withEngine } from './options.js';
+import { APPLICATION_REFERENCE, applicationCommand, withEngine } from './options.js';
 import { out } from './output.js';
+
+/** The state an application answered a message with. */
+function stateLine(view: ApplicationStateView): string {
+  return `application ${view.externalId}: ${view.lifecycleState}`;
+}
 
 /** Sends one message to an application and prints the state it answered with. */
 async function act(command: Command, send: (engine: ConnectedEngine) => Promise<ApplicationStateView>) {
   await withEngine(command, async (engine, json) => {
     const view = await send(engine);
-    out(json, view, () => `application ${view.externalId}: ${view.lifecycleState}`);
+    out(json, view, () => stateLine(view));
   });
-}
-
-/** A command on one application named by its reference, with nothing else to give. */
-function onApplication(
-  program: Command,
-  name: string,
-  description: string,
-  send: (engine: ConnectedEngine, reference: string) => Promise<ApplicationStateView>,
-): void {
-  program
-    .command(name)
-    .description(description)
-    .argument(APPLICATION_REFERENCE)
-    .action(async (reference: string, _options: unknown, command: Command) => {
-      await act(command, (engine) => send(engine, reference));
-    });
 }
 
 export function addStaffCommands(program: Command): void {
@@ -61,22 +49,28 @@ export function addStaffCommands(program: Command): void {
       await act(command, (engine) => provideDocuments(engine, reference, documents));
     });
 
-  onApplication(program, 'reset', 'reset an abandoned application (update ResetAbandonedAccount)', reset);
-  onApplication(
-    program,
-    'retry',
-    'look again at an unconfirmed create or update, or run a blocked step again (follows the same request; sends nothing twice)',
-    retry,
-  );
+  applicationCommand(program, {
+    name: 'reset',
+    description: 'reset an abandoned application (update ResetAbandonedAccount)',
+    ask: reset,
+    text: stateLine,
+  });
 
-  program
-    .command('poll-now')
-    .description('make a waiting application read its status now')
-    .argument(APPLICATION_REFERENCE)
-    .action(async (reference: string, _options: unknown, command: Command) => {
-      await withEngine(command, async (engine, json) => {
-        await pollNow(engine, reference);
-        out(json, { signalled: true }, () => `asked ${reference} to poll now`);
-      });
-    });
+  applicationCommand(program, {
+    name: 'retry',
+    description:
+      'look again at an unconfirmed create or update, or run a blocked step again (follows the same request; sends nothing twice)',
+    ask: retry,
+    text: stateLine,
+  });
+
+  applicationCommand(program, {
+    name: 'poll-now',
+    description: 'make a waiting application read its status now',
+    ask: async (engine, reference) => {
+      await pollNow(engine, reference);
+      return { signalled: true };
+    },
+    text: (_answer, reference) => `asked ${reference} to poll now`,
+  });
 }

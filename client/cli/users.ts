@@ -3,10 +3,18 @@ import type { Command } from 'commander';
 import { findLandingPage, LANDING_PAGES } from '../../eca/index.js';
 import { createSsoUrl, setLanguages } from '../brokerage.js';
 import { takeCredentials } from '../credentials.js';
+import type { TakenCredentials } from '../credentials.js';
 import { InvalidInputError } from '../errors.js';
-import { APPLICATION_REFERENCE } from './applications.js';
-import { globalOptions, withEngine } from './options.js';
+import { applicationCommand, globalOptions } from './options.js';
 import { out, table } from './output.js';
+
+function credentialsText(taken: TakenCredentials): string {
+  return [
+    ...taken.users.map((user) => `${user.userName}  ${user.temporaryPassword ?? '(no password issued)'}`),
+    ...(taken.responseXml !== undefined ? ['the response file as sent:', taken.responseXml] : []),
+    `(deleted from the document store: this was the only copy)`,
+  ].join('\n');
+}
 
 async function sso(
   userName: string,
@@ -31,22 +39,12 @@ async function sso(
 }
 
 export function addUserCommands(program: Command): void {
-  program
-    .command('password')
-    .description('hand out, once, the temporary passwords issued at creation (then deleted from the store)')
-    .argument(APPLICATION_REFERENCE)
-    .action(async (reference: string, _options: unknown, command: Command) => {
-      await withEngine(command, async (engine, json) => {
-        const taken = await takeCredentials(engine, reference);
-        out(json, taken, () =>
-          [
-            ...taken.users.map((user) => `${user.userName}  ${user.temporaryPassword ?? '(no password issued)'}`),
-            ...(taken.responseXml !== undefined ? ['the response file as sent:', taken.responseXml] : []),
-            `(deleted from the document store: this was the only copy)`,
-          ].join('\n'),
-        );
-      });
-    });
+  applicationCommand(program, {
+    name: 'password',
+    description: 'hand out, once, the temporary passwords issued at creation (then deleted from the store)',
+    ask: takeCredentials,
+    text: credentialsText,
+  });
 
   program
     .command('sso')

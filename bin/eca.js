@@ -4,5 +4,5 @@ import process from 'node:process';
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../client/cli.ts');
+const { main } = await import('../client/cli/index.ts');
 process.exitCode = await main(process.argv);

@@ -2,11 +2,7 @@
  * The typed API onboarding systems and staff call: one account application = one workflow.
  * Workflow code is imported as types and message definitions only.
  */
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../runtime/document-store.js';
@@ -31,6 +27,7 @@ import {
   visibilityString,
 } from '../domain/search-attributes.js';
 import { storeApplication, storeDocuments } from './documents.js';
+import { startOnce } from './start-once.js';
 import { ensureStatusSweep } from './sweep.js';
 import type { SweepInterval } from '../workflows/sweep/messages.js';
 import type { DocumentInput } from './documents.js';
@@ -98,30 +95,18 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
   const settings = input.settings ?? ctx.settings;
   // Waiting applications wake on the firm's status sweep unless they poll on their own.
   if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
-  try {
-    const handle = await ctx.client.workflow.start<typeof accountApplication>(ACCOUNT_APPLICATION_WORKFLOW, {
-      taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
-      workflowId,
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
-      typedSearchAttributes: [
-        { key: EcaCsid, value: ctx.csid },
-        { key: EcaExternalId, value: externalId },
-        { key: EcaLifecycleState, value: 'validating' },
-      ],
-      staticSummary: `Account application ${externalId}`,
-    });
-    return { handle, workflowId, externalId, existed: false };
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return {
-      handle: ctx.client.workflow.getHandle<typeof accountApplication>(workflowId),
-      workflowId,
-      externalId,
-      existed: true,
-    };
-  }
+  const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
+    workflowId,
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
+    typedSearchAttributes: [
+      { key: EcaCsid, value: ctx.csid },
+      { key: EcaExternalId, value: externalId },
+      { key: EcaLifecycleState, value: 'validating' },
+    ],
+    staticSummary: `Account application ${externalId}`,
+  });
+  return { handle, workflowId, externalId, existed };
 }
 
 /**

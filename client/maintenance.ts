@@ -1,17 +1,16 @@
 /** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
 import type { FirmType } from '../workflows/maintenance/functions.js';
 import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../domain/workflow-ids.js';
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
-import { DEFAULT_TASK_QUEUE } from './applications.js';
 import type { EngineContext } from './applications.js';
 import { readInput, storeDocuments } from './documents.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
+import { startOnce } from './start-once.js';
 
 export interface StartMaintenanceInput {
   accountId: string;
@@ -64,33 +63,26 @@ export async function startMaintenance(ctx: EngineContext, input: StartMaintenan
   );
   const requestKey = input.requestKey ?? randomUUID();
   const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
-  try {
-    const handle = await ctx.client.workflow.start<typeof accountMaintenance>(ACCOUNT_MAINTENANCE_WORKFLOW, {
-      taskQueue: ctx.taskQueue ?? DEFAULT_TASK_QUEUE,
-      workflowId,
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [
-        {
-          csid: ctx.csid,
-          accountId: input.accountId,
-          firmType: input.firmType as FirmType,
-          functionName: input.functionName,
-          body,
-          attributes: input.attributes,
-          attachments,
-          requestKey,
-          ...(ctx.pollIntervalMs === undefined
-            ? {}
-            : { firstPollInterval: `${ctx.pollIntervalMs}ms`, maxPollInterval: `${ctx.pollIntervalMs}ms` }),
-        },
-      ],
-    });
-    return { handle, workflowId, existed: false };
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return { handle: ctx.client.workflow.getHandle(workflowId), workflowId, existed: true };
-  }
+  const { handle, existed } = await startOnce<typeof accountMaintenance>(ctx, ACCOUNT_MAINTENANCE_WORKFLOW, {
+    workflowId,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    args: [
+      {
+        csid: ctx.csid,
+        accountId: input.accountId,
+        firmType: input.firmType as FirmType,
+        functionName: input.functionName,
+        body,
+        attributes: input.attributes,
+        attachments,
+        requestKey,
+        ...(ctx.pollIntervalMs === undefined
+          ? {}
+          : { firstPollInterval: `${ctx.pollIntervalMs}ms`, maxPollInterval: `${ctx.pollIntervalMs}ms` }),
+      },
+    ],
+  });
+  return { handle, workflowId, existed };
 }
 
 export { FIRM_TYPES };

@@ -10,11 +10,11 @@
  */
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Connection } from '@temporalio/client';
-import { SearchAttributeType } from '@temporalio/common';
-import { msToTs, tsToMs } from '@temporalio/common/lib/time.js';
+import type { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { ECA_SEARCH_ATTRIBUTES } from '../domain/search-attributes.js';
 import { EngineError, InvalidInputError, parseDurationMs } from './errors.js';
+import { protoDuration, protoDurationMs } from './protobuf-duration.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
@@ -67,23 +67,9 @@ export function parseRetention(value: string | number): number {
   return ms;
 }
 
+/** The server's index type of an SDK search attribute type: the same name, prefixed. */
 function indexedValueType(type: SearchAttributeType): IndexedValueType {
-  switch (type) {
-    case SearchAttributeType.TEXT:
-      return IndexedValueType.INDEXED_VALUE_TYPE_TEXT;
-    case SearchAttributeType.KEYWORD:
-      return IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-    case SearchAttributeType.INT:
-      return IndexedValueType.INDEXED_VALUE_TYPE_INT;
-    case SearchAttributeType.DOUBLE:
-      return IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE;
-    case SearchAttributeType.BOOL:
-      return IndexedValueType.INDEXED_VALUE_TYPE_BOOL;
-    case SearchAttributeType.DATETIME:
-      return IndexedValueType.INDEXED_VALUE_TYPE_DATETIME;
-    case SearchAttributeType.KEYWORD_LIST:
-      return IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST;
-  }
+  return IndexedValueType[`INDEXED_VALUE_TYPE_${type}`];
 }
 
 function typeName(type: IndexedValueType | null | undefined): string {
@@ -100,8 +86,8 @@ function reason(error: unknown): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function durationMs(duration: proto.google.protobuf.IDuration | null | undefined): number {
-  return duration ? tsToMs(duration) : 0;
+function retentionMsOf(duration: proto.google.protobuf.IDuration | null | undefined): number {
+  return duration ? protoDurationMs(duration) : 0;
 }
 
 async function describeNamespace(connection: Connection, namespace: string) {
@@ -147,7 +133,7 @@ async function ensureNamespace(
     try {
       await connection.workflowService.registerNamespace({
         namespace,
-        workflowExecutionRetentionPeriod: msToTs(retentionMs),
+        workflowExecutionRetentionPeriod: protoDuration(retentionMs),
         description: 'eca-onboarding: account applications, daily documents and maintenance',
       });
       log(`namespace ${namespace}: registered with a retention of ${retentionMs / DAY_MS} day(s)`);
@@ -160,7 +146,7 @@ async function ensureNamespace(
       return { namespaceCreated: false };
     }
   }
-  const current = durationMs(existing.config?.workflowExecutionRetentionTtl);
+  const current = retentionMsOf(existing.config?.workflowExecutionRetentionTtl);
   const retentionMs = wantedMs ?? current;
   if (current === retentionMs) {
     log(`namespace ${namespace}: exists, retention ${retentionMs / DAY_MS} day(s)`);
@@ -169,7 +155,7 @@ async function ensureNamespace(
   try {
     await connection.workflowService.updateNamespace({
       namespace,
-      config: { workflowExecutionRetentionTtl: msToTs(retentionMs) },
+      config: { workflowExecutionRetentionTtl: protoDuration(retentionMs) },
     });
   } catch (error) {
     throw new SetupError(
@@ -240,7 +226,7 @@ export async function setupNamespace(connection: Connection, options: SetupOptio
   // Read back what the server now holds.
   const described = await describeNamespace(connection, namespace);
   if (!described) throw new SetupError(`namespace "${namespace}" is not found after setup`);
-  const retentionNow = durationMs(described.config?.workflowExecutionRetentionTtl);
+  const retentionNow = retentionMsOf(described.config?.workflowExecutionRetentionTtl);
   if (retentionMs !== undefined && retentionNow !== retentionMs) {
     throw new SetupError(
       `namespace "${namespace}" has a retention of ${retentionNow} ms after setup, expected ${retentionMs} ms`,

@@ -105,6 +105,71 @@ async function readBody(request: IncomingMessage, limit: number): Promise<unknow
   }
 }
 
+/** What each request is checked and answered with. */
+interface CodecService {
+  codec: AesGcmPayloadCodec;
+  origins: Set<string>;
+  limit: number;
+  authorised: (request: IncomingMessage, pathToken: string | undefined) => Promise<boolean>;
+}
+
+function authorisation(options: CodecServerOptions): CodecService['authorised'] {
+  const tokenDigest = digest(options.token);
+  const tokenMatches = (candidate: string | undefined) =>
+    candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
+  return async (request, pathToken) => {
+    const header = request.headers.authorization;
+    if (options.authorize) return options.authorize(header);
+    if (pathToken !== undefined) return tokenMatches(pathToken);
+    const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+    return tokenMatches(match?.[1]?.trim());
+  };
+}
+
+/** Lets the UI's origins call from a browser; true when the request was a preflight, answered here. */
+function answerCors(origins: Set<string>, request: IncomingMessage, response: ServerResponse): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (!origins.has(origin)) throw new HttpError(403, 'origin not allowed');
+    response.setHeader('Access-Control-Allow-Origin', origin);
+    response.setHeader('Access-Control-Allow-Credentials', 'true');
+    response.setHeader('Vary', 'Origin');
+  }
+  if (request.method !== 'OPTIONS') return false;
+  response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+  response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
+  response.setHeader('Access-Control-Max-Age', '600');
+  response.writeHead(204).end();
+  return true;
+}
+
+async function handle(service: CodecService, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (answerCors(service.origins, request, response)) return;
+  const path = new URL(request.url ?? '/', 'http://codec.invalid').pathname.split('/').filter(Boolean);
+  const operation = path.at(-1);
+  const pathToken = path.length === 2 ? decodeURIComponent(path[0] ?? '') : undefined;
+  if (path.length === 1 && operation === 'health' && request.method === 'GET') {
+    response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    return;
+  }
+  if ((operation !== 'encode' && operation !== 'decode') || path.length > 2) throw new HttpError(404, 'not found');
+  if (request.method !== 'POST') throw new HttpError(405, 'use POST');
+  if (!(await service.authorised(request, pathToken))) {
+    response.setHeader('WWW-Authenticate', 'Bearer');
+    throw new HttpError(401, 'unauthorised');
+  }
+  const body = (await readBody(request, service.limit)) as { payloads?: unknown } | null;
+  if (!body || !Array.isArray(body.payloads)) throw new HttpError(400, 'expected { "payloads": [...] }');
+  const payloads = (body.payloads as JsonPayload[]).map(fromJson);
+  let result: Payload[];
+  try {
+    result = operation === 'encode' ? await service.codec.encode(payloads) : await service.codec.decode(payloads);
+  } catch (error) {
+    throw new HttpError(400, error instanceof Error ? error.message : 'cannot process the payloads');
+  }
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ payloads: result.map(toJson) }));
+}
+
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   if (!options.authorize && (typeof options.token !== 'string' || options.token.length < 16)) {
     throw new CodecConfigurationError(
@@ -113,64 +178,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   }
   const codec = new AesGcmPayloadCodec(options.keys);
   const origins = new Set([options.uiOrigin ?? []].flat().map((origin) => origin.replace(/\/+$/, '')));
-  const tokenDigest = digest(options.token);
+  const authorised = authorisation(options);
   const log = options.log ?? (() => undefined);
-  const limit = options.maxBodyBytes ?? 16 * 1024 * 1024;
-  const tokenMatches = (candidate: string | undefined) =>
-    candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
-
-  async function authorised(request: IncomingMessage, pathToken: string | undefined): Promise<boolean> {
-    const header = request.headers.authorization;
-    if (options.authorize) return options.authorize(header);
-    if (pathToken !== undefined) return tokenMatches(pathToken);
-    const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-    return tokenMatches(match?.[1]?.trim());
-  }
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const origin = request.headers.origin;
-    if (origin !== undefined) {
-      if (!origins.has(origin)) throw new HttpError(403, 'origin not allowed');
-      response.setHeader('Access-Control-Allow-Origin', origin);
-      response.setHeader('Access-Control-Allow-Credentials', 'true');
-      response.setHeader('Vary', 'Origin');
-    }
-    if (request.method === 'OPTIONS') {
-      response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
-      response.setHeader('Access-Control-Max-Age', '600');
-      response.writeHead(204).end();
-      return;
-    }
-    const path = new URL(request.url ?? '/', 'http://codec.invalid').pathname.split('/').filter(Boolean);
-    const operation = path.at(-1);
-    const pathToken = path.length === 2 ? decodeURIComponent(path[0] ?? '') : undefined;
-    if (path.length === 1 && operation === 'health' && request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      return;
-    }
-    if ((operation !== 'encode' && operation !== 'decode') || path.length > 2) throw new HttpError(404, 'not found');
-    if (request.method !== 'POST') throw new HttpError(405, 'use POST');
-    if (!(await authorised(request, pathToken))) {
-      response.setHeader('WWW-Authenticate', 'Bearer');
-      throw new HttpError(401, 'unauthorised');
-    }
-    const body = (await readBody(request, limit)) as { payloads?: unknown } | null;
-    if (!body || !Array.isArray(body.payloads)) throw new HttpError(400, 'expected { "payloads": [...] }');
-    const payloads = (body.payloads as JsonPayload[]).map(fromJson);
-    let result: Payload[];
-    try {
-      result = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
-    } catch (error) {
-      throw new HttpError(400, error instanceof Error ? error.message : 'cannot process the payloads');
-    }
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ payloads: result.map(toJson) }));
-  }
+  const service: CodecService = { codec, origins, limit: options.maxBodyBytes ?? 16 * 1024 * 1024, authorised };
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    handle(service, request, response).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof HttpError ? error.message : 'internal error';
       if (status >= 500 || status === 401 || status === 403) log(`${request.method ?? '?'} ${status} ${message}`);

@@ -26,6 +26,7 @@ import type { EngineContext } from '../client/applications.js';
 import { table } from '../client/cli.js';
 import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
+import type { CodecKeyring, RunningCodecServer } from '../codec/index.js';
 import { ecaClientFor } from '../simulator/client.js';
 import { startSimulator } from '../simulator/server.js';
 import { loadWorkerConfig } from '../runtime/config.js';
@@ -51,6 +52,49 @@ function positive(name: string, text: string, max: number): number {
   return value;
 }
 
+/** Run last to first when the demo ends, whatever happens. */
+type Cleanups = Array<() => Promise<unknown>>;
+
+/**
+ * The Temporal server at TEMPORAL_ADDRESS, or a dev server started here with its UI wired to the codec
+ * server (then its UI's address); what it opens joins `cleanups`.
+ */
+async function connectTemporal(
+  keys: CodecKeyring,
+  codecServer: RunningCodecServer,
+  cleanups: Cleanups,
+): Promise<{ nativeConnection: NativeConnection; client: Client; uiAddress?: string }> {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (address) {
+    console.log(`Using the Temporal server at ${address} (TEMPORAL_ADDRESS).`);
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection, dataConverter: codecDataConverter(keys) });
+    cleanups.unshift(
+      () => nativeConnection.close(),
+      () => connection.close(),
+    );
+    await setupNamespace(connection, { namespace: 'default', log: (line) => console.log(line) });
+    return { nativeConnection, client };
+  }
+  console.log('Starting the Temporal dev server with its UI...');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: await devServerExecutable(),
+      ui: true,
+      extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...uiCodecEndpointArgs(codecServer)],
+    },
+    client: { dataConverter: codecDataConverter(keys) },
+  });
+  cleanups.unshift(() => env.teardown());
+  await setupNamespace(env.connection, { namespace: 'default' });
+  const [host = '127.0.0.1', port = '7233'] = env.address.split(':');
+  const uiAddress = `http://${host === '127.0.0.1' ? 'localhost' : host}:${Number(port) + 1000}`;
+  codecServer.allowOrigin(uiAddress);
+  codecServer.allowOrigin(uiAddress.replace('localhost', '127.0.0.1'));
+  return { nativeConnection: env.nativeConnection, client: env.client, uiAddress };
+}
+
 async function main(): Promise<number> {
   const count = positive('applications', values.applications, 5000);
   const timeScale = positive('time-scale', values['time-scale'], 1_000_000);
@@ -60,46 +104,10 @@ async function main(): Promise<number> {
   const keys = generateCodecKeyring('demo');
   const codecServer = await startCodecServer({ keys, token: randomBytes(24).toString('hex') });
   const dir = await mkdtemp(join(tmpdir(), 'eca-demo-'));
-  const cleanups: Array<() => Promise<unknown>> = [
-    () => rm(dir, { recursive: true, force: true }),
-    () => codecServer.close(),
-  ];
+  const cleanups: Cleanups = [() => rm(dir, { recursive: true, force: true }), () => codecServer.close()];
 
   try {
-    let address = process.env.TEMPORAL_ADDRESS;
-    let uiAddress: string | undefined;
-    let nativeConnection: NativeConnection;
-    let client: Client;
-    if (address) {
-      console.log(`Using the Temporal server at ${address} (TEMPORAL_ADDRESS).`);
-      nativeConnection = await NativeConnection.connect({ address });
-      const connection = await Connection.connect({ address });
-      client = new Client({ connection, dataConverter: codecDataConverter(keys) });
-      cleanups.unshift(
-        () => nativeConnection.close(),
-        () => connection.close(),
-      );
-      await setupNamespace(connection, { namespace: 'default', log: (line) => console.log(line) });
-    } else {
-      console.log('Starting the Temporal dev server with its UI...');
-      const env = await TestWorkflowEnvironment.createLocal({
-        server: {
-          executable: await devServerExecutable(),
-          ui: true,
-          extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...uiCodecEndpointArgs(codecServer)],
-        },
-        client: { dataConverter: codecDataConverter(keys) },
-      });
-      cleanups.unshift(() => env.teardown());
-      await setupNamespace(env.connection, { namespace: 'default' });
-      address = env.address;
-      const [host = '127.0.0.1', port = '7233'] = address.split(':');
-      uiAddress = `http://${host === '127.0.0.1' ? 'localhost' : host}:${Number(port) + 1000}`;
-      codecServer.allowOrigin(uiAddress);
-      codecServer.allowOrigin(uiAddress.replace('localhost', '127.0.0.1'));
-      nativeConnection = env.nativeConnection;
-      client = env.client;
-    }
+    const { nativeConnection, client, uiAddress } = await connectTemporal(keys, codecServer, cleanups);
 
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());

@@ -84,15 +84,28 @@ function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
+/** `path`, named by the environment variable `variable`, once it is known to be an executable file. */
+async function checkedOverride(variable: string, path: string): Promise<string> {
+  if (!(await isExecutable(path))) throw new ServerProvisioningError(`${variable}=${path} is not an executable file`);
+  return path;
+}
+
+/** The binary an environment variable points at instead of a built one (an empty value counts). */
+async function overridden(variable: string): Promise<string | undefined> {
+  const path = process.env[variable];
+  return path === undefined ? undefined : checkedOverride(variable, path);
+}
+
+/** The dev or test server an environment variable points at (unset or empty: none). */
+async function serverOverride(variable: string): Promise<ServerExecutable | undefined> {
+  const path = process.env[variable];
+  return path ? { type: 'existing-path', path: await checkedOverride(variable, path) } : undefined;
+}
+
 /** The Temporal CLI (dev server + UI), built with Go when there is no cached copy. */
 export async function devServerExecutable(): Promise<ServerExecutable> {
-  const override = process.env.TEMPORAL_CLI_PATH;
-  if (override) {
-    if (!(await isExecutable(override))) {
-      throw new ServerProvisioningError(`TEMPORAL_CLI_PATH=${override} is not an executable file`);
-    }
-    return { type: 'existing-path', path: override };
-  }
+  const override = await serverOverride('TEMPORAL_CLI_PATH');
+  if (override) return override;
   const dir = join(cacheRoot(), 'temporal-cli', TEMPORAL_CLI_VERSION);
   const binary = join(dir, 'temporal');
   if (await isExecutable(binary)) return { type: 'existing-path', path: binary };
@@ -135,13 +148,6 @@ async function goBuild(
     for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
   });
   log(`built ${what} in ${seconds(started)}: ${dir}`);
-}
-
-async function overridden(variable: string): Promise<string | undefined> {
-  const path = process.env[variable];
-  if (path === undefined) return undefined;
-  if (!(await isExecutable(path))) throw new ServerProvisioningError(`${variable}=${path} is not an executable file`);
-  return path;
 }
 
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
@@ -233,13 +239,8 @@ exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \${TEMPORAL_TEST_SERVER_JAVA_
 
 /** The Java time-skipping test server, fetched with Maven when there is no cached copy. */
 export async function testServerExecutable(): Promise<ServerExecutable> {
-  const override = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (override) {
-    if (!(await isExecutable(override))) {
-      throw new ServerProvisioningError(`TEMPORAL_TEST_SERVER_PATH=${override} is not an executable file`);
-    }
-    return { type: 'existing-path', path: override };
-  }
+  const override = await serverOverride('TEMPORAL_TEST_SERVER_PATH');
+  if (override) return override;
   const dir = join(cacheRoot(), 'temporal-test-server', `${TEST_SERVER_VERSION}-r${TEST_SERVER_RECIPE}`);
   const wrapper = join(dir, 'temporal-test-server');
   if (await isExecutable(wrapper)) return { type: 'existing-path', path: wrapper };

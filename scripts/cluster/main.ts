@@ -22,6 +22,28 @@ function progress(line: string): void {
   console.log(`[cluster] ${line}`);
 }
 
+/** Every process started and where the parts listen. */
+function printTopology(topology: Topology): void {
+  console.log(
+    table(
+      ['PROCESS', 'PID'],
+      topology.processes().map((entry) => [entry.name, String(entry.pid)]),
+    ),
+  );
+  console.log(`\nTemporal frontend: ${topology.temporal.address} (namespace default, retention 30 days)`);
+  if (topology.uiUrl) {
+    console.log(
+      `Temporal UI: ${topology.uiUrl}/namespaces/default/workflows (payloads decoded by the codec server at ${topology.codecUrl})`,
+    );
+  }
+  console.log(
+    `Server metrics: ${topology.temporal
+      .metricsEndpoints()
+      .map((entry) => entry.url)
+      .join(' ')}`,
+  );
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -79,24 +101,7 @@ async function main(): Promise<number> {
         await connection.close();
       }
     }
-    console.log(
-      table(
-        ['PROCESS', 'PID'],
-        topology.processes().map((entry) => [entry.name, String(entry.pid)]),
-      ),
-    );
-    console.log(`\nTemporal frontend: ${topology.temporal.address} (namespace default, retention 30 days)`);
-    if (topology.uiUrl) {
-      console.log(
-        `Temporal UI: ${topology.uiUrl}/namespaces/default/workflows (payloads decoded by the codec server at ${topology.codecUrl})`,
-      );
-    }
-    console.log(
-      `Server metrics: ${topology.temporal
-        .metricsEndpoints()
-        .map((entry) => entry.url)
-        .join(' ')}`,
-    );
+    printTopology(topology);
     console.log(`Elapsed: ${((Date.now() - began) / 1000).toFixed(1)} s.`);
     if (values.keep) {
       console.log('Leaving everything running (--keep); press Ctrl-C to stop every process.');

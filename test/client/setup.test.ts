@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { msToTs, tsToMs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { InvalidInputError } from '../../client/errors.js';
+import { protoDuration, protoDurationMs } from '../../client/protobuf-duration.js';
 import { parseRetention, setupNamespace, SetupError } from '../../client/setup.js';
 import type { SetupResult } from '../../client/setup.js';
+import { durationMs } from '../../domain/durations.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { devServerEnv } from '../support/servers.js';
 
@@ -35,7 +36,7 @@ describe('namespace setup (eca setup) on the dev server', function () {
 
   async function retentionOf(namespace: string): Promise<number> {
     const described = await env.connection.workflowService.describeNamespace({ namespace });
-    return tsToMs(described.config?.workflowExecutionRetentionTtl);
+    return protoDurationMs(described.config?.workflowExecutionRetentionTtl);
   }
 
   it('registers a missing namespace with its retention and every search attribute, then changes nothing', async function () {
@@ -79,7 +80,7 @@ describe('namespace setup (eca setup) on the dev server', function () {
     const namespace = fresh();
     await env.connection.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: msToTs('1 day'),
+      workflowExecutionRetentionPeriod: protoDuration(durationMs('1 day')),
     });
     await setupNamespace(env.connection, { namespace, searchAttributes: [] });
     await env.connection.operatorService.addSearchAttributes({

@@ -1,0 +1,76 @@
+/** The account holders' users at the brokerage: password, sso, languages. */
+import type { Command } from 'commander';
+import { findLandingPage, LANDING_PAGES } from '../../eca/index.js';
+import { createSsoUrl, setLanguages } from '../brokerage.js';
+import { takeCredentials } from '../credentials.js';
+import type { TakenCredentials } from '../credentials.js';
+import { InvalidInputError } from '../errors.js';
+import { applicationCommand, globalOptions } from './options.js';
+import { out, table } from './output.js';
+
+function credentialsText(taken: TakenCredentials): string {
+  return [
+    ...taken.users.map((user) => `${user.userName}  ${user.temporaryPassword ?? '(no password issued)'}`),
+    ...(taken.responseXml !== undefined ? ['the response file as sent:', taken.responseXml] : []),
+    `(deleted from the document store: this was the only copy)`,
+  ].join('\n');
+}
+
+async function sso(
+  userName: string,
+  options: { ip: string; landing?: string; listLandings?: boolean },
+  command: Command,
+): Promise<void> {
+  const { json } = globalOptions(command);
+  if (options.listLandings) {
+    out(json, LANDING_PAGES, () =>
+      table(
+        ['ID', 'NAME'],
+        LANDING_PAGES.map((page) => [page.id, page.name]),
+      ),
+    );
+    return;
+  }
+  if (options.landing !== undefined && !findLandingPage(options.landing)) {
+    throw new InvalidInputError('--landing', `unknown landing page "${options.landing}" (see --list-landings)`);
+  }
+  const url = await createSsoUrl({ userName, ip: options.ip, landing: options.landing });
+  out(json, url, () => `${url.url}\nvalid until ${url.expiresAt.toISOString()} from ${options.ip} only`);
+}
+
+export function addUserCommands(program: Command): void {
+  applicationCommand(program, {
+    name: 'password',
+    description: 'hand out, once, the temporary passwords issued at creation (then deleted from the store)',
+    ask: takeCredentials,
+    text: credentialsText,
+  });
+
+  program
+    .command('sso')
+    .description('a single-sign-on URL into the hosted portal for an account holder (brokerage settings from ECA_*)')
+    .argument('<userName>')
+    .requiredOption('--ip <address>', "the end user's own IP address (exactly one)")
+    .option(
+      '--landing <id>',
+      `a landing page id (e.g. ${LANDING_PAGES[0]?.id ?? 'statements'}); \`eca sso --list-landings x --ip 0.0.0.0\` lists them`,
+    )
+    .option('--list-landings', 'print the landing page catalogue and exit')
+    .action(sso);
+
+  program
+    .command('languages')
+    .description("set a user's preferred languages (preference/set)")
+    .argument('<userName>')
+    .argument('<lang1>')
+    .argument('[lang2]')
+    .action(async (userName: string, lang1: string, lang2: string | undefined, _options: unknown, command: Command) => {
+      const { json } = globalOptions(command);
+      const result = await setLanguages({ userName, lang1, lang2 });
+      out(
+        json,
+        result,
+        () => `languages of ${userName}: ${[lang1, lang2].filter(Boolean).join(', ')} (HTTP ${result.status})`,
+      );
+    });
+}

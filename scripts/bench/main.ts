@@ -1,0 +1,77 @@
+/** The bench's run (see scripts/bench.ts): its processes, then each phase in turn, then the report. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DevServer, freePort, SimulatorProcess } from '../processes.js';
+import { round } from './measure.js';
+import { CEILING, CONCURRENCY, MODES, SIZES, TIME_SCALE, values, WAITING, WARM_UP } from './options.js';
+import { report } from './report.js';
+import { startBench } from './setup.js';
+import type { Bench, Cleanups } from './setup.js';
+import { applicationsPhase, noopPhase } from './throughput.js';
+import type { Throughput } from './throughput.js';
+import { waitingPhase } from './waiting.js';
+import type { Waiting } from './waiting.js';
+
+/** The warm-up (not counted), the ceiling, then each throughput size and each waiting size in each mode. */
+async function runPhases(bench: Bench) {
+  console.log(`Warm-up: ${WARM_UP} applications and 100 no-op workflows (not counted)...`);
+  await noopPhase(bench, 100);
+  await applicationsPhase(bench, WARM_UP, 'warmup');
+
+  console.log(`Ceiling: ${CEILING} no-op workflows...`);
+  const ceiling = await noopPhase(bench, CEILING);
+  console.log(`  ${JSON.stringify(ceiling)}`);
+  const throughput: Throughput[] = [];
+  for (const n of SIZES) {
+    console.log(`Throughput: ${n} applications start → Open, ${CONCURRENCY} in flight...`);
+    throughput.push(await applicationsPhase(bench, n, `n${n}`));
+    console.log(`  ${JSON.stringify(throughput.at(-1))}`);
+  }
+  const waiting: Waiting[] = [];
+  for (const w of WAITING) {
+    for (const mode of MODES) {
+      console.log(`Waiting: ${w} applications in awaitingClient, ${mode} mode...`);
+      waiting.push(await waitingPhase(bench, w, mode));
+      console.log(`  ${JSON.stringify(waiting.at(-1))}`);
+    }
+  }
+  return { ceiling, throughput, waiting };
+}
+
+export async function main(): Promise<void> {
+  const began = Date.now();
+  const dir = await mkdtemp(join(tmpdir(), 'eca-bench-'));
+  const metricsPort = await freePort();
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } },
+  });
+  const server = new DevServer({
+    ...(values.db === 'file' ? { dbFile: join(dir, 'temporal.db') } : {}),
+    sqlitePragmas: values['sqlite-pragma'],
+  });
+  const sim = new SimulatorProcess({ timeScale: TIME_SCALE });
+  // The processes are stopped whatever happens, a failed start of the other one included (a stop of
+  // a process never started does nothing); processes.ts also kills them if this process exits first.
+  const cleanups: Cleanups = [() => server.stop(), () => sim.stop(), () => rm(dir, { recursive: true, force: true })];
+  try {
+    const bench = await startBench(server, sim, dir, `http://127.0.0.1:${metricsPort}/metrics`, cleanups);
+    const phases = await runPhases(bench);
+    await report({
+      label: values.label,
+      at: new Date().toISOString(),
+      machine: { cpus: cpus().length, node: process.version },
+      settings: bench.settings,
+      ...phases,
+      totalSeconds: round((Date.now() - began) / 1000),
+    });
+  } catch (error) {
+    // Said before the cleanup: closing connections can make pending retries throw on their own.
+    console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw error;
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+  }
+}

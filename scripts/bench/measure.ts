@@ -1,0 +1,92 @@
+/** The bench's yardsticks: percentiles, CPU shares, the worker's Prometheus counters, brokerage calls. */
+import { readFile } from 'node:fs/promises';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+export const mib = (bytes: number) => round(bytes / 2 ** 20, 0);
+
+/** Runs `count` jobs with at most `concurrency` in flight. */
+export async function pool(count: number, concurrency: number, job: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(count, concurrency) }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+}
+
+/** The processes whose CPU time is measured besides this one. */
+export interface Pids {
+  server?: number | undefined;
+  simulator?: number | undefined;
+}
+
+/** CPU seconds used so far by this process (worker and client) and by the server and simulator processes. */
+export async function cpuSeconds(pids: Pids): Promise<Record<string, number>> {
+  // A process and its children (tsx runs the simulator in a child node process).
+  const ticks = async (pid: number | undefined): Promise<number> => {
+    if (pid === undefined) return NaN;
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the command name).
+    let total = (Number(fields[11]) + Number(fields[12])) / 100;
+    const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    for (const child of children.split(' ').filter(Boolean)) total += await ticks(Number(child));
+    return total;
+  };
+  const own = process.cpuUsage();
+  return {
+    bench: (own.user + own.system) / 1e6,
+    server: await ticks(pids.server),
+    simulator: await ticks(pids.simulator),
+  };
+}
+
+export function cpuShare(before: Record<string, number>, after: Record<string, number>, seconds: number) {
+  return Object.fromEntries(
+    Object.keys(after).map((key) => [key, `${round(((after[key]! - before[key]!) / seconds) * 100, 0)}%`]),
+  );
+}
+
+/** Sums of the worker's Prometheus counters and histogram counts, by metric name. */
+export async function scrape(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(url)).text();
+  const sums = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line === '') continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{[^}]*\})?\s+([-+\d.eE]+|NaN)/.exec(line);
+    if (!match) continue;
+    sums.set(match[1]!, (sums.get(match[1]!) ?? 0) + Number(match[2]));
+  }
+  return sums;
+}
+
+function metric(sums: Map<string, number>, fragment: string): number {
+  for (const [name, value] of sums) if (name.includes(fragment) && name.endsWith('_count')) return value;
+  return 0;
+}
+
+/** How much a metric (the first histogram count whose name holds `fragment`) grew between two scrapes. */
+export function metricGrowth(before: Map<string, number>, after: Map<string, number>, fragment: string): number {
+  return metric(after, fragment) - metric(before, fragment);
+}
+
+/** Brokerage calls per operation between two counts, divided by `per` and rounded; operations not called left out. */
+export function callsPer(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  per: number,
+  digits?: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([op, n]) => [op, round((n - (before[op] ?? 0)) / per, digits)] as const)
+      .filter(([, n]) => n > 0),
+  );
+}

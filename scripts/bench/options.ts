@@ -1,0 +1,46 @@
+/** The bench's command-line options (see scripts/bench.ts), read once when the bench starts. */
+import { parseArgs } from 'node:util';
+import { parseDurationMs } from '../../client/errors.js';
+import { loadWorkerConfig } from '../../runtime/config.js';
+
+/** The worker process's configuration defaults: the bench measures what a deployment gets. */
+export const CONFIG_DEFAULTS = loadWorkerConfig({});
+
+export const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '100,1000' },
+    waiting: { type: 'string', default: '1000' },
+    ceiling: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '200' },
+    'time-scale': { type: 'string', default: '200000' },
+    poll: { type: 'string', default: '1s' },
+    slots: { type: 'string', default: '3' },
+    modes: { type: 'string', default: 'sweep,poll' },
+    'sweep-slot': { type: 'string', default: '10s' },
+    'polls-per-second': { type: 'string', default: '25' },
+    'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
+    'max-cached': { type: 'string', default: String(CONFIG_DEFAULTS.worker.maxCachedWorkflows) },
+    'wft-slots': { type: 'string' },
+    'activity-slots': { type: 'string' },
+    'wf-threads': { type: 'string' },
+    db: { type: 'string', default: 'memory' },
+    'sqlite-pragma': { type: 'string', multiple: true, default: [] },
+    label: { type: 'string', default: 'default settings' },
+  },
+});
+
+const list = (text: string) => text.split(',').filter(Boolean).map(Number);
+export const SIZES = list(values.n);
+export const WAITING = list(values.waiting);
+export const CEILING = Number(values.ceiling);
+export const CONCURRENCY = Number(values.concurrency);
+export const TIME_SCALE = Number(values['time-scale']);
+export const POLL = values.poll;
+export const SLOTS = Number(values.slots);
+export const BATCH_WINDOW_MS = Number(values['batch-window']);
+export const MODES = values.modes.split(',').filter(Boolean) as Array<'poll' | 'sweep'>;
+for (const mode of MODES as string[])
+  if (mode !== 'poll' && mode !== 'sweep') throw new Error(`--modes: unknown mode ${mode}`);
+export const SWEEP_SLOT_MS = parseDurationMs(values['sweep-slot'], '--sweep-slot', '"10s"');
+export const POLLS_PER_SECOND = Number(values['polls-per-second']);
+export const WARM_UP = 20;

@@ -1,0 +1,85 @@
+/** The bench's report: the ceiling, the throughput and waiting tables, and the JSON written to bench-results/. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { table } from '../../client/cli.js';
+import { ROOT } from '../processes.js';
+import { round } from './measure.js';
+import type { Ceiling, Throughput } from './throughput.js';
+import type { Waiting } from './waiting.js';
+
+export interface BenchResult {
+  label: string;
+  at: string;
+  machine: { cpus: number; node: string };
+  settings: unknown;
+  ceiling: Ceiling;
+  throughput: Throughput[];
+  waiting: Waiting[];
+  totalSeconds: number;
+}
+
+function throughputTable(throughput: Throughput[], ceiling: Ceiling): string {
+  return table(
+    ['N', 'APPS/S', '% OF CEILING', 'WFT/S', 'ACT/S', 'WFT/APP', 'ACT/APP', 'START→ACT P50/P99', 'START→OPEN P50/P99'],
+    throughput.map((t) => [
+      String(t.applications),
+      String(t.applicationsPerSecond),
+      `${round((t.applicationsPerSecond / ceiling.workflowsPerSecond) * 100)}%`,
+      String(t.workflowTasksPerSecond),
+      String(t.activitiesPerSecond),
+      String(t.workflowTasksPerApplication),
+      String(t.activitiesPerApplication),
+      `${t.startToFirstActivityP50Ms} / ${t.startToFirstActivityP99Ms} ms`,
+      `${t.startToOpenP50Ms} / ${t.startToOpenP99Ms} ms`,
+    ]),
+  );
+}
+
+function waitingTable(waiting: Waiting[]): string {
+  return table(
+    [
+      'WAITING',
+      'MODE',
+      'SLOT',
+      'CALLS/SLOT',
+      'WFT/SLOT',
+      'ACT/SLOT',
+      'RSS',
+      'HEAP',
+      'REACTION P50/P99',
+      'POLLNOW→ACT P50/P99',
+    ],
+    waiting.map((w) => [
+      String(w.waitingApplications),
+      w.mode,
+      w.slot,
+      String(w.brokerageCallsPerSlot),
+      String(w.workflowTasksPerSlot),
+      String(w.activitiesPerSlot),
+      `${w.workerRssMiB} MiB`,
+      `${w.workerHeapUsedMiB} MiB`,
+      `${w.reactionP50Ms} / ${w.reactionP99Ms} ms`,
+      `${w.pollNowToActivityP50Ms} / ${w.pollNowToActivityP99Ms} ms`,
+    ]),
+  );
+}
+
+/** Prints the tables and writes the result to bench-results/<timestamp>.json. */
+export async function report(result: BenchResult): Promise<void> {
+  const { ceiling, throughput, waiting } = result;
+  console.log(
+    `\nCeiling: ${ceiling.workflowsPerSecond} no-op workflows/s (${ceiling.workflowTasksPerSecond} workflow tasks/s, ${ceiling.activitiesPerSecond} activities/s)`,
+  );
+  console.log(throughputTable(throughput, ceiling));
+  for (const t of throughput) {
+    console.log(
+      `Brokerage calls per application (N=${t.applications}): ${JSON.stringify(t.brokerageCallsPerApplication)}`,
+    );
+  }
+  console.log(waitingTable(waiting));
+  const outDir = join(ROOT, 'bench-results');
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, `${result.at.replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nWritten: ${file} (${result.totalSeconds} s)`);
+}

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
-import { table } from '../client/cli.js';
+import { table } from '../client/cli/output.js';
 import { APPLICATION_XML_EXAMPLE } from '../eca/index.js';
 import type { ApplicationStateView } from '../workflows/application/messages.js';
 import { wantsDocument } from '../workflows/lifecycle/tasks.js';

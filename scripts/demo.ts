@@ -23,7 +23,7 @@ import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import type { EngineContext } from '../client/applications.js';
-import { table } from '../client/cli.js';
+import { table } from '../client/cli/output.js';
 import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
 import type { CodecKeyring, RunningCodecServer } from '../codec/index.js';

@@ -1,7 +1,7 @@
 /** The bench's report: the ceiling, the throughput and waiting tables, and the JSON written to bench-results/. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { table } from '../../client/cli.js';
+import { table } from '../../client/cli/output.js';
 import { ROOT } from '../processes.js';
 import { round } from './measure.js';
 import type { Ceiling, Throughput } from './throughput.js';

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { FileDocumentStore } from '../../runtime/document-store.js';
-import { table } from '../../client/cli.js';
+import { table } from '../../client/cli/output.js';
 import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
 import { DEMO_SETTINGS, runDemoFleet } from '../demo-fleet.js';
 import { deferSignalCleanup } from '../processes.js';

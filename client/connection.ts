@@ -86,7 +86,7 @@ export async function connectEngine(
     connection,
     csid,
     taskQueue: options.taskQueue ?? taskQueue,
-    // Documents at rest under the same keys as the payloads (activities/document-store.ts).
+    // Documents at rest under the same keys as the payloads (runtime/document-store.ts).
     store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents', { keyring }),
     close: () => connection.close(),
   };

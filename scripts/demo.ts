@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const { activities, statusReader } = createEngineActivities({ eca, store, client });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
-    // The worker process's defaults (workers/config.ts): the demo runs the engine as production does.
+    // The worker process's defaults (runtime/config.ts): the demo runs the engine as production does.
     const defaults = loadWorkerConfig({});
     const worker = await createEngineWorker({
       connection: nativeConnection,

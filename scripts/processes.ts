@@ -1,7 +1,7 @@
 /**
  * The engine's parts as real operating-system processes, for the fault-injection suite and the
  * benchmark: the Temporal CLI dev server on a database file, the simulator on a data dir, and worker
- * processes configured through their environment (workers/config.ts). Each can be stopped (SIGTERM),
+ * processes configured through their environment (runtime/config.ts). Each can be stopped (SIGTERM),
  * killed (SIGKILL) and started again on the same port, file or queue. Loopback addresses only.
  *
  * Each process is started in a process group of its own, and TypeScript entry points run in `node`

@@ -1,6 +1,6 @@
 /**
  * `npm run worker`: the engine's worker process. Configuration comes from the environment (and
- * `ECA_CONFIG_FILE`), see workers/config.ts; SIGINT/SIGTERM drain the worker before it exits.
+ * `ECA_CONFIG_FILE`), see runtime/config.ts; SIGINT/SIGTERM drain the worker before it exits.
  */
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const meter = Runtime.instance().metricMeter;
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage, { signal: activitySignal }), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
-  // Documents at rest under the codec's keys (activities/document-store.ts).
+  // Documents at rest under the codec's keys (runtime/document-store.ts).
   const store = new FileDocumentStore(config.documentStore.path, { keyring: codec });
   // The status sweep lists and signals applications: its payloads go through the same codec.
   const client = new Client({

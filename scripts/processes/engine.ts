@@ -1,6 +1,6 @@
 /**
  * The engine's parts as processes: the Temporal CLI dev server on a database file, the simulator on a
- * data dir, and worker processes configured through their environment (workers/config.ts). Each is
+ * data dir, and worker processes configured through their environment (runtime/config.ts). Each is
  * restartable on the same port, file or queue. Loopback addresses only.
  */
 import { createServer } from 'node:net';

@@ -34,7 +34,7 @@ export interface CarriedState {
   transitions: TransitionRecord[];
   lastPollAt?: number;
   runs: number;
-  /** Fingerprint of the last account read (`sweep` mode; see workflows/lifecycle/observation.ts). */
+  /** Fingerprint of the last account read (`sweep` mode; see domain/observation.ts). */
   observed?: string;
   /** A `pollNow` received and not yet served when the run continued as new: the next run reads first. */
   pollRequested?: boolean;

@@ -21,6 +21,22 @@ function plan(context: LifecycleContext) {
   return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
 }
 
+/**
+ * `abandon` in `unconfirmed` or `blocked`: follows the AbandonAccount that stopped there (`following`),
+ * abandons the account when one exists (a request in progress is dropped), or ends the application when
+ * none does; the stop's record is cleared (`clear`).
+ */
+function abandonWhileStopped(
+  following: 'abandonUnconfirmed' | { type: 'blockedAt'; params: 'AbandonAccount' },
+  clear: 'clearUnconfirmed' | 'clearBlocked',
+) {
+  return [
+    { guard: following, target: 'abandoning', actions: ['recordAbandonReason', clear] },
+    { guard: 'hasAccount', target: 'abandoning', actions: ['recordAbandonReason', clear, 'clearRequest'] },
+    { target: 'closedAsAbandoned', actions: ['recordAbandonReason', clear] },
+  ] as const;
+}
+
 export const lifecycleMachine = setup({
   types: {
     context: {} as LifecycleContext,
@@ -211,16 +227,8 @@ export const lifecycleMachine = setup({
           target: 'validating',
           actions: ['settleUnconfirmedFile', 'acceptResubmission'],
         },
-        ABANDON: [
-          // The unconfirmed request is an AbandonAccount: follow it, never send a second one.
-          { guard: 'abandonUnconfirmed', target: 'abandoning', actions: ['recordAbandonReason', 'clearUnconfirmed'] },
-          {
-            guard: 'hasAccount',
-            target: 'abandoning',
-            actions: ['recordAbandonReason', 'clearUnconfirmed', 'clearRequest'],
-          },
-          { target: 'closedAsAbandoned', actions: ['recordAbandonReason', 'clearUnconfirmed'] },
-        ],
+        // The unconfirmed request is an AbandonAccount: follow it, never send a second one.
+        ABANDON: abandonWhileStopped('abandonUnconfirmed', 'clearUnconfirmed'),
       },
     },
     /**
@@ -253,20 +261,8 @@ export const lifecycleMachine = setup({
           target: 'validating',
           actions: ['clearBlocked', 'acceptResubmission'],
         },
-        ABANDON: [
-          // The blocked step is an AbandonAccount: follow its request, never send a second one.
-          {
-            guard: { type: 'blockedAt', params: 'AbandonAccount' },
-            target: 'abandoning',
-            actions: ['recordAbandonReason', 'clearBlocked'],
-          },
-          {
-            guard: 'hasAccount',
-            target: 'abandoning',
-            actions: ['recordAbandonReason', 'clearBlocked', 'clearRequest'],
-          },
-          { target: 'closedAsAbandoned', actions: ['recordAbandonReason', 'clearBlocked'] },
-        ],
+        // The blocked step is an AbandonAccount: follow its request, never send a second one.
+        ABANDON: abandonWhileStopped({ type: 'blockedAt', params: 'AbandonAccount' }, 'clearBlocked'),
       },
     },
     /** Waits for staff: a corrected application, or abandonment. */

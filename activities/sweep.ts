@@ -20,7 +20,7 @@ import { observationFingerprint } from '../domain/observation.js';
 import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
-import { accountSnapshot } from './application.js';
+import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createStatusReader } from '../../activities/application.js';
+import { createStatusReader } from '../../activities/status.js';
 import { validateApplicationStructure } from '../../eca/application.js';
 import { readArchive } from '../../eca/archive.js';
 import { createEcaClient, EcaLanguageCodeError } from '../../eca/client.js';

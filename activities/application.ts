@@ -8,8 +8,8 @@ import { buildDocumentSubmissionXml, buildUpdateRequestXml } from '../eca/index.
 import type { FormDocument } from '../domain/documents.js';
 import type { ApplicationActivities, ApplicationUpdateFunction } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
-import { createCreateSteps } from './create.js';
-import type { CreateStepOptions } from './create.js';
+import { createCreationActivities } from './create.js';
+import type { CreationOptions } from './create.js';
 import { currentAttempt, withinDeadline } from './deadline.js';
 import { requestByFile, requestById } from './request-status.js';
 import { statusReaderOf } from './status.js';
@@ -24,7 +24,7 @@ export interface ApplicationActivityOptions extends StatusReaderOptions {
    * The PDFs a create carries, given the caller's (see planCreateDocuments in forms.ts: only the tax
    * form when the day's submission was accepted, every PDF otherwise). The caller's list when unset.
    */
-  createDocuments?: CreateStepOptions['createDocuments'];
+  createDocuments?: CreationOptions['createDocuments'];
 }
 
 export function createApplicationActivities(options: ApplicationActivityOptions): ApplicationActivities {
@@ -33,6 +33,8 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
   const statusReader = statusReaderOf(options);
   const updates = createUpdateSender(eca, store);
 
+  // Built before the send, unlike maintenance's: a request eca/ refuses here is thrown as it is, and its
+  // type alone stops the workflow's retries.
   function updateXml(accountId: string, functionName: ApplicationUpdateFunction, documents: FormDocument[]): string {
     if (functionName !== 'DocumentSubmission') return buildUpdateRequestXml({ accountId, functionName });
     return buildDocumentSubmissionXml({
@@ -46,7 +48,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
   }
 
   return {
-    ...createCreateSteps({ eca, store, now, createDocuments: options.createDocuments }),
+    ...createCreationActivities({ eca, store, now, createDocuments: options.createDocuments }),
 
     readAccount({ csid, accountId }) {
       return statusReader.read(csid, accountId);

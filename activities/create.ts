@@ -14,7 +14,7 @@ import { findAccountByResponseFile } from './find-account.js';
 import { RELISTING_DELAYS_MS, lookAgain } from './relisting.js';
 import { readAttachments, readText } from './stored.js';
 
-export interface CreateStepOptions {
+export interface CreationOptions {
   eca: EcaClient;
   store: DocumentStore;
   now: () => Date;
@@ -27,9 +27,9 @@ export interface CreateStepOptions {
   }) => Promise<FormDocument[]>;
 }
 
-type CreateSteps = Pick<ApplicationActivities, 'validateApplication' | 'createAccount'>;
+type CreationActivities = Pick<ApplicationActivities, 'validateApplication' | 'createAccount'>;
 
-export function createCreateSteps(options: CreateStepOptions): CreateSteps {
+export function createCreationActivities(options: CreationOptions): CreationActivities {
   const { eca, store, now } = options;
   return {
     async validateApplication({ csid, application }) {
@@ -74,7 +74,7 @@ export function createCreateSteps(options: CreateStepOptions): CreateSteps {
  * processed file whose account cannot be matched yet. Undefined when there is no file: create may run.
  */
 async function earlierCreate(
-  { eca, now }: CreateStepOptions,
+  { eca, now }: CreationOptions,
   csid: string,
   externalId: string,
   settled: ReadonlySet<string>,
@@ -115,7 +115,7 @@ interface Created {
 }
 
 /** The account a create call just made, matched on its response file name; the file's content is only a hint. */
-async function settleCreated(options: CreateStepOptions, created: Created): Promise<CreateOutcome> {
+async function settleCreated(options: CreationOptions, created: Created): Promise<CreateOutcome> {
   const { eca, now } = options;
   const { csid, externalId, response, attached, settled } = created;
   const name = response.name;

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SimClock } from './clock.js';
 import { ControlError, SimulatorControl } from './control.js';
 import { CallCounts, Faults, type FaultRule } from './faults.js';
-import { timestamp } from './formats.js';
+import { timestamp } from './formats/wire-text.js';
 import { FirmKeyCache, loadOrCreateKeys } from './keys.js';
 import type { FirmType } from './model.js';
 import { RequestRefused, type Operation, type OperationContext, type SimulatorEnv } from './operations/context.js';

@@ -3,7 +3,7 @@
  * included (`acctId` here, `accountId` there, `Account ID` in batch and file details).
  */
 import { z } from 'zod';
-import { timestamp, timestampTenths, isoDate } from '../formats.js';
+import { timestamp, timestampTenths, isoDate } from '../formats/wire-text.js';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, AccountStatus, FirmRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';

@@ -2,7 +2,7 @@
  * `startSimulator`: the stand-in brokerage as an HTTP server (fastify), with its state, clock,
  * scenarios, faults and control API. The CLI (simulator/main.ts) and the tests both start it here.
  */
-import { OPERATION_PATHS as ECA_OPERATION_PATHS } from '../eca/client.js';
+import { OPERATION_PATHS as ECA_OPERATION_PATHS } from '../eca/web-client/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';

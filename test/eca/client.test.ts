@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createStatusReader } from '../../activities/application.js';
-import { createEcaClient, EcaLanguageCodeError } from '../../eca/client.js';
-import type { EcaClient, EcaClientOptions } from '../../eca/client.js';
+import { createEcaClient, EcaLanguageCodeError } from '../../eca/web-client/index.js';
+import type { EcaClient, EcaClientOptions } from '../../eca/web-client/index.js';
 import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal } from '../../eca/crypto.js';
 import type { EnvelopeKeys } from '../../eca/crypto.js';
 import {

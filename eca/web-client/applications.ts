@@ -1,5 +1,5 @@
 /** validateXML and create: the application XML with its forms packed and sealed, the create response file opened. */
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import { SecretString } from '../secret.js';
 import { parseCreateResponseXml } from '../xml.js';
 import type { ClientContext } from './context.js';

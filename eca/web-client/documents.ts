@@ -2,7 +2,7 @@
 import { buildArchive, checkFileName, sha1Hex } from '../archive.js';
 import type { ArchiveAttachment } from '../archive.js';
 import { EcaRequestError } from '../errors.js';
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import { buildSubmitDocumentsXml, parseDocumentsReport } from '../xml.js';
 import type { ClientContext } from './context.js';
 import { withPath } from './envelope.js';

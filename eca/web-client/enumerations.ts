@@ -8,7 +8,7 @@ import {
 } from '../enumerations.js';
 import type { EnumerationType } from '../enumerations.js';
 import { EcaRequestError, EcaSchemaError } from '../errors.js';
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import type { ClientContext } from './context.js';
 import { checkNumericString } from './rules.js';
 import type { EcaClient, EnumerationsResponse } from './types.js';

@@ -1,5 +1,5 @@
 /** update: a maintenance request XML (with attachments) packed and sealed, its response file opened. */
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import type { ClientContext } from './context.js';
 import { packXml } from './envelope.js';
 import type { EcaClient, UpdateResponse } from './types.js';

@@ -1,7 +1,7 @@
 /** sso/create (a signed session URL for the end user) and preference/set (the user's languages). */
 import { fromBase64, open } from '../crypto.js';
 import { EcaRequestError, EcaSchemaError } from '../errors.js';
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import { buildSsoPayload, validateSignedUrl } from '../sso.js';
 import type { ClientContext } from './context.js';
 import { checkLanguage } from './rules.js';

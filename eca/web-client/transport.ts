@@ -15,7 +15,7 @@ import {
   EcaTimeoutError,
   safeBodyExcerpt,
 } from '../errors.js';
-import { responseSchemas, validateResponse } from '../schemas.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
 import type { EcaEnvironment } from '../sso.js';
 import type { EcaClientOptions } from './types.js';
 

@@ -1,4 +1,4 @@
-/** Options, requests and responses of the typed client (query responses are in ../schemas.ts). */
+/** Options, requests and responses of the typed client (query responses are in ../schemas/). */
 import type { ArchiveAttachment } from '../archive.js';
 import type { PrivateKey, PublicKey } from '../crypto.js';
 import type { EnumerationType } from '../enumerations.js';
@@ -11,7 +11,7 @@ import type {
   PendingTasksResponse,
   RegistrationTasksResponse,
   ResponseFileResponse,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { EcaEnvironment, SignedUrl, SignedUrlOptions } from '../sso.js';
 import type { AccountStatusCode, Timestamp } from '../types.js';
 import type { CreateResponse, DocumentsReport } from '../xml.js';
@@ -157,7 +157,7 @@ export interface PreferenceSetRequest {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Responses of operations normalised here (query responses are in schemas.ts)
+// Responses of operations normalised here (query responses are in ../schemas/)
 
 export interface EnumerationsResponse {
   timestamp?: Timestamp;

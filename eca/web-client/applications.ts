@@ -4,7 +4,7 @@ import { SecretString } from '../secret.js';
 import { parseCreateResponseXml } from '../xml.js';
 import type { ClientContext } from './context.js';
 import { packXml, withPath } from './envelope.js';
-import type { CreateAccountsResponse, EcaClient, ValidateXmlResponse } from './types.js';
+import type { ApplicationFileRequest, CreateAccountsResponse, EcaClient, ValidateXmlResponse } from './types.js';
 
 function problemText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -12,16 +12,15 @@ function problemText(error: unknown): string {
 
 export function applicationOperations(ctx: ClientContext): Pick<EcaClient, 'validateXML' | 'create'> {
   const { transport, envelope } = ctx;
+  /** Both operations send the same sealed archive: the application XML with its forms. */
+  async function sendApplication(operation: 'validateXML' | 'create', request: ApplicationFileRequest) {
+    const xml = request.applicationXml;
+    const zip = await packXml(request, xml, 'applicationXml', 'application.xml', 'the XML text is required');
+    return transport.postJson(operation, await ctx.sealedBody(request.CSID, zip), 'once');
+  }
   return {
     async validateXML(request) {
-      const zip = await packXml(
-        request,
-        request.applicationXml,
-        'applicationXml',
-        'application.xml',
-        'the XML text is required',
-      );
-      const raw = await transport.postJson('validateXML', await ctx.sealedBody(request.CSID, zip), 'once');
+      const raw = await sendApplication('validateXML', request);
       const parsed = validateResponse(responseSchemas.validateXML, raw);
       const errors = (parsed.errors ?? [])
         .map((entry) => (typeof entry === 'string' ? entry : (entry.error ?? entry.Error ?? '')))
@@ -33,14 +32,7 @@ export function applicationOperations(ctx: ClientContext): Pick<EcaClient, 'vali
     },
 
     async create(request) {
-      const zip = await packXml(
-        request,
-        request.applicationXml,
-        'applicationXml',
-        'application.xml',
-        'the XML text is required',
-      );
-      const raw = await transport.postJson('create', await ctx.sealedBody(request.CSID, zip), 'once');
+      const raw = await sendApplication('create', request);
       const parsed = validateResponse(responseSchemas.create, raw);
       const result: CreateAccountsResponse = { isProcessed: parsed.isProcessed, raw };
       if (parsed.timestamp) result.timestamp = parsed.timestamp;

@@ -21,42 +21,29 @@
  */
 import type { StepFailureBounds } from '../runtime/defaults.js';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { EcaCryptoError, EcaHttpError, EcaSchemaError } from '../eca/index.js';
+import type { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
+import { brokerageAnomaly, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
+import type { BrokerageAnomaly } from './brokerage-errors.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store';
 
 /** Failures a retry may not mend, which bounded activities turn into a `blocked` application. */
-export type AnomalyKind = 'brokerage-answer' | 'brokerage-refusal' | 'document-corrupted';
+export type AnomalyKind = BrokerageAnomaly | 'document-corrupted';
 
 /** Called on every attempt that meets a configuration error (the worker counts them in a metric). */
 export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) => void;
 
 export function configurationErrorKind(error: unknown): ConfigurationErrorKind | undefined {
-  if (error instanceof EcaCryptoError) return 'keys';
+  if (isKeyError(error)) return 'keys';
   if (error instanceof DocumentNotFound || error instanceof DocumentUndecryptable) return 'document-store';
   return undefined;
 }
 
-/** 4xx answers that say "later", not "never": retried like a 5xx. */
-const TRANSIENT_4XX = new Set([408, 425, 429]);
-
+/** Brokerage anomalies as brokerage-errors.ts tells them (408, 425 and 429 are not refusals here). */
 export function anomalyKind(error: unknown): AnomalyKind | undefined {
-  if (error instanceof EcaSchemaError) return 'brokerage-answer';
-  if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500 && !TRANSIENT_4XX.has(error.status)) {
-    return 'brokerage-refusal';
-  }
   if (error instanceof DocumentCorrupted) return 'document-corrupted';
-  return undefined;
-}
-
-/**
- * An error as it may be kept and shown (a blocked application's reason, a log line): an HTTP error
- * by its operation and status only, since a response body may echo what was sent.
- */
-function describe(error: Error): string {
-  return error instanceof EcaHttpError ? `${error.operation}: HTTP ${error.status}` : error.message;
+  return brokerageAnomaly(error);
 }
 
 /** Where a step stands in its run of configuration errors or anomalies. */
@@ -75,10 +62,6 @@ function log(level: 'error' | 'warn', message: string, attributes: Record<string
   }
 }
 
-function failure(error: Error, message: string, nonRetryable: boolean): ApplicationFailure {
-  return ApplicationFailure.create({ type: error.name, message, nonRetryable });
-}
-
 /**
  * The failure one attempt's error becomes under the policy; undefined: the error passes unchanged.
  * `streak` counts the attempts in a row that met a configuration error or an anomaly, so a transport
@@ -91,35 +74,33 @@ export function stepFailure(
   alert?: ConfigurationAlert,
 ): ApplicationFailure | undefined {
   if (!(error instanceof Error)) return undefined;
-  const text = describe(error);
+  const text = describeError(error);
   const configuration = configurationErrorKind(error);
   if (configuration) {
     log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
     if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
-      return failure(
-        error,
-        `configuration error (${configuration}) for ${Math.round(streak.elapsedMs / 60_000)} min: ${text}; ` +
+      return typedFailure(error, {
+        message:
+          `configuration error (${configuration}) for ${Math.round(streak.elapsedMs / 60_000)} min: ${text}; ` +
           'the application is blocked: fix the configuration (or the document), then retry',
-        true,
-      );
+        nonRetryable: true,
+      });
     }
-    return failure(
-      error,
-      `configuration error (${configuration}): ${text}; fix the worker's configuration, the step is retried`,
-      false,
-    );
+    return typedFailure(error, {
+      message: `configuration error (${configuration}): ${text}; fix the worker's configuration, the step is retried`,
+      nonRetryable: false,
+    });
   }
   const anomaly = anomalyKind(error);
   if (!anomaly) return undefined;
   log('warn', `${anomaly} (${streak.attempts} attempt(s) in a row): ${text}`, { kind: anomaly });
   const last = bounds && (anomaly === 'document-corrupted' || streak.attempts >= bounds.anomalyAttempts);
-  if (!last) return failure(error, `${text} (${anomaly}); the step is retried`, false);
-  return failure(
-    error,
-    `${text} (${anomaly}, ${streak.attempts} attempt(s) in a row): the application is blocked`,
-    true,
-  );
+  if (!last) return typedFailure(error, { message: `${text} (${anomaly}); the step is retried`, nonRetryable: false });
+  return typedFailure(error, {
+    message: `${text} (${anomaly}, ${streak.attempts} attempt(s) in a row): the application is blocked`,
+    nonRetryable: true,
+  });
 }
 
 export interface StepFailurePolicy {

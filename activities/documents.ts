@@ -2,23 +2,20 @@
  * The daily document submission's activities: read the forms directory into the document store,
  * submit the agreements and disclosures once, read the report, keep the day's record for create.
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { EcaHttpError, EcaRequestError } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentsActivities, SubmissionOutcome } from '../workflows/documents/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
 import type { FileDailyDocumentsLedger } from './forms.js';
+import { answerError, callBrokerageOrRefusal, typedFailure } from './brokerage-errors.js';
+import { currentAttempt } from './deadline.js';
+import { signedForms } from './stored.js';
 
 export interface DocumentsActivityOptions {
   eca: EcaClient;
   store: DocumentStore;
   ledger: FileDailyDocumentsLedger;
   now?: () => Date;
-}
-
-function nonRetryable(error: Error): never {
-  throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
 }
 
 export function createDocumentsActivities(options: DocumentsActivityOptions): DocumentsActivities {
@@ -32,7 +29,7 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
         const previous = (await ledger.latest(csid, day))?.result;
         return previous ? { forms, previous } : { forms };
       } catch (error) {
-        if (error instanceof FormsManifestInvalid) nonRetryable(error);
+        if (error instanceof FormsManifestInvalid) throw typedFailure(error, { nonRetryable: true });
         throw error;
       }
     },
@@ -42,7 +39,7 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
       // external_id, getAmRequestStatus lists update requests). An earlier attempt that failed may have been
       // processed, so it is never sent again: the day stays unconfirmed and today's creates carry every PDF,
       // which the spec allows on any day (submitDocuments rule 3: "otherwise the PDFs go with each application").
-      if (Context.current().info.attempt > 1) {
+      if (currentAttempt() > 1) {
         return {
           processed: false,
           ambiguous: true,
@@ -52,30 +49,18 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
       }
       const signedAt = now();
       const files = await Promise.all(
-        documents.map(async (document) => ({ document, data: await store.get(document) })),
+        documents.map(async (document) => ({
+          formNumber: document.formNumber,
+          file: { fileName: document.fileName, data: await store.get(document) },
+        })),
       );
-      let response;
-      try {
-        response = await eca.submitDocuments({
-          CSID: csid,
-          documents: files.map(({ document, data }) => ({
-            formNumber: document.formNumber,
-            execTs: signedAt,
-            execLoginTs: signedAt,
-            files: [{ fileName: document.fileName, data }],
-          })),
-        });
-      } catch (error) {
-        // Key errors (EcaCryptoError) are configuration errors: retried with an alert (configuration-errors.ts).
-        if (error instanceof EcaRequestError) nonRetryable(error);
-        if (error instanceof EcaHttpError && error.status >= 400 && error.status < 500) {
-          return { processed: false, error: `submitDocuments refused: HTTP ${error.status}` };
-        }
-        throw error;
-      }
+      const sent = await callBrokerageOrRefusal(() =>
+        eca.submitDocuments({ CSID: csid, documents: signedForms(files, signedAt, ({ file }) => file) }),
+      );
+      if (sent.refusal) return { processed: false, error: `submitDocuments refused: HTTP ${sent.refusal.status}` };
+      const response = sent.answer;
       if (!response.isProcessed || !response.fileData) {
-        const text = (response.raw as { error?: unknown } | null)?.error;
-        return { processed: false, error: typeof text === 'string' ? text : 'submitDocuments was not processed' };
+        return { processed: false, error: answerError(response.raw) ?? 'submitDocuments was not processed' };
       }
       return {
         processed: true,

@@ -4,9 +4,9 @@
  */
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { EcaClient } from '../eca/index.js';
-import { createApplicationActivities, createStatusReader } from './application.js';
-import type { StatusReader } from './application.js';
+import { createApplicationActivities } from './application.js';
+import { statusReaderOf } from './status.js';
+import type { StatusReaderOptions } from './status.js';
 import type { FileDocumentStore } from '../runtime/document-store.js';
 import { createDocumentsActivities } from './documents.js';
 import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
@@ -20,13 +20,8 @@ import type { ConfigurationAlert } from './configuration-errors.js';
 import type { StepFailureBounds } from '../runtime/defaults.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 
-export interface EngineActivityOptions {
-  eca: EcaClient;
+export interface EngineActivityOptions extends StatusReaderOptions {
   store: FileDocumentStore;
-  /** Merges status reads; built from the two settings below when not given. */
-  statusReader?: StatusReader;
-  batchWindowMs?: number;
-  maxAccountsPerCall?: number;
   /** The day's clock (daily submission, signing times); the system clock by default. */
   now?: () => Date;
   /**
@@ -57,9 +52,7 @@ const BLOCKING_STEPS = [
 export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
   const ledger = new FileDailyDocumentsLedger(join(store.root, 'daily'));
-  const statusReader =
-    options.statusReader ??
-    createStatusReader(eca, { windowMs: options.batchWindowMs, maxBatch: options.maxAccountsPerCall });
+  const statusReader = statusReaderOf(options);
   return {
     ledger,
     statusReader,

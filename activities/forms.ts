@@ -122,6 +122,16 @@ export interface DailyDocumentsRecord {
 
 const SAFE_CSID = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** What `read` gives, or undefined when no firm or day has been recorded there yet. */
+async function unlessMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /** The days' records on the filesystem, beside the document store (the same shared volume). */
 export class FileDailyDocumentsLedger {
   readonly root: string;
@@ -149,23 +159,14 @@ export class FileDailyDocumentsLedger {
   }
 
   async read(csid: string, day: string): Promise<DailyDocumentsRecord | undefined> {
-    try {
-      return JSON.parse(await readFile(join(this.dirOf(csid), `${day}.json`), 'utf8')) as DailyDocumentsRecord;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await unlessMissing(() => readFile(join(this.dirOf(csid), `${day}.json`), 'utf8'));
+    return text === undefined ? undefined : (JSON.parse(text) as DailyDocumentsRecord);
   }
 
   /** The latest recorded day, or the latest before `before` (`yyyy-mm-dd`). */
   async latest(csid: string, before?: string): Promise<DailyDocumentsRecord | undefined> {
-    let names: string[];
-    try {
-      names = await readdir(this.dirOf(csid));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const names = await unlessMissing(() => readdir(this.dirOf(csid)));
+    if (names === undefined) return undefined;
     const days = names
       .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
       .map((name) => name.slice(0, 10))

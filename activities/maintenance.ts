@@ -1,12 +1,11 @@
 /** The account maintenance activity: one update function, wrapped and sent through eca/. */
-import { Context } from '@temporalio/activity';
 import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
-import { accountRequestFiles, earlierRequest, updateCall } from './application.js';
-import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
-import { withinDeadline } from './deadline.js';
-import type { MaintenanceActivities, UpdateFunctionRequest } from '../workflows/maintenance/activities.js';
+import type { MaintenanceActivities } from '../workflows/maintenance/activities.js';
+import { currentAttempt, withinDeadline } from './deadline.js';
+import { readText } from './stored.js';
+import { createUpdateSender } from './update-sender.js';
 
 export interface MaintenanceActivityOptions {
   eca: EcaClient;
@@ -14,34 +13,27 @@ export interface MaintenanceActivityOptions {
 }
 
 export function createMaintenanceActivities(options: MaintenanceActivityOptions): MaintenanceActivities {
-  const { eca, store } = options;
+  const { store } = options;
+  const updates = createUpdateSender(options.eca, store);
 
   return {
-    sendUpdateFunction(input) {
-      return withinDeadline(() => send(input));
+    sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known }) {
+      return withinDeadline(async () => {
+        // Histories recorded before `known` have nothing to compare with: such a retry sends again.
+        if (currentAttempt() > 1 && known !== undefined) {
+          const earlier = await updates.earlier(csid, accountId, known);
+          if (earlier) return earlier;
+        }
+        // The body is read and wrapped inside the call: a request eca/ refuses there fails at once.
+        const xml = async () =>
+          buildUpdateRequestXml({
+            accountId,
+            functionName,
+            bodyXml: body ? await readText(store, body) : undefined,
+            attributes,
+          });
+        return updates.send(csid, xml, attachments);
+      });
     },
   };
-
-  async function send({
-    csid,
-    accountId,
-    functionName,
-    body,
-    attributes,
-    attachments,
-    known,
-  }: UpdateFunctionRequest): Promise<UpdateOutcome> {
-    if (Context.current().info.attempt > 1 && known !== undefined) {
-      const earlier = await earlierRequest(() => accountRequestFiles(eca, csid, accountId), known);
-      if (earlier) return earlier;
-    }
-    return updateCall(eca, async () => {
-      const bodyXml = body ? new TextDecoder().decode(await store.get(body)) : undefined;
-      const xml = buildUpdateRequestXml({ accountId, functionName, bodyXml, attributes });
-      const files = await Promise.all(
-        attachments.map(async (attachment) => ({ fileName: attachment.fileName, data: await store.get(attachment) })),
-      );
-      return { CSID: csid, xml, attachments: files };
-    });
-  }
 }

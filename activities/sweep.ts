@@ -10,19 +10,19 @@
  */
 import { CONFIGURATION_ERROR, REQUEST_ERROR } from '../domain/error-types.js';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { EcaClient, PendingTasksAccount } from '../eca/index.js';
+import type { AccountStatusResponse, EcaClient, PendingTasksAccount } from '../eca/index.js';
 import { accountObservedSignal } from '../workflows/application/messages.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { observationFingerprint } from '../domain/observation.js';
 import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
-import { accountSnapshot } from './application.js';
+import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
+import { finalFailure } from './brokerage-errors.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
 export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
@@ -49,11 +49,7 @@ interface WaitingApplication {
 /** Visibility queries quote values in single quotes; a CSID never holds one. */
 function quoted(value: string): string {
   if (!/^[\w.-]+$/.test(value)) {
-    throw ApplicationFailure.create({
-      type: REQUEST_ERROR,
-      message: `CSID ${JSON.stringify(value)} cannot be used in a visibility query`,
-      nonRetryable: true,
-    });
+    throw finalFailure(REQUEST_ERROR, `CSID ${JSON.stringify(value)} cannot be used in a visibility query`);
   }
   return `'${value}'`;
 }
@@ -69,29 +65,29 @@ export function sweepQuery(csid: string): string {
 
 const LIST_PAGE_SIZE = 1000;
 
+/** The applications of the firm waiting for their account to change, with what each last read. */
+async function waitingApplications(client: Client | undefined, csid: string): Promise<WaitingApplication[]> {
+  if (!client) {
+    throw finalFailure(
+      CONFIGURATION_ERROR,
+      'the status sweep needs a Temporal client (createEngineActivities({ client }))',
+    );
+  }
+  const waiting: WaitingApplication[] = [];
+  for await (const execution of client.workflow.list({ query: sweepQuery(csid), pageSize: LIST_PAGE_SIZE })) {
+    const attributes = execution.typedSearchAttributes;
+    const accountId = attributes.get(EcaAccountId);
+    const observed = attributes.get(EcaObserved);
+    // Applications without EcaObserved poll on their own (statusSource 'poll', older histories).
+    if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
+  }
+  return waiting;
+}
+
 export function createSweepActivities(options: SweepActivityOptions): SweepActivities {
   const { eca, client } = options;
   const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
-
-  async function waitingApplications(csid: string): Promise<WaitingApplication[]> {
-    if (!client) {
-      throw ApplicationFailure.create({
-        type: CONFIGURATION_ERROR,
-        message: 'the status sweep needs a Temporal client (createEngineActivities({ client }))',
-        nonRetryable: true,
-      });
-    }
-    const waiting: WaitingApplication[] = [];
-    for await (const execution of client.workflow.list({ query: sweepQuery(csid), pageSize: LIST_PAGE_SIZE })) {
-      const attributes = execution.typedSearchAttributes;
-      const accountId = attributes.get(EcaAccountId);
-      const observed = attributes.get(EcaObserved);
-      // Applications without EcaObserved poll on their own (statusSource 'poll', older histories).
-      if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
-    }
-    return waiting;
-  }
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {
@@ -111,68 +107,94 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     const began = Date.now();
     const observedAt = began;
     let brokerageCalls = 0;
-    const counted = <T>(call: Promise<T>) => {
+    const counted: Counted = (call) => {
       brokerageCalls++;
       return call;
     };
     // The visibility listing runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
-    const [byStatus, tasks, waiting] = await Promise.all([
-      Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
-      counted(eca.getPendingTasks({ CSID: csid })),
-      waitingApplications(csid),
-    ]);
-    const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
-    const snapshots = new Map<string, AccountSnapshot | Error>();
-    for (const entry of byStatus.flatMap((read) => read.accounts)) {
-      snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
-    }
-    const pending = snapshots.size;
-    const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !snapshots.has(id)))];
+    const [read, waiting] = await Promise.all([readPending(eca, csid, counted), waitingApplications(client, csid)]);
+    const pending = read.snapshots.size;
+    const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !read.snapshots.has(id)))];
     for (let i = 0; i < left.length; i += perCall) {
-      const read = await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) }));
-      for (const entry of read.accounts) {
-        snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
-      }
+      read.add(await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) })));
     }
 
-    let errors = 0;
-    const changed: Array<{ app: WaitingApplication; account: AccountSnapshot }> = [];
+    let unknown = 0;
+    const changed: Changed[] = [];
     for (const app of waiting) {
-      const account = snapshots.get(app.accountId);
+      const account = read.snapshots.get(app.accountId);
       // No entry or an error entry: the account is unknown this slot; the next slot looks again.
-      if (account === undefined || account instanceof Error) errors++;
+      if (account === undefined || account instanceof Error) unknown++;
       else if (observationFingerprint(account) !== app.observed) changed.push({ app, account });
     }
-
-    let woken = 0;
-    let gone = 0;
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, changed.length) }, async () => {
-        while (next < changed.length) {
-          const { app, account } = changed[next++]!;
-          try {
-            await client!.workflow.getHandle(app.workflowId).signal(accountObservedSignal, { account, observedAt });
-            woken++;
-          } catch (error) {
-            if (error instanceof WorkflowNotFoundError) gone++;
-            else errors++;
-          }
-        }
-      }),
-    );
+    const signalled = await signalChanged(client!, changed, { concurrency, observedAt });
     return {
       observedAt,
       pending,
       waiting: waiting.length,
       left: left.length,
       changed: changed.length,
-      woken,
-      gone,
-      errors,
+      woken: signalled.woken,
+      gone: signalled.gone,
+      errors: unknown + signalled.errors,
       brokerageCalls,
       listPages: Math.max(1, Math.ceil(waiting.length / LIST_PAGE_SIZE)),
       durationMs: Date.now() - began,
     };
   }
+}
+
+/** Passes a brokerage call through, counting it. */
+type Counted = <T>(call: Promise<T>) => Promise<T>;
+
+/**
+ * The firm's accounts in progress (status N and P) as snapshots, with every pending task; `add` puts
+ * in more statuses, read by id, with the same tasks.
+ */
+async function readPending(eca: EcaClient, csid: string, counted: Counted) {
+  const [byStatus, tasks] = await Promise.all([
+    Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
+    counted(eca.getPendingTasks({ CSID: csid })),
+  ]);
+  const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
+  const snapshots = new Map<string, AccountSnapshot | Error>();
+  const add = (read: AccountStatusResponse): void => {
+    for (const entry of read.accounts) {
+      snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
+    }
+  };
+  byStatus.forEach(add);
+  return { snapshots, add };
+}
+
+interface Changed {
+  app: WaitingApplication;
+  account: AccountSnapshot;
+}
+
+/** Signals the applications whose account changed, `concurrency` at once. */
+async function signalChanged(
+  client: Client,
+  changed: Changed[],
+  options: { concurrency: number; observedAt: number },
+): Promise<{ woken: number; gone: number; errors: number }> {
+  const counts = { woken: 0, gone: 0, errors: 0 };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(options.concurrency, changed.length) }, async () => {
+      while (next < changed.length) {
+        const { app, account } = changed[next++]!;
+        try {
+          await client.workflow
+            .getHandle(app.workflowId)
+            .signal(accountObservedSignal, { account, observedAt: options.observedAt });
+          counts.woken++;
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError) counts.gone++;
+          else counts.errors++;
+        }
+      }
+    }),
+  );
+  return counts;
 }

@@ -1,11 +1,11 @@
 /**
  * ZIP archives of the file operations: the request XML plus attachments (PDFs), with the SHA-1 and uncompressed
- * length that the request XML must quote for every attachment. Writing uses archiver, reading uses fflate.
+ * length that the request XML must quote for every attachment. Written with archiver; the brokerage's reader is
+ * simulator/formats/archive.ts.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Archiver, ArchiverOptions } from 'archiver';
-import { unzipSync } from 'fflate';
 import { EcaRequestError } from './errors.js';
 
 // archiver 7 is CommonJS with a factory as its export, while @types/archiver 8 describes the class-based v8 API;
@@ -57,7 +57,8 @@ export function checkFileName(fileName: unknown, parameter: string): string {
   return fileName;
 }
 
-function isXmlName(fileName: string): boolean {
+/** The service processes the one `.xml` entry of an archive. */
+export function isXmlFileName(fileName: string): boolean {
   return fileName.toLowerCase().endsWith('.xml');
 }
 
@@ -74,7 +75,7 @@ export async function buildArchive(input: {
   attachments?: ArchiveAttachment[];
 }): Promise<BuiltArchive> {
   const xmlName = checkFileName(input.xml.fileName, 'xml.fileName');
-  if (!isXmlName(xmlName)) throw new EcaRequestError('xml.fileName', 'the request XML file name must end in .xml');
+  if (!isXmlFileName(xmlName)) throw new EcaRequestError('xml.fileName', 'the request XML file name must end in .xml');
   if (typeof input.xml.content !== 'string' || input.xml.content.trim() === '') {
     throw new EcaRequestError('xml.content', 'the request XML is empty');
   }
@@ -83,7 +84,7 @@ export async function buildArchive(input: {
   const digests: AttachmentDigest[] = attachments.map((attachment, index) => {
     const parameter = `attachments[${index}].fileName`;
     const name = checkFileName(attachment.fileName, parameter);
-    if (isXmlName(name)) {
+    if (isXmlFileName(name)) {
       throw new EcaRequestError(
         parameter,
         'an attachment must not end in .xml: the archive holds exactly one XML file',
@@ -115,47 +116,4 @@ export async function buildArchive(input: {
   await Promise.all([zip.finalize(), done]);
   const joined = Buffer.concat(chunks);
   return { zip: new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength), attachments: digests };
-}
-
-export interface ReadArchive {
-  /** The one `.xml` entry; undefined when the archive holds none or several (see `xmlFileNames`). */
-  xml: { fileName: string; content: string } | undefined;
-  /** Every `.xml` entry name, so a reader can tell "none" from "ambiguous". */
-  xmlFileNames: string[];
-  /** Every file entry (the XML included), by entry name. */
-  files: Map<string, Uint8Array>;
-}
-
-/** Guards against archives that inflate far beyond any plausible set of PDFs. */
-export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 256 * 1024 * 1024;
-
-export function readArchive(zip: Uint8Array, opts: { maxUncompressedBytes?: number } = {}): ReadArchive {
-  const limit = opts.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES;
-  let declared = 0;
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(zip, {
-      filter: (file) => {
-        declared += file.originalSize;
-        if (declared > limit) throw new EcaRequestError('payload', 'archive inflates beyond the size limit');
-        return true;
-      },
-    });
-  } catch (cause) {
-    if (cause instanceof EcaRequestError) throw cause;
-    throw new EcaRequestError('payload', 'not a readable ZIP archive', { cause });
-  }
-  const files = new Map<string, Uint8Array>();
-  for (const [name, data] of Object.entries(entries)) {
-    if (name.endsWith('/')) continue;
-    files.set(name, data);
-  }
-  const xmlFileNames = [...files.keys()].filter(isXmlName);
-  const onlyXml = xmlFileNames.length === 1 ? xmlFileNames[0] : undefined;
-  const xmlBytes = onlyXml === undefined ? undefined : files.get(onlyXml);
-  const xml =
-    onlyXml === undefined || xmlBytes === undefined
-      ? undefined
-      : { fileName: onlyXml, content: new TextDecoder('utf-8', { ignoreBOM: false }).decode(xmlBytes) };
-  return { xml, xmlFileNames, files };
 }

@@ -6,6 +6,6 @@ export * from './xml.js';
 export * from './types.js';
 export * from './sso.js';
 export * from './enumerations.js';
-export * from './schemas.js';
-export * from './client.js';
+export * from './schemas/index.js';
+export * from './web-client/index.js';
 export { SecretString } from './secret.js';

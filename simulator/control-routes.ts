@@ -43,6 +43,14 @@ export function registerControlRoutes(
   control: SimulatorControl,
   demo: () => { csid: string },
 ): void {
+  scenarioRoutes(app, control, demo);
+  clockAndFaultRoutes(app, control);
+  recordRoutes(app, control);
+  firmAndAccountRoutes(app, control, demo);
+}
+
+/** State, and the scenario of each external id. */
+function scenarioRoutes(app: FastifyInstance, control: SimulatorControl, demo: () => { csid: string }): void {
   app.get('/_sim/state', (_req, reply) =>
     answer(reply, () => ({ clock: control.clock(), scenarios: control.scenarios(), demoCsid: demo().csid })),
   );
@@ -65,7 +73,10 @@ export function registerControlRoutes(
       return { scenario };
     }),
   );
+}
 
+/** Simulated time and injected faults. */
+function clockAndFaultRoutes(app: FastifyInstance, control: SimulatorControl): void {
   app.get('/_sim/clock', (_req, reply) => answer(reply, () => control.clock()));
   app.post('/_sim/clock/advance', (req, reply) =>
     answer(reply, () => control.advanceClock(parse(durationBody, req.body))),
@@ -84,7 +95,10 @@ export function registerControlRoutes(
       if (!control.removeFault(Number(req.params.id))) throw new ControlError(404, 'no such fault');
     }),
   );
+}
 
+/** Call counts, records, reset and flush. */
+function recordRoutes(app: FastifyInstance, control: SimulatorControl): void {
   app.get('/_sim/calls', (_req, reply) => answer(reply, () => ({ calls: control.calls() })));
   app.delete('/_sim/calls', (_req, reply) => answer(reply, () => control.resetCalls()));
   app.get<{ Querystring: { csid?: string; externalId?: string } }>('/_sim/records', (req, reply) =>
@@ -96,7 +110,10 @@ export function registerControlRoutes(
   );
   app.post('/_sim/reset', (_req, reply) => answer(reply, () => control.reset()));
   app.post('/_sim/flush', (_req, reply) => answer(reply, () => control.flush()));
+}
 
+/** Firms, accounts and seeding. */
+function firmAndAccountRoutes(app: FastifyInstance, control: SimulatorControl, demo: () => { csid: string }): void {
   app.post('/_sim/firms', (req, reply) =>
     answer(reply, () =>
       control.registerFirm(

@@ -2,7 +2,7 @@
  * `startSimulator`: the stand-in brokerage as an HTTP server (fastify), with its state, clock,
  * scenarios, faults and control API. The CLI (simulator/main.ts) and the tests both start it here.
  */
-import { OPERATION_PATHS as ECA_OPERATION_PATHS } from '../eca/client.js';
+import { OPERATION_PATHS as ECA_OPERATION_PATHS } from '../eca/web-client/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +12,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SimClock } from './clock.js';
 import { ControlError, SimulatorControl } from './control.js';
 import { CallCounts, Faults, type FaultRule } from './faults.js';
-import { timestamp } from './formats.js';
+import { timestamp } from './formats/wire-text.js';
 import { FirmKeyCache, loadOrCreateKeys } from './keys.js';
-import type { FirmType } from './model.js';
+import type { FirmRecord, FirmType } from './model.js';
 import { RequestRefused, type Operation, type OperationContext, type SimulatorEnv } from './operations/context.js';
 import { OPERATIONS } from './operations/index.js';
 import { servePortal } from './operations/sso.js';
@@ -103,12 +103,22 @@ function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
-export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const log = options.log ?? (() => {});
-  const env = options.env ?? 'qa';
-  if (env !== 'qa' && env !== 'prod') throw new RangeError('env must be qa or prod');
-  const defaultScenario = options.defaultScenario ?? 'happy';
-  if (!isScenarioName(defaultScenario)) throw new RangeError(`unknown scenario ${String(defaultScenario)}`);
+interface OpenedState {
+  clock: SimClock;
+  store: Store;
+  keys: Awaited<ReturnType<typeof loadOrCreateKeys>>;
+  demo: FirmRecord;
+  writer: SnapshotWriter | undefined;
+  dataDir: string | undefined;
+  keysDir: string | undefined;
+}
+
+/** The clock, store and keys: restored from the data dir when there is one, with the demo firm registered. */
+async function openState(
+  options: SimulatorOptions,
+  defaultScenario: ScenarioName,
+  log: (line: string) => void,
+): Promise<OpenedState> {
   const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
   const keysDir = dataDir ?? (options.keysDir === undefined ? undefined : resolve(options.keysDir));
@@ -147,6 +157,95 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   writer?.schedule();
   await writer?.flush();
 
+  return { clock, store, keys, demo, writer, dataDir, keysDir };
+}
+
+/** Answers as the injected fault says; undefined for faults that do not replace the answer. */
+function fail(rule: FaultRule, request: FastifyRequest, reply: FastifyReply, clock: SimClock, held: Set<Socket>) {
+  switch (rule.kind) {
+    case 'http500':
+      return reply.code(500).type('text/html').send('<html><body><h1>500 Internal Server Error</h1></body></html>');
+    case 'http503':
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .type('text/html')
+        .send('<html><body><h1>503 Service Unavailable</h1></body></html>');
+    case 'malformed':
+      return reply
+        .code(200)
+        .type('application/json')
+        .send(`{"timestamp":"${timestamp(clock.now())}","result":[{"acctId":`);
+    case 'drop':
+      reply.hijack();
+      request.raw.socket.destroy();
+      return reply;
+    case 'timeout': {
+      reply.hijack();
+      const socket = request.raw.socket;
+      held.add(socket);
+      const timer = setTimeout(() => socket.destroy(), rule.ms ?? 120_000);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        held.delete(socket);
+      });
+      return reply;
+    }
+    case 'latency':
+    case 'lost-response':
+      return undefined;
+  }
+}
+
+interface RouteDeps {
+  ctx: OperationContext;
+  calls: CallCounts;
+  faults: Faults;
+  clock: SimClock;
+  held: Set<Socket>;
+  log: (line: string) => void;
+}
+
+/** The route of one operation: counted, faulted as configured, refusals answered in the service's error shape. */
+function operationRoute(operation: string, handler: Operation, deps: RouteDeps) {
+  const { ctx, calls, faults, clock, held, log } = deps;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    calls.record(operation);
+    const decision = faults.decide(operation);
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    if (decision.failure && decision.failure.kind !== 'lost-response') {
+      fail(decision.failure, request, reply, clock, held);
+      return reply;
+    }
+    try {
+      const result = await handler(ctx, { body: request.body, ip: request.ip });
+      if (decision.failure) {
+        // lost-response: the work is done (and kept), the answer never leaves.
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      }
+      return reply.code(result.status).send(result.body);
+    } catch (error) {
+      if (error instanceof RequestRefused) {
+        return reply
+          .code(error.status)
+          .send({ timestamp: timestamp(clock.now()), isError: true, error: error.message });
+      }
+      log(`${operation}: internal error: ${error instanceof Error ? error.name : 'unknown'}`);
+      return reply.code(500).send({ timestamp: timestamp(clock.now()), isError: true, error: 'Internal error' });
+    }
+  };
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const log = options.log ?? (() => {});
+  const env = options.env ?? 'qa';
+  if (env !== 'qa' && env !== 'prod') throw new RangeError('env must be qa or prod');
+  const defaultScenario = options.defaultScenario ?? 'happy';
+  if (!isScenarioName(defaultScenario)) throw new RangeError(`unknown scenario ${String(defaultScenario)}`);
+  const { store, keys, demo, writer, clock, dataDir, keysDir } = await openState(options, defaultScenario, log);
+
   const faults = new Faults();
   const calls = new CallCounts();
   const sso = new SsoSessions(clock);
@@ -178,73 +277,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
   });
 
-  const fail = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) => {
-    switch (rule.kind) {
-      case 'http500':
-        return reply.code(500).type('text/html').send('<html><body><h1>500 Internal Server Error</h1></body></html>');
-      case 'http503':
-        return reply
-          .code(503)
-          .header('retry-after', '1')
-          .type('text/html')
-          .send('<html><body><h1>503 Service Unavailable</h1></body></html>');
-      case 'malformed':
-        return reply
-          .code(200)
-          .type('application/json')
-          .send(`{"timestamp":"${timestamp(clock.now())}","result":[{"acctId":`);
-      case 'drop':
-        reply.hijack();
-        request.raw.socket.destroy();
-        return reply;
-      case 'timeout': {
-        reply.hijack();
-        const socket = request.raw.socket;
-        held.add(socket);
-        const timer = setTimeout(() => socket.destroy(), rule.ms ?? 120_000);
-        socket.once('close', () => {
-          clearTimeout(timer);
-          held.delete(socket);
-        });
-        return reply;
-      }
-      case 'latency':
-      case 'lost-response':
-        return undefined;
-    }
-  };
-
-  const handle = (operation: string, handler: Operation) => async (request: FastifyRequest, reply: FastifyReply) => {
-    calls.record(operation);
-    const decision = faults.decide(operation);
-    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
-    if (decision.failure && decision.failure.kind !== 'lost-response') {
-      fail(decision.failure, request, reply);
-      return reply;
-    }
-    try {
-      const result = await handler(ctx, { body: request.body, ip: request.ip });
-      if (decision.failure) {
-        // lost-response: the work is done (and kept), the answer never leaves.
-        reply.hijack();
-        request.raw.socket.destroy();
-        return reply;
-      }
-      return reply.code(result.status).send(result.body);
-    } catch (error) {
-      if (error instanceof RequestRefused) {
-        return reply
-          .code(error.status)
-          .send({ timestamp: timestamp(clock.now()), isError: true, error: error.message });
-      }
-      log(`${operation}: internal error: ${error instanceof Error ? error.name : 'unknown'}`);
-      return reply.code(500).send({ timestamp: timestamp(clock.now()), isError: true, error: 'Internal error' });
-    }
-  };
-
   for (const [operation, path] of Object.entries(OPERATION_PATHS)) {
     const handler = OPERATIONS[operation];
-    if (handler) app.post(path, handle(operation, handler));
+    if (handler) app.post(path, operationRoute(operation, handler, { ctx, calls, faults, clock, held, log }));
   }
   app.get('/portal/*', async (request, reply) => {
     calls.record('portal');

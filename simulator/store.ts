@@ -3,7 +3,7 @@
  * id and per firm, response files by external id, update requests by id and per account.
  */
 import type { SimClock } from './clock.js';
-import { isoDate, reportFileName, requestFileName } from './formats.js';
+import { isoDate, reportFileName, requestFileName } from './formats/wire-text.js';
 import { settle, startApplication } from './lifecycle.js';
 import type {
   AccountRecord,

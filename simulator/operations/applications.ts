@@ -5,15 +5,11 @@
  * firm makes a second account: only the caller's lookup (getResponseFile) prevents duplicates.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  buildCreateResponseXml,
-  parseApplications,
-  validateApplicationStructure,
-  type ApplicationSummary,
-  type CreateResponseApplicationInput,
-} from '../../eca/xml.js';
+import { parseApplications, type ApplicationSummary } from '../../eca/application.js';
 import { xmlWellFormednessError } from '../../eca/xml-tree.js';
-import { reportFileName, reportTimestamp, XSD_VERSION } from '../formats.js';
+import { validateApplicationStructure } from '../formats/application-validation.js';
+import { buildCreateResponseXml, type CreateResponseApplicationInput } from '../formats/report-xml.js';
+import { reportFileName, reportTimestamp, XSD_VERSION } from '../formats/wire-text.js';
 import type { FirmRecord } from '../model.js';
 import { nowText, ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';

@@ -1,6 +1,6 @@
 /** What every operation handler receives, and the shared request checks. */
 import { z } from 'zod';
-import { timestamp } from '../formats.js';
+import { timestamp } from '../formats/wire-text.js';
 import type { BrokerageKeys, FirmKeyCache } from '../keys.js';
 import type { FirmRecord } from '../model.js';
 import type { SsoSessions } from '../sso-sessions.js';

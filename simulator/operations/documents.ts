@@ -5,13 +5,9 @@
  * reported with the stored and received checksums.
  */
 import { sha1Hex } from '../../eca/archive.js';
-import {
-  buildDocumentsReport,
-  parseSubmitDocumentsXml,
-  type ParsedDocument,
-  type ReportDocumentInput,
-} from '../../eca/xml.js';
-import { isoDate, reportFileName, XSD_VERSION } from '../formats.js';
+import { buildDocumentsReport, type ReportDocumentInput } from '../formats/report-xml.js';
+import { parseSubmitDocumentsXml, type ParsedDocument } from '../formats/request-xml.js';
+import { isoDate, reportFileName, XSD_VERSION } from '../formats/wire-text.js';
 import type { Store } from '../store.js';
 import { nowText, ok, type Operation } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';

@@ -1,8 +1,8 @@
 /** The brokerage side of the OpenPGP envelope, and the request checks shared by the file operations. */
 import { z } from 'zod';
-import { readArchive, type ReadArchive } from '../../eca/archive.js';
 import { open, seal } from '../../eca/crypto.js';
 import { EcaError } from '../../eca/errors.js';
+import { readArchive, type ReadArchive } from '../formats/archive.js';
 import type { FirmRecord } from '../model.js';
 import { csidField, firmOf, parseBody, type OperationContext } from './context.js';
 

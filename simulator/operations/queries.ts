@@ -3,7 +3,7 @@
  * included (`acctId` here, `accountId` there, `Account ID` in batch and file details).
  */
 import { z } from 'zod';
-import { timestamp, timestampTenths, isoDate } from '../formats.js';
+import { timestamp, timestampTenths, isoDate } from '../formats/wire-text.js';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, AccountStatus, FirmRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
@@ -78,6 +78,29 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected
     .map((account) => ({ account }));
 }
 
+/**
+ * One entry per selected account, in selection order: `entry` for an account the firm may see (undefined leaves it
+ * out), an error entry under `idKey` for a listed account it may not.
+ */
+function perAccount(
+  ctx: OperationContext,
+  firm: FirmRecord,
+  input: SelectionInput,
+  idKey: 'accountId' | 'acctId',
+  entry: (account: AccountRecord) => unknown,
+): unknown[] {
+  const entries: unknown[] = [];
+  for (const item of select(ctx.store, firm, input)) {
+    if ('missing' in item) {
+      entries.push({ [idKey]: item.missing, isError: true, error: notAssociated(item.missing, firm) });
+      continue;
+    }
+    const value = entry(item.account);
+    if (value !== undefined) entries.push(value);
+  }
+  return entries;
+}
+
 // Schemas are built once: constructing a zod schema costs far more than running it.
 const accountStatusInput = z.object({ ...selection, status: z.enum(['A', 'N', 'O', 'C', 'P', 'R']).optional() });
 // Spec: "formNumber (numeric string, optional)" (getPendingTasks), "formNumber | numeric string | no" (getRegistrationTasks).
@@ -91,31 +114,16 @@ const registrationTasksInput = z.object({
 export const getAccountStatus: Operation = (ctx, request) => {
   const input = parseBody(accountStatusInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const entries: unknown[] = [];
-  for (const item of select(ctx.store, firm, input)) {
-    if ('missing' in item) {
-      entries.push({ accountId: item.missing, isError: true, error: notAssociated(item.missing, firm) });
-      continue;
-    }
-    const { account } = item;
-    if (input.status !== undefined && account.status !== input.status) continue;
-    entries.push(
-      account.stateText === undefined
-        ? {
-            accountId: account.accountId,
-            isError: false,
-            description: statusDescription(account.status),
-            status: account.status,
-          }
-        : {
-            accountId: account.accountId,
-            isError: false,
-            description: statusDescription(account.status),
-            state: account.stateText,
-            status: account.status,
-          },
-    );
-  }
+  const entries = perAccount(ctx, firm, input, 'accountId', (account) => {
+    if (input.status !== undefined && account.status !== input.status) return undefined;
+    return {
+      accountId: account.accountId,
+      isError: false,
+      description: statusDescription(account.status),
+      ...(account.stateText === undefined ? {} : { state: account.stateText }),
+      status: account.status,
+    };
+  });
   return ok({ timestamp: nowText(ctx), status: entries });
 };
 
@@ -135,24 +143,18 @@ function pendingTask(task: TaskRecord) {
 export const getPendingTasks: Operation = (ctx, request) => {
   const input = parseBody(pendingTasksInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const result: unknown[] = [];
-  for (const item of select(ctx.store, firm, input)) {
-    if ('missing' in item) {
-      result.push({ acctId: item.missing, isError: true, error: notAssociated(item.missing, firm) });
-      continue;
-    }
-    const { account } = item;
+  const result = perAccount(ctx, firm, input, 'acctId', (account) => {
     const open = account.tasks.filter((t) => !t.complete);
-    if (input.formNumber !== undefined && !open.some((t) => t.formNumber === input.formNumber)) continue;
-    result.push({
+    if (input.formNumber !== undefined && !open.some((t) => t.formNumber === input.formNumber)) return undefined;
+    return {
       acctId: account.accountId,
       description: statusDescription(account.status),
       status: account.status,
       pendingTasks: open.map(pendingTask),
       isPendingTaskPresent: open.length > 0,
       isError: false,
-    });
-  }
+    };
+  });
   return ok({ result, timestamp: nowText(ctx) });
 };
 
@@ -175,14 +177,10 @@ function registrationTask(task: TaskRecord) {
 export const getRegistrationTasks: Operation = (ctx, request) => {
   const input = parseBody(registrationTasksInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const result: unknown[] = [];
-  for (const item of select(ctx.store, firm, input)) {
-    if ('missing' in item) {
-      result.push({ acctId: item.missing, isError: true, error: notAssociated(item.missing, firm) });
-      continue;
+  const result = perAccount(ctx, firm, input, 'acctId', (account) => {
+    if (input.formNumber !== undefined && !account.tasks.some((t) => t.formNumber === input.formNumber)) {
+      return undefined;
     }
-    const { account } = item;
-    if (input.formNumber !== undefined && !account.tasks.some((t) => t.formNumber === input.formNumber)) continue;
     const entry: Record<string, unknown> = {
       acctId: account.accountId,
       description: statusDescription(account.status),
@@ -207,8 +205,8 @@ export const getRegistrationTasks: Operation = (ctx, request) => {
         })),
       );
     }
-    result.push(entry);
-  }
+    return entry;
+  });
   return ok({ result, timestamp: nowText(ctx) });
 };
 

@@ -1,6 +1,6 @@
 /** getResponseFile and getAmRequestStatus: reading back what create and update produced. */
 import { z } from 'zod';
-import { timestamp } from '../formats.js';
+import { timestamp } from '../formats/wire-text.js';
 import type { UpdateRequestRecord } from '../model.js';
 import {
   accountIdsField,

@@ -4,8 +4,9 @@
  * the page named by ACTION; pending applications are sent to the application instead.
  */
 import { EcaError } from '../../eca/errors.js';
-import { LANDING_PAGES, parseSsoPayload, type LandingPage } from '../../eca/sso.js';
+import { LANDING_PAGES, type LandingPage } from '../../eca/sso.js';
 import { escapeXml } from '../../eca/xml-tree.js';
+import { parseSsoPayload } from '../formats/sso-payload.js';
 import { isPending } from '../lifecycle.js';
 import { ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem } from './envelope.js';

@@ -5,9 +5,10 @@
  * no request ids and no per-document results: a caller can only rely on getAmRequestStatus.
  * Effects on the account (abandon, reset, documents under review) apply when the request is accepted.
  */
-import { parseUpdateRequestXml, formatChecksumMismatchStatus, type ParsedUpdateRequest } from '../../eca/xml.js';
 import { buildXml } from '../../eca/xml-tree.js';
-import { updateResponseFileName, XSD_VERSION, reportTimestamp } from '../formats.js';
+import { executionElements, formatChecksumMismatchStatus } from '../formats/report-xml.js';
+import { parseUpdateRequestXml, type ParsedUpdateRequest } from '../formats/request-xml.js';
+import { updateResponseFileName, XSD_VERSION, reportTimestamp } from '../formats/wire-text.js';
 import { abandon, isPending, receiveDocument, reset } from '../lifecycle.js';
 import type { AccountRecord, FirmRecord, FirmType, UpdateRequestRecord } from '../model.js';
 import { notAssociated, nowText, ok, type Operation, type OperationContext } from './context.js';
@@ -119,18 +120,13 @@ function decide(
 function responseXml(firm: FirmRecord, fileName: string, at: number): string {
   return buildXml({
     name: 'Process',
-    children: [
-      {
-        name: 'Execution',
-        attributes: { ECA_XML_XSD_Version: XSD_VERSION },
-        children: [
-          { name: 'Execution_Date', text: reportTimestamp(at) },
-          { name: 'Process_File', text: fileName },
-          { name: 'Client', text: firm.name },
-          { name: 'Client_Master_Acct', text: firm.masterAccount },
-        ],
-      },
-    ],
+    children: executionElements({
+      version: XSD_VERSION,
+      executionDate: reportTimestamp(at),
+      processFile: fileName,
+      client: firm.name,
+      clientMasterAcct: firm.masterAccount,
+    }),
   });
 }
 

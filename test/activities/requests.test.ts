@@ -4,7 +4,8 @@
  * the answer does not tie to that file alone.
  */
 import assert from 'node:assert/strict';
-import { earlierRequest, requestByFile } from '../../activities/application.js';
+import { requestByFile } from '../../activities/request-status.js';
+import { earlierRequest } from '../../activities/update-sender.js';
 import type { AmRequestStatusResponse } from '../../eca/index.js';
 
 type Status = 'PROCESSED' | 'REJECTED' | 'PENDING';

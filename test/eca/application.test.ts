@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import {
-  APPLICATION_XML_EXAMPLE,
-  ISO_3166_ALPHA3,
-  parseApplication,
-  parseApplications,
-  validateApplicationStructure,
-} from '../../eca/application.js';
+import { APPLICATION_XML_EXAMPLE, parseApplication, parseApplications } from '../../eca/application.js';
 import { EcaRequestError } from '../../eca/errors.js';
+import { ISO_3166_ALPHA3, validateApplicationStructure } from '../../simulator/formats/application-validation.js';
 
 const FIXTURE = new URL('../fixtures/eca/application.xml', import.meta.url);
 

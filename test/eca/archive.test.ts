@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { unzipSync } from 'fflate';
-import { buildArchive, readArchive, sha1Hex } from '../../eca/archive.js';
+import { buildArchive, sha1Hex } from '../../eca/archive.js';
 import { EcaRequestError } from '../../eca/errors.js';
+import { readArchive } from '../../simulator/formats/archive.js';
 
 function pdf(seed: number, size: number): Uint8Array {
   const data = new Uint8Array(size);

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createStatusReader } from '../../activities/application.js';
-import { validateApplicationStructure } from '../../eca/application.js';
-import { readArchive } from '../../eca/archive.js';
-import { createEcaClient, EcaLanguageCodeError } from '../../eca/client.js';
-import type { EcaClient, EcaClientOptions } from '../../eca/client.js';
+import { createStatusReader } from '../../activities/status.js';
+import { createEcaClient, EcaLanguageCodeError } from '../../eca/web-client/index.js';
+import type { EcaClient, EcaClientOptions } from '../../eca/web-client/index.js';
 import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal } from '../../eca/crypto.js';
 import type { EnvelopeKeys } from '../../eca/crypto.js';
 import {
@@ -16,14 +14,13 @@ import {
   EcaSchemaError,
   EcaTimeoutError,
 } from '../../eca/errors.js';
-import { parseSsoPayload, SSO_PAYLOAD_FIELDS } from '../../eca/sso.js';
-import {
-  buildCreateResponseXml,
-  buildDocumentsReport,
-  buildUpdateRequestXml,
-  parseSubmitDocumentsXml,
-  parseUpdateRequestXml,
-} from '../../eca/xml.js';
+import { SSO_PAYLOAD_FIELDS } from '../../eca/sso.js';
+import { buildUpdateRequestXml } from '../../eca/xml.js';
+import { validateApplicationStructure } from '../../simulator/formats/application-validation.js';
+import { readArchive } from '../../simulator/formats/archive.js';
+import { buildCreateResponseXml, buildDocumentsReport } from '../../simulator/formats/report-xml.js';
+import { parseSubmitDocumentsXml, parseUpdateRequestXml } from '../../simulator/formats/request-xml.js';
+import { parseSsoPayload } from '../../simulator/formats/sso-payload.js';
 import { startServer } from './support.js';
 import type { ScriptedServer } from './support.js';
 

@@ -8,10 +8,10 @@ import {
   decodeSignedUrl,
   findLandingPage,
   LANDING_PAGES,
-  parseSsoPayload,
   SSO_PAYLOAD_FIELDS,
   validateSignedUrl,
 } from '../../eca/sso.js';
+import { parseSsoPayload } from '../../simulator/formats/sso-payload.js';
 
 /** The service's specification, the contract, as a copy kept in the repository (docs/spec/). */
 const SPEC = new URL('../../docs/spec/eca-web-service.md', import.meta.url);

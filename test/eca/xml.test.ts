@@ -3,19 +3,20 @@ import { inspect } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import { EcaRequestError, EcaSchemaError } from '../../eca/errors.js';
 import {
-  buildCreateResponseXml,
   buildDocumentSubmissionXml,
-  buildDocumentsReport,
   buildSubmitDocumentsXml,
   buildUpdateRequestXml,
   DEFAULT_IMPORT_NAMESPACE,
-  formatChecksumMismatchStatus,
   parseChecksumMismatch,
   parseCreateResponseXml,
   parseDocumentsReport,
-  parseSubmitDocumentsXml,
-  parseUpdateRequestXml,
 } from '../../eca/xml.js';
+import {
+  buildCreateResponseXml,
+  buildDocumentsReport,
+  formatChecksumMismatchStatus,
+} from '../../simulator/formats/report-xml.js';
+import { parseSubmitDocumentsXml, parseUpdateRequestXml } from '../../simulator/formats/request-xml.js';
 
 const SHA_A = 'a'.repeat(40);
 const SHA_B = '0123456789abcdef0123456789abcdef01234567';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setLanguages } from '../../client/brokerage.js';
 import { InvalidInputError } from '../../client/errors.js';
-import { createEcaClient, EcaLanguageCodeError, type EcaClient } from '../../eca/client.js';
+import { createEcaClient, EcaLanguageCodeError, type EcaClient } from '../../eca/web-client/index.js';
 import { EcaHttpError, EcaSchemaError } from '../../eca/errors.js';
 import { sha1Hex } from '../../eca/archive.js';
 import { APPLICATION_XML_EXAMPLE, buildDocumentSubmissionXml, buildUpdateRequestXml } from '../../eca/xml.js';

@@ -1,0 +1,103 @@
+/**
+ * What the brokerage's errors mean for an activity, decided once for every activity that calls it.
+ *
+ * - **Request errors** (`EcaRequestError`): eca/ refused the input before sending it. A retry sends the
+ *   same, so the activity fails at once, non-retryable, typed by the error's name.
+ * - **Refusals** (an HTTP 4xx answer): the service said no to this request. A write whose result can
+ *   say so (an update, the daily submission) returns it as its outcome, whatever the 4xx: the workflow
+ *   reads the answer as given. Anywhere else a refusal is an anomaly for the step-failure policy
+ *   (configuration-errors.ts), which leaves 408, 425 and 429 to the retry policy, since they say "later".
+ * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well.
+ * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
+ * - Anything else (timeouts, 5xx, dropped connections) is transport and is thrown as is: the workflow's
+ *   retry policy backs off.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
+
+/** 4xx answers that say "later", not "never". */
+const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
+
+/**
+ * An HTTP 4xx answer. `transient`: whether 408, 425 and 429 count as refusals too, as they do for a
+ * write that reports the refusal as its outcome; the step-failure policy retries them like a 5xx.
+ */
+export function isRefusal(error: unknown, options: { transient: boolean }): error is EcaHttpError {
+  return (
+    error instanceof EcaHttpError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    (options.transient || !TRANSIENT_4XX.has(error.status))
+  );
+}
+
+/** Brokerage failures a retry may not mend: an answer the engine cannot read, a lasting refusal. */
+export type BrokerageAnomaly = 'brokerage-answer' | 'brokerage-refusal';
+
+export function brokerageAnomaly(error: unknown): BrokerageAnomaly | undefined {
+  if (error instanceof EcaSchemaError) return 'brokerage-answer';
+  if (isRefusal(error, { transient: false })) return 'brokerage-refusal';
+  return undefined;
+}
+
+/** The worker's keys are wrong or missing: fixing the configuration mends it, not a retry. */
+export function isKeyError(error: unknown): error is EcaCryptoError {
+  return error instanceof EcaCryptoError;
+}
+
+/**
+ * An error as it may be kept and shown (a blocked application's reason, a log line): an HTTP error
+ * by its operation and status only, since a response body may echo what was sent.
+ */
+export function describeError(error: Error): string {
+  return error instanceof EcaHttpError ? `${error.operation}: HTTP ${error.status}` : error.message;
+}
+
+/**
+ * The failure a workflow sees for `error`: typed by the error's name, which the workflows' retry
+ * policies (domain/error-types.ts) and an application's `blocked` reason read.
+ */
+export function typedFailure(error: Error, options: { message?: string; nonRetryable: boolean }): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: error.name,
+    message: options.message ?? error.message,
+    nonRetryable: options.nonRetryable,
+  });
+}
+
+/** A failure no retry mends, of a type named in domain/error-types.ts. */
+export function finalFailure(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+/** One brokerage call under the policy above, at a call site whose result cannot say "refused". */
+export async function callBrokerage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw asBrokerageFailure(error);
+  }
+}
+
+/** One brokerage call under the policy above, at a call site whose outcome reports a refusal (any 4xx). */
+export async function callBrokerageOrRefusal<T>(
+  call: () => Promise<T>,
+): Promise<{ answer: T; refusal?: never } | { refusal: EcaHttpError }> {
+  try {
+    return { answer: await call() };
+  } catch (error) {
+    if (isRefusal(error, { transient: true })) return { refusal: error };
+    throw asBrokerageFailure(error);
+  }
+}
+
+/** What a call's error is thrown as: a request error fails at once; the rest is thrown as it is. */
+function asBrokerageFailure(error: unknown): unknown {
+  return error instanceof EcaRequestError ? typedFailure(error, { nonRetryable: true }) : error;
+}
+
+/** The text an answer that was not processed gives in its `error` field, if any. */
+export function answerError(raw: unknown): string | undefined {
+  const error = (raw as { error?: unknown } | null)?.error;
+  return typeof error === 'string' ? error : undefined;
+}

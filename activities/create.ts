@@ -1,0 +1,185 @@
+/**
+ * The application's validation and its create, idempotent by external id: before every attempt the
+ * service is asked what it holds for the external id (getResponseFile), and a processed file means the
+ * application is never created again, only its account looked up.
+ */
+import type { CreateAccountsResponse, CreateResponseApplication, EcaClient } from '../eca/index.js';
+import type { DocumentRef, FormDocument } from '../domain/documents.js';
+import type { ApplicationActivities, CreateOutcome } from '../workflows/application/activities.js';
+import type { DocumentStore } from '../runtime/document-store.js';
+import { applicationWorkflowId } from '../domain/workflow-ids.js';
+import { callBrokerage } from './brokerage-errors.js';
+import { currentAttempt, withinDeadline } from './deadline.js';
+import { findAccountByResponseFile } from './find-account.js';
+import { RELISTING_DELAYS_MS, lookAgain } from './relisting.js';
+import { readAttachments, readText } from './stored.js';
+
+export interface CreationOptions {
+  eca: EcaClient;
+  store: DocumentStore;
+  now: () => Date;
+  /** The PDFs a create carries, given the caller's (ApplicationActivityOptions.createDocuments). */
+  createDocuments?: (input: {
+    csid: string;
+    applicationXml: string;
+    documents: FormDocument[];
+    now: Date;
+  }) => Promise<FormDocument[]>;
+}
+
+type CreationActivities = Pick<ApplicationActivities, 'validateApplication' | 'createAccount'>;
+
+export function createCreationActivities(options: CreationOptions): CreationActivities {
+  const { eca, store, now } = options;
+  return {
+    async validateApplication({ csid, application }) {
+      const applicationXml = await readText(store, application);
+      const result = await callBrokerage(() => eca.validateXML({ CSID: csid, applicationXml }));
+      return result.isValid
+        ? { valid: true, batchId: result.batchId }
+        : { valid: false, errors: result.errors.length > 0 ? result.errors : ['validateXML: invalid'] };
+    },
+
+    createAccount({ csid, externalId, application, documents, settledFiles }) {
+      return withinDeadline(async () => {
+        // Before every attempt: a processed file for this external id means never create again. After a
+        // failed attempt the file is looked for again after short waits (the spec promises no listing delay).
+        const settled = new Set(settledFiles ?? []);
+        const delays = currentAttempt() > 1 ? RELISTING_DELAYS_MS : [];
+        const earlier = await lookAgain(() => earlierCreate(options, csid, externalId, settled), delays);
+        if (earlier) return earlier;
+
+        const applicationXml = await readText(store, application);
+        const attached = options.createDocuments
+          ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+          : documents;
+        const response = await callBrokerage(async () =>
+          eca.create({ CSID: csid, applicationXml, attachments: await readAttachments(store, attached) }),
+        );
+        if (!response.isProcessed) {
+          return {
+            created: false,
+            errors: ['create was not processed: the XML format is invalid, the keys are wrong, or the service is down'],
+          };
+        }
+        return settleCreated(options, { csid, externalId, response, attached, settled });
+      });
+    },
+  };
+}
+
+/**
+ * What the service holds for this external id (getResponseFile), settled files aside: the account a
+ * processed file made (matched through getAccountStatus + getFileDetails), the failure entries, or a
+ * processed file whose account cannot be matched yet. Undefined when there is no file: create may run.
+ */
+async function earlierCreate(
+  { eca, now }: CreationOptions,
+  csid: string,
+  externalId: string,
+  settled: ReadonlySet<string>,
+): Promise<CreateOutcome | undefined> {
+  const lookup = await eca.getResponseFile({ CSID: csid, externalId });
+  const files = lookup.files.filter((file) => file.name !== undefined && !settled.has(file.name));
+  const processed = files.filter((file) => !file.isError);
+  // The newest processed file decides: its account, or unconfirmed (never a create beside it).
+  processed.sort((a, b) => (b.timestamp?.date?.getTime() ?? 0) - (a.timestamp?.date?.getTime() ?? 0));
+  const file = processed[0];
+  if (file) {
+    const name = file.name ?? '';
+    const found = await findAccountByResponseFile(eca, {
+      csid,
+      responseFile: name,
+      around: file.timestamp?.date ?? now(),
+    });
+    if (found.accountId !== undefined) {
+      return { created: true, accountId: found.accountId, recovered: true, responseFile: name };
+    }
+    return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
+  }
+  const failed = files.filter((file) => file.isError);
+  if (failed.length === 0) return undefined;
+  return {
+    created: false,
+    errors: failed.map((file) => `response file ${file.name ?? ''}: ${file.error ?? 'not processed'}`),
+    settledFiles: failed.map((file) => file.name ?? ''),
+  };
+}
+
+interface Created {
+  csid: string;
+  externalId: string;
+  response: CreateAccountsResponse;
+  attached: FormDocument[];
+  settled: ReadonlySet<string>;
+}
+
+/** The account a create call just made, matched on its response file name; the file's content is only a hint. */
+async function settleCreated(options: CreationOptions, created: Created): Promise<CreateOutcome> {
+  const { eca, now } = options;
+  const { csid, externalId, response, attached, settled } = created;
+  const name = response.name;
+  if (name === undefined) {
+    // Processed without a file name: nothing to match on, and the application must not be created again.
+    const again = await earlierCreate(options, csid, externalId, settled);
+    return (
+      again ?? {
+        created: false,
+        unconfirmed: { responseFile: '', reason: 'create was processed but named no response file' },
+      }
+    );
+  }
+  const hinted = response.response?.applications.find((candidate) => candidate.externalId === externalId);
+  const responseRef = await keepResponseFile(options.store, created, name, hinted);
+  const found = await findAccountByResponseFile(eca, {
+    csid,
+    responseFile: name,
+    around: response.timestamp?.date ?? now(),
+    hint: hinted?.accountId,
+  });
+  if (found.accountId === undefined) {
+    // A failure entry for this file is the service saying no account was made.
+    const lookup = await eca.getResponseFile({ CSID: csid, externalId });
+    const failure = lookup.files.find((file) => file.name === name && file.isError);
+    if (failure) {
+      return {
+        created: false,
+        errors: [failure.error ?? hinted?.errors.join('; ') ?? 'the application was not processed'],
+        settledFiles: [name],
+      };
+    }
+    return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
+  }
+  return {
+    created: true,
+    accountId: found.accountId,
+    ...(hinted?.userName !== undefined && { userName: hinted.userName }),
+    recovered: false,
+    responseFile: name,
+    responseRef,
+    attachedFiles: attached.map((document) => document.fileName),
+  };
+}
+
+/**
+ * The response file goes to the document store first (it may hold a temporary password), never to history:
+ * the users read from it, or the file as sent when this library cannot read it.
+ */
+function keepResponseFile(
+  store: DocumentStore,
+  { csid, externalId, response }: Created,
+  responseFile: string,
+  hinted: CreateResponseApplication | undefined,
+): Promise<DocumentRef> {
+  const kept = hinted
+    ? {
+        externalId,
+        responseFile,
+        users: hinted.users.map((user) => ({
+          userName: user.userName,
+          temporaryPassword: user.temporaryPassword?.reveal(),
+        })),
+      }
+    : { externalId, responseFile, responseXml: response.responseXml?.reveal() };
+  return store.put(new TextEncoder().encode(JSON.stringify(kept)), { owner: applicationWorkflowId(csid, externalId) });
+}

@@ -1,0 +1,46 @@
+/**
+ * How getAmRequestStatus shows a request sent with update: decided (processed or rejected) or not yet.
+ */
+import type { AmRequestStatusResponse } from '../eca/index.js';
+import type { RequestOutcome } from '../workflows/application/activities.js';
+
+/** A request read by its request_id: histories recorded before requests were confirmed by file name. */
+export function requestById(listed: AmRequestStatusResponse, requestId: string): RequestOutcome {
+  const entry = listed.requests.find((candidate) => candidate.requestId === requestId);
+  const status = entry?.status?.status ?? entry?.requests[0]?.data[0]?.status?.status;
+  if (status === 'PROCESSED') return { decided: true, processed: true };
+  if (status === 'REJECTED') {
+    return { decided: true, processed: false, error: entry?.error ?? `request ${requestId} rejected` };
+  }
+  return { decided: false, status: status ?? 'not listed yet' };
+}
+
+/**
+ * How getAmRequestStatus (by account) shows the request filed under `responseFile`: entries keyed by
+ * request type, each with `data` (`status` per RequestDetail) and `files`. The request type and detail
+ * codes are not shown by the spec, so only the file name is matched; every detail must be PROCESSED.
+ */
+export function requestByFile(listed: AmRequestStatusResponse, responseFile: string): RequestOutcome {
+  const groups = listed.requests.flatMap((entry) =>
+    entry.requests.filter((group) => group.files.includes(responseFile)).map((group) => ({ entry, group })),
+  );
+  if (groups.length === 0) return { decided: false, status: 'not listed yet' };
+  // The spec ties no `data` status to a file: a group that lists other files too cannot be read as
+  // this request's outcome. It stays undecided (and ends in `unconfirmed` for staff) rather than guessed.
+  if (groups.some(({ group }) => group.files.length !== 1)) {
+    return { decided: false, status: `listed with other files (${groups.length} group(s)); outcome not attributable` };
+  }
+  const statuses = groups.flatMap(({ group }) => group.data.map((detail) => detail.status?.status ?? 'PENDING'));
+  const rejected = groups.find(({ group }) => group.data.some((detail) => detail.status?.status === 'REJECTED'));
+  if (rejected) {
+    const reason = rejected.entry.error ?? 'the service gives no reason here; see the pending tasks';
+    return { decided: true, processed: false, error: `request ${responseFile} REJECTED: ${reason}` };
+  }
+  if (statuses.length > 0 && statuses.every((status) => status === 'PROCESSED')) {
+    return { decided: true, processed: true };
+  }
+  return {
+    decided: false,
+    status: statuses.includes('PENDING') || statuses.length === 0 ? 'PENDING' : statuses.join(', '),
+  };
+}

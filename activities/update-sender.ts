@@ -1,0 +1,113 @@
+/**
+ * Update requests (`update`), for the application's steps and for account maintenance alike: the
+ * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
+ * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
+ */
+import { parseXmlTree } from '../eca/index.js';
+import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
+import type { UpdateOutcome } from '../workflows/application/activities.js';
+import type { DocumentStore } from '../runtime/document-store.js';
+import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
+import { answerError, callBrokerageOrRefusal, finalFailure } from './brokerage-errors.js';
+import { RELISTING_DELAYS_MS, lookAgain } from './relisting.js';
+import { readAttachments } from './stored.js';
+import type { NamedDocument } from './stored.js';
+
+export interface UpdateSender {
+  /**
+   * Sends one update request with `attachments` from the store. An `xml` function runs inside the
+   * call, after the store reads it needs, so a request eca/ refuses there fails at once like any other.
+   */
+  send(
+    csid: string,
+    xml: string | (() => Promise<string>),
+    attachments: readonly NamedDocument[],
+  ): Promise<UpdateOutcome>;
+  /** The request an earlier attempt made for the account (see earlierRequest), if any. */
+  earlier(csid: string, accountId: string, known: string[]): Promise<UpdateOutcome | undefined>;
+}
+
+export function createUpdateSender(eca: EcaClient, store: DocumentStore): UpdateSender {
+  return {
+    send: (csid, xml, attachments) =>
+      updateCall(eca, async () => ({
+        CSID: csid,
+        xml: typeof xml === 'string' ? xml : await xml(),
+        attachments: await readAttachments(store, attachments),
+      })),
+    earlier: (csid, accountId, known) => earlierRequest(() => accountRequestFiles(eca, csid, accountId), known),
+  };
+}
+
+/**
+ * One update call and what its answer shows, on spec fields: a 4xx is the service's refusal, key and
+ * request errors fail at once, and the request was filed only when the answer names its file
+ * (`fileData.name`; the spec's update answer is `timestamp` + `fileData`).
+ */
+export async function updateCall(eca: EcaClient, request: () => Promise<UpdateRequest>): Promise<UpdateOutcome> {
+  const sent = await callBrokerageOrRefusal(async () => eca.update(await request()));
+  if (sent.refusal) return { accepted: false, error: `update refused: HTTP ${sent.refusal.status}` };
+  const response = sent.answer;
+  if (!response.fileData?.name) {
+    return { accepted: false, error: answerError(response.raw) ?? 'update was not processed (no response file)' };
+  }
+  const { requestIds } = readUpdateResponse(response);
+  return { accepted: true, requestIds, responseFile: response.fileData.name };
+}
+
+/**
+ * Request ids named by an update's response file, read only for histories recorded before requests
+ * were confirmed by file name. The spec does not show the file's format: an unreadable file names none.
+ */
+export function readUpdateResponse(response: UpdateResponse): { requestIds: string[] } {
+  if (!response.fileData) return { requestIds: [] };
+  let root: ReturnType<typeof parseXmlTree>;
+  try {
+    root = parseXmlTree(response.fileData.xml, 'update response');
+  } catch {
+    return { requestIds: [] };
+  }
+  const requestIds: string[] = [];
+  const visit = (node: typeof root): void => {
+    if (node.name === 'Request' && node.attributes.request_id) requestIds.push(node.attributes.request_id);
+    node.children.forEach(visit);
+  };
+  visit(root);
+  return { requestIds };
+}
+
+/**
+ * Every file name getAmRequestStatus lists for the account. A per-account error entry would hide requests:
+ * it fails the activity for good (no retry loop), and the workflow stops in a state staff see.
+ */
+export async function accountRequestFiles(eca: EcaClient, csid: string, accountId: string): Promise<string[]> {
+  const listed = await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] });
+  const failing = listed.requests.find((entry) => entry.isError);
+  if (failing) {
+    throw finalFailure(
+      REQUEST_LISTING_REFUSED,
+      `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error ?? 'error entry'}`,
+    );
+  }
+  return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));
+}
+
+/**
+ * The request an earlier attempt made: the file the account lists now that was not listed before the
+ * first attempt (`known`). Looked for again after short waits, since the spec does not promise that a
+ * request is listed at once. Exactly one new file is adopted; more than one cannot be told apart (another
+ * sender of this account), so it is returned without a file and the workflow stops in `unconfirmed`.
+ */
+export function earlierRequest(
+  list: () => Promise<string[]>,
+  known: string[],
+  delays: readonly number[] = RELISTING_DELAYS_MS,
+): Promise<UpdateOutcome | undefined> {
+  const before = new Set(known);
+  return lookAgain(async (): Promise<UpdateOutcome | undefined> => {
+    const made = [...new Set((await list()).filter((file) => !before.has(file)))];
+    if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
+    if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
+    return undefined;
+  }, delays);
+}

@@ -1,0 +1,176 @@
+/**
+ * The HTTP side of the client: addresses, one POST per call, the retries of read-only queries, and the mapping of
+ * every failure to the library's errors (EcaHttpError, EcaTimeoutError, EcaNetworkError, EcaSchemaError).
+ *
+ * Only the read-only query operations are retried (on 5xx, 408, 429, dropped connections, an attempt past
+ * `timeoutMs`, and a body that is not JSON). Writes are sent once: whether to repeat them is the caller's decision.
+ */
+import ky, { HTTPError, TimeoutError } from 'ky';
+import {
+  EcaError,
+  EcaHttpError,
+  EcaNetworkError,
+  EcaRequestError,
+  EcaSchemaError,
+  EcaTimeoutError,
+  safeBodyExcerpt,
+} from '../errors.js';
+import { responseSchemas, validateResponse } from '../schemas/index.js';
+import type { EcaEnvironment } from '../sso.js';
+import type { EcaClientOptions } from './types.js';
+
+/** Placeholders: a deployment passes the brokerage's addresses (`baseUrl`, `preferenceUrl`). */
+export const ECA_BASE_URLS: Readonly<Record<EcaEnvironment, string>> = {
+  qa: 'https://qa.eca.example.invalid',
+  prod: 'https://eca.example.invalid',
+};
+export const ECA_PREFERENCE_URLS: Readonly<Record<EcaEnvironment, string>> = {
+  qa: 'https://qa.preferences.eca.example.invalid',
+  prod: 'https://preferences.eca.example.invalid',
+};
+
+export const OPERATION_PATHS = {
+  getPendingTasks: '/ws/eca/getPendingTasks',
+  getRegistrationTasks: '/ws/eca/getRegistrationTasks',
+  getAccountStatus: '/ws/eca/getAccountStatus',
+  getEnumerations: '/ws/eca/getEnumerations',
+  getAmRequestStatus: '/ws/eca/getAmRequestStatus',
+  submitDocuments: '/ws/eca/submitDocuments',
+  validateXML: '/ws/eca/validateXML',
+  create: '/ws/eca/create',
+  ssoCreate: '/ws/sso/create',
+  update: '/ws/eca/update',
+  preferenceSet: '/preference/set',
+  getResponseFile: '/ws/eca/getResponseFile',
+  getBatchDetails: '/ws/eca/getBatchDetails',
+  getFileDetails: '/ws/eca/getFileDetails',
+} as const;
+export type EcaOperation = keyof typeof OPERATION_PATHS;
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_QUERY_RETRY_LIMIT = 2;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function checkUrl(url: string, parameter: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error('protocol');
+  } catch (cause) {
+    throw new EcaRequestError(parameter, 'expected an http(s) URL', { cause });
+  }
+  return trimSlash(url);
+}
+
+function networkDetail(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return error instanceof Error ? error.name : 'unknown error';
+}
+
+/** How a call is sent: a read-only query may be retried, a write is sent once. */
+export type SendMode = 'query' | 'once';
+
+export interface Transport {
+  /** Posts `body` as JSON; the answer's status and text. */
+  send(operation: EcaOperation, body: unknown, mode: SendMode): Promise<{ status: number; text: string }>;
+  /** Posts `body` and parses the answer as JSON (a query answered with broken JSON is asked again). */
+  postJson(operation: EcaOperation, body: unknown, mode: SendMode): Promise<unknown>;
+  /** A query operation: posted with retries, its answer validated with the operation's schema. */
+  query<S extends keyof typeof responseSchemas>(
+    operation: S & EcaOperation,
+    body: Record<string, unknown>,
+  ): Promise<{ parsed: ReturnType<(typeof responseSchemas)[S]['parse']>; raw: unknown }>;
+}
+
+/** The library's error for a failed call. */
+async function libraryError(error: unknown, operation: EcaOperation, timeoutMs: number): Promise<Error> {
+  if (error instanceof HTTPError) {
+    let text = '';
+    try {
+      text = await error.response.text();
+    } catch {
+      // The body is only for the excerpt.
+    }
+    // The ky error is not chained as cause: it references the request, whose body may hold the payload.
+    return new EcaHttpError(operation, error.response.status, safeBodyExcerpt(text));
+  }
+  if (error instanceof TimeoutError) return new EcaTimeoutError(operation, timeoutMs);
+  if (error instanceof EcaError) return error;
+  return new EcaNetworkError(operation, networkDetail(error), { cause: error });
+}
+
+export function createTransport(options: EcaClientOptions, environment: EcaEnvironment): Transport {
+  const baseUrl = checkUrl(options.baseUrl ?? ECA_BASE_URLS[environment], 'baseUrl');
+  const preferenceUrl = checkUrl(options.preferenceUrl ?? ECA_PREFERENCE_URLS[environment], 'preferenceUrl');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retryLimit =
+    typeof options.retry === 'number' ? options.retry : (options.retry?.limit ?? DEFAULT_QUERY_RETRY_LIMIT);
+  const retryDelayMs = typeof options.retry === 'object' ? (options.retry.delayMs ?? 300) : 300;
+
+  const http = ky.create({
+    timeout: timeoutMs,
+    throwHttpErrors: true,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    headers: { accept: 'application/json' },
+  });
+
+  async function send(
+    operation: EcaOperation,
+    body: unknown,
+    mode: SendMode,
+  ): Promise<{ status: number; text: string }> {
+    const url = `${operation === 'preferenceSet' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
+    try {
+      const signal = options.signal?.();
+      const response = await http.post(url, {
+        json: body,
+        ...(signal ? { signal } : {}),
+        retry:
+          mode === 'query'
+            ? {
+                limit: retryLimit,
+                methods: ['post'],
+                statusCodes: [408, 429, 500, 502, 503, 504],
+                // `timeoutMs` is per attempt: a query held past it is asked again, as a 5xx is.
+                retryOnTimeout: true,
+                delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
+              }
+            : { limit: 0 },
+      });
+      return { status: response.status, text: await response.text() };
+    } catch (error) {
+      throw await libraryError(error, operation, timeoutMs);
+    }
+  }
+
+  async function postJson(operation: EcaOperation, body: unknown, mode: SendMode): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const { text } = await send(operation, body, mode);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        // A query answered with broken JSON is asked again, as a 5xx is; a write is never repeated here.
+        if (mode !== 'query' || attempt >= retryLimit || options.signal?.()?.aborted) {
+          throw new EcaSchemaError('', `the ${operation} response is not JSON`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** attempt));
+      }
+    }
+  }
+
+  async function queryAccounts<S extends keyof typeof responseSchemas>(
+    operation: S & EcaOperation,
+    body: Record<string, unknown>,
+  ): Promise<{ parsed: ReturnType<(typeof responseSchemas)[S]['parse']>; raw: unknown }> {
+    const raw = await postJson(operation, body, 'query');
+    return {
+      parsed: validateResponse(responseSchemas[operation], raw) as ReturnType<(typeof responseSchemas)[S]['parse']>,
+      raw,
+    };
+  }
+
+  return { send, postJson, query: queryAccounts };
+}

@@ -1,0 +1,127 @@
+/**
+ * The brokerage's writers of response files: the submitDocuments report and the create response file (the layout
+ * eca/report-xml.ts defines and reads), both under a `Process/Execution` header.
+ */
+import { ACCEPTED_STATUS } from '../../eca/report-xml.js';
+import type { CreateResponseStatusName } from '../../eca/report-xml.js';
+import { formatSlashTimestamp } from '../../eca/types.js';
+import { buildXml } from '../../eca/xml-tree.js';
+import type { XmlElementSpec } from '../../eca/xml-tree.js';
+
+export interface ExecutionInput {
+  version?: string;
+  /** Written `YYYY/MM/DD HH:MM:SS` (UTC) when a Date; a string is written as given. */
+  executionDate?: Date | string;
+  processFile?: string;
+  client?: string;
+  clientMasterAcct?: string;
+}
+
+export function executionElements(input: ExecutionInput): XmlElementSpec[] {
+  const children: XmlElementSpec[] = [];
+  const date = input.executionDate instanceof Date ? formatSlashTimestamp(input.executionDate) : input.executionDate;
+  if (date !== undefined) children.push({ name: 'Execution_Date', text: date });
+  if (input.processFile !== undefined) children.push({ name: 'Process_File', text: input.processFile });
+  if (input.client !== undefined) children.push({ name: 'Client', text: input.client });
+  if (input.clientMasterAcct !== undefined) children.push({ name: 'Client_Master_Acct', text: input.clientMasterAcct });
+  if (children.length === 0 && input.version === undefined) return [];
+  return [{ name: 'Execution', attributes: { ECA_XML_XSD_Version: input.version }, children }];
+}
+
+/**
+ * The `Status` text of a document whose checksum differs from the archived original. The spec fixes only its
+ * content (file name, stored and received SHA-1); eca's `parseChecksumMismatch` reads this wording back.
+ *
+ * `File <file_name> has a different SHA-1 checksum: stored <stored>, received <received>`
+ */
+export function formatChecksumMismatchStatus(fileName: string, stored: string, received: string): string {
+  return `File ${fileName} has a different SHA-1 checksum: stored ${stored.toLowerCase()}, received ${received.toLowerCase()}`;
+}
+
+export interface ReportDocumentInput {
+  formNumber: string;
+  fileName: string;
+  /** The status text; `Accepted` when neither it nor `checksumMismatch` is given. */
+  status?: string;
+  /** Writes the checksum-mismatch status text (overrides `status`). */
+  checksumMismatch?: { stored: string; received: string };
+}
+
+export interface DocumentsReportInput extends ExecutionInput {
+  /** When set, documents are written under `DocumentSubmission@ib_acct` (the failing-report layout). */
+  accountId?: string;
+  documents: ReportDocumentInput[];
+}
+
+/** Writes a submitDocuments report (the brokerage side). */
+export function buildDocumentsReport(input: DocumentsReportInput): string {
+  const documents: XmlElementSpec[] = input.documents.map((document) => ({
+    name: 'Document',
+    attributes: {
+      Form_Number: document.formNumber,
+      File_Name: document.fileName,
+      Status: document.checksumMismatch
+        ? formatChecksumMismatchStatus(
+            document.fileName,
+            document.checksumMismatch.stored,
+            document.checksumMismatch.received,
+          )
+        : (document.status ?? ACCEPTED_STATUS),
+    },
+  }));
+  const container: XmlElementSpec =
+    input.accountId !== undefined
+      ? {
+          name: 'DocumentSubmission',
+          attributes: { ib_acct: input.accountId },
+          children: [{ name: 'Documents', children: documents }],
+        }
+      : { name: 'ProcessDocuments', children: [{ name: 'Documents', children: documents }] };
+  return buildXml({ name: 'Process', children: [...executionElements(input), container] });
+}
+
+export interface CreateResponseApplicationInput {
+  externalId: string;
+  status: CreateResponseStatusName;
+  errors?: string[];
+  accountIds?: string[];
+  /** Users created for the application; a temporary password is optional per user. */
+  users?: Array<{ userName: string; temporaryPassword?: string }>;
+}
+
+export interface CreateResponseInput extends ExecutionInput {
+  applications: CreateResponseApplicationInput[];
+}
+
+export function buildCreateResponseXml(input: CreateResponseInput): string {
+  const applications: XmlElementSpec[] = input.applications.map((application) => {
+    const children: XmlElementSpec[] = [];
+    if (application.accountIds?.length) {
+      children.push({
+        name: 'Accounts',
+        children: application.accountIds.map((id) => ({ name: 'Account', text: id })),
+      });
+    }
+    if (application.users?.length) {
+      children.push({
+        name: 'Users',
+        children: application.users.map((user) => ({
+          name: 'User',
+          attributes: { user_name: user.userName, password: user.temporaryPassword },
+        })),
+      });
+    }
+    if (application.errors?.length) {
+      children.push({ name: 'Errors', children: application.errors.map((text) => ({ name: 'Error', text })) });
+    }
+    return {
+      name: 'Application',
+      attributes: { External_ID: application.externalId, Status: application.status },
+      children,
+    };
+  });
+  return buildXml({
+    name: 'Process',
+    children: [...executionElements(input), { name: 'Applications', children: applications }],
+  });
+}

@@ -1,6 +1,6 @@
 /**
  * The typed client: one method per operation of the service. Request rules are checked before anything is sent
- * (EcaRequestError naming the parameter); responses are validated and normalised (see ../schemas.ts) with the
+ * (EcaRequestError naming the parameter); responses are validated and normalised (see ../schemas/) with the
  * untouched body kept as `raw`; file operations build the archive and seal it themselves, and open and parse
  * response files.
  *

@@ -11,8 +11,9 @@ import {
   setCurrentDetails,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { lifecycleState, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
-import type { LifecycleEvent, LifecycleSnapshot } from '../lifecycle/index.js';
+import { lifecycleState, persistLifecycle, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
+import type { LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
+import { durationMs } from '../../domain/durations.js';
 import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
 import type { AccountSnapshot } from '../../domain/account.js';
 import {
@@ -28,11 +29,14 @@ import { renderDetails } from './details.js';
 import type {
   AccountObservation,
   ApplicationInput,
+  ApplicationResult,
   ApplicationStateView,
+  CarriedState,
   StaffNotice,
   TransitionRecord,
 } from './messages.js';
 import { describeMessage } from './staff-input.js';
+import { nextPollAt } from './settings.js';
 import type { LifecycleSettings } from './settings.js';
 
 const MAX_TRANSITIONS_KEPT = 200;
@@ -167,6 +171,37 @@ export class ApplicationRun {
     this.messages++;
     this.apply(event);
     return this.view();
+  }
+
+  /** When an abandoned application's retention ends: `abandonedRetention` after it entered its state. */
+  retentionEnds(settings: LifecycleSettings): number {
+    const enteredAt = this.transitions.at(-1)?.at ?? Date.now();
+    return enteredAt + durationMs(settings.abandonedRetention);
+  }
+
+  result(outcome: ApplicationResult['outcome']): ApplicationResult {
+    const { accountId, status } = this.snapshot.context;
+    return { outcome, accountId, status, transitions: this.transitions };
+  }
+
+  /** What the next run continues with (continue-as-new). */
+  carried(): CarriedState {
+    return {
+      lifecycle: persistLifecycle(this.snapshot),
+      transitions: this.transitions,
+      lastPollAt: this.lastPollAt,
+      runs: this.runs + 1,
+      observed: this.observed,
+      ...(this.pollRequested && { pollRequested: this.pollRequested }),
+    };
+  }
+
+  /** Publishes the next poll slot of `cadence` and returns how long to wait for it, with the timer's summary. */
+  schedulePoll(cadence: PollCadence, settings: LifecycleSettings): { waitMs: number; summary: string } {
+    const nextPoll = nextPollAt(Date.now(), cadence, settings);
+    this.nextPoll = nextPoll;
+    this.publish();
+    return { waitMs: nextPoll - Date.now(), summary: `next ${cadence} poll at ${new Date(nextPoll).toISOString()}` };
   }
 
   /** An account read (its own or the sweep's) fed to the lifecycle. */

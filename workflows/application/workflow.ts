@@ -6,14 +6,14 @@
  */
 import { allHandlersFinished, condition, continueAsNew, log, patched, workflowInfo } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
-import { effectOf, lifecycleState, persistLifecycle } from '../lifecycle/index.js';
+import { effectOf, lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEffect, UpdateFunction } from '../lifecycle/index.js';
 import { PATCH_CONFIRM_BY_FILE, PATCH_DOCUMENT_RETENTION, PATCH_STATUS_SWEEP } from '../patches.js';
 import { installHandlers } from './handlers.js';
 import type { ApplicationInput, ApplicationResult } from './messages.js';
 import { ApplicationRun } from './run.js';
 import { service } from './service.js';
-import { nextPollAt, resolveSettings } from './settings.js';
+import { resolveSettings } from './settings.js';
 import { blockOrThrow, createEvent, runCreate, startDocumentRetention } from './steps.js';
 import { runUpdate, sendUnrecorded, settle, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
@@ -56,8 +56,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
             await startDocumentRetention(run, durationMs(settings.documentRetention));
           }
           await condition(allHandlersFinished);
-          const { accountId, status } = context;
-          return { outcome: effect.outcome, accountId, status, transitions: run.transitions };
+          return run.result(effect.outcome);
         }
 
         case 'validate': {
@@ -93,11 +92,8 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
             break;
           }
           if (!run.pollRequested) {
-            const nextPoll = nextPollAt(Date.now(), effect.cadence, settings);
-            run.nextPoll = nextPoll;
-            run.publish();
-            const summary = `next ${effect.cadence} poll at ${new Date(nextPoll).toISOString()}`;
-            const woken = await condition(() => run.messages !== seen, nextPoll - Date.now(), { summary });
+            const { waitMs, summary } = run.schedulePoll(effect.cadence, settings);
+            const woken = await condition(() => run.messages !== seen, waitMs, { summary });
             // A staff message may have moved the lifecycle on: re-read the state before polling.
             if (woken && !run.pollRequested) break;
           }
@@ -110,8 +106,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
           break;
 
         case 'awaitReset': {
-          const enteredAt = run.transitions.at(-1)?.at ?? Date.now();
-          const retentionEnds = enteredAt + durationMs(settings.abandonedRetention);
+          const retentionEnds = run.retentionEnds(settings);
           const woken = await condition(() => run.messages !== seen, Math.max(retentionEnds - Date.now(), 0), {
             summary: `abandoned: retention ends ${new Date(retentionEnds).toISOString()}`,
           });
@@ -128,14 +123,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
       log.info('continuing as new', { state: lifecycleState(run.snapshot), events: workflowInfo().historyLength });
       await continueAsNew<typeof accountApplication>({
         ...run.input,
-        carried: {
-          lifecycle: persistLifecycle(run.snapshot),
-          transitions: run.transitions,
-          lastPollAt: run.lastPollAt,
-          runs: run.runs + 1,
-          observed: run.observed,
-          ...(run.pollRequested && { pollRequested: run.pollRequested }),
-        },
+        carried: run.carried(),
       });
     }
   }

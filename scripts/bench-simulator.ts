@@ -5,9 +5,9 @@
  *
  *   npm run bench:simulator -- [--accounts 10000] [--batch 100] [--seconds 10] [--concurrency 16]
  */
-import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
+import { SimulatorProcess } from './processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,26 +45,9 @@ function postJson(url: string, body: string): Promise<{ status: number; text: st
   });
 }
 
-async function startSimulatorProcess(): Promise<{ url: string; csid: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const newline = out.indexOf('\n');
-      if (newline >= 0) resolve(out.slice(0, newline));
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${String(code)}`)));
-  });
-  const match = /listening on (\S+) \(CSID (\S+),/.exec(line);
-  if (!match?.[1] || !match[2]) throw new Error(`unexpected first line: ${line}`);
-  return { url: match[1], csid: match[2], stop: () => child.kill('SIGTERM') };
-}
-
 async function main(): Promise<void> {
-  const sim = await startSimulatorProcess();
+  const sim = new SimulatorProcess({ timeScale: 1 });
+  await sim.start();
   try {
     const ids: string[] = [];
     const prefixes = ['happy-bench-', 'docs-required-bench-', 'portal-task-bench-', 'doc-rejected-bench-'];
@@ -113,7 +96,7 @@ async function main(): Promise<void> {
         `p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms)\n`,
     );
   } finally {
-    sim.stop();
+    await sim.stop();
     agent.destroy();
   }
 }

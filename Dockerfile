@@ -1,8 +1,17 @@
-# The engine's image: worker, codec server, `eca` CLI (and `eca setup`) and the simulator, run from the
-# TypeScript sources with tsx. docker-compose.yml and docs/production.md show how it is run.
+# The engine's image: worker, codec server, `eca` CLI (and `eca setup`) and the simulator, run as the
+# compiled package (`npm run build`: dist/, with the workflow bundles). docker-compose.yml and
+# docs/production.md show how it is run.
 #
 # Node 22 is an LTS line; the code needs Node >= 20.19. Debian bookworm-slim for glibc, which the Temporal
 # SDK's native core is built against.
+# Build stage: every dependency, the compiler, the workflow bundler.
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
 FROM node:22-bookworm-slim
 
 # ca-certificates: TLS to Temporal Cloud (API key or mTLS) and to the brokerage.
@@ -18,11 +27,10 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-COPY . .
-
-# The workflow bundle is built once here: workers load it from ECA_WORKFLOW_BUNDLE_DIR and never bundle at start.
-RUN node --import tsx scripts/build-workflow-bundle.ts
-ENV ECA_WORKFLOW_BUNDLE_DIR=/app/dist/workflow-bundles
+# The compiled code and the workflow bundles built once in the build stage: workers load the bundles
+# (dist/workflow-bundles, found beside the compiled code) and never bundle at start.
+COPY --from=build /src/dist ./dist
+COPY bin ./bin
 
 # Directories that named volumes are mounted on: a new volume takes the ownership of the directory it
 # is mounted over, so the unprivileged user can write there from the first start. /app stays root's:
@@ -33,4 +41,4 @@ ENV ECA_DOCUMENT_STORE=/var/lib/eca/documents
 
 USER node
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "tsx", "workers/main.ts"]
+CMD ["node", "dist/workers/main.js"]

@@ -50,7 +50,7 @@ function layerPatterns(folder) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**', 'bench-results/**'] },
+  { ignores: ['node_modules/**', 'coverage/**', 'bench-results/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

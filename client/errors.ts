@@ -85,3 +85,8 @@ export function parseDurationMs(value: string | number, input: string, example: 
   }
   return ms;
 }
+
+/** The options cannot make a schedule; nothing was created or changed. */
+export class InvalidScheduleOptions extends Error {
+  override readonly name = 'InvalidScheduleOptions';
+}

@@ -15,6 +15,7 @@ import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
 import { type DailyDocumentsInput } from '../workflows/documents/messages.js';
 import { DAILY_DOCUMENTS_TRIGGER_WORKFLOW, dailyDocumentsScheduleId } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
+import { InvalidScheduleOptions } from './errors.js';
 
 export interface DailyDocumentsScheduleOptions {
   csid: string;
@@ -39,11 +40,6 @@ export interface DailyDocumentsSchedule {
   created: boolean;
   /** The next firings the server computed. */
   nextRuns: Date[];
-}
-
-/** The options cannot make a schedule; nothing was created or changed. */
-export class InvalidScheduleOptions extends Error {
-  override readonly name = 'InvalidScheduleOptions';
 }
 
 function isTimeZone(value: string): boolean {

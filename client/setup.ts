@@ -13,17 +13,17 @@ import type { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { ECA_SEARCH_ATTRIBUTES } from '../domain/search-attributes.js';
-import { EngineError, InvalidInputError, parseDurationMs } from './errors.js';
+import { EngineError, InvalidInputError } from './errors.js';
 import { protoDuration, protoDurationMs } from './protobuf-duration.js';
+import { DAY_MS, DEFAULT_RETENTION, parseRetention } from './retention.js';
+
+export { DEFAULT_RETENTION, parseRetention };
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
 /** gRPC status codes the setup tells apart. */
 const GRPC = { NOT_FOUND: 5, ALREADY_EXISTS: 6, UNAVAILABLE: 14 } as const;
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_RETENTION = '30d';
 
 export class SetupError extends EngineError {
   override readonly name = 'SetupError';
@@ -58,13 +58,6 @@ export interface SetupResult {
   /** Search attributes this call registered (the others existed already). */
   searchAttributesCreated: string[];
   searchAttributes: string[];
-}
-
-/** A retention as milliseconds, at least one day (the server's minimum outside development). */
-export function parseRetention(value: string | number): number {
-  const ms = parseDurationMs(value, 'retention', '30d, 720h or "30 days"');
-  if (ms < DAY_MS) throw new InvalidInputError('retention', `${String(value)} is under the minimum of one day`);
-  return ms;
 }
 
 /** The server's index type of an SDK search attribute type: the same name, prefixed. */

@@ -12,7 +12,10 @@ import { configuredCodecKeyring } from './keyring.js';
 import type { CodecKeyring } from './keyring.js';
 
 /** The module with the `failureConverter` export, for `failureConverterPath` and `bundleWorkflowCode`. */
-export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
+export const FAILURE_CONVERTER_PATH = fileURLToPath(
+  // `.ts` run from the sources, `.js` compiled (dist/): the sibling has this module's own extension.
+  new URL(`./failure-converter${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
 
 /**
  * A data converter that encrypts with `keyring` (its first key) and decrypts with any of its keys;

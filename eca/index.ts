@@ -4,6 +4,7 @@ export * from './crypto.js';
 export * from './archive.js';
 export * from './xml.js';
 export * from './types.js';
+export * from './landing-pages.js';
 export * from './sso.js';
 export * from './enumerations.js';
 export * from './schemas/index.js';

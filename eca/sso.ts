@@ -5,7 +5,8 @@
 import { isIP } from 'node:net';
 import { EcaRequestError, EcaSchemaError } from './errors.js';
 import { fromBase64 } from './crypto.js';
-import landingPages from './data/landing-pages.json' with { type: 'json' };
+import { findLandingPage } from './landing-pages.js';
+import type { LandingPage } from './landing-pages.js';
 
 /**
  * Field names of the JSON inside the sso/create payload. The spec says the JSON carries the account holder's user
@@ -144,34 +145,6 @@ export function decodeSignedUrl(
   const bytes = typeof base64 === 'string' ? fromBase64(base64) : undefined;
   if (!bytes || bytes.length === 0) throw new EcaSchemaError('SUCCESS.SIGNED_URL', 'not base64 text');
   return validateSignedUrl(new TextDecoder().decode(bytes), environment, options);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Landing pages
-
-export interface LandingPage {
-  /** Unique id (display names repeat with different parameters). */
-  id: string;
-  /** The target as the spec names it. */
-  name: string;
-  /** The parameters appended to the session URL, verbatim (case and space sensitive), with placeholders. */
-  query: string;
-  note?: string;
-}
-
-/**
- * The spec's whole landing-page table, one entry per row and in its order (the auto-select row's funding variant
- * is an entry of its own). Query texts are verbatim, odd casing included, because the portal is case sensitive.
- * Placeholders: `<sid>`, `<account_id>`, `<master_account_id>`. The table is data: data/landing-pages.json.
- */
-export const LANDING_PAGES: readonly LandingPage[] = landingPages;
-
-export const LANDING_PAGES_BY_ID: ReadonlyMap<string, LandingPage> = new Map(
-  LANDING_PAGES.map((page) => [page.id, page]),
-);
-
-export function findLandingPage(id: string): LandingPage | undefined {
-  return LANDING_PAGES_BY_ID.get(id);
 }
 
 export const TRANSFER_FUNDS_TYPES = ['DEPOSIT', 'WITHDRAWAL'] as const;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,9 +18,14 @@ import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 
 export { DEFAULT_TASK_QUEUE };
 
-const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Run from the sources (`.ts`, through tsx) or compiled (`.js`, dist/ of the package). */
+const compiled = !import.meta.url.endsWith('.ts');
+const moduleExtension = compiled ? '.js' : '.ts';
+const workflowsPath = fileURLToPath(new URL(`../workflows/index${moduleExtension}`, import.meta.url));
 /** Strict codec mode's workflow interceptor (workflows/plaintext-guard.ts), in every bundle. */
-const interceptorModules = [fileURLToPath(new URL('../workflows/plaintext-guard.ts', import.meta.url))];
+const interceptorModules = [fileURLToPath(new URL(`../workflows/plaintext-guard${moduleExtension}`, import.meta.url))];
+/** The bundles `npm run build` writes beside the compiled code (dist/workflow-bundles/). */
+const packagedBundleDir = fileURLToPath(new URL('../workflow-bundles', import.meta.url));
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
 
@@ -46,11 +52,21 @@ export function workflowBundleFile(encryptFailures: boolean): string {
   return encryptFailures ? 'workflows-encrypted-failures.js' : 'workflows.js';
 }
 
-/** Where prebuilt bundles are (`ECA_WORKFLOW_BUNDLE_DIR`, set in the image); undefined: bundle at start. */
+/** The variable that names a directory of prebuilt bundles (set in the cluster's worker processes). */
 export const WORKFLOW_BUNDLE_DIR_ENV = 'ECA_WORKFLOW_BUNDLE_DIR';
 
+/**
+ * Where the workers' prebuilt bundles are: `ECA_WORKFLOW_BUNDLE_DIR`, or, compiled, the package's own;
+ * undefined from the sources without the variable, where the worker bundles at start.
+ */
+export function prebuiltBundleDir(): string | undefined {
+  const configured = process.env[WORKFLOW_BUNDLE_DIR_ENV];
+  if (configured) return configured;
+  return compiled && existsSync(packagedBundleDir) ? packagedBundleDir : undefined;
+}
+
 async function workflowBundleOption(encryptFailures: boolean): Promise<WorkflowBundleOption> {
-  const dir = process.env[WORKFLOW_BUNDLE_DIR_ENV];
+  const dir = prebuiltBundleDir();
   if (!dir) return workflowBundle(encryptFailures);
   const codePath = join(dir, workflowBundleFile(encryptFailures));
   try {

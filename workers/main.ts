@@ -7,7 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
-import { createEngineWorker } from './engine-worker.js';
+import { createEngineWorker, prebuiltBundleDir } from './engine-worker.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
@@ -83,9 +83,11 @@ async function main(): Promise<void> {
         onError: (error) => console.warn(`eca_applications not counted: ${(error as Error).message}`),
       })
     : undefined;
+  const bundleDir = prebuiltBundleDir();
   if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
   console.log(
-    `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})`,
+    `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}); ` +
+      `workflows ${bundleDir ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}`,
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();

@@ -1,16 +1,19 @@
 /** Starting applications and following them: apply, apply-batch, status, list, watch. */
 import { basename } from 'node:path';
-import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
-import { EcaError } from '../../eca/index.js';
-import { getState, listApplications, startApplication } from '../applications.js';
+import { EcaError } from '../../eca/errors.js';
 import type { ConnectedEngine } from '../connection.js';
 import { EngineError } from '../errors.js';
 import { batchItems, documentArguments } from './documents.js';
 import type { BatchItem } from './documents.js';
 import { failLater } from './errors.js';
-import { applicationCommand, integerOption, secondsOption, withEngine } from './options.js';
+import { applicationCommand, deferred, integerOption, secondsOption, withEngine } from './options.js';
 import { describeState, listTable, out, table } from './output.js';
+
+const api = () => import('../applications.js');
+const getState = deferred(api, 'getState');
+const listApplications = deferred(api, 'listApplications');
+const startApplication = deferred(api, 'startApplication');
 
 interface BatchResult {
   application: string;
@@ -20,6 +23,7 @@ interface BatchResult {
 
 /** Starts every item; an application the engine or the brokerage's rules refuse is a failed row, not the end. */
 async function applyAll(engine: ConnectedEngine, items: BatchItem[], json: boolean): Promise<BatchResult[]> {
+  const { SingleBar, Presets } = await import('cli-progress');
   const bar = json
     ? undefined
     : new SingleBar({ format: 'applying [{bar}] {value}/{total} {file}' }, Presets.shades_classic);

@@ -1,8 +1,7 @@
 /** What a failed command tells the person at the terminal, and the exit code it ends with. */
 import { CommanderError } from 'commander';
-import { EcaError } from '../../eca/index.js';
-import { EngineError } from '../errors.js';
-import { InvalidScheduleOptions } from '../schedules.js';
+import { EcaError } from '../../eca/errors.js';
+import { EngineError, InvalidScheduleOptions } from '../errors.js';
 
 /** Exit codes: 1 when the command failed, 2 when commander refused the command line itself. */
 const EXIT_FAILED = 1;

@@ -3,6 +3,7 @@
  * `--json` for scripts. Bad input gets one line on stderr and a non-zero exit, never a stack trace.
  * Each group of commands lives in its own module; this one puts them together in help order.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addApplicationCommands } from './applications.js';
 import { reportError } from './errors.js';
@@ -13,10 +14,20 @@ import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
 import { addUserCommands } from './users.js';
 
+/** The package's version: its package.json is the first one above this module, from the sources or dist/. */
+function packageVersion(): string {
+  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
+    const file = new URL('package.json', dir);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? 'unknown';
+  }
+  return 'unknown';
+}
+
 export function buildProgram(): Command {
   const program = addGlobalOptions(
     new Command('eca').description('Account applications at the brokerage, driven by Temporal workflows'),
   )
+    .version(packageVersion(), '-V, --version', 'print the version of the engine')
     .showHelpAfterError('(eca --help lists the commands)')
     .exitOverride();
   // Commands inherit the settings above (help after errors, exit override): add them after those.

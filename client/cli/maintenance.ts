@@ -1,11 +1,13 @@
 /** `maintain`: one update function for an open account, followed to its decision when asked. */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { FIRM_TYPES, startMaintenance } from '../maintenance.js';
+import { FIRM_TYPES } from '../../workflows/maintenance/functions.js';
 import { documentArguments } from './documents.js';
 import { failLater } from './errors.js';
-import { withEngine } from './options.js';
+import { deferred, withEngine } from './options.js';
 import { out } from './output.js';
+
+const startMaintenance = deferred(() => import('../maintenance.js'), 'startMaintenance');
 
 interface MaintainOptions {
   firmType: string;

@@ -1,7 +1,6 @@
 /** The options every command shares, option parsers, and the engine connection a command runs against. */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { connectEngine } from '../connection.js';
 import type { ConnectedEngine, ConnectOptions } from '../connection.js';
 import { out } from './output.js';
 
@@ -23,6 +22,25 @@ export function addGlobalOptions(program: Command): Command {
     program.addOption(new Option(flags, description).env(env));
   return program.option('--json', 'print JSON for scripts');
 }
+
+type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * `name` of the module `load` imports, loaded at its first call: command modules name the API they call
+ * this way, so that `eca --help` loads commander and the command definitions only (no SDK, no crypto).
+ */
+export function deferred<M extends Record<K, AnyFunction>, K extends keyof M>(
+  load: () => Promise<M>,
+  name: K,
+): (...args: Parameters<M[K]>) => Promise<Awaited<ReturnType<M[K]>>> {
+  return async (...args: Parameters<M[K]>): Promise<Awaited<ReturnType<M[K]>>> => {
+    const run = (await load())[name];
+    const result: unknown = await run(...args);
+    return result as Awaited<ReturnType<M[K]>>;
+  };
+}
+
+const connectEngine = deferred(() => import('../connection.js'), 'connectEngine');
 
 export function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();

@@ -1,9 +1,10 @@
 /** `schedules`: the firm's daily document submission as a Temporal Schedule. */
 import type { Command } from 'commander';
-import { DEFAULT_TASK_QUEUE } from '../applications.js';
-import { upsertDailyDocumentsSchedule } from '../schedules.js';
-import { withEngine } from './options.js';
+import { DEFAULT_TASK_QUEUE } from '../../domain/workflow-ids.js';
+import { deferred, withEngine } from './options.js';
 import { out } from './output.js';
+
+const upsertDailyDocumentsSchedule = deferred(() => import('../schedules.js'), 'upsertDailyDocumentsSchedule');
 
 interface ScheduleCommandOptions {
   time: string;

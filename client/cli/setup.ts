@@ -1,9 +1,11 @@
 /** `setup`: the namespace and search attributes a Temporal server needs before the engine runs on it. */
 import type { Command } from 'commander';
-import { connectTemporal } from '../connection.js';
-import { DEFAULT_RETENTION, parseRetention, setupNamespace } from '../setup.js';
-import { globalOptions } from './options.js';
+import { DEFAULT_RETENTION, parseRetention } from '../retention.js';
+import { deferred, globalOptions } from './options.js';
 import { out } from './output.js';
+
+const connectTemporal = deferred(() => import('../connection.js'), 'connectTemporal');
+const setupNamespace = deferred(() => import('../setup.js'), 'setupNamespace');
 
 async function setup(options: { retention?: string }, command: Command): Promise<void> {
   const global = globalOptions(command);

@@ -1,11 +1,18 @@
 /** What staff do to one application: abandon, resubmit, provide-docs, reset, retry, poll-now. */
 import type { Command } from 'commander';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
-import { abandon, pollNow, provideDocuments, reset, retry, resubmit } from '../applications.js';
 import type { ConnectedEngine } from '../connection.js';
 import { parseDocumentArgument } from './documents.js';
-import { APPLICATION_REFERENCE, applicationCommand, withEngine } from './options.js';
+import { APPLICATION_REFERENCE, applicationCommand, deferred, withEngine } from './options.js';
 import { out } from './output.js';
+
+const api = () => import('../applications.js');
+const abandon = deferred(api, 'abandon');
+const pollNow = deferred(api, 'pollNow');
+const provideDocuments = deferred(api, 'provideDocuments');
+const reset = deferred(api, 'reset');
+const retry = deferred(api, 'retry');
+const resubmit = deferred(api, 'resubmit');
 
 /** The state an application answered a message with. */
 function stateLine(view: ApplicationStateView): string {

@@ -1,12 +1,15 @@
 /** The account holders' users at the brokerage: password, sso, languages. */
 import type { Command } from 'commander';
-import { findLandingPage, LANDING_PAGES } from '../../eca/index.js';
-import { createSsoUrl, setLanguages } from '../brokerage.js';
-import { takeCredentials } from '../credentials.js';
+import { findLandingPage, LANDING_PAGES } from '../../eca/landing-pages.js';
 import type { TakenCredentials } from '../credentials.js';
 import { InvalidInputError } from '../errors.js';
-import { applicationCommand, globalOptions } from './options.js';
+import { applicationCommand, deferred, globalOptions } from './options.js';
 import { out, table } from './output.js';
+
+const brokerage = () => import('../brokerage.js');
+const createSsoUrl = deferred(brokerage, 'createSsoUrl');
+const setLanguages = deferred(brokerage, 'setLanguages');
+const takeCredentials = deferred(() => import('../credentials.js'), 'takeCredentials');
 
 function credentialsText(taken: TakenCredentials): string {
   return [

@@ -4,7 +4,7 @@
  * restartable on the same port, file or queue. Loopback addresses only.
  */
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { setupNamespace } from '../../client/setup.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from '../temporal-servers.js';
@@ -202,6 +202,8 @@ export interface WorkerProcessOptions {
   codecKeys?: string;
   /** Further environment (WORKER_MAX_CACHED_WORKFLOWS, ECA_TIMEOUT_MS, ...). */
   env?: NodeJS.ProcessEnv;
+  /** A compiled worker entry run by `node` alone (an installed package's dist/workers/main.js); the sources by default. */
+  compiledEntry?: string;
 }
 
 /** One worker process (workers/main.ts), configured as in production: through its environment. */
@@ -221,7 +223,9 @@ export async function startWorkerProcess(name: string, options: WorkerProcessOpt
     ...(options.codecKeys ? { ECA_CODEC_KEYS: options.codecKeys } : { ECA_CODEC_DISABLED: 'true' }),
     ...options.env,
   };
-  const child = startTypeScript(name, 'workers/main.ts', [], env);
+  const child = options.compiledEntry
+    ? start(name, process.execPath, [options.compiledEntry], env, { cwd: dirname(options.compiledEntry) })
+    : startTypeScript(name, 'workers/main.ts', [], env);
   try {
     await child.waitFor(/eca worker polling task queue/, 120_000);
   } catch (error) {

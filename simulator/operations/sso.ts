@@ -4,7 +4,7 @@
  * the page named by ACTION; pending applications are sent to the application instead.
  */
 import { EcaError } from '../../eca/errors.js';
-import { LANDING_PAGES, type LandingPage } from '../../eca/sso.js';
+import { LANDING_PAGES, type LandingPage } from '../../eca/landing-pages.js';
 import { escapeXml } from '../../eca/xml-tree.js';
 import { parseSsoPayload } from '../formats/sso-payload.js';
 import { isPending } from '../lifecycle.js';

@@ -6,11 +6,10 @@ import {
   buildSsoPayload,
   checkSingleIp,
   decodeSignedUrl,
-  findLandingPage,
-  LANDING_PAGES,
   SSO_PAYLOAD_FIELDS,
   validateSignedUrl,
 } from '../../eca/sso.js';
+import { findLandingPage, LANDING_PAGES } from '../../eca/landing-pages.js';
 import { parseSsoPayload } from '../../simulator/formats/sso-payload.js';
 
 /** The service's specification, the contract, as a copy kept in the repository (docs/spec/). */

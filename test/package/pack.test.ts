@@ -1,0 +1,186 @@
+/**
+ * The package as an onboarding system installs it: `npm pack` (building it), the tarball installed into
+ * an empty project, its entry points imported and typechecked from there, and its `eca` command run.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
+import { applicationXml } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+import { packAndInstall } from '../../scripts/package-install.js';
+import type { InstalledPackage } from '../../scripts/package-install.js';
+
+const run = promisify(execFile);
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** The onboarding system's own code, typechecked against the installed declarations. */
+function consumerSource(name: string): string {
+  return `import { connectEngine, startApplication, InvalidInputError } from '${name}/client';
+import type { ConnectedEngine } from '${name}/client';
+import { createEngineWorker, loadWorkerConfig } from '${name}/worker';
+import { startSimulator } from '${name}/simulator';
+import { createEcaClient } from '${name}/eca';
+import { generateCodecKeyring } from '${name}/codec';
+
+export async function onboard(engine: ConnectedEngine): Promise<string> {
+  const started = await startApplication(engine, { applicationXml: '/data/application.xml' });
+  const workflowId: string = started.workflowId;
+  return workflowId;
+}
+export const parts = [connectEngine, InvalidInputError, createEngineWorker, loadWorkerConfig, startSimulator, createEcaClient, generateCodecKeyring];
+`;
+}
+
+async function typecheck(projectDir: string): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { stdout } = await run(process.execPath, [TSC, '-p', projectDir], { cwd: projectDir });
+    return { ok: true, output: stdout };
+  } catch (error) {
+    return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
+  }
+}
+
+describe('the package (npm pack, installed into an empty project)', function () {
+  this.timeout(600_000);
+  let installed: InstalledPackage;
+
+  before(async function () {
+    installed = await packAndInstall();
+    await writeFile(
+      join(installed.projectDir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
+        include: ['*.ts'],
+      }),
+    );
+  });
+
+  after(async function () {
+    if (installed) await rm(join(installed.projectDir, '..'), { recursive: true, force: true });
+  });
+
+  it('ships compiled code, declarations and the prebuilt workflow bundles, not the TypeScript sources', function () {
+    const pkg = join(installed.projectDir, 'node_modules', installed.name);
+    for (const file of [
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/workers/index.d.ts',
+      'dist/eca/data/landing-pages.json',
+      'dist/workflow-bundles/workflows.js',
+      'dist/workflow-bundles/workflows-encrypted-failures.js',
+      'bin/eca.js',
+    ]) {
+      assert.ok(existsSync(join(pkg, file)), `${file} is in the package`);
+    }
+    for (const source of ['client/cli/index.ts', 'workflows/index.ts', 'test', 'scripts']) {
+      assert.ok(!existsSync(join(pkg, source)), `${source} is not in the package`);
+    }
+  });
+
+  it("typechecks an onboarding system's imports of every entry point, and refuses a wrong call", async function () {
+    await writeFile(join(installed.projectDir, 'onboard.ts'), consumerSource(installed.name));
+    const good = await typecheck(installed.projectDir);
+    assert.ok(good.ok, `the consumer typechecks:\n${good.output}`);
+
+    await writeFile(
+      join(installed.projectDir, 'wrong.ts'),
+      `import { startApplication } from '${installed.name}/client';\n` +
+        `import type { ConnectedEngine } from '${installed.name}/client';\n` +
+        `export const wrong = (engine: ConnectedEngine) => startApplication(engine, { applicationXml: 42 });\n`,
+    );
+    const wrong = await typecheck(installed.projectDir);
+    await rm(join(installed.projectDir, 'wrong.ts'));
+    assert.ok(!wrong.ok, 'a number for applicationXml fails the typecheck: the declarations are real');
+    assert.match(wrong.output, /wrong\.ts.*applicationXml|wrong\.ts.*number/s);
+  });
+
+  it('runs from the installed JavaScript: the simulator answers the eca library over HTTP', async function () {
+    const script = `
+      import { startSimulator, ecaClientFor } from '${installed.name}/simulator';
+      import { connectEngine } from '${installed.name}/client';
+      import { createEngineWorker } from '${installed.name}/worker';
+      const sim = await startSimulator({ port: 0 });
+      try {
+        const eca = ecaClientFor(sim);
+        const tasks = await eca.getPendingTasks();
+        console.log(JSON.stringify({ ok: typeof connectEngine === 'function' && typeof createEngineWorker === 'function', tasks: typeof tasks === 'object' && tasks !== null }));
+      } finally {
+        await sim.close();
+      }
+    `;
+    await writeFile(join(installed.projectDir, 'smoke.mjs'), script);
+    const { stdout } = await run(process.execPath, ['smoke.mjs'], { cwd: installed.projectDir });
+    assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1) ?? ''), { ok: true, tasks: true });
+  });
+
+  it('`npx eca --help` and `--version` run the compiled CLI', async function () {
+    const { stdout } = await run(NPX, ['--no-install', 'eca', '--help'], { cwd: installed.projectDir });
+    assert.match(stdout, /^Usage: eca /m);
+    assert.match(stdout, /apply-batch/);
+    const version = await run(NPX, ['--no-install', 'eca', '--version'], { cwd: installed.projectDir });
+    const { version: expected } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(version.stdout.trim(), expected);
+  });
+
+  it('opens an application on the installed worker (prebuilt bundles), started and followed with the installed `eca`', async function () {
+    const dev = await devServerEnv();
+    const sim = new SimulatorProcess({ timeScale: 20_000 });
+    await sim.start();
+    const store = await mkdtemp(join(tmpdir(), 'eca-package-store-'));
+    const taskQueue = `package-${randomUUID().slice(0, 8)}`;
+    const pkg = join(installed.projectDir, 'node_modules', installed.name);
+    const worker = await startWorkerProcess('installed worker', {
+      temporalAddress: dev.address,
+      taskQueue,
+      simulator: sim,
+      documentStore: store,
+      compiledEntry: join(pkg, 'dist', 'workers', 'main.js'),
+    });
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: dev.address,
+      ECA_CSID: sim.csid,
+      ECA_TASK_QUEUE: taskQueue,
+      ECA_DOCUMENT_STORE: store,
+      ECA_POLL_INTERVAL: '1 second',
+      ECA_CODEC_DISABLED: 'true',
+    };
+    const eca = (...args: string[]) => run(NPX, ['--no-install', 'eca', ...args], { cwd: installed.projectDir, env });
+    try {
+      const externalId = `happy-package-${randomUUID().slice(0, 6)}`;
+      const xml = join(installed.projectDir, 'application.xml');
+      await writeFile(xml, applicationXml(externalId));
+      const bundles = join(pkg, 'dist', 'workflow-bundles');
+      assert.ok(worker.output.includes(`workflows from the prebuilt bundles in ${bundles}`), worker.output);
+      await eca('apply', xml);
+      let state = { lifecycleState: '', done: false };
+      for (let i = 0; i < 120 && !state.done; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        state = JSON.parse((await eca('status', externalId, '--json')).stdout) as typeof state;
+      }
+      assert.equal(state.lifecycleState, 'open');
+      // The simulator's own records: one create for the one application.
+      assert.equal((await sim.calls()).create, 1);
+    } finally {
+      await worker.stop();
+      await sim.stop();
+      await rm(store, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * The worker side of the package (`<package>/worker`): build the engine's activities from configuration
+ * and host them with the bundled workflows, in a process of your own instead of `workers/main.ts`.
+ *
+ *   const config = loadWorkerConfig();
+ *   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
+ *   const worker = await createEngineWorker({ connection, activities: createEngineActivities({ ... }) });
+ */
+export { createEngineWorker, DEFAULT_TASK_QUEUE, WORKFLOW_BUNDLE_DIR_ENV } from './engine-worker.js';
+export type { EngineWorkerOptions } from './engine-worker.js';
+export { createEngineActivities } from '../activities/engine.js';
+export type { EngineActivityOptions } from '../activities/engine.js';
+export { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
+export type { WorkerConfig } from '../runtime/config.js';
+export { temporalConnectionOptions } from '../runtime/temporal-connection.js';
+export { createEcaClientFromConfig } from '../runtime/brokerage.js';
+export { FileDocumentStore } from '../runtime/document-store.js';
+export type { DocumentStore } from '../runtime/document-store.js';

@@ -199,9 +199,17 @@ export class ApplicationRun {
   /** Publishes the next poll slot of `cadence` and returns how long to wait for it, with the timer's summary. */
   schedulePoll(cadence: PollCadence, settings: LifecycleSettings): { waitMs: number; summary: string } {
     const nextPoll = nextPollAt(Date.now(), cadence, settings);
-    this.nextPoll = nextPoll;
+    return {
+      waitMs: this.scheduleRead(nextPoll),
+      summary: `next ${cadence} poll at ${new Date(nextPoll).toISOString()}`,
+    };
+  }
+
+  /** Publishes `at` as the next own read (`state` query, current details); answers how long until then. */
+  scheduleRead(at: number): number {
+    this.nextPoll = at;
     this.publish();
-    return { waitMs: nextPoll - Date.now(), summary: `next ${cadence} poll at ${new Date(nextPoll).toISOString()}` };
+    return at - Date.now();
   }
 
   /** An account read (its own or the sweep's) fed to the lifecycle. */

@@ -27,12 +27,9 @@ export async function awaitChange(run: ApplicationRun, account: { csid: string; 
   const fresh = () => (run.observation && run.observation.observedAt > waitStartedAt ? run.observation : undefined);
   if (!run.pollRequested) {
     const nextPoll = nextSafetyPollAt(waitStartedAt, run.settings);
-    run.nextPoll = nextPoll;
-    run.publish();
+    const waitMs = run.scheduleRead(nextPoll);
     const summary = `waiting for the status sweep; own read at ${new Date(nextPoll).toISOString()}`;
-    const woken = await condition(() => run.messages !== seen || fresh() !== undefined, nextPoll - Date.now(), {
-      summary,
-    });
+    const woken = await condition(() => run.messages !== seen || fresh() !== undefined, waitMs, { summary });
     if (woken && !run.pollRequested) {
       // A staff message may have moved the lifecycle on: the loop re-reads the state.
       const taken = fresh();

@@ -101,7 +101,7 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
               '--output',
               'json',
             ],
-            { maxBuffer: 64 * 1024 * 1024 },
+            { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
           );
           const history = JSON.parse(stdout) as { events: unknown[] };
           assert.ok(history.events.length > 10, `${workflowId}: a whole history`);

@@ -380,6 +380,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const unplannedExits: string[] = [];
   let disrupted = options.disrupt === undefined;
   const deadline = Date.now() + (options.deadlineMs ?? 5 * 60_000);
+  let lastProgress = Date.now();
   for (let round = 0; ; round++) {
     if (!disrupted) {
       const calls = await world.calls().catch((): Record<string, number> => ({}));
@@ -408,6 +409,13 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     unplannedExits.push(...(await world.restartExitedWorkers()));
     await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
+    if (Date.now() - lastProgress > 60_000) {
+      lastProgress = Date.now();
+      const closed = fleet.filter((app) => app.status === 'closed').length;
+      console.log(
+        `      [${options.name}] ${closed}/${fleet.length} closed after ${Math.round((lastProgress - began) / 1000)} s`,
+      );
+    }
     if (Date.now() > deadline) {
       const open = fleet.filter((app) => app.status !== 'closed');
       // From the server alone (no worker needed): the lifecycle state the workflow last published.
@@ -513,33 +521,44 @@ function workersOutput(world: World, options: FleetOptions): string {
   return `workers: ${workers.join('\n') || 'none'}${options.diagnose ? `\n${options.diagnose()}` : ''}`;
 }
 
-/** One look at an application: closed yet? If it waits for documents, or is blocked, the staff act. */
+/**
+ * How long one look at an application may take. A Temporal call has no deadline of its own, and the
+ * SDK's update call polls for its outcome without end: one call that never answered once held the
+ * cluster case's round, silent, until mocha's 30-minute timeout. A look cut short is taken again next round.
+ */
+const LOOK_MS = 30_000;
+
 async function follow(ctx: EngineContext, app: Tracked, options: FleetOptions): Promise<void> {
-  try {
-    const description = await app.handle.describe();
-    if (description.status.name !== 'RUNNING') {
-      app.status = 'closed';
-      return;
-    }
-    if (options.onBlocked && description.typedSearchAttributes.get(EcaLifecycleState) === 'blocked') {
-      await options.onBlocked(ctx, app);
-      app.unblocked++;
-      return;
-    }
-    if (app.scenario !== 'docs-required') return;
-    const state = await getState(ctx, app.externalId);
-    if (state.lifecycleState !== 'needsDocuments') return;
-    const forms = [...new Set(state.pendingTasks.filter(wantsDocument).map((task) => task.formNumber))];
-    if (forms.length === 0) return;
-    await provideDocuments(
-      ctx,
-      app.externalId,
-      forms.map((formNumber) => ({ formNumber, data: pdf(`${app.externalId} ${formNumber}`) })),
-    );
-    app.documentsSent = true;
-  } catch {
-    // The server or a worker is down for a moment: look again next round.
+  await ctx.client
+    .withAbortSignal(AbortSignal.timeout(LOOK_MS), () => look(ctx, app, options))
+    .catch(() => {
+      // The server or a worker is down for a moment, or the look took too long: look again next round.
+    });
+}
+
+/** One look at an application: closed yet? If it waits for documents, or is blocked, the staff act. */
+async function look(ctx: EngineContext, app: Tracked, options: FleetOptions): Promise<void> {
+  const description = await app.handle.describe();
+  if (description.status.name !== 'RUNNING') {
+    app.status = 'closed';
+    return;
   }
+  if (options.onBlocked && description.typedSearchAttributes.get(EcaLifecycleState) === 'blocked') {
+    await options.onBlocked(ctx, app);
+    app.unblocked++;
+    return;
+  }
+  if (app.scenario !== 'docs-required') return;
+  const state = await getState(ctx, app.externalId);
+  if (state.lifecycleState !== 'needsDocuments') return;
+  const forms = [...new Set(state.pendingTasks.filter(wantsDocument).map((task) => task.formNumber))];
+  if (forms.length === 0) return;
+  await provideDocuments(
+    ctx,
+    app.externalId,
+    forms.map((formNumber) => ({ formNumber, data: pdf(`${app.externalId} ${formNumber}`) })),
+  );
+  app.documentsSent = true;
 }
 
 /** The reports as a table, and the totals the issue asks for. */

@@ -4,7 +4,7 @@
  * `dailyDocumentsTrigger`, which runs the day's `dailyDocuments` (id `documents-<CSID>-<yyyy-mm-dd>`)
  * at most once per day. Self-contained: a CLI command only needs to pass its options through.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type {
   Client,
   ScheduleOptions,
@@ -15,7 +15,7 @@ import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
 import { type DailyDocumentsInput } from '../workflows/documents/messages.js';
 import { DAILY_DOCUMENTS_TRIGGER_WORKFLOW, dailyDocumentsScheduleId } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
-import { InvalidScheduleOptions } from './errors.js';
+import { EngineError, InvalidScheduleOptions } from './errors.js';
 
 export interface DailyDocumentsScheduleOptions {
   csid: string;
@@ -109,4 +109,81 @@ export async function upsertDailyDocumentsSchedule(
   }
   const description = await client.schedule.getHandle(scheduleId).describe();
   return { scheduleId, created, nextRuns: description.info.nextActionTimes };
+}
+
+/** A schedule of the firm as `schedules list` and `describe` show it. */
+export interface ScheduleView {
+  scheduleId: string;
+  paused: boolean;
+  note?: string;
+  /** The calendar, as its comment says (e.g. `daily documents at 07:30 Europe/Zurich`). */
+  spec?: string;
+  nextRuns: Date[];
+  /** The latest firings and the workflows they started. */
+  recentRuns: Array<{ scheduledAt: Date; workflowId?: string }>;
+}
+
+export type ScheduleAction = 'pause' | 'unpause' | 'trigger' | 'delete';
+
+/** The firm's schedule, or refused as unknown: only this firm's schedule is ever read or changed here. */
+function firmSchedule(client: Client, csid: string, scheduleId = dailyDocumentsScheduleId(csid)) {
+  if (scheduleId !== dailyDocumentsScheduleId(csid)) {
+    throw new InvalidScheduleOptions(
+      `schedule "${scheduleId}" is not firm ${csid}'s (${dailyDocumentsScheduleId(csid)})`,
+    );
+  }
+  return client.schedule.getHandle(scheduleId);
+}
+
+/** `action` on a schedule; a schedule that does not exist is an UNKNOWN_APPLICATION EngineError naming it. */
+async function onSchedule<T>(scheduleId: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+    throw new EngineError('UNKNOWN_APPLICATION', `no schedule "${scheduleId}" (\`eca schedules set\` creates it)`);
+  }
+}
+
+/** The firm's schedule as it stands. */
+export async function describeSchedule(client: Client, csid: string, scheduleId?: string): Promise<ScheduleView> {
+  const handle = firmSchedule(client, csid, scheduleId);
+  const description = await onSchedule(handle.scheduleId, () => handle.describe());
+  const calendar = description.spec.calendars?.[0];
+  return {
+    scheduleId: handle.scheduleId,
+    paused: description.state.paused,
+    note: description.state.note,
+    spec: calendar?.comment,
+    nextRuns: description.info.nextActionTimes,
+    recentRuns: description.info.recentActions.map((action) => ({
+      scheduledAt: action.scheduledAt,
+      workflowId: action.action.type === 'startWorkflow' ? action.action.workflow.workflowId : undefined,
+    })),
+  };
+}
+
+/** The schedules of the firm (the daily documents one, when it exists). */
+export async function listSchedules(client: Client, csid: string): Promise<ScheduleView[]> {
+  const views: ScheduleView[] = [];
+  for await (const summary of client.schedule.list()) {
+    if (summary.scheduleId === dailyDocumentsScheduleId(csid)) views.push(await describeSchedule(client, csid));
+  }
+  return views;
+}
+
+/** Pauses, unpauses, fires now, or deletes the firm's schedule; `note` is kept with a pause or unpause. */
+export async function changeSchedule(
+  client: Client,
+  csid: string,
+  action: ScheduleAction,
+  options: { scheduleId?: string; note?: string } = {},
+): Promise<void> {
+  const handle = firmSchedule(client, csid, options.scheduleId);
+  await onSchedule(handle.scheduleId, async () => {
+    if (action === 'pause') await handle.pause(options.note ?? 'paused with eca schedules pause');
+    else if (action === 'unpause') await handle.unpause(options.note ?? 'unpaused with eca schedules unpause');
+    else if (action === 'trigger') await handle.trigger(ScheduleOverlapPolicy.SKIP);
+    else await handle.delete();
+  });
 }

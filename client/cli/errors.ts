@@ -1,33 +1,71 @@
-/** What a failed command tells the person at the terminal, and the exit code it ends with. */
+/**
+ * What a failed command tells the person at the terminal (or the script reading `-o json`), and the
+ * exit code it ends with: one per class of error (exit-codes.ts).
+ */
 import { CommanderError } from 'commander';
 import { EcaError } from '../../eca/errors.js';
 import { EngineError, InvalidScheduleOptions } from '../errors.js';
+import { paint } from './color.js';
+import { ecaErrorCode, exitCodeOf } from './exit-codes.js';
+import type { CliErrorCode, ErrorCode } from './exit-codes.js';
 
-/** Exit codes: 1 when the command failed, 2 when commander refused the command line itself. */
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
+/** A failure only the command line knows: a wait past its timeout, an action not confirmed. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CONFIGURATION_ERRORS = ['EcaConfigurationError', 'EcaCodecConfigurationError'];
+
+/** The class of `error`, as its exit code names it. */
+export function errorCode(error: unknown): ErrorCode {
+  if (error instanceof CliError) return error.code;
+  if (error instanceof EngineError) return error.code;
+  if (error instanceof EcaError) return ecaErrorCode(error.code);
+  if (error instanceof InvalidScheduleOptions) return 'INVALID_INPUT';
+  if (error instanceof CommanderError) return 'USAGE';
+  if (error instanceof Error && CONFIGURATION_ERRORS.includes(error.name)) return 'CONFIGURATION';
+  return 'FAILED';
+}
 
 /** One line for the person at the terminal; the stack only with ECA_DEBUG=1. */
 export function describeError(error: unknown): string {
-  if (error instanceof EngineError || error instanceof EcaError || error instanceof InvalidScheduleOptions) {
-    return error.message;
-  }
-  if (error instanceof Error && ['EcaConfigurationError', 'EcaCodecConfigurationError'].includes(error.name)) {
-    return error.message;
-  }
-  if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
-  return String(error);
+  const code = errorCode(error);
+  if (code !== 'FAILED' || !(error instanceof Error)) return error instanceof Error ? error.message : String(error);
+  return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
 }
 
-/** Reports `error` on stderr (commander has printed its own already) and gives the exit code. */
-export function reportError(error: unknown): number {
-  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-  process.stderr.write(`eca: ${describeError(error)}\n`);
+/** How the failure is written: a line of text, or a JSON object for `-o json|jsonl`. */
+export interface ErrorReport {
+  json: boolean;
+  /** What commander wrote about a usage error, kept back in JSON mode to be part of the object. */
+  usage?: string;
+}
+
+/** Reports `error` on stderr and gives the exit code. In text mode commander has printed its own usage errors already. */
+export function reportError(error: unknown, report: ErrorReport = { json: false }): number {
+  if (error instanceof CommanderError && error.exitCode === 0) return 0;
+  const code = errorCode(error);
+  const exitCode = exitCodeOf(code);
+  if (report.json) {
+    const message =
+      error instanceof CommanderError
+        ? (report.usage ?? error.message).trim().replace(/^error: /, '')
+        : describeError(error);
+    process.stderr.write(`${JSON.stringify({ error: { code, exitCode, message } })}\n`);
+  } else if (!(error instanceof CommanderError)) {
+    process.stderr.write(`${paint('red', 'eca:', process.stderr)} ${describeError(error)}\n`);
+  }
   if (process.env.ECA_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  return EXIT_FAILED;
+  return exitCode;
 }
 
-/** A batch or a decision that failed in part ends the process with EXIT_FAILED, after its output. */
+/** A batch or a decision that failed in part ends the process with the FAILED code, after its output. */
 export function failLater(): void {
-  process.exitCode = EXIT_FAILED;
+  process.exitCode = exitCodeOf('FAILED');
 }

@@ -1,14 +1,20 @@
 /**
  * `eca`: the command line for staff and ops. `eca --help` lists the commands; every command takes
- * `--json` for scripts. Bad input gets one line on stderr and a non-zero exit, never a stack trace.
- * Each group of commands lives in its own module; this one puts them together in help order.
+ * `-o text|json|jsonl`, and fails with one line on stderr (a JSON object under `-o json|jsonl`) and the
+ * exit code of its class of error (exit-codes.ts), never a stack trace. Each group of commands lives in
+ * its own module; this one puts them together in help order.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addApplicationCommands } from './applications.js';
+import { addBulkCommands } from './bulk.js';
+import { setColorChoice } from './color.js';
+import type { ColorChoice } from './color.js';
+import { addCompletionCommand } from './completion.js';
 import { reportError } from './errors.js';
 import { addMaintenanceCommands } from './maintenance.js';
-import { addGlobalOptions } from './options.js';
+import { addGlobalOptions, examples } from './options.js';
+import { addDailyDocumentsCommands } from './daily-documents.js';
 import { addScheduleCommands } from './schedules.js';
 import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
@@ -23,29 +29,58 @@ function packageVersion(): string {
   return 'unknown';
 }
 
-export function buildProgram(): Command {
+/** The program; `writeErr` takes what commander writes to stderr (its usage errors), when given. */
+export function buildProgram({ writeErr }: { writeErr?: (text: string) => void } = {}): Command {
   const program = addGlobalOptions(
     new Command('eca').description('Account applications at the brokerage, driven by Temporal workflows'),
   )
     .version(packageVersion(), '-V, --version', 'print the version of the engine')
     .showHelpAfterError('(eca --help lists the commands)')
-    .exitOverride();
+    .exitOverride()
+    .configureOutput(writeErr ? { writeErr } : {})
+    .hook('preAction', (_program, action) => {
+      setColorChoice(action.optsWithGlobals<{ color: ColorChoice }>().color);
+    });
   // Commands inherit the settings above (help after errors, exit override): add them after those.
   addApplicationCommands(program);
   addStaffCommands(program);
+  addBulkCommands(program);
   addMaintenanceCommands(program);
+  addDailyDocumentsCommands(program);
   addSetupCommands(program);
   addScheduleCommands(program);
   addUserCommands(program);
-  return program;
+  addCompletionCommand(program);
+  return examples(program, [
+    ['apply client-42.xml', 'start an application'],
+    ['status client-42', 'where it stands'],
+    ['list --state needsDocuments -o jsonl', 'who waits for documents, one JSON line each'],
+    ['abandon client-42 --reason "client withdrew"', 'staff actions ask first (or --yes)'],
+    ['<command> --help', 'options and examples of one command'],
+  ]);
+}
+
+/** Whether the command line asks for JSON output: read before parsing, for errors of the parse itself. */
+export function asksForJson(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  let format = env.ECA_OUTPUT ?? 'text';
+  argv.forEach((arg, i) => {
+    if (arg === '--json') format = 'json';
+    else if (arg === '-o' || arg === '--output') format = argv[i + 1] ?? format;
+    else if (arg.startsWith('--output=')) format = arg.slice('--output='.length);
+    else if (/^-o./.test(arg)) format = arg.slice(2);
+  });
+  return format === 'json' || format === 'jsonl';
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const json = asksForJson(argv.slice(2));
+  let usage = '';
+  // Under -o json, commander's own complaint becomes part of the JSON error, not a line of text.
+  const program = buildProgram(json ? { writeErr: (text) => (usage += text) } : {});
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    return reportError(error);
+    return reportError(error, { json, usage: usage.split('\n')[0] });
   }
 }

@@ -1,11 +1,16 @@
-/** `maintain`: one update function for an open account, followed to its decision when asked. */
+/**
+ * `maintain`: one update function for an open account, followed to its decision when asked;
+ * `maintenance list|status`: the firm's requests.
+ */
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { FIRM_TYPES } from '../../workflows/maintenance/functions.js';
 import { documentArguments } from './documents.js';
 import { failLater } from './errors.js';
-import { deferred, withEngine } from './options.js';
+import { deferred, examples, timeoutOption, withEngine } from './options.js';
 import { out } from './output.js';
+import { spinner } from './progress.js';
+import { addRunSubcommands } from './runs.js';
 
 const startMaintenance = deferred(() => import('../maintenance.js'), 'startMaintenance');
 
@@ -24,37 +29,42 @@ async function maintain(
   command: Command,
 ): Promise<void> {
   const attachments = documentArguments(options.attach);
-  await withEngine(command, async (engine, json) => {
-    const started = await startMaintenance(engine, {
-      accountId,
-      functionName,
-      firmType: options.firmType,
-      body,
-      attachments,
-      requestKey: options.requestKey,
-    });
-    if (!options.wait) {
-      out(json, { workflowId: started.workflowId, existed: started.existed }, () =>
-        started.existed
-          ? `already sent: workflow ${started.workflowId}`
-          : `sending ${functionName} for ${accountId}: workflow ${started.workflowId}`,
+  await withEngine(
+    command,
+    async (engine, format) => {
+      const started = await startMaintenance(engine, {
+        accountId,
+        functionName,
+        firmType: options.firmType,
+        body,
+        attachments,
+        requestKey: options.requestKey,
+      });
+      if (!options.wait) {
+        out(format, { workflowId: started.workflowId, existed: started.existed }, () =>
+          started.existed
+            ? `already sent: workflow ${started.workflowId}`
+            : `sending ${functionName} for ${accountId}: workflow ${started.workflowId}`,
+        );
+        return;
+      }
+      const spin = spinner(format, () => `waiting for the brokerage's decision on ${functionName} for ${accountId}`);
+      const result = await started.handle.result().finally(() => spin.stop());
+      out(
+        format,
+        result,
+        () =>
+          `${functionName} for ${accountId}: ${result.status}${result.error ? ` (${result.error})` : ''}` +
+          `${result.responseFile ? `, response file ${result.responseFile}` : ''}`,
       );
-      return;
-    }
-    const result = await started.handle.result();
-    out(
-      json,
-      result,
-      () =>
-        `${functionName} for ${accountId}: ${result.status}${result.error ? ` (${result.error})` : ''}` +
-        `${result.responseFile ? `, response file ${result.responseFile}` : ''}`,
-    );
-    if (result.status === 'REJECTED') failLater();
-  });
+      if (result.status === 'REJECTED') failLater();
+    },
+    { onTimeout: 'the request goes on; `eca maintenance status <workflowId>` shows where it stands' },
+  );
 }
 
 export function addMaintenanceCommands(program: Command): void {
-  program
+  const maintainCommand = program
     .command('maintain')
     .description('send one update function for an account and follow it to PROCESSED or REJECTED')
     .argument('<accountId>')
@@ -70,4 +80,13 @@ export function addMaintenanceCommands(program: Command): void {
     .option('--attach <pdf...>', 'attachments, as FORM:path.pdf')
     .option('--wait', 'wait for the decision and print it')
     .action(maintain);
+  timeoutOption(maintainCommand, '10m', 'with --wait, how long to wait for the decision');
+  examples(maintainCommand, [
+    ['maintain U1234567 ChangeBaseCurrency currency.xml --firm-type advisor --wait', 'send, then wait'],
+    ['maintain U1234567 UpdateCredentials body.xml --request-key crm-991', 'the same key never sends twice'],
+  ]);
+
+  const group = program.command('maintenance').description("the firm's maintenance requests: list, status");
+  addRunSubcommands(group, 'maintenance');
+  examples(group, [['maintenance list --running', 'requests waiting for a decision']]);
 }

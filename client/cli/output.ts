@@ -1,9 +1,39 @@
-/** What the commands print for people: tables and descriptions; `--json` prints the value itself. */
+/**
+ * What the commands print: tables and descriptions for people (`-o text`), the value itself for
+ * scripts (`-o json`: one document; `-o jsonl`: one compact line per item of a list, else one line).
+ */
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import type { ApplicationListEntry } from '../applications.js';
+import { paintState } from './color.js';
 
-export function out(json: boolean | undefined, value: unknown, text: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+export const OUTPUT_FORMATS = ['text', 'json', 'jsonl'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** `value` as `format` asks, with a final newline; `text` is called for `-o text` only. */
+export function formatted(format: OutputFormat, value: unknown, text: () => string): string {
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  if (format === 'jsonl') {
+    const items = Array.isArray(value) ? value : [value];
+    return items.map((item) => `${JSON.stringify(item)}\n`).join('');
+  }
+  return `${text()}\n`;
+}
+
+export function out(format: OutputFormat, value: unknown, text: () => string): void {
+  process.stdout.write(formatted(format, value, text));
+}
+
+/** Whether `format` is for scripts. */
+export function isJson(format: OutputFormat): boolean {
+  return format !== 'text';
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** The width a cell takes on screen (colour codes take none). */
+function visible(text: string): number {
+  return text.replace(ANSI, '').length;
 }
 
 /** An instant to the second: milliseconds are noise in a terminal. */
@@ -13,10 +43,10 @@ export function time(ms: number | Date | undefined): string {
 
 /** A plain text table: columns padded to their widest cell. */
 export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => visible(row[i] ?? ''))));
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .map((cell, i) => cell + ' '.repeat(Math.max(0, (widths[i] ?? 0) - visible(cell))))
       .join('  ')
       .trimEnd();
   return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
@@ -37,7 +67,7 @@ function pendingTasksTable(view: ApplicationStateView): string {
 export function describeState(view: ApplicationStateView): string {
   const lines = [
     `application  ${view.externalId} (CSID ${view.csid})`,
-    `state        ${view.lifecycleState}${view.done ? ' (final)' : ''}`,
+    `state        ${paintState(view.lifecycleState)}${view.done ? ' (final)' : ''}`,
     `account      ${view.accountId ?? '-'}  status ${view.status ?? '-'}${view.stateText ? `  ${view.stateText}` : ''}`,
     `polls        last ${time(view.lastPollAt)}  next ${time(view.nextPollAt)}`,
   ];
@@ -57,7 +87,7 @@ export function describeState(view: ApplicationStateView): string {
     '',
     table(
       ['AT', 'STATE', 'EVENT'],
-      view.transitions.map((transition) => [time(transition.at), transition.state, transition.event]),
+      view.transitions.map((transition) => [time(transition.at), paintState(transition.state), transition.event]),
     ),
   );
   return lines.join('\n');
@@ -69,7 +99,7 @@ export function listTable(entries: ApplicationListEntry[]): string {
     entries.map((entry) => [
       entry.externalId ?? '-',
       entry.accountId ?? '-',
-      entry.lifecycleState ?? '-',
+      paintState(entry.lifecycleState ?? '-'),
       entry.accountStatus ?? '-',
       entry.status,
       time(entry.startTime),

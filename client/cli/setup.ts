@@ -1,7 +1,7 @@
 /** `setup`: the namespace and search attributes a Temporal server needs before the engine runs on it. */
 import type { Command } from 'commander';
 import { DEFAULT_RETENTION, parseRetention } from '../retention.js';
-import { deferred, globalOptions } from './options.js';
+import { deferred, examples, globalOptions } from './options.js';
 import { out } from './output.js';
 
 const connectTemporal = deferred(() => import('../connection.js'), 'connectTemporal');
@@ -17,10 +17,10 @@ async function setup(options: { retention?: string }, command: Command): Promise
     const result = await setupNamespace(connection, {
       namespace,
       retention: options.retention,
-      log: global.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+      log: global.output !== 'text' ? undefined : (line) => process.stderr.write(`${line}\n`),
     });
     out(
-      global.json,
+      global.output,
       result,
       () =>
         `namespace ${result.namespace} ready: retention ${result.retentionMs / 86_400_000} day(s), ` +
@@ -32,7 +32,7 @@ async function setup(options: { retention?: string }, command: Command): Promise
 }
 
 export function addSetupCommands(program: Command): void {
-  program
+  const command = program
     .command('setup')
     .description(
       'register the namespace (with its retention) and the search attributes the engine needs; idempotent, verified',
@@ -42,4 +42,8 @@ export function addSetupCommands(program: Command): void {
       `how long closed workflows stay in history (30d, 720h); without it an existing namespace keeps its own, a new one gets ${DEFAULT_RETENTION}`,
     )
     .action(setup);
+  examples(command, [
+    ['setup', 'a new namespace gets 30 days of retention; an existing one keeps its own'],
+    ['setup --namespace onboarding --retention 90d', 'another namespace, another retention'],
+  ]);
 }

@@ -2,8 +2,18 @@
 import type { Command } from 'commander';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import type { ConnectedEngine } from '../connection.js';
+import { paintState } from './color.js';
 import { parseDocumentArgument } from './documents.js';
-import { APPLICATION_REFERENCE, applicationCommand, deferred, withEngine } from './options.js';
+import {
+  APPLICATION_REFERENCE,
+  applicationCommand,
+  confirm,
+  deferred,
+  examples,
+  timeoutOption,
+  withEngine,
+  yesOption,
+} from './options.js';
 import { out } from './output.js';
 
 const api = () => import('../applications.js');
@@ -16,28 +26,38 @@ const resubmit = deferred(api, 'resubmit');
 
 /** The state an application answered a message with. */
 function stateLine(view: ApplicationStateView): string {
-  return `application ${view.externalId}: ${view.lifecycleState}`;
+  return `application ${view.externalId}: ${paintState(view.lifecycleState)}`;
 }
 
 /** Sends one message to an application and prints the state it answered with. */
 async function act(command: Command, send: (engine: ConnectedEngine) => Promise<ApplicationStateView>) {
-  await withEngine(command, async (engine, json) => {
+  await withEngine(command, async (engine, format) => {
     const view = await send(engine);
-    out(json, view, () => stateLine(view));
+    out(format, view, () => stateLine(view));
   });
 }
 
-export function addStaffCommands(program: Command): void {
-  program
+function addAbandon(program: Command): void {
+  const command = program
     .command('abandon')
     .description('abandon a pending application (update AbandonAccount)')
     .argument(APPLICATION_REFERENCE)
     .option('--reason <text>', 'why, for the record')
-    .action(async (reference: string, options: { reason?: string }, command: Command) => {
-      await act(command, (engine) => abandon(engine, reference, options.reason));
+    .action(async (reference: string, options: { reason?: string }, self: Command) => {
+      await confirm(self, `Abandon application ${reference} at the brokerage?`);
+      await act(self, (engine) => abandon(engine, reference, options.reason));
     });
+  yesOption(command);
+  timeoutOption(command, '1m');
+  examples(command, [
+    ['abandon client-42 --reason "client withdrew"', 'asks first at a terminal'],
+    ['abandon client-42 --yes -o json', 'from a script: the state it answered with'],
+    ['bulk abandon --query "EcaLifecycleState = \'needsDocuments\'" --dry-run', 'many at once'],
+  ]);
+}
 
-  program
+function addCorrections(program: Command): void {
+  const resubmitCommand = program
     .command('resubmit')
     .description('send a corrected application XML to an application that needs correction')
     .argument(APPLICATION_REFERENCE)
@@ -45,8 +65,10 @@ export function addStaffCommands(program: Command): void {
     .action(async (reference: string, file: string, _options: unknown, command: Command) => {
       await act(command, (engine) => resubmit(engine, reference, file));
     });
+  timeoutOption(resubmitCommand, '1m');
+  examples(resubmitCommand, [['resubmit client-42 client-42-corrected.xml', 'the same external id, corrected']]);
 
-  program
+  const provide = program
     .command('provide-docs')
     .description('provide the PDFs an application waits for')
     .argument(APPLICATION_REFERENCE)
@@ -55,12 +77,24 @@ export function addStaffCommands(program: Command): void {
       const documents = files.map(parseDocumentArgument);
       await act(command, (engine) => provideDocuments(engine, reference, documents));
     });
+  timeoutOption(provide, '1m');
+  examples(provide, [
+    ['provide-docs client-42 8001:passport.pdf', 'the form number, then the file'],
+    ['provide-docs client-42 8001-passport.pdf 5002-w8.pdf', 'form numbers from the file names'],
+  ]);
+}
+
+export function addStaffCommands(program: Command): void {
+  addAbandon(program);
+  addCorrections(program);
 
   applicationCommand(program, {
     name: 'reset',
     description: 'reset an abandoned application (update ResetAbandonedAccount)',
     ask: reset,
     text: stateLine,
+    confirm: (reference) => `Reset abandoned application ${reference} at the brokerage?`,
+    examples: [['reset client-42 --yes', 'the brokerage reopens it; the workflow follows it again']],
   });
 
   applicationCommand(program, {
@@ -69,6 +103,7 @@ export function addStaffCommands(program: Command): void {
       'look again at an unconfirmed create or update, or run a blocked step again (follows the same request; sends nothing twice)',
     ask: retry,
     text: stateLine,
+    examples: [['retry client-42', 'after fixing what `eca status` names under blocked']],
   });
 
   applicationCommand(program, {
@@ -79,5 +114,9 @@ export function addStaffCommands(program: Command): void {
       return { signalled: true };
     },
     text: (_answer, reference) => `asked ${reference} to poll now`,
+    examples: [
+      ['poll-now client-42', 'one application'],
+      ['bulk poll-now --query "EcaLifecycleState = \'awaitingApproval\'"', 'many at once'],
+    ],
   });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { findLandingPage, LANDING_PAGES } from '../../eca/landing-pages.js';
 import type { TakenCredentials } from '../credentials.js';
 import { InvalidInputError } from '../errors.js';
-import { applicationCommand, deferred, globalOptions } from './options.js';
+import { applicationCommand, deferred, examples, globalOptions } from './options.js';
 import { out, table } from './output.js';
 
 const brokerage = () => import('../brokerage.js');
@@ -19,14 +19,14 @@ function credentialsText(taken: TakenCredentials): string {
   ].join('\n');
 }
 
-async function sso(
+async function ssoUrl(
   userName: string,
   options: { ip: string; landing?: string; listLandings?: boolean },
   command: Command,
 ): Promise<void> {
-  const { json } = globalOptions(command);
+  const { output } = globalOptions(command);
   if (options.listLandings) {
-    out(json, LANDING_PAGES, () =>
+    out(output, LANDING_PAGES, () =>
       table(
         ['ID', 'NAME'],
         LANDING_PAGES.map((page) => [page.id, page.name]),
@@ -38,7 +38,7 @@ async function sso(
     throw new InvalidInputError('--landing', `unknown landing page "${options.landing}" (see --list-landings)`);
   }
   const url = await createSsoUrl({ userName, ip: options.ip, landing: options.landing });
-  out(json, url, () => `${url.url}\nvalid until ${url.expiresAt.toISOString()} from ${options.ip} only`);
+  out(output, url, () => `${url.url}\nvalid until ${url.expiresAt.toISOString()} from ${options.ip} only`);
 }
 
 export function addUserCommands(program: Command): void {
@@ -47,9 +47,10 @@ export function addUserCommands(program: Command): void {
     description: 'hand out, once, the temporary passwords issued at creation (then deleted from the store)',
     ask: takeCredentials,
     text: credentialsText,
+    examples: [['password client-42 -o json', 'once only: the store keeps no copy after']],
   });
 
-  program
+  const sso = program
     .command('sso')
     .description('a single-sign-on URL into the hosted portal for an account holder (brokerage settings from ECA_*)')
     .argument('<userName>')
@@ -59,21 +60,26 @@ export function addUserCommands(program: Command): void {
       `a landing page id (e.g. ${LANDING_PAGES[0]?.id ?? 'statements'}); \`eca sso --list-landings x --ip 0.0.0.0\` lists them`,
     )
     .option('--list-landings', 'print the landing page catalogue and exit')
-    .action(sso);
+    .action(ssoUrl);
+  examples(sso, [
+    ['sso jdoe123 --ip 203.0.113.7 --landing statements', 'valid a minute, from that address only'],
+    ['sso x --ip 0.0.0.0 --list-landings', 'the landing pages'],
+  ]);
 
-  program
+  const languages = program
     .command('languages')
     .description("set a user's preferred languages (preference/set)")
     .argument('<userName>')
     .argument('<lang1>')
     .argument('[lang2]')
     .action(async (userName: string, lang1: string, lang2: string | undefined, _options: unknown, command: Command) => {
-      const { json } = globalOptions(command);
+      const { output } = globalOptions(command);
       const result = await setLanguages({ userName, lang1, lang2 });
       out(
-        json,
+        output,
         result,
         () => `languages of ${userName}: ${[lang1, lang2].filter(Boolean).join(', ')} (HTTP ${result.status})`,
       );
     });
+  examples(languages, [['languages jdoe123 en de', 'first and second language']]);
 }

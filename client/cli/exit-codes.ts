@@ -1,0 +1,50 @@
+/**
+ * The exit code of every kind of failure, one per error class: scripts branch on the code, people read
+ * the message. The README's table is generated from this one (`npm run docs:cli`), and a test fails
+ * when the two differ.
+ */
+import type { EcaErrorCode } from '../../eca/errors.js';
+import type { EngineErrorCode } from '../errors.js';
+
+/** Failures the command line itself knows about, besides the client API's and the eca library's. */
+export type CliErrorCode = 'FAILED' | 'USAGE' | 'CONFIGURATION' | 'TIMEOUT' | 'NOT_CONFIRMED';
+
+export type ErrorCode = CliErrorCode | EngineErrorCode;
+
+export interface ExitCode {
+  exitCode: number;
+  code: ErrorCode | 'OK';
+  when: string;
+}
+
+/** Every engine error code must have a row here: a code added to `EngineErrorCode` fails the typecheck. */
+const ENGINE: Record<EngineErrorCode, Omit<ExitCode, 'code'>> = {
+  INVALID_INPUT: { exitCode: 3, when: 'an input is wrong: a file, an XML, a PDF, an option value the engine checks' },
+  UNKNOWN_APPLICATION: { exitCode: 4, when: 'no application (or workflow) by that reference' },
+  NOT_ALLOWED_IN_STATE: { exitCode: 5, when: 'the application refused the action in its current state' },
+  APPLICATION_FINISHED: { exitCode: 6, when: 'the application has finished and takes no more messages' },
+  TEMPORAL_UNAVAILABLE: { exitCode: 7, when: 'Temporal cannot be reached' },
+  BROKERAGE_REFUSED: { exitCode: 8, when: 'the brokerage refused or failed a call (the eca library, too)' },
+  SETUP_FAILED: { exitCode: 9, when: '`setup` could not register the namespace or search attributes' },
+  NO_CREDENTIALS: { exitCode: 10, when: 'no temporary password to hand out (none issued, or handed out already)' },
+};
+
+export const EXIT_CODES: readonly ExitCode[] = [
+  { exitCode: 0, code: 'OK', when: 'done' },
+  { exitCode: 1, code: 'FAILED', when: 'part of a batch failed, a request was rejected, or an unexpected error' },
+  { exitCode: 2, code: 'USAGE', when: 'the command line is wrong: unknown command or option, bad option value' },
+  ...Object.entries(ENGINE).map(([code, row]) => ({ ...row, code: code as EngineErrorCode })),
+  { exitCode: 11, code: 'CONFIGURATION', when: 'the configuration is wrong: keys, codec keys, environment' },
+  { exitCode: 12, code: 'TIMEOUT', when: 'a wait ran past its --timeout (what was asked may still happen)' },
+  { exitCode: 13, code: 'NOT_CONFIRMED', when: 'a destructive action was not confirmed (answer y, or give --yes)' },
+];
+
+/** The exit code of an error code. */
+export function exitCodeOf(code: ErrorCode): number {
+  return EXIT_CODES.find((row) => row.code === code)?.exitCode ?? 1;
+}
+
+/** The eca library's errors: input it refused before sending, or the brokerage's (or its transport's) failure. */
+export function ecaErrorCode(code: EcaErrorCode): EngineErrorCode {
+  return code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED';
+}

@@ -179,6 +179,7 @@ describe('eca CLI (real executable)', function () {
     const formsDir = join(dir, 'forms');
     const first = await eca([
       'schedules',
+      'set',
       '--time',
       '07:30',
       '--time-zone',
@@ -192,6 +193,7 @@ describe('eca CLI (real executable)', function () {
     assert.equal((JSON.parse(first.stdout) as { created: boolean }).created, true);
     const second = await eca([
       'schedules',
+      'set',
       '--time',
       '08:00',
       '--time-zone',
@@ -202,7 +204,7 @@ describe('eca CLI (real executable)', function () {
     ]);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, new RegExp(`updated schedule daily-documents-${engine.sim.csid}`));
-    assertOneLineError(await eca(['schedules', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
+    assertOneLineError(await eca(['schedules', 'set', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
   });
 
   it('gives one clear line and a non-zero exit for bad input', async function () {
@@ -218,7 +220,7 @@ describe('eca CLI (real executable)', function () {
     assertOneLineError(await eca(['provide-docs', `stalled-${run}`, notPdf]), /is not a PDF/);
     assertOneLineError(await eca(['provide-docs', `stalled-${run}`, goodPdf]), /give the form number/);
     assertOneLineError(await eca(['status', `nobody-${run}`]), /no application "nobody-/);
-    assertOneLineError(await eca(['reset', `stalled-${run}`]), /not allowed while the application is/);
+    assertOneLineError(await eca(['reset', `stalled-${run}`, '--yes']), /not allowed while the application is/);
     assertOneLineError(await eca(['sso', 'someone', '--ip', '10.0.0.1, 10.0.0.2']), /ip/i);
     assertOneLineError(await eca(['sso', 'someone', '--ip', '203.0.113.7', '--landing', 'nowhere']), /unknown landing/);
     assertOneLineError(

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import type { AbandonRequest } from '../workflows/application/messages.js';
 import { abandonSignal, pollNowSignal } from '../workflows/application/messages.js';
@@ -113,7 +113,7 @@ export async function bulkJobState(ctx: EngineContext, jobId: string): Promise<B
     namespace: ctx.client.options.namespace,
     jobId,
   });
-  const state = temporal.api.enums.v1.BatchOperationState[job.state ?? 0] ?? 'UNSPECIFIED';
+  const state = proto.temporal.api.enums.v1.BatchOperationState[job.state ?? 0] ?? 'UNSPECIFIED';
   return {
     jobId,
     state: state.replace(/^BATCH_OPERATION_STATE_/, ''),

@@ -169,6 +169,21 @@ describe('eca CLI (real executable)', function () {
     const decided = JSON.parse(maintain.stdout) as { status: string; responseFile?: string };
     assert.equal(decided.status, 'PROCESSED');
     assert.ok(decided.responseFile);
+    const requests = await eca(['maintenance', 'list', '--account', state.accountId!, '-o', 'jsonl']);
+    assert.equal(requests.code, 0, requests.stderr);
+    const [request] = requests.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { workflowId: string });
+    assert.ok(request, requests.stdout);
+    const inspected = await eca(['maintenance', 'status', request.workflowId, '-o', 'json']);
+    assert.equal(inspected.code, 0, inspected.stderr);
+    const view = JSON.parse(inspected.stdout) as { status: string; detail: { status: string; functionName: string } };
+    assert.equal(view.status, 'COMPLETED');
+    assert.equal(view.detail.status, 'PROCESSED');
+    assert.equal(view.detail.functionName, 'ChangeBaseCurrency');
+    const notOurs = await eca(['maintenance', 'status', `application-${engine.sim.csid}-happy-a-${run}`]);
+    assert.equal(notOurs.code, 4, 'an application is no maintenance run');
     assertOneLineError(
       await eca(['maintain', state.accountId!, 'UpdateBCAN', '--firm-type', 'advisor']),
       /UpdateBCAN .*not available|not available .*UpdateBCAN/i,
@@ -204,7 +219,131 @@ describe('eca CLI (real executable)', function () {
     ]);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, new RegExp(`updated schedule daily-documents-${engine.sim.csid}`));
+    const describe = async () => {
+      const result = await eca(['schedules', 'describe', '-o', 'json']);
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout) as { paused: boolean; note?: string; spec?: string; nextRuns: string[] };
+    };
+    assert.equal((await describe()).paused, true);
+    assert.match((await describe()).spec ?? '', /08:00 Europe\/Zurich/);
+    assert.equal((await eca(['schedules', 'unpause'])).code, 0);
+    assert.equal((await describe()).paused, false);
+    assert.equal((await eca(['schedules', 'pause', '--note', 'forms being replaced'])).code, 0);
+    assert.deepEqual([(await describe()).paused, (await describe()).note], [true, 'forms being replaced']);
+    const listed = await eca(['schedules', 'list', '-o', 'jsonl']);
+    assert.equal(listed.stdout.trim().split('\n').length, 1, listed.stdout);
+    assertOneLineError(await eca(['schedules', 'trigger', 'daily-documents-SOMEONE-ELSE']), /not firm/);
+    const deleted = await eca(['schedules', 'delete', '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const gone = await eca(['schedules', 'describe']);
+    assert.equal(gone.code, 4, gone.stderr);
+    assert.match(gone.stderr, /no schedule "daily-documents-.*schedules set/);
+    const documents = await eca(['documents', 'list']);
+    assert.equal(documents.code, 0, documents.stderr);
+    assert.equal((await eca(['documents', 'status', `documents-${engine.sim.csid}-1999-01-01`])).code, 4);
     assertOneLineError(await eca(['schedules', 'set', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
+  });
+
+  it('applies a batch concurrently as JSON lines, watches into a pipe, and acts on many through a batch job', async function () {
+    const batch = join(dir, 'concurrent');
+    await rm(batch, { recursive: true, force: true });
+    await mkdir(batch);
+    for (const name of ['p', 'q', 'r'])
+      await writeFile(join(batch, `${name}.xml`), applicationXml(`stalled-${name}-${run}`));
+    const applied = await eca(['apply-batch', batch, '--concurrency', '3', '-o', 'jsonl']);
+    assert.equal(applied.code, 0, applied.stderr);
+    const rows = applied.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { application: string; outcome: string });
+    assert.deepEqual(
+      rows.map((row) => [row.application.split('/').at(-1), row.outcome]),
+      [
+        ['p.xml', 'started'],
+        ['q.xml', 'started'],
+        ['r.xml', 'started'],
+      ],
+      'every result, in the folder order',
+    );
+    assert.equal(applied.stderr, '', 'no progress bar when stderr is no terminal');
+
+    const watched = await eca(['watch', '--count', '2', '--interval', '0.5', '-o', 'jsonl']);
+    assert.equal(watched.code, 0, watched.stderr);
+    const refreshes = watched.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { running: number });
+    assert.equal(refreshes.length, 2);
+    assert.ok(refreshes.every((refresh) => refresh.running >= 3));
+    const text = await eca(['watch', '--count', '1']);
+    assert.doesNotMatch(text.stdout, /\x1b\[2J/, 'the screen is not cleared in a pipe');
+    assert.match(text.stdout, /running\n/);
+
+    for (const name of ['p', 'q', 'r']) {
+      let state = await statusOf(`stalled-${name}-${run}`);
+      for (let i = 0; i < 100 && state.lifecycleState !== 'awaitingClient'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        state = await statusOf(`stalled-${name}-${run}`);
+      }
+    }
+    const query = `EcaExternalId IN ('stalled-p-${run}', 'stalled-q-${run}')`;
+    const dry = await eca(['bulk', 'abandon', '--query', query, '--dry-run', '-o', 'json']);
+    assert.equal(dry.code, 0, dry.stderr);
+    const plan = JSON.parse(dry.stdout) as { matching: number; dryRun: boolean; query: string };
+    assert.deepEqual([plan.matching, plan.dryRun], [2, true]);
+    assert.match(plan.query, /ExecutionStatus = 'Running' AND EcaCsid = '/);
+    assert.equal((await statusOf(`stalled-p-${run}`)).lifecycleState, 'awaitingClient', 'a dry run sends nothing');
+    const refused = await eca(['bulk', 'abandon', '--query', query]);
+    assert.equal(refused.code, 13, 'not confirmed without --yes');
+
+    const polled = await eca(['bulk', 'poll-now', '--query', query, '-o', 'json']);
+    assert.equal(polled.code, 0, polled.stderr);
+    const pollJob = JSON.parse(polled.stdout) as { state: string; total: number; completed: number; jobId: string };
+    assert.deepEqual([pollJob.state, pollJob.total, pollJob.completed], ['COMPLETED', 2, 2]);
+    const job = await eca(['bulk', 'status', pollJob.jobId, '-o', 'json']);
+    assert.equal((JSON.parse(job.stdout) as { completed: number }).completed, 2);
+
+    const abandoned = await eca([
+      'bulk',
+      'abandon',
+      '--query',
+      query,
+      '--reason',
+      'test cleanup',
+      '--yes',
+      '-o',
+      'json',
+    ]);
+    assert.equal(abandoned.code, 0, abandoned.stderr);
+    assert.equal((JSON.parse(abandoned.stdout) as { completed: number }).completed, 2);
+    for (const name of ['p', 'q']) {
+      let state = await statusOf(`stalled-${name}-${run}`);
+      for (let i = 0; i < 100 && state.lifecycleState !== 'abandoned'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        state = await statusOf(`stalled-${name}-${run}`);
+      }
+      assert.equal(state.lifecycleState, 'abandoned');
+      assert.ok(state.staffNotices?.some((notice) => notice.name === 'abandon' && notice.outcome === 'accepted'));
+    }
+    assert.equal((await statusOf(`stalled-r-${run}`)).lifecycleState, 'awaitingClient', 'only the query matched');
+  });
+
+  it('gives up a wait at its --timeout with the TIMEOUT exit code', async function () {
+    // An application on a task queue no worker polls: it takes messages but never answers them.
+    const lonely = { ECA_TASK_QUEUE: `nobody-${run}` };
+    const file = join(dir, 'lonely.xml');
+    await writeFile(file, applicationXml(`stalled-lonely-${run}`));
+    assert.equal((await eca(['apply', file], lonely)).code, 0);
+    const began = Date.now();
+    const result = await eca(['abandon', `stalled-lonely-${run}`, '--yes', '--timeout', '2s', '-o', 'json'], lonely);
+    assert.equal(result.code, 12, result.stderr);
+    const { error } = JSON.parse(result.stderr) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'TIMEOUT');
+    assert.match(error.message, /abandon: no answer within 2 s \(--timeout\)/);
+    assert.ok(Date.now() - began < 60_000, 'gave up long before any server-side limit');
+    const usage = await eca(['status', 'x', '--timeout', 'soon']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /'--timeout <duration>' argument 'soon' is invalid.*not a duration such as 30s, 10m or 2h/);
   });
 
   it('gives one clear line and a non-zero exit for bad input', async function () {

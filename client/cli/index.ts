@@ -38,6 +38,7 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
     .showHelpAfterError('(eca --help lists the commands)')
     .exitOverride()
     .configureOutput(writeErr ? { writeErr } : {})
+    .configureHelp({ showGlobalOptions: true })
     .hook('preAction', (_program, action) => {
       setColorChoice(action.optsWithGlobals<{ color: ColorChoice }>().color);
     });

@@ -3,6 +3,7 @@
  * colour, examples in every help, confirmations, and shell completion (run in a real bash). The real
  * `eca` executable where a process boundary matters (exit codes, stderr), the command tree otherwise.
  */
+/* eslint-disable no-control-regex -- terminal control codes are what these tests look for */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +29,16 @@ function eca(args: string[], env: Record<string, string> = {}): Promise<Run> {
       process.execPath,
       [ECA, ...args],
       // Nothing to reach: every command that connects fails fast against a closed port.
-      { env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:9', ECA_CSID: 'CSID-TEST', ECA_CODEC_DISABLED: 'true', NO_COLOR: '', ...env } },
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: '127.0.0.1:9',
+          ECA_CSID: 'CSID-TEST',
+          ECA_CODEC_DISABLED: 'true',
+          NO_COLOR: '',
+          ...env,
+        },
+      },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -122,7 +132,11 @@ describe('eca CLI conventions (no engine)', function () {
 
   it('refuses a destructive action without --yes when no one can be asked, having done nothing', async function () {
     // Refused before connecting: the unreachable server is never contacted (that would be exit 7).
-    for (const args of [['abandon', 'client-1'], ['reset', 'client-1'], ['schedules', 'delete']]) {
+    for (const args of [
+      ['abandon', 'client-1'],
+      ['reset', 'client-1'],
+      ['schedules', 'delete'],
+    ]) {
       const result = await eca(args);
       assert.equal(result.code, 13, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, /nothing was done \(give --yes to confirm\)/);

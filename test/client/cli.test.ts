@@ -1,4 +1,5 @@
 /** The real `eca` executable against the dev server, a worker and the simulator. */
+/* eslint-disable no-control-regex -- terminal control codes are what these tests look for */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -343,7 +344,10 @@ describe('eca CLI (real executable)', function () {
     assert.ok(Date.now() - began < 60_000, 'gave up long before any server-side limit');
     const usage = await eca(['status', 'x', '--timeout', 'soon']);
     assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /'--timeout <duration>' argument 'soon' is invalid.*not a duration such as 30s, 10m or 2h/);
+    assert.match(
+      usage.stderr,
+      /'--timeout <duration>' argument 'soon' is invalid.*not a duration such as 30s, 10m or 2h/,
+    );
   });
 
   it('gives one clear line and a non-zero exit for bad input', async function () {

@@ -125,11 +125,11 @@ describe('namespace setup (eca setup) on the dev server', function () {
     );
 
     const bad = await eca(['setup', '--retention', 'soon'], { TEMPORAL_ADDRESS: env.address });
-    assert.equal(bad.code, 1);
+    assert.equal(bad.code, 3, 'INVALID_INPUT');
     assert.match(bad.stderr, /^eca: retention: "soon" is not a duration/);
 
     const down = await eca(['setup'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
-    assert.equal(down.code, 1);
+    assert.equal(down.code, 7, 'TEMPORAL_UNAVAILABLE');
     assert.match(down.stderr, /cannot reach Temporal at 127\.0\.0\.1:1/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Connecting the client API to Temporal and the document store, from options or the environment
  * (the same variables as the worker: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
- * TEMPORAL_TLS*, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
+ * TEMPORAL_TLS*, TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
  */
 import { Client, Connection } from '@temporalio/client';
 import { FileDocumentStore } from '../runtime/document-store.js';
@@ -44,7 +44,7 @@ export async function connectTemporal(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ connection: Connection; namespace: string; taskQueue: string; address: string }> {
   const config = loadWorkerConfig(env).temporal;
-  const address = options.address ?? config.address;
+  const address = options.address || config.address;
   try {
     const connectionOptions = await temporalConnectionOptions({
       ...config,
@@ -71,7 +71,7 @@ export async function connectEngine(
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,
-    namespace: options.namespace ?? namespace,
+    namespace: options.namespace || namespace,
     // The workers' payload encryption (ECA_CODEC_KEYS): inputs are written, and results read, encrypted.
     dataConverter,
   });

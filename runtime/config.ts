@@ -1,19 +1,20 @@
 /**
- * Worker configuration: environment variables, optionally over a JSON file (`ECA_CONFIG_FILE`).
+ * Worker configuration: environment variables, optionally over a JSON file (`ECA_CONFIG_FILE`); where
+ * Temporal is comes from Temporal's own environment configuration (temporal-profile.ts), over that file.
  * Validated once at start-up; a bad value stops the worker with a message naming the variable.
  */
-import { CONFIGURATION_ERROR } from '../domain/error-types.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FAILURE_BOUNDS } from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
+import { ConfigurationError } from './config-error.js';
+import { loadTemporalProfile } from './temporal-profile.js';
+import type { TemporalProfile } from './temporal-profile.js';
 
 /** Sized for a worker of about 1 GiB: 500 resident workflows at ~1.5 MB each, plus the process itself. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
-export class ConfigurationError extends Error {
-  override readonly name = CONFIGURATION_ERROR;
-}
+export { ConfigurationError };
 
 const durationMs = z.coerce.number().int().positive();
 const positiveInt = z.coerce.number().int().positive();
@@ -32,8 +33,14 @@ const schema = z.object({
         caFile: z.string().optional(),
         certFile: z.string().optional(),
         keyFile: z.string().optional(),
+        /** PEM contents instead of a file (`TEMPORAL_TLS_*_DATA`, or `*_data` in the profile). */
+        caData: z.string().optional(),
+        certData: z.string().optional(),
+        keyData: z.string().optional(),
       })
       .default({ enabled: false }),
+    /** gRPC metadata sent with every call (`TEMPORAL_GRPC_META_*`, or `grpc_meta` in the profile). */
+    grpcMetadata: z.record(z.string(), z.string()).optional(),
   }),
   brokerage: z.object({
     environment: z.enum(['qa', 'prod']).default('qa'),
@@ -83,15 +90,7 @@ export type WorkerConfig = z.infer<typeof schema>;
 
 /** Environment variable → path in the configuration. */
 const ENV: Record<string, string> = {
-  TEMPORAL_ADDRESS: 'temporal.address',
-  TEMPORAL_NAMESPACE: 'temporal.namespace',
   ECA_TASK_QUEUE: 'temporal.taskQueue',
-  TEMPORAL_API_KEY: 'temporal.apiKey',
-  TEMPORAL_TLS: 'temporal.tls.enabled',
-  TEMPORAL_TLS_SERVER_NAME: 'temporal.tls.serverName',
-  TEMPORAL_TLS_CA: 'temporal.tls.caFile',
-  TEMPORAL_TLS_CERT: 'temporal.tls.certFile',
-  TEMPORAL_TLS_KEY: 'temporal.tls.keyFile',
   ECA_ENVIRONMENT: 'brokerage.environment',
   ECA_BASE_URL: 'brokerage.baseUrl',
   ECA_PREFERENCE_URL: 'brokerage.preferenceUrl',
@@ -154,10 +153,42 @@ function secretFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
   }
 }
 
+/** The standard variable each Temporal setting comes from, for messages about a bad value. */
+const TEMPORAL_VARIABLES: Record<string, string> = {
+  TEMPORAL_ADDRESS: 'temporal.address',
+  TEMPORAL_NAMESPACE: 'temporal.namespace',
+  TEMPORAL_API_KEY: 'temporal.apiKey',
+  TEMPORAL_TLS_SERVER_NAME: 'temporal.tls.serverName',
+};
+
+/** The profile's settings over the file's `temporal` section: a setting the profile has replaces the file's. */
+function applyProfile(temporal: Record<string, unknown>, profile: TemporalProfile): void {
+  if (profile.address) temporal.address = profile.address;
+  if (profile.namespace) temporal.namespace = profile.namespace;
+  if (profile.apiKey) temporal.apiKey = profile.apiKey;
+  if (profile.grpcMetadata) temporal.grpcMetadata = profile.grpcMetadata;
+  if (!profile.tls) return;
+  const tls = (temporal.tls ??= {}) as Record<string, unknown>;
+  tls.enabled = profile.tls.enabled;
+  if (profile.tls.serverName) tls.serverName = profile.tls.serverName;
+  for (const [key, value] of [
+    ['ca', profile.tls.serverCa],
+    ['cert', profile.tls.clientCert],
+    ['key', profile.tls.clientKey],
+  ] as const) {
+    if (value === undefined) continue;
+    if ('path' in value) tls[`${key}File`] = value.path;
+    else tls[`${key}Data`] = value.data;
+  }
+}
+
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const raw: Record<string, unknown> = env.ECA_CONFIG_FILE ? readFileConfig(env.ECA_CONFIG_FILE) : {};
   for (const section of ['temporal', 'brokerage', 'documentStore', 'polling', 'steps', 'worker', 'telemetry'])
     raw[section] ??= {};
+  const apiKeyFile = env.TEMPORAL_API_KEY ? undefined : secretFile(env, 'TEMPORAL_API_KEY');
+  const profileEnv = apiKeyFile === undefined ? env : { ...env, TEMPORAL_API_KEY: apiKeyFile };
+  applyProfile(raw.temporal as Record<string, unknown>, loadTemporalProfile(profileEnv));
   for (const [name, path] of Object.entries(ENV)) {
     const value = env[name] || secretFile(env, name);
     if (value === undefined || value === '') continue;
@@ -169,7 +200,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    const byPath = new Map(Object.entries(ENV).map(([name, path]) => [path, name]));
+    const byPath = new Map(Object.entries({ ...ENV, ...TEMPORAL_VARIABLES }).map(([name, path]) => [path, name]));
     const problems = result.error.issues.map((issue) => {
       const path = issue.path.join('.');
       const variable = byPath.get(path);

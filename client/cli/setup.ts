@@ -12,7 +12,7 @@ async function setup(options: { retention?: string }, command: Command): Promise
   // Bad input is refused before anything connects.
   if (options.retention !== undefined) parseRetention(options.retention);
   const { connection, namespace: configured } = await connectTemporal(global);
-  const namespace = global.namespace ?? configured;
+  const namespace = global.namespace || configured;
   try {
     const result = await setupNamespace(connection, {
       namespace,

@@ -342,6 +342,19 @@ describe('eca CLI (real executable)', function () {
     assert.equal(error.code, 'TIMEOUT');
     assert.match(error.message, /abandon: no answer within 2 s \(--timeout\)/);
     assert.ok(Date.now() - began < 60_000, 'gave up long before any server-side limit');
+    // Where Temporal is, from a profile of a Temporal config file (as the `temporal` CLI reads it).
+    const toml = join(dir, 'temporal.toml');
+    await writeFile(toml, `[profile.dev]\naddress = "${env.address}"\n`);
+    const viaProfile = await eca(['list', '-o', 'json'], {
+      TEMPORAL_ADDRESS: '',
+      TEMPORAL_CONFIG_FILE: toml,
+      TEMPORAL_PROFILE: 'dev',
+    });
+    assert.equal(viaProfile.code, 0, viaProfile.stderr);
+    const noProfile = await eca(['list'], { TEMPORAL_ADDRESS: '', TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'qa' });
+    assert.equal(noProfile.code, 11, noProfile.stderr);
+    assert.match(noProfile.stderr, /Temporal profile "qa" from .*temporal\.toml/);
+
     const usage = await eca(['status', 'x', '--timeout', 'soon']);
     assert.equal(usage.code, 2);
     assert.match(

@@ -4,6 +4,8 @@
  * TEMPORAL_TLS*, TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE, ECA_TASK_QUEUE, ECA_CSID, ECA_DOCUMENT_STORE).
  */
 import { Client, Connection } from '@temporalio/client';
+import type { ClientOptions } from '@temporalio/client';
+import { tracingExporter } from '../runtime/tracing.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
@@ -60,6 +62,17 @@ export async function connectTemporal(
   }
 }
 
+/**
+ * With tracing asked for (OTEL_* variables, runtime/tracing.ts), the client interceptor: starting an
+ * application, or any message to it, opens a span its workflow and activities continue. The spans go to
+ * the process's OpenTelemetry SDK (the CLI starts the engine's own; an onboarding system may have its own).
+ */
+async function tracingInterceptors(env: NodeJS.ProcessEnv): Promise<Pick<ClientOptions, 'interceptors'>> {
+  if (!tracingExporter(env)) return {};
+  const { OpenTelemetryWorkflowClientInterceptor } = await import('@temporalio/interceptors-opentelemetry');
+  return { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } };
+}
+
 export async function connectEngine(
   options: ConnectOptions = {},
   env: NodeJS.ProcessEnv = process.env,
@@ -71,6 +84,7 @@ export async function connectEngine(
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,
+    ...(await tracingInterceptors(env)),
     namespace: options.namespace || namespace,
     // The workers' payload encryption (ECA_CODEC_KEYS): inputs are written, and results read, encrypted.
     dataConverter,

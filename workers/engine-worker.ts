@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import type {
   WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { ConfigurationError } from '../runtime/config.js';
+import type { Tracing } from '../runtime/tracing.js';
 import { pingWorker } from '../activities/smoke.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
@@ -27,22 +29,28 @@ const interceptorModules = [fileURLToPath(new URL(`../workflows/plaintext-guard$
 /** The bundles `npm run build` writes beside the compiled code (dist/workflow-bundles/). */
 const packagedBundleDir = fileURLToPath(new URL('../workflow-bundles', import.meta.url));
 
-const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+/** The OpenTelemetry workflow interceptors (spans of workflows, and trace context into activities). */
+const tracingInterceptors = () =>
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * Bundles the workflow code once per process and kind: every worker this process creates shares it.
- * With `encryptFailures`, workflow failures carry their message and stack in an (encrypted) payload.
+ * With `encryptFailures`, workflow failures carry their message and stack in an (encrypted) payload;
+ * `traced` adds the OpenTelemetry workflow interceptors (only when tracing is on: no prebuilt bundle has them).
  */
-export function workflowBundle(encryptFailures = false): Promise<WorkflowBundleWithSourceMap> {
-  let bundle = bundles.get(encryptFailures);
+export function workflowBundle(encryptFailures = false, traced = false): Promise<WorkflowBundleWithSourceMap> {
+  const key = `${encryptFailures}:${traced}`;
+  let bundle = bundles.get(key);
   if (!bundle) {
     bundle = bundleWorkflowCode({
       workflowsPath,
-      workflowInterceptorModules: interceptorModules,
+      workflowInterceptorModules: traced ? [...interceptorModules, tracingInterceptors()] : interceptorModules,
       logger: quietBundlerLogger,
       ...(encryptFailures ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {}),
     });
-    bundles.set(encryptFailures, bundle);
+    bundles.set(key, bundle);
   }
   return bundle;
 }
@@ -65,9 +73,9 @@ export function prebuiltBundleDir(): string | undefined {
   return compiled && existsSync(packagedBundleDir) ? packagedBundleDir : undefined;
 }
 
-async function workflowBundleOption(encryptFailures: boolean): Promise<WorkflowBundleOption> {
+async function workflowBundleOption(encryptFailures: boolean, traced: boolean): Promise<WorkflowBundleOption> {
   const dir = prebuiltBundleDir();
-  if (!dir) return workflowBundle(encryptFailures);
+  if (!dir || traced) return workflowBundle(encryptFailures, traced);
   const codePath = join(dir, workflowBundleFile(encryptFailures));
   try {
     await access(codePath);
@@ -105,6 +113,11 @@ export interface EngineWorkerOptions {
    * taken as it is, for a migration from plaintext histories (`ECA_CODEC_ALLOW_PLAINTEXT=true`).
    */
   plaintext?: 'accept' | 'refuse';
+  /**
+   * Tracing (runtime/tracing.ts `startTracing`): workflow and activity spans, joined to the trace of
+   * whoever started the workflow. The worker then bundles its workflows at start, with the interceptors.
+   */
+  tracing?: Tracing;
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
   tuning?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
@@ -117,11 +130,31 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowBundle: await workflowBundleOption(options.codec !== undefined),
+    workflowBundle: await workflowBundleOption(options.codec !== undefined, options.tracing !== undefined),
     activities: options.activities ?? { pingWorker },
+    ...(options.tracing ? await tracingOptions(options.tracing) : {}),
     ...(options.codec
       ? { dataConverter: codecDataConverter(options.codec, { plaintext: options.plaintext ?? 'refuse' }) }
       : {}),
     ...options.tuning,
   });
+}
+
+/** The worker's side of tracing: activity spans, and the sink workflow spans leave the sandbox by. */
+async function tracingOptions({
+  spanProcessor,
+  resource,
+}: Tracing): Promise<Pick<WorkerOptions, 'interceptors' | 'sinks'>> {
+  const otel = await import('@temporalio/interceptors-opentelemetry');
+  return {
+    interceptors: {
+      activity: [
+        (ctx) => ({
+          inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: { exporter: otel.makeWorkflowExporter(spanProcessor, resource) },
+  };
 }

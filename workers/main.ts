@@ -8,6 +8,7 @@ import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker, prebuiltBundleDir } from './engine-worker.js';
+import { startTracing } from '../runtime/tracing.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
     ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
   });
   const meter = Runtime.instance().metricMeter;
+  // Off unless OTEL_* variables ask for it (runtime/tracing.ts).
+  const tracing = await startTracing('eca-worker');
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage, { signal: activitySignal }), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys (runtime/document-store.ts).
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     codec,
     plaintext,
     activities,
+    tracing,
     tuning: {
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
       maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
@@ -87,11 +91,13 @@ async function main(): Promise<void> {
   if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
   console.log(
     `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}); ` +
-      `workflows ${bundleDir ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}`,
+      `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
+      (tracing ? '; tracing on (OpenTelemetry)' : ''),
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();
+  await tracing?.shutdown();
   await connection.close();
   console.log('eca worker stopped');
 }

@@ -19,6 +19,8 @@ import { addScheduleCommands } from './schedules.js';
 import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
 import { addUserCommands } from './users.js';
+import { startTracing } from '../../runtime/tracing.js';
+import type { Tracing } from '../../runtime/tracing.js';
 
 /** The package's version: its package.json is the first one above this module, from the sources or dist/. */
 function packageVersion(): string {
@@ -78,10 +80,15 @@ export async function main(argv: string[]): Promise<number> {
   let usage = '';
   // Under -o json, commander's own complaint becomes part of the JSON error, not a line of text.
   const program = buildProgram(json ? { writeErr: (text) => (usage += text) } : {});
+  let tracing: Tracing | undefined;
   try {
+    // OTEL_* variables turn tracing on: the command's calls start the trace its workflow continues.
+    tracing = await startTracing('eca-cli');
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     return reportError(error, { json, usage: usage.split('\n')[0] });
+  } finally {
+    await tracing?.shutdown();
   }
 }

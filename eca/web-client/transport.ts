@@ -5,6 +5,7 @@
  * Only the read-only query operations are retried (on 5xx, 408, 429, dropped connections, an attempt past
  * `timeoutMs`, and a body that is not JSON). Writes are sent once: whether to repeat them is the caller's decision.
  */
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError } from 'ky';
 import {
   EcaError,
@@ -102,6 +103,37 @@ async function libraryError(error: unknown, operation: EcaOperation, timeoutMs: 
   return new EcaNetworkError(operation, networkDetail(error), { cause: error });
 }
 
+/** The library's tracer: spans go nowhere until the process registers an OpenTelemetry SDK. */
+const tracer = trace.getTracer('eca-onboarding/eca');
+
+/**
+ * One operation's HTTP call, as a span `eca <operation>` when tracing is on (a no-op otherwise): its
+ * attributes are the operation, the mode and the HTTP status only, never a body, a key or personal data.
+ */
+function traced(
+  operation: EcaOperation,
+  mode: SendMode,
+  call: () => Promise<{ status: number; text: string }>,
+): Promise<{ status: number; text: string }> {
+  return tracer.startActiveSpan(
+    `eca ${operation}`,
+    { kind: SpanKind.CLIENT, attributes: { 'eca.operation': operation, 'eca.mode': mode } },
+    async (span) => {
+      try {
+        const answer = await call();
+        span.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      } catch (error) {
+        if (error instanceof EcaHttpError) span.setAttribute('http.response.status_code', error.status);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'Error' });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
 export function createTransport(options: EcaClientOptions, environment: EcaEnvironment): Transport {
   const baseUrl = checkUrl(options.baseUrl ?? ECA_BASE_URLS[environment], 'baseUrl');
   const preferenceUrl = checkUrl(options.preferenceUrl ?? ECA_PREFERENCE_URLS[environment], 'preferenceUrl');
@@ -117,7 +149,11 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
     headers: { accept: 'application/json' },
   });
 
-  async function send(
+  function send(operation: EcaOperation, body: unknown, mode: SendMode): Promise<{ status: number; text: string }> {
+    return traced(operation, mode, () => post(operation, body, mode));
+  }
+
+  async function post(
     operation: EcaOperation,
     body: unknown,
     mode: SendMode,

@@ -12,15 +12,19 @@ import { loadHistories, REPLAY_FIXTURES_DIR } from '../support/replay-fixtures.j
 describe('replay of recorded histories', function () {
   this.timeout(120_000);
 
-  it('replays every committed history without nondeterminism', async function () {
-    const histories = await loadHistories();
-    assert.ok(histories.length >= 4, `expected the end-to-end histories in ${REPLAY_FIXTURES_DIR}`);
-    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
-    let replayed = 0;
-    for await (const result of results) {
-      assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
-      replayed++;
-    }
-    assert.equal(replayed, histories.length);
-  });
+  // Traced: a worker with tracing turned on (OTEL_*) replays the histories of one without it, and back.
+  for (const traced of [false, true]) {
+    it(`replays every committed history without nondeterminism${traced ? ', tracing on' : ''}`, async function () {
+      const histories = await loadHistories();
+      assert.ok(histories.length >= 4, `expected the end-to-end histories in ${REPLAY_FIXTURES_DIR}`);
+      const bundle = await workflowBundle(false, traced);
+      const results = Worker.runReplayHistories({ workflowBundle: bundle }, histories);
+      let replayed = 0;
+      for await (const result of results) {
+        assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+        replayed++;
+      }
+      assert.equal(replayed, histories.length);
+    });
+  }
 });

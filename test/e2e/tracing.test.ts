@@ -19,7 +19,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
 import type { Child } from '../../scripts/processes.js';
 import { applicant, personalFields, personalXml, strings } from '../support/history-privacy.js';
-import { devServerEnv } from '../support/servers.js';
+import { cliEnv, devServerEnv } from '../support/servers.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
 
@@ -95,13 +95,7 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
 
   function eca(args: string[], traced: boolean): Promise<string> {
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: dev.address,
-      ECA_CSID: sim.csid,
-      ECA_TASK_QUEUE: taskQueue,
-      ECA_DOCUMENT_STORE: store,
-      ECA_POLL_INTERVAL: '1 second',
-      ECA_CODEC_DISABLED: 'true',
+      ...cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store }),
       ...(traced ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'onboarding-cli' } : {}),
     };
     return new Promise((resolve, reject) =>

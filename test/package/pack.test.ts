@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
 import { applicationXml } from '../support/engine.js';
-import { devServerEnv } from '../support/servers.js';
+import { cliEnv, devServerEnv } from '../support/servers.js';
 import { packAndInstall } from '../../scripts/package-install.js';
 import type { InstalledPackage } from '../../scripts/package-install.js';
 
@@ -152,15 +152,7 @@ describe('the package (npm pack, installed into an empty project)', function () 
       documentStore: store,
       compiledEntry: join(pkg, 'dist', 'workers', 'main.js'),
     });
-    const env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: dev.address,
-      ECA_CSID: sim.csid,
-      ECA_TASK_QUEUE: taskQueue,
-      ECA_DOCUMENT_STORE: store,
-      ECA_POLL_INTERVAL: '1 second',
-      ECA_CODEC_DISABLED: 'true',
-    };
+    const env = cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store });
     const eca = (...args: string[]) => run(NPX, ['--no-install', 'eca', ...args], { cwd: installed.projectDir, env });
     try {
       const externalId = `happy-package-${randomUUID().slice(0, 6)}`;

@@ -77,3 +77,16 @@ export async function stopServers(): Promise<void> {
     if (result.status === 'rejected') console.warn(`teardown: ${String(result.reason)}`);
   }
 }
+
+/** The environment an `eca` command needs against a dev server, a simulator and a document store (no codec). */
+export function cliEnv(target: { address: string; csid: string; taskQueue: string; store: string }): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: target.address,
+    ECA_CSID: target.csid,
+    ECA_TASK_QUEUE: target.taskQueue,
+    ECA_DOCUMENT_STORE: target.store,
+    ECA_POLL_INTERVAL: '1 second',
+    ECA_CODEC_DISABLED: 'true',
+  };
+}

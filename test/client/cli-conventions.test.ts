@@ -147,6 +147,28 @@ describe('eca CLI conventions (no engine)', function () {
     assert.equal(confirmed.code, 7, 'with --yes it goes on to connect');
   });
 
+  it('asks at a terminal, and acts only on y (a real pseudo-terminal through util-linux script)', async function () {
+    const atTerminal = (answer: string) =>
+      new Promise<Run>((resolve) => {
+        const command = `node ${ECA} abandon client-1`;
+        const child = execFile(
+          'script',
+          ['-qec', command, '/dev/null'],
+          { env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:9', ECA_CSID: 'X', ECA_CODEC_DISABLED: 'true' } },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        );
+        child.stdin?.end(`${answer}\n`);
+      });
+    const no = await atTerminal('n');
+    assert.match(no.stdout, /Abandon application client-1 at the brokerage\? \[y\/N\]/);
+    assert.match(no.stdout, /not confirmed: nothing was done/);
+    assert.equal(no.code, 13, no.stdout);
+    const yes = await atTerminal('y');
+    assert.match(yes.stdout, /cannot reach Temporal at 127\.0\.0\.1:9/, 'on y it goes on to connect');
+    assert.equal(yes.code, 7, yes.stdout);
+  });
+
   it('completes commands, subcommands and options in a real bash', async function () {
     const dir = await mkdtemp(join(tmpdir(), 'eca-completion-'));
     try {

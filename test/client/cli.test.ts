@@ -12,6 +12,7 @@ import type { ApplicationStateView } from '../../workflows/application/messages.
 import { formatCodecKeys, generateCodecKeyring } from '../../codec/index.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
+import { writeFormsDir } from '../support/forms.js';
 import { devServerEnv } from '../support/servers.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
@@ -192,7 +193,7 @@ describe('eca CLI (real executable)', function () {
   });
 
   it('creates, then updates, the daily documents schedule', async function () {
-    const formsDir = join(dir, 'forms');
+    const formsDir = await writeFormsDir();
     const first = await eca([
       'schedules',
       'set',
@@ -234,13 +235,27 @@ describe('eca CLI (real executable)', function () {
     const listed = await eca(['schedules', 'list', '-o', 'jsonl']);
     assert.equal(listed.stdout.trim().split('\n').length, 1, listed.stdout);
     assertOneLineError(await eca(['schedules', 'trigger', 'daily-documents-SOMEONE-ELSE']), /not firm/);
+    // Fired now: the day's submission shows in `documents list`, and answers `documents status`.
+    const triggered = await eca(['schedules', 'trigger']);
+    assert.equal(triggered.code, 0, triggered.stderr);
+    let runs: Array<{ workflowId: string }> = [];
+    for (let i = 0; i < 100 && runs.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const listedRuns = await eca(['documents', 'list', '-o', 'json']);
+      runs = JSON.parse(listedRuns.stdout) as typeof runs;
+    }
+    assert.equal(runs.length, 1, 'one submission for the day');
+    assert.match(runs[0]!.workflowId, new RegExp(`^documents-${engine.sim.csid}-\\d{4}-\\d{2}-\\d{2}$`));
+    const day = await eca(['documents', 'status', runs[0]!.workflowId, '-o', 'json']);
+    assert.equal(day.code, 0, day.stderr);
+    const dayView = JSON.parse(day.stdout) as { status: string; detail?: { csid?: string }; note?: string };
+    assert.ok(['RUNNING', 'COMPLETED'].includes(dayView.status), day.stdout);
+    assert.equal(dayView.detail?.csid, engine.sim.csid, day.stdout);
     const deleted = await eca(['schedules', 'delete', '--yes']);
     assert.equal(deleted.code, 0, deleted.stderr);
     const gone = await eca(['schedules', 'describe']);
     assert.equal(gone.code, 4, gone.stderr);
     assert.match(gone.stderr, /no schedule "daily-documents-.*schedules set/);
-    const documents = await eca(['documents', 'list']);
-    assert.equal(documents.code, 0, documents.stderr);
     assert.equal((await eca(['documents', 'status', `documents-${engine.sim.csid}-1999-01-01`])).code, 4);
     assertOneLineError(await eca(['schedules', 'set', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
   });

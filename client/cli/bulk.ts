@@ -34,6 +34,7 @@ function jobText(state: BulkJobState): string {
 }
 
 async function bulk(action: BulkAction, options: BulkOptions, command: Command): Promise<void> {
+  let jobId: string | undefined;
   await withEngine(
     command,
     async (engine, format) => {
@@ -53,6 +54,7 @@ async function bulk(action: BulkAction, options: BulkOptions, command: Command):
         reason: options.reason,
         rate: options.rate,
       })) as BulkJob;
+      jobId = job.jobId;
       if (!options.wait) {
         out(
           format,
@@ -69,7 +71,10 @@ async function bulk(action: BulkAction, options: BulkOptions, command: Command):
       );
       if (state.failed > 0 || state.state !== 'COMPLETED') failLater();
     },
-    { onTimeout: 'the batch job goes on on the server: `eca bulk status <jobId>`' },
+    {
+      onTimeout: () =>
+        jobId ? `the batch job goes on on the server: \`eca bulk status ${jobId}\`` : 'no batch job was started',
+    },
   );
 }
 

@@ -29,6 +29,7 @@ async function maintain(
   command: Command,
 ): Promise<void> {
   const attachments = documentArguments(options.attach);
+  let workflowId = '<workflowId>';
   await withEngine(
     command,
     async (engine, format) => {
@@ -40,6 +41,7 @@ async function maintain(
         attachments,
         requestKey: options.requestKey,
       });
+      workflowId = started.workflowId;
       if (!options.wait) {
         out(format, { workflowId: started.workflowId, existed: started.existed }, () =>
           started.existed
@@ -59,7 +61,7 @@ async function maintain(
       );
       if (result.status === 'REJECTED') failLater();
     },
-    { onTimeout: 'the request goes on; `eca maintenance status <workflowId>` shows where it stands' },
+    { onTimeout: () => `the request goes on; \`eca maintenance status ${workflowId}\` shows where it stands` },
   );
 }
 

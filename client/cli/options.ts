@@ -116,7 +116,7 @@ function seconds(ms: number): string {
 
 export interface EngineRun {
   /** What to tell the person when the command's `--timeout` passes (what goes on, how to look). */
-  onTimeout?: string;
+  onTimeout?: string | (() => string);
 }
 
 /**
@@ -139,7 +139,9 @@ export async function withEngine<T>(
       return await engine.client.withAbortSignal(signal, () => run(engine, options.output));
     } catch (error) {
       if (!signal.aborted) throw error;
-      const hint = onTimeout ?? 'what was sent may still be delivered; look with `eca status`';
+      const hint =
+        (typeof onTimeout === 'function' ? onTimeout() : onTimeout) ??
+        'what was sent may still be delivered; look with `eca status`';
       throw new CliError('TIMEOUT', `${command.name()}: no answer within ${seconds(timeoutMs)} (--timeout): ${hint}`);
     }
   } finally {

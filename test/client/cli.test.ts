@@ -357,6 +357,28 @@ describe('eca CLI (real executable)', function () {
     assert.equal(error.code, 'TIMEOUT');
     assert.match(error.message, /abandon: no answer within 2 s \(--timeout\)/);
     assert.ok(Date.now() - began < 60_000, 'gave up long before any server-side limit');
+    const waited = await eca(
+      [
+        'maintain',
+        'U1234567',
+        'ChangeBaseCurrency',
+        '--firm-type',
+        'advisor',
+        '--request-key',
+        `k-${run}`,
+        '--wait',
+        '--timeout',
+        '2s',
+      ],
+      lonely,
+    );
+    assert.equal(waited.code, 12, waited.stderr);
+    assert.match(
+      waited.stderr,
+      new RegExp(
+        `maintain: no answer within 2 s .*\`eca maintenance status maintenance-${engine.sim.csid}-U1234567-k-${run}\``,
+      ),
+    );
     // Where Temporal is, from a profile of a Temporal config file (as the `temporal` CLI reads it).
     const toml = join(dir, 'temporal.toml');
     await writeFile(toml, `[profile.dev]\naddress = "${env.address}"\n`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { maintenanceWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import { formatCodecKeys, generateCodecKeyring } from '../../codec/index.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
@@ -376,7 +377,7 @@ describe('eca CLI (real executable)', function () {
     assert.match(
       waited.stderr,
       new RegExp(
-        `maintain: no answer within 2 s .*\`eca maintenance status maintenance-${engine.sim.csid}-U1234567-k-${run}\``,
+        `maintain: no answer within 2 s .*\`eca maintenance status ${maintenanceWorkflowId(engine.sim.csid, 'U1234567', `k-${run}`)}\``,
       ),
     );
     // Where Temporal is, from a profile of a Temporal config file (as the `temporal` CLI reads it).

@@ -3,6 +3,7 @@
  * bound to the one IP sent and valid 60 seconds (wall clock, see clock.ts). Open accounts land on
  * the page named by ACTION; pending applications are sent to the application instead.
  */
+import { BlockList, isIP } from 'node:net';
 import { EcaError } from '../../eca/errors.js';
 import { LANDING_PAGES, type LandingPage } from '../../eca/landing-pages.js';
 import { escapeXml } from '../../eca/xml-tree.js';
@@ -74,7 +75,7 @@ export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): 
   if (!session) return page(403, 'Invalid session', '<p>This session is unknown.</p>');
   if (ctx.sso.isExpired(session))
     return page(403, 'Session expired', '<p>This link has expired; request a new one.</p>');
-  if (ip !== session.ip && !(isLoopback(ip) && isLoopback(session.ip))) {
+  if (!sameAddress(session.ip, ip)) {
     return page(403, 'Access denied', '<p>This link was issued for another IP address.</p>');
   }
   const firm = ctx.store.firms.get(session.csid);
@@ -150,6 +151,15 @@ function landingFor(params: URLSearchParams): LandingPage | undefined {
   return best;
 }
 
-function isLoopback(ip: string): boolean {
-  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+/**
+ * Whether the browser's address is the one sent (spec: "only from the IP sent in the request"). The same address
+ * in another notation matches (`2001:DB8::7` and `2001:db8::7`; `::ffff:127.0.0.1`, how a dual-stack socket shows
+ * an IPv4 peer, and `127.0.0.1`); another address never does, loopback ones included (`::1` is not `127.0.0.1`).
+ */
+function sameAddress(sent: string, seen: string): boolean {
+  const family = (ip: string) => (isIP(ip) === 6 ? 'ipv6' : 'ipv4');
+  if (isIP(sent) === 0 || isIP(seen) === 0) return false;
+  const list = new BlockList();
+  list.addAddress(sent, family(sent));
+  return list.check(seen, family(seen));
 }

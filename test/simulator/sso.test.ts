@@ -82,6 +82,18 @@ describe('simulator sso/create, portal and preference/set', function () {
     assert.match(await page.text(), /another IP address/);
   });
 
+  it('binds a URL to the address sent, not to every loopback address', async function () {
+    // The simulator listens on 127.0.0.1, so every visit below comes from 127.0.0.1.
+    const forIpv6Loopback = await visit((await signedUrl(openUser, '::1')).url);
+    assert.equal(forIpv6Loopback.status, 403);
+    assert.match(await forIpv6Loopback.text(), /another IP address/);
+    const forOtherLoopback = await visit((await signedUrl(openUser, '127.0.0.2')).url);
+    assert.equal(forOtherLoopback.status, 403);
+    // The same address written as an IPv4-mapped IPv6 address (how a dual-stack socket shows an IPv4 peer).
+    const mapped = await visit((await signedUrl(openUser, '::ffff:127.0.0.1')).url);
+    assert.equal(mapped.status, 200);
+  });
+
   it('in QA, denies access from an IP that is not whitelisted', async function () {
     await control(sim, 'PUT', `/firms/${firm.csid}/whitelist`, { ips: ['198.51.100.1'] });
     try {

@@ -13,6 +13,7 @@ import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
+import type { SweepActivityOptions } from './sweep.js';
 import { createRetentionActivities } from './retention.js';
 import { withStepFailurePolicy } from './configuration-errors.js';
 import { DEFAULT_STEP_FAILURE_BOUNDS } from '../runtime/defaults.js';
@@ -37,6 +38,8 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
    */
   stepFailureBounds?: StepFailureBounds;
+  /** Told what each of the firm's status sweeps did (sweep.ts). */
+  onSweep?: SweepActivityOptions['onSweep'];
 }
 
 /** The application's activities that write or validate: past the bounds they stop it in `blocked`. */
@@ -68,7 +71,12 @@ export function createEngineActivities(options: EngineActivityOptions) {
         }),
         ...createDocumentsActivities({ eca, store, ledger, now }),
         ...createMaintenanceActivities({ eca, store }),
-        ...createSweepActivities({ eca, client: options.client, maxAccountsPerCall: options.maxAccountsPerCall }),
+        ...createSweepActivities({
+          eca,
+          client: options.client,
+          maxAccountsPerCall: options.maxAccountsPerCall,
+          onSweep: options.onSweep,
+        }),
         ...createRetentionActivities({ store }),
       },
       {

@@ -38,6 +38,8 @@ export interface SweepActivityOptions {
   maxAccountsPerCall?: number;
   /** Signals sent at once (default 32). */
   signalConcurrency?: number;
+  /** Told what each slot's sweep did (the demo and benchmarks print it). */
+  onSweep?: (report: SweepReport) => void;
 }
 
 interface WaitingApplication {
@@ -96,7 +98,9 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 5_000);
       try {
-        return await sweep(csid);
+        const report = await sweep(csid);
+        options.onSweep?.(report);
+        return report;
       } finally {
         clearInterval(beat);
       }

@@ -23,6 +23,7 @@ import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
 import type { EngineContext } from '../client/applications.js';
+import type { SweepReport } from '../workflows/sweep/messages.js';
 import { table } from '../client/cli/output.js';
 import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
@@ -35,6 +36,32 @@ import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 class UsageError extends Error {}
+
+/** What the firm's status sweep did over the demo: the reads every waiting application shares. */
+class SweepTally {
+  private slots = 0;
+  private calls = 0;
+  private mostCalls = 0;
+  private woken = 0;
+  private mostWaiting = 0;
+
+  add(report: SweepReport): void {
+    this.slots++;
+    this.calls += report.brokerageCalls;
+    this.mostCalls = Math.max(this.mostCalls, report.brokerageCalls);
+    this.woken += report.woken;
+    this.mostWaiting = Math.max(this.mostWaiting, report.waiting);
+  }
+
+  summary(): string {
+    if (this.slots === 0) return 'Status sweep: no slot ran.';
+    const perSlot = (this.calls / this.slots).toFixed(1);
+    return (
+      `Status sweep: ${this.slots} slots, ${this.calls} brokerage calls (${perSlot} per slot, at most ${this.mostCalls}), ` +
+      `${this.woken} applications woken, up to ${this.mostWaiting} waiting at once.`
+    );
+  }
+}
 
 const { values } = parseArgs({
   options: {
@@ -113,7 +140,8 @@ async function main(): Promise<number> {
     cleanups.unshift(() => sim.close());
     const eca = ecaClientFor(sim, { signal: activitySignal });
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
-    const { activities, statusReader } = createEngineActivities({ eca, store, client });
+    const sweeps = new SweepTally();
+    const { activities } = createEngineActivities({ eca, store, client, onSweep: (report) => sweeps.add(report) });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
     // The worker process's defaults (runtime/config.ts): the demo runs the engine as production does.
     const defaults = loadWorkerConfig({});
@@ -147,9 +175,7 @@ async function main(): Promise<number> {
         calls.map(([op, n]) => [op, String(n)]),
       )}\n`,
     );
-    console.log(
-      `Status reads: ${statusReader.stats.reads} merged into ${statusReader.stats.calls} calls (largest batch ${statusReader.stats.largestBatch}).`,
-    );
+    console.log(sweeps.summary());
     console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s for ${count} applications.`);
     if (uiAddress) {
       console.log(

@@ -9,7 +9,8 @@
  *   the same way (`npm run servers -- cluster`).
  *
  * All are cached per user and per version, outside the repository. Tests, the demo and CI all call
- * this module; run it directly (`npm run servers`) to provision the dev and test servers and print their paths.
+ * this module; run it directly (`npm run servers`) to provision the dev and test servers and the browser
+ * tests' Chromium (scripts/browser.ts) and print their paths.
  */
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
@@ -42,7 +43,7 @@ function log(message: string): void {
   process.stderr.write(`[temporal-servers] ${message}\n`);
 }
 
-async function isExecutable(path: string): Promise<boolean> {
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;
@@ -66,7 +67,7 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
  * Builds into a fresh temporary directory and renames it into place, so an interrupted build or two
  * concurrent ones never leave a half-written cache entry behind.
  */
-async function buildAtomically(finalDir: string, build: (tmpDir: string) => Promise<void>): Promise<void> {
+export async function buildAtomically(finalDir: string, build: (tmpDir: string) => Promise<void>): Promise<void> {
   const parent = join(finalDir, '..');
   await mkdir(parent, { recursive: true });
   const tmpDir = await mkdtemp(join(parent, '.building-'));
@@ -80,7 +81,7 @@ async function buildAtomically(finalDir: string, build: (tmpDir: string) => Prom
   }
 }
 
-function seconds(since: number): string {
+export function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
@@ -275,11 +276,16 @@ export const DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'frontend.enable
 
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'all';
-  if (!['all', 'dev', 'test', 'cluster'].includes(which)) {
-    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test|cluster] (got "${which}")`);
+  if (!['all', 'dev', 'test', 'cluster', 'browser'].includes(which)) {
+    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test|cluster|browser] (got "${which}")`);
   }
   if (which === 'all' || which === 'dev') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
   if (which === 'all' || which === 'test') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
+  if (which === 'all' || which === 'browser') {
+    // The browser tests' Chromium (scripts/browser.ts): the machine's, or one from the npm registry.
+    const { chromiumExecutable } = await import('./browser.js');
+    console.log(`chromium:    ${await chromiumExecutable()}`);
+  }
   if (which === 'cluster') {
     console.log(`cluster:     ${JSON.stringify(await clusterExecutables())}`);
     console.log(`ui server:   ${JSON.stringify(await uiServerExecutable())}`);

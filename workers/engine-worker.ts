@@ -140,11 +140,14 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
   });
 }
 
-/** The worker's side of tracing: activity spans, and the sink workflow spans leave the sandbox by. */
-async function tracingOptions({
+/**
+ * The worker's side of tracing: activity spans, and the sink workflow spans leave the sandbox by. A
+ * replay worker of a traced bundle needs the sink registered too (it never calls it while replaying).
+ */
+export async function tracingOptions({
   spanProcessor,
   resource,
-}: Tracing): Promise<Pick<WorkerOptions, 'interceptors' | 'sinks'>> {
+}: Pick<Tracing, 'spanProcessor' | 'resource'>): Promise<Pick<WorkerOptions, 'interceptors' | 'sinks'>> {
   const otel = await import('@temporalio/interceptors-opentelemetry');
   return {
     interceptors: {

@@ -33,6 +33,10 @@ describe('the demo', function () {
       assert.match(stdout, new RegExp(`${scenario}\\s+1\\s+${expected} 1\\s+${expected}\\s+yes`), `${scenario} row`);
     }
     assert.match(stdout, /create\s+7\n/, 'one create per application');
+    // The firm's status sweep read for the waiting applications and woke those whose account moved.
+    const sweep = /Status sweep: (\d+) slots, (\d+) brokerage calls .*, (\d+) applications woken/.exec(stdout);
+    assert.ok(sweep, `no status sweep line in:\n${stdout}`);
+    assert.ok(Number(sweep[1]) >= 1 && Number(sweep[2]) >= 3 && Number(sweep[3]) >= 1, sweep[0]);
     assert.match(stdout, /Temporal UI: http:\/\/localhost:\d+\/namespaces\/default\/workflows/);
   });
 

@@ -1,6 +1,6 @@
 /**
- * Staff in the Temporal UI, in a real browser (playwright-core driving the machine's Chromium, never a
- * browser download): the dev server's UI wired to the codec server, an application found with a
+ * Staff in the Temporal UI, in a real browser (playwright-core driving the machine's Chromium or one from
+ * the npm registry, scripts/browser.ts; never a browser vendor's download): the dev server's UI wired to the codec server, an application found with a
  * visibility query, its current details read (decoded), the `abandon` update sent from the UI's update
  * form and the application seen moving on, and a signal of an unknown name sent from the UI's signal
  * form recorded visibly. A screenshot of each step is written and its path printed
@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +25,7 @@ import { stateQuery } from '../../workflows/application/messages.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
+import { chromiumExecutable } from '../../scripts/browser.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
@@ -33,15 +33,6 @@ import { startDevServerEnv } from '../support/servers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
-const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-
-function chromiumPath(): string {
-  const found = CHROMIUM_CANDIDATES.find((path): path is string => path !== undefined && existsSync(path));
-  if (!found) {
-    assert.fail('no Chromium: install the Debian package (apt-get install chromium) or set CHROMIUM_PATH');
-  }
-  return found;
-}
 
 describe('staff in the Temporal UI (real browser, codec server)', function () {
   this.timeout(180_000);
@@ -64,6 +55,9 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
   }
 
   before(async function () {
+    // The first run on a machine without Chromium fetches one from the npm registry (scripts/browser.ts).
+    this.timeout(600_000);
+    const executablePath = await chromiumExecutable();
     await mkdir(shots, { recursive: true });
     codec = await startCodecServer({ keys, token });
     env = await startDevServerEnv({ ui: true, extraArgs: uiCodecEndpointArgs(codec) });
@@ -71,7 +65,7 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
     codec.allowOrigin(ui);
     engine = await startEngine(env, { codec: keys, simulator: { timeScale: 20_000 } });
     running = engine.worker.run();
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   });
 

@@ -15,10 +15,14 @@ import { buildXml, escapeXml, isXmlName, xmlWellFormednessError } from './xml-tr
 import type { XmlElementSpec } from './xml-tree.js';
 
 /**
- * Placeholder for the brokerage's import-schema namespace (`{import_schema_namespace}` in the spec): a deployment
- * passes the real one (client option `importNamespace`). Readers ignore namespaces, so any value round-trips.
+ * The brokerage's import-schema namespace (`{import_schema_namespace}` in the spec), the one firms' application
+ * files and request files are written in. A deployment told another one passes it (client option
+ * `importNamespace`). Readers of this library match local names; the brokerage refuses a request root outside it.
  */
-export const DEFAULT_IMPORT_NAMESPACE = 'urn:eca-onboarding:import-schema';
+export const IMPORT_SCHEMA_NAMESPACE = 'http://www.interactivebrokers.com/schemas/IBCust_import';
+
+/** The namespace request XML is written in unless the caller names another: {@link IMPORT_SCHEMA_NAMESPACE}. */
+export const DEFAULT_IMPORT_NAMESPACE = IMPORT_SCHEMA_NAMESPACE;
 
 export const REQUESTS_ROOT = 'AcctMgmtRequests';
 

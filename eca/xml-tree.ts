@@ -79,6 +79,43 @@ export function xmlWellFormednessError(xml: string): string | undefined {
   return `the XML is not well-formed: ${result.err.msg} (line ${result.err.line}, column ${result.err.col})`;
 }
 
+const namespaceParser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  removeNSPrefix: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: true,
+  htmlEntities: false,
+});
+
+/**
+ * The namespace URI of the root element, from the declarations on the root itself (`xmlns`, or `xmlns:p` for a
+ * root written `p:Name`); undefined when the root is in no namespace. Readers match local names only, so a check
+ * of the namespace is this separate step. Malformed XML raises EcaSchemaError at path `what`.
+ */
+export function rootNamespace(xml: string, what = 'xml'): string | undefined {
+  const problem = xmlWellFormednessError(xml);
+  if (problem) throw new EcaSchemaError(what, problem);
+  const entries = namespaceParser.parse(xml) as unknown;
+  const root = Array.isArray(entries)
+    ? (entries as unknown[]).filter(isRecord).find((entry) => {
+        const name = Object.keys(entry).find((key) => key !== ATTRIBUTES);
+        return name !== undefined && name !== TEXT && !name.startsWith('?') && !name.startsWith('!');
+      })
+    : undefined;
+  if (!root) return undefined;
+  const name = Object.keys(root).find((key) => key !== ATTRIBUTES) ?? '';
+  const colon = name.indexOf(':');
+  const declaration = colon < 0 ? 'xmlns' : `xmlns:${name.slice(0, colon)}`;
+  const attributes = root[ATTRIBUTES];
+  const uri = isRecord(attributes) ? attributes[declaration] : undefined;
+  return typeof uri === 'string' && uri.trim() !== '' ? uri.trim() : undefined;
+}
+
 /** Parses a document into its root element; malformed XML raises EcaSchemaError at path `what`. */
 export function parseXmlTree(xml: string, what = 'xml'): XmlNode {
   const problem = xmlWellFormednessError(xml);

@@ -2,12 +2,16 @@
  * The brokerage's readers of the firm's request files: the submitDocuments request
  * (`AcctMgmtRequests/ProcessDocuments/Document/AttachedFile`) and update requests (one function element per
  * request under `AcctMgmtRequests`). The firm's writers are in eca/request-xml.ts.
+ *
+ * Held to the spec's words: the root is `AcctMgmtRequests` "in the namespace {import_schema_namespace}" (any other
+ * namespace, or none, is refused), and `exec_ts` / `exec_login_ts` are `YYYYMMDDHHMMSS` (fourteen digits of a real
+ * time; `2026-01-01 10:00:00` and other forms are refused).
  */
 import { EcaSchemaError } from '../../eca/errors.js';
-import { REQUESTS_ROOT } from '../../eca/request-xml.js';
+import { IMPORT_SCHEMA_NAMESPACE, REQUESTS_ROOT } from '../../eca/request-xml.js';
 import { parseTimestamp } from '../../eca/types.js';
 import type { Timestamp } from '../../eca/types.js';
-import { attr, childrenNamed, firstChild, parseXmlTree } from '../../eca/xml-tree.js';
+import { attr, childrenNamed, firstChild, parseXmlTree, rootNamespace } from '../../eca/xml-tree.js';
 import type { XmlNode } from '../../eca/xml-tree.js';
 
 export interface ParsedAttachedFile {
@@ -30,13 +34,23 @@ function requiredAttr(node: XmlNode, name: string, path: string): string {
   return value;
 }
 
+/** `YYYYMMDDHHMMSS`, the only form the spec gives `exec_ts` and `exec_login_ts`. */
+function compactTimestamp(node: XmlNode, name: string, path: string): Timestamp {
+  const text = requiredAttr(node, name, path);
+  const parsed = /^\d{14}$/.test(text) ? parseTimestamp(text) : undefined;
+  if (parsed?.date === undefined) {
+    throw new EcaSchemaError(`${path}@${name}`, `expected YYYYMMDDHHMMSS, found ${JSON.stringify(text)}`);
+  }
+  return parsed;
+}
+
 function parseDocuments(container: XmlNode, path: string): ParsedDocument[] {
   return childrenNamed(container, 'Document').map((document, index) => {
     const at = `${path}/Document[${index + 1}]`;
     return {
       formNumber: requiredAttr(document, 'form_no', at),
-      execTs: parseTimestamp(requiredAttr(document, 'exec_ts', at)),
-      execLoginTs: parseTimestamp(requiredAttr(document, 'exec_login_ts', at)),
+      execTs: compactTimestamp(document, 'exec_ts', at),
+      execLoginTs: compactTimestamp(document, 'exec_login_ts', at),
       files: childrenNamed(document, 'AttachedFile').map((file, fileIndex) => {
         const fileAt = `${at}/AttachedFile[${fileIndex + 1}]`;
         const lengthText = requiredAttr(file, 'file_length', fileAt);
@@ -53,6 +67,13 @@ function parseDocuments(container: XmlNode, path: string): ParsedDocument[] {
 function requestsRootOf(xml: string): XmlNode {
   const root = parseXmlTree(xml, REQUESTS_ROOT);
   if (root.name !== REQUESTS_ROOT) throw new EcaSchemaError(root.name, `expected root element ${REQUESTS_ROOT}`);
+  const namespace = rootNamespace(xml, REQUESTS_ROOT);
+  if (namespace !== IMPORT_SCHEMA_NAMESPACE) {
+    throw new EcaSchemaError(
+      REQUESTS_ROOT,
+      `the root element must be in the namespace ${IMPORT_SCHEMA_NAMESPACE}, found ${namespace ?? 'no namespace'}`,
+    );
+  }
   return root;
 }
 

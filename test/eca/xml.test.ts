@@ -66,9 +66,12 @@ describe('eca/xml: request and report XML', function () {
     assert.equal(second?.['@exec_login_ts'], '20240501095900');
   });
 
-  it('round-trips the submitDocuments request through the brokerage-side parser, in any namespace', function () {
-    const xml = buildSubmitDocumentsXml({ namespace: 'urn:brokerage:import', documents });
-    assert.match(xml, /<AcctMgmtRequests xmlns="urn:brokerage:import">/);
+  it('round-trips the submitDocuments request through the brokerage-side parser, in the import-schema namespace', function () {
+    const xml = buildSubmitDocumentsXml({ documents });
+    assert.match(xml, /<AcctMgmtRequests xmlns="http:\/\/www\.interactivebrokers\.com\/schemas\/IBCust_import">/);
+    const elsewhere = buildSubmitDocumentsXml({ namespace: 'urn:brokerage:import', documents });
+    assert.match(elsewhere, /<AcctMgmtRequests xmlns="urn:brokerage:import">/);
+    assert.throws(() => parseSubmitDocumentsXml(elsewhere), /namespace/);
     const parsed = parseSubmitDocumentsXml(xml);
     assert.equal(parsed.documents.length, 2);
     assert.equal(parsed.documents[0]?.formNumber, '3024');

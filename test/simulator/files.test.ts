@@ -170,7 +170,14 @@ describe('simulator file operations', function () {
     ) {
       const input = documents(files);
       if (declared !== undefined && input[0]?.files[0]) input[0].files[0].sha1 = declared;
-      const xml = buildSubmitDocumentsXml({ documents: input });
+      return submitXml(buildSubmitDocumentsXml({ documents: input }), files, as);
+    }
+
+    async function submitXml(
+      xml: string,
+      files: Array<{ formNumber: string; fileName: string; data: Uint8Array }>,
+      as: Firm = firm,
+    ) {
       const payload = await filePayload(
         as.keys,
         { fileName: 'documents.xml', content: xml },
@@ -247,6 +254,48 @@ describe('simulator file operations', function () {
       const accepted = await submit(files, undefined, disclosed);
       assert.equal(accepted.body.isProcessed, true);
       assert.ok(accepted.body.fileData);
+    });
+
+    // Spec, document entry: "Document@exec_ts | `YYYYMMDDHHMMSS`", "Document@exec_login_ts | `YYYYMMDDHHMMSS`".
+    it('refuses exec_ts or exec_login_ts in any other form than YYYYMMDDHHMMSS', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const files = [{ formNumber: '3240', fileName: 'timed.pdf', data: pdf('timed form') }];
+      const valid = buildSubmitDocumentsXml({ documents: documents(files) });
+      const cases: Array<[from: string, to: string]> = [
+        ['exec_ts="20250108093000"', 'exec_ts="2026-01-01 10:00:00"'],
+        ['exec_ts="20250108093000"', 'exec_ts="2025-01-08T09:30:00Z"'],
+        ['exec_ts="20250108093000"', 'exec_ts="20251308093000"'],
+        ['exec_login_ts="20250108092500"', 'exec_login_ts="202501080925"'],
+      ];
+      for (const [from, to] of cases) {
+        const xml = valid.replace(from, to);
+        assert.notEqual(xml, valid);
+        const { body } = await submitXml(xml, files);
+        assert.equal(body.isProcessed, false, to);
+        assert.equal(body.fileData, undefined, to);
+      }
+      assert.equal((await submitXml(valid, files)).body.isProcessed, true);
+    });
+
+    // Spec: "The request file root is an import-schema element named AcctMgmtRequests in the namespace
+    // {import_schema_namespace}".
+    it('refuses an AcctMgmtRequests root outside the import-schema namespace', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const files = [{ formNumber: '3241', fileName: 'spaced.pdf', data: pdf('namespaced form') }];
+      const valid = buildSubmitDocumentsXml({ documents: documents(files) });
+      assert.match(valid, /<AcctMgmtRequests xmlns="http:\/\/www\.interactivebrokers\.com\/schemas\/IBCust_import">/);
+      const elsewhere = valid.replace(/xmlns="[^"]*"/, 'xmlns="urn:example:other"');
+      const none = valid.replace(/ xmlns="[^"]*"/, '');
+      const prefixed = valid
+        .replace(/<AcctMgmtRequests xmlns="([^"]*)">/, '<ib:AcctMgmtRequests xmlns:ib="$1" xmlns="urn:example:other">')
+        .replace('</AcctMgmtRequests>', '</ib:AcctMgmtRequests>');
+      for (const xml of [elsewhere, none]) {
+        assert.notEqual(xml, valid);
+        const { body } = await submitXml(xml, files);
+        assert.equal(body.isProcessed, false);
+      }
+      // The namespace counts, not the way it is written: a prefixed root in the import-schema namespace is taken.
+      assert.equal((await submitXml(prefixed, files)).body.isProcessed, true);
     });
 
     it('gives isProcessed false for wrong keys', async function () {

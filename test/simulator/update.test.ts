@@ -170,6 +170,45 @@ describe('simulator update and getAmRequestStatus', function () {
     assert.equal(lengthStatus.status, 'REJECTED');
   });
 
+  // Spec: exec_ts / exec_login_ts are `YYYYMMDDHHMMSS`; the request root is AcctMgmtRequests "in the namespace
+  // {import_schema_namespace}". A file held to neither is not read: no fileData, no request filed.
+  it('reads no request from a file with another exec_ts form or a root outside the import-schema namespace', async function () {
+    const { accountId } = await createAccount(sim, firm, 'docs-required-u6');
+    const data = pdf('identity scan');
+    const valid = buildDocumentSubmissionXml({
+      accountId,
+      documents: [
+        {
+          formNumber: '8001',
+          execTs: '20250108100000',
+          execLoginTs: '20250108095500',
+          files: [{ fileName: 'identity.pdf', sha1: sha1Hex(data), length: data.byteLength }],
+        },
+      ],
+    });
+    const broken = [
+      valid.replace('exec_ts="20250108100000"', 'exec_ts="2026-01-01 10:00:00"'),
+      valid.replace('exec_login_ts="20250108095500"', 'exec_login_ts="1736330100000"'),
+      valid.replace(/xmlns="[^"]*"/, 'xmlns="urn:example:other"'),
+      valid.replace(/ xmlns="[^"]*"/, ''),
+      fn(accountId, 'AbandonAccount').replace(/xmlns="[^"]*"/, 'xmlns="urn:example:other"'),
+    ];
+    for (const xml of broken) {
+      assert.notEqual(xml, valid);
+      const payload = await filePayload(firm.keys, { fileName: 'request.xml', content: xml }, [
+        { fileName: 'identity.pdf', data },
+      ]);
+      const { body } = await op(sim, 'update', { CSID: firm.csid, payload });
+      assert.equal(body.fileData, undefined);
+      assert.match(String(body.error), /Invalid request XML/);
+    }
+    const records = await control(sim, 'GET', `/records?externalId=docs-required-u6`);
+    const [account] = records.body.accounts as Array<{ requests: unknown[] }>;
+    assert.deepEqual(account?.requests, []);
+    const accepted = await update(firm, valid, [{ fileName: 'identity.pdf', data }]);
+    assert.equal((await requestStatus(firm.csid, accepted)).status, 'PENDING');
+  });
+
   it('files nothing (no fileData) for a payload with wrong keys', async function () {
     const { body } = await op(sim, 'update', { CSID: firm.csid, payload: Buffer.from('not pgp').toString('base64') });
     assert.equal(body.fileData, undefined);

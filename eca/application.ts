@@ -1,148 +1,62 @@
 /**
- * The account application XML (the content of create and validateXML payloads).
+ * The account application XML (the content of create and validateXML payloads), written by the firm in the
+ * brokerage's import schema (namespace {@link IMPORT_SCHEMA_NAMESPACE}). The spec does not show this format; firms
+ * write it as the brokerage's public integrations do: `Applications/Application` with a `Customer` (its
+ * `AccountHolder`s: `AccountHolderDetails` and `FinancialInformation`), `Accounts/Account`, `Users/User` and
+ * `Documents/Document`. Example (also at `test/fixtures/eca/application.xml`): {@link APPLICATION_XML_EXAMPLE}.
  *
- * The spec does not show this format, so this library defines it, modelled on the brokerage's application style:
- * one `Applications` root (in the import-schema namespace) holding one or more `Application` elements, each with a
- * `Customer` (type, user-name prefix, e-mail, external id, input language) and its `AccountHolder`s, and the
- * `Accounts` to open. Example (also at `test/fixtures/eca/application.xml`):
- *
- * ```xml
- * <?xml version="1.0" encoding="UTF-8"?>
- * <Applications xmlns="urn:eca-onboarding:import-schema">
- *   <Application>
- *     <Customer type="INDIVIDUAL" prefix="jdoexa" email="jane.doe@example.com" external_id="EXT-1" input_language="en">
- *       <AccountHolder>
- *         <Details>
- *           <Name first="Jane" last="Doe"/>
- *           <Title code="MS"/>
- *           <Identification DriversLicense="D1234567" IssuingCountry="USA"/>
- *           <SourcesOfWealth>
- *             <SourceOfWealth source_type="SOW-IND-Income"/>
- *           </SourcesOfWealth>
- *         </Details>
- *       </AccountHolder>
- *     </Customer>
- *     <Accounts>
- *       <Account base_currency="USD" margin="Cash">
- *         <InvestmentObjectives>
- *           <Objective>Growth</Objective>
- *         </InvestmentObjectives>
- *       </Account>
- *     </Accounts>
- *   </Application>
- * </Applications>
- * ```
- *
- * Elements and attributes:
- * - `Customer@type`: one of {@link CUSTOMER_TYPES}; `INDIVIDUAL`, `JOINT` and `IRA` are natural persons and need
- *   `Customer@email`. `Customer@prefix`: user-name prefix, lower-case letters as 1st and 6th characters.
- *   `Customer@external_id`: the firm's id of the application (links getResponseFile). `Customer@input_language`:
- *   e.g. `en`, `zh-Hans` (selects the language of the forms shown).
- * - `AccountHolder` (one per person: one for INDIVIDUAL, two for JOINT, the officers of an ORG, whose `Customer`
- *   may also carry `<Organization name="…"/>`) / `Details`: `Name@first`, `Name@last`, `Title@code` (several only
- *   for an ORG), `Identification` with one document attribute (`DriversLicense`, `Passport`, `NationalCard`) and
- *   `IssuingCountry` (ISO 3166 alpha-3), `SourcesOfWealth/SourceOfWealth@source_type` (at least one).
- * - `Accounts/Account@base_currency,margin` with `InvestmentObjectives/Objective` (at least one).
- *
- * The brokerage's structural check of these rules (validateXML) is simulator/formats/application-validation.ts.
+ * The engine reads only what it needs, and only through {@link ENGINE_READS}: the application's external id (it
+ * links the application to getResponseFile and names its workflow) and its input language (it selects the
+ * Chinese variant of a form). Everything else in the file is the firm's business and the brokerage's; the
+ * brokerage's check of its content (validateXML) is simulator/formats/application-validation.ts.
  */
 import { EcaRequestError } from './errors.js';
+import { IMPORT_SCHEMA_NAMESPACE } from './request-xml.js';
 import { attr, childrenNamed, firstChild, parseXmlTree } from './xml-tree.js';
 import type { XmlNode } from './xml-tree.js';
 
-export const CUSTOMER_TYPES = ['INDIVIDUAL', 'JOINT', 'IRA', 'TRUST', 'ORG'] as const;
-export type CustomerType = (typeof CUSTOMER_TYPES)[number];
+/** Every element and attribute of the application XML that the engine reads, by local name. */
+export const ENGINE_READS = {
+  externalId: 'Applications/Application/Customer@external_id',
+  inputLanguage: 'Applications/Application/Customer@input_language',
+} as const;
 
-export interface ApplicationHolder {
-  firstName?: string;
-  lastName?: string;
-  titles: string[];
-}
-
-export interface ApplicationAccount {
-  baseCurrency?: string;
-  margin?: string;
-  investmentObjectives: string[];
-}
-
-/** What the engine needs to know about an application. Holds personal data: never log it. */
+/** What the engine knows of an application: the fields of {@link ENGINE_READS} that the file has. */
 export interface ApplicationSummary {
+  /** `Customer@external_id`: the firm's id of the application. */
   externalId?: string;
-  /** The `Customer@type` text; check `customerTypeKnown` before relying on it. */
-  customerType: CustomerType | (string & {});
-  customerTypeKnown: boolean;
+  /** `Customer@input_language`, e.g. `en` or `zh-Hans`. */
   inputLanguage?: string;
-  prefix?: string;
-  email?: string;
-  /** First and last name of the first account holder. */
-  firstName?: string;
-  lastName?: string;
-  holders: ApplicationHolder[];
-  accounts: ApplicationAccount[];
 }
 
-/** The Application elements of a file: the root itself, or the root's children. */
+/** The Application elements under the `Applications` root (none for any other root). */
 export function applicationsOf(root: XmlNode): XmlNode[] {
-  if (root.name === 'Application') return [root];
-  return childrenNamed(root, 'Application');
-}
-
-function holdersOf(customer: XmlNode | undefined): XmlNode[] {
-  return childrenNamed(customer, 'AccountHolder');
-}
-
-/** Adds the optional texts that are present: summaries carry only the fields the XML had. */
-function withDefined<T extends object>(target: T, optional: { [K in keyof T]?: string | undefined }): T {
-  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(target, { [key]: value });
-  return target;
+  return root.name === 'Applications' ? childrenNamed(root, 'Application') : [];
 }
 
 function summarise(application: XmlNode): ApplicationSummary {
   const customer = firstChild(application, 'Customer');
-  const type = attr(customer, 'type') ?? '';
-  const holders: ApplicationHolder[] = holdersOf(customer).map((holder) => {
-    const details = firstChild(holder, 'Details');
-    const name = firstChild(details, 'Name');
-    const titles = childrenNamed(details, 'Title')
-      .map((title) => attr(title, 'code') ?? title.text)
-      .filter((code) => code !== '');
-    return withDefined<ApplicationHolder>({ titles }, { firstName: attr(name, 'first'), lastName: attr(name, 'last') });
-  });
-  const accounts: ApplicationAccount[] = childrenNamed(firstChild(application, 'Accounts'), 'Account').map(
-    (account) => {
-      const investmentObjectives = childrenNamed(firstChild(account, 'InvestmentObjectives'), 'Objective')
-        .map((objective) => objective.text)
-        .filter((text) => text !== '');
-      return withDefined<ApplicationAccount>(
-        { investmentObjectives },
-        { baseCurrency: attr(account, 'base_currency'), margin: attr(account, 'margin') },
-      );
-    },
-  );
-  const summary: ApplicationSummary = {
-    customerType: type,
-    customerTypeKnown: (CUSTOMER_TYPES as readonly string[]).includes(type),
-    holders,
-    accounts,
-  };
-  return withDefined(summary, {
-    externalId: attr(customer, 'external_id'),
-    inputLanguage: attr(customer, 'input_language'),
-    prefix: attr(customer, 'prefix'),
-    email: attr(customer, 'email'),
-    firstName: holders[0]?.firstName,
-    lastName: holders[0]?.lastName,
-  });
+  const summary: ApplicationSummary = {};
+  const externalId = attr(customer, 'external_id');
+  if (externalId !== undefined) summary.externalId = externalId;
+  const inputLanguage = attr(customer, 'input_language');
+  if (inputLanguage !== undefined) summary.inputLanguage = inputLanguage;
+  return summary;
 }
 
 function parseRoot(xml: string): XmlNode {
+  let root: XmlNode;
   try {
-    return parseXmlTree(xml, 'applicationXml');
+    root = parseXmlTree(xml, 'applicationXml');
   } catch (cause) {
     throw new EcaRequestError('applicationXml', cause instanceof Error ? cause.message : 'not well-formed XML', {
       cause,
     });
   }
+  if (root.name !== 'Applications') {
+    throw new EcaRequestError('applicationXml', `the root element must be Applications, found ${root.name}`);
+  }
+  return root;
 }
 
 /** Summaries of every application in the file. */
@@ -163,29 +77,44 @@ export function parseApplication(xml: string): ApplicationSummary {
   return only;
 }
 
-/** A structurally valid example, handy for tests and the simulator. */
+/**
+ * A complete application of one individual in the import schema, as a firm writes it: valid for the brokerage's
+ * validateXML, handy for tests, the demo and the simulator. External ids of the holder, account and user differ
+ * from the customer's, so that replacing `external_id="EXT-1"` once renames the application.
+ */
 export const APPLICATION_XML_EXAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
-<Applications xmlns="urn:eca-onboarding:import-schema">
+<Applications xmlns="${IMPORT_SCHEMA_NAMESPACE}">
   <Application>
-    <Customer type="INDIVIDUAL" prefix="jdoexa" email="jane.doe@example.com" external_id="EXT-1" input_language="en">
+    <Customer email="jane.doe@example.com" external_id="EXT-1" prefix="jdoexa" type="INDIVIDUAL" input_language="en">
       <AccountHolder>
-        <Details>
+        <AccountHolderDetails external_id="EXT-1-HOLDER" same_mail_address="true">
           <Name first="Jane" last="Doe"/>
-          <Title code="MS"/>
-          <Identification DriversLicense="D1234567" IssuingCountry="USA"/>
+          <Email email="jane.doe@example.com"/>
+          <DOB>1985-04-12</DOB>
+          <CountryOfBirth>USA</CountryOfBirth>
+          <Identification DriversLicense="D1234567" IssuingCountry="USA" citizenship="USA"/>
+          <Residence country="USA" state="NY" city="New York" postal_code="10001" street_1="1 Main Street"/>
+        </AccountHolderDetails>
+        <FinancialInformation net_worth="250000" liquid_net_worth="100000" annual_net_income="90000">
           <SourcesOfWealth>
-            <SourceOfWealth source_type="SOW-IND-Income"/>
+            <SourceOfWealth source_type="SOW-IND-Income" percentage="100" is_used_for_funds="true"/>
           </SourcesOfWealth>
-        </Details>
+        </FinancialInformation>
       </AccountHolder>
     </Customer>
     <Accounts>
-      <Account base_currency="USD" margin="Cash">
+      <Account external_id="EXT-1-ACCOUNT" base_currency="USD" margin="Cash" multicurrency="false">
         <InvestmentObjectives>
-          <Objective>Growth</Objective>
+          <objective>Growth</objective>
         </InvestmentObjectives>
+        <TradingPermissions>
+          <TradingPermission product="STOCKS" country="UNITED STATES"/>
+        </TradingPermissions>
       </Account>
     </Accounts>
+    <Users>
+      <User external_individual_id="EXT-1-HOLDER" external_user_id="EXT-1-USER" prefix="jdoexa"/>
+    </Users>
   </Application>
 </Applications>
 `;

@@ -3,7 +3,7 @@
  *
  * - the submitDocuments report: `Process` / `Execution` / `ProcessDocuments/Documents/Document` or
  *   `DocumentSubmission@ib_acct/…`, with `Status` = `Accepted` or a reason;
- * - the create response file (format defined here, the spec does not show it), see {@link parseCreateResponseXml}.
+ * - the create response file in the brokerage's format (the spec does not show it), see {@link parseCreateResponseXml}.
  *
  * Readers match local element names and ignore namespaces. The brokerage's writers of these files live with the
  * simulator (simulator/formats/report-xml.ts).
@@ -136,34 +136,34 @@ export function parseDocumentsReport(xml: string): DocumentsReport {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// create response file (format defined by this library)
+// create response file (the brokerage's format)
 
 /**
- * The create response file. The spec says only that it reports success or errors per application, the user name of
- * each created user and possibly a temporary password, linked by external id; this library fixes the layout in the
- * brokerage's report style:
+ * The create response file, in the format the brokerage writes (the spec only says that it reports success or
+ * errors, the user name of each created user and possibly a temporary password, linked by external id):
  *
  * ```xml
  * <Process>
- *   <Execution ECA_XML_XSD_Version="01-Jan-2024">
- *     <Execution_Date>2024/05/01 10:00:00</Execution_Date>
- *     <Process_File>Firm_2024-05-01_0001_0001.xml</Process_File>
- *     <Client>Firm</Client>
- *     <Client_Master_Acct>F1234567</Client_Master_Acct>
- *   </Execution>
+ *   <Execution ECA_XML_XSD_Version="01-Jan-2024">…</Execution>
  *   <Applications>
  *     <Application External_ID="EXT-1" Status="Success">
- *       <Accounts><Account>U1234567</Account></Accounts>
- *       <Users><User user_name="jdoex1a123" password="…"/></Users>
+ *       <Users><User user_id="1234567" password="…">jdoexa123</User></Users>
+ *       <Accounts><Account status="N">U1234567</Account></Accounts>
+ *       <Entities><Entity entity_id="…" external_id="EXT-1-HOLDER"/></Entities>
+ *       <Pending_Tasks>
+ *         <Task Form_Number="8001" Form_Name="Proof of Identity" Action="to send" Is_Required_For_Approval="true" …/>
+ *       </Pending_Tasks>
  *     </Application>
- *     <Application External_ID="EXT-2" Status="Error">
- *       <Errors><Error>Application 1: AccountHolder 1: missing first name</Error></Errors>
- *     </Application>
+ *     <Application External_ID="EXT-2" Status="Error"><Errors><Error>…</Error></Errors></Application>
+ *     <Application External_ID="EXT-3" Status="Already processed"/>
  *   </Applications>
  * </Process>
  * ```
+ *
+ * `Already processed` answers an external id the brokerage processed before: the file names no new account, and
+ * the account is the one the earlier create made (found with getResponseFile by external id).
  */
-export const CREATE_RESPONSE_STATUSES = ['Success', 'Error'] as const;
+export const CREATE_RESPONSE_STATUSES = ['Success', 'Error', 'Already processed'] as const;
 export type CreateResponseStatusName = (typeof CREATE_RESPONSE_STATUSES)[number];
 
 export type CreateResponseStatus = { raw: string } & (
@@ -171,9 +171,30 @@ export type CreateResponseStatus = { raw: string } & (
 );
 
 export interface CreatedUser {
+  /** The user name: the text of `User`. */
   userName: string;
+  /** `User@user_id`, the brokerage's id of the user. */
+  userId?: string;
   /** SECRET: the temporary password assigned at creation. Never log it; `reveal()` only where it is handed over. */
   temporaryPassword?: SecretString;
+}
+
+export interface CreatedAccount {
+  /** The account id: the text of `Account`. */
+  accountId: string;
+  /** `Account@status`, an account status code such as `N`. */
+  status?: string;
+}
+
+/** A task of the new application as `Pending_Tasks/Task` lists it. */
+export interface CreatePendingTask {
+  formNumber: string;
+  formName?: string;
+  action?: string;
+  isRequiredForApproval?: boolean;
+  isRequiredForTrading?: boolean;
+  isOnlineTask?: boolean;
+  state?: string;
 }
 
 export interface CreateResponseApplication {
@@ -181,15 +202,21 @@ export interface CreateResponseApplication {
   status: CreateResponseStatus;
   /** True only for a known `Success` status. */
   succeeded: boolean;
+  /** True for `Already processed`: an earlier create of this external id was processed; no account is named. */
+  alreadyProcessed: boolean;
   errors: string[];
   /** First account id, for the usual one-account application. */
   accountId?: string;
+  /** Status of the first account. */
+  accountStatus?: string;
   accountIds: string[];
+  accounts: CreatedAccount[];
   /** First user name, for the usual one-user application. */
   userName?: string;
   /** SECRET: the first user's temporary password; see {@link CreatedUser.temporaryPassword}. */
   temporaryPassword?: SecretString;
   users: CreatedUser[];
+  pendingTasks: CreatePendingTask[];
 }
 
 export interface CreateResponse extends ExecutionInfo {
@@ -197,46 +224,95 @@ export interface CreateResponse extends ExecutionInfo {
 }
 
 function parseCreateStatus(raw: string): CreateResponseStatus {
-  const match = CREATE_RESPONSE_STATUSES.find((status) => status.toLowerCase() === raw.trim().toLowerCase());
+  const normalised = raw.trim().replace(/\s+/g, ' ').toLowerCase();
+  const match = CREATE_RESPONSE_STATUSES.find((status) => status.toLowerCase() === normalised);
   return match ? { raw, known: true, status: match } : { raw, known: false, status: raw.trim() };
+}
+
+function flag(node: XmlNode, name: string): boolean | undefined {
+  const value = attr(node, name)?.toLowerCase();
+  if (value === 'true' || value === 'y' || value === 'yes') return true;
+  if (value === 'false' || value === 'n' || value === 'no') return false;
+  return undefined;
+}
+
+/** Adds the optional values that are present, so that parsed objects carry only what the file had. */
+function withDefined<T extends object>(target: T, optional: Partial<T>): T {
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(target, { [key]: value });
+  return target;
+}
+
+function listed(node: XmlNode, list: string, item: string): XmlNode[] {
+  return childrenNamed(firstChild(node, list), item);
+}
+
+function createdUsers(node: XmlNode): CreatedUser[] {
+  return listed(node, 'Users', 'User').flatMap((user) => {
+    if (user.text === '') return [];
+    const password = user.attributes.password;
+    return [
+      withDefined<CreatedUser>(
+        { userName: user.text },
+        { userId: attr(user, 'user_id'), temporaryPassword: password ? new SecretString(password) : undefined },
+      ),
+    ];
+  });
+}
+
+function pendingTasks(node: XmlNode): CreatePendingTask[] {
+  return listed(node, 'Pending_Tasks', 'Task').flatMap((task) => {
+    const formNumber = attr(task, 'Form_Number');
+    if (formNumber === undefined) return [];
+    return [
+      withDefined<CreatePendingTask>(
+        { formNumber },
+        {
+          formName: attr(task, 'Form_Name'),
+          action: attr(task, 'Action'),
+          isRequiredForApproval: flag(task, 'Is_Required_For_Approval'),
+          isRequiredForTrading: flag(task, 'Is_Required_For_Trading'),
+          isOnlineTask: flag(task, 'Is_Online_Task'),
+          state: attr(task, 'State'),
+        },
+      ),
+    ];
+  });
+}
+
+function createApplication(node: XmlNode, index: number): CreateResponseApplication {
+  const at = `Process/Applications/Application[${index + 1}]`;
+  const externalId = attr(node, 'External_ID');
+  if (externalId === undefined) throw new EcaSchemaError(`${at}@External_ID`, 'attribute is missing');
+  const status = parseCreateStatus(attr(node, 'Status') ?? '');
+  const accounts = listed(node, 'Accounts', 'Account')
+    .filter((account) => account.text !== '')
+    .map((account) => withDefined<CreatedAccount>({ accountId: account.text }, { status: attr(account, 'status') }));
+  const users = createdUsers(node);
+  const application: CreateResponseApplication = {
+    externalId,
+    status,
+    succeeded: status.known && status.status === 'Success',
+    alreadyProcessed: status.known && status.status === 'Already processed',
+    errors: listed(node, 'Errors', 'Error')
+      .map((error) => error.text)
+      .filter((text) => text !== ''),
+    accountIds: accounts.map((account) => account.accountId),
+    accounts,
+    users,
+    pendingTasks: pendingTasks(node),
+  };
+  return withDefined(application, {
+    accountId: accounts[0]?.accountId,
+    accountStatus: accounts[0]?.status,
+    userName: users[0]?.userName,
+    temporaryPassword: users[0]?.temporaryPassword,
+  });
 }
 
 export function parseCreateResponseXml(xml: string): CreateResponse {
   const root = parseXmlTree(xml, 'Process');
   if (root.name !== 'Process') throw new EcaSchemaError(root.name, 'expected root element Process');
-  const applications = childrenNamed(firstChild(root, 'Applications'), 'Application').map((node, index) => {
-    const at = `Process/Applications/Application[${index + 1}]`;
-    const externalId = attr(node, 'External_ID');
-    if (externalId === undefined) throw new EcaSchemaError(`${at}@External_ID`, 'attribute is missing');
-    const status = parseCreateStatus(attr(node, 'Status') ?? '');
-    const accountIds = childrenNamed(firstChild(node, 'Accounts'), 'Account')
-      .map((account) => account.text || attr(account, 'id') || '')
-      .filter((id) => id !== '');
-    const users: CreatedUser[] = childrenNamed(firstChild(node, 'Users'), 'User').flatMap((user) => {
-      const userName = attr(user, 'user_name');
-      if (userName === undefined) return [];
-      const password = user.attributes.password;
-      return [password ? { userName, temporaryPassword: new SecretString(password) } : { userName }];
-    });
-    const errors = childrenNamed(firstChild(node, 'Errors'), 'Error')
-      .map((error) => error.text)
-      .filter((text) => text !== '');
-    const application: CreateResponseApplication = {
-      externalId,
-      status,
-      succeeded: status.known && status.status === 'Success',
-      errors,
-      accountIds,
-      users,
-    };
-    if (accountIds[0] !== undefined) application.accountId = accountIds[0];
-    const firstUser = users[0];
-    if (firstUser !== undefined) {
-      application.userName = firstUser.userName;
-      if (firstUser.temporaryPassword) application.temporaryPassword = firstUser.temporaryPassword;
-    }
-    return application;
-  });
+  const applications = childrenNamed(firstChild(root, 'Applications'), 'Application').map(createApplication);
   return { ...parseExecution(root), applications };
 }
 

@@ -4,7 +4,7 @@
  */
 export type { XmlNode } from './xml-tree.js';
 export { parseXmlTree, xmlWellFormednessError } from './xml-tree.js';
-export { APPLICATION_XML_EXAMPLE, CUSTOMER_TYPES, parseApplication, parseApplications } from './application.js';
-export type { ApplicationSummary, ApplicationHolder, ApplicationAccount, CustomerType } from './application.js';
+export { APPLICATION_XML_EXAMPLE, ENGINE_READS, parseApplication, parseApplications } from './application.js';
+export type { ApplicationSummary } from './application.js';
 export * from './request-xml.js';
 export * from './report-xml.js';

@@ -49,7 +49,7 @@ export function registerControlRoutes(
   firmAndAccountRoutes(app, control, demo);
 }
 
-/** State, and the scenario of each external id. */
+/** State, the scenario of each external id, and what create does with one sent again. */
 function scenarioRoutes(app: FastifyInstance, control: SimulatorControl, demo: () => { csid: string }): void {
   app.get('/_sim/state', (_req, reply) =>
     answer(reply, () => ({ clock: control.clock(), scenarios: control.scenarios(), demoCsid: demo().csid })),
@@ -65,6 +65,16 @@ function scenarioRoutes(app: FastifyInstance, control: SimulatorControl, demo: (
   );
   app.get<{ Params: { externalId: string } }>('/_sim/scenarios/:externalId', (req, reply) =>
     answer(reply, () => ({ externalId: req.params.externalId, scenario: control.scenarioOf(req.params.externalId) })),
+  );
+  app.get('/_sim/repeated-external-id', (_req, reply) =>
+    answer(reply, () => ({ answer: control.repeatedExternalId() })),
+  );
+  app.put('/_sim/repeated-external-id', (req, reply) =>
+    answer(reply, () => {
+      const { answer: setting } = parse(z.object({ answer: z.string() }), req.body);
+      control.setRepeatedExternalId(setting);
+      return { answer: setting };
+    }),
   );
   app.put('/_sim/default-scenario', (req, reply) =>
     answer(reply, () => {

@@ -8,7 +8,8 @@ import type { CallCounts, FaultInput, FaultRule, Faults } from './faults.js';
 import { FAULT_KINDS } from './faults.js';
 import { generateFirmKeys } from './keys.js';
 import { close, completeOnlineTask } from './lifecycle.js';
-import type { AccountRecord, FirmType, RequestOutcome, UpdateRequestRecord } from './model.js';
+import { REPEATED_EXTERNAL_ID_ANSWERS } from './model.js';
+import type { AccountRecord, FirmType, RepeatedExternalId, RequestOutcome, UpdateRequestRecord } from './model.js';
 import { isScenarioName, scenarioDefinitions, type ScenarioName } from './scenarios.js';
 import type { SsoSessions } from './sso-sessions.js';
 import type { Store } from './store.js';
@@ -106,6 +107,18 @@ export class SimulatorControl {
   setDefaultScenario(scenario: string): void {
     if (!isScenarioName(scenario)) throw new ControlError(400, `unknown scenario ${scenario}`);
     this.store.defaultScenario = scenario;
+  }
+
+  /** What create answers for an external id it already made an account for (see RepeatedExternalId). */
+  setRepeatedExternalId(answer: string): void {
+    if (!(REPEATED_EXTERNAL_ID_ANSWERS as readonly string[]).includes(answer)) {
+      throw new ControlError(400, `repeatedExternalId must be one of ${REPEATED_EXTERNAL_ID_ANSWERS.join(', ')}`);
+    }
+    this.store.repeatedExternalId = answer as RepeatedExternalId;
+  }
+
+  repeatedExternalId(): RepeatedExternalId {
+    return this.store.repeatedExternalId;
   }
 
   scenarioOf(externalId: string): ScenarioName {

@@ -11,6 +11,14 @@ export type RequestOutcome = 'PROCESSED' | 'REJECTED';
  */
 export type FirmType = 'advisor' | 'fully-disclosed' | 'non-disclosed';
 
+/**
+ * What create does with an external id it already made an account for. The spec does not say, so the default is
+ * the hardest answer for the caller, a second account; `already-processed` answers as the brokerage's own files
+ * show: a response file whose application has Status `Already processed` and names no new account.
+ */
+export const REPEATED_EXTERNAL_ID_ANSWERS = ['second-account', 'already-processed'] as const;
+export type RepeatedExternalId = (typeof REPEATED_EXTERNAL_ID_ANSWERS)[number];
+
 export interface FirmRecord {
   csid: string;
   /** Used in file names, so it carries no spaces. */
@@ -111,6 +119,8 @@ export interface UpdateRequestRecord {
   outcome: RequestOutcome;
   error?: string;
   fileName: string;
+  /** Names of the files in the firm's archive (its request XML, its PDFs), listed after `fileName`. */
+  archiveFiles?: string[];
 }
 
 export interface ArchivedForm {

@@ -14,7 +14,8 @@ import { ControlError, SimulatorControl } from './control.js';
 import { CallCounts, Faults, type FaultRule } from './faults.js';
 import { timestamp } from './formats/wire-text.js';
 import { FirmKeyCache, loadOrCreateKeys } from './keys.js';
-import type { FirmRecord, FirmType } from './model.js';
+import { REPEATED_EXTERNAL_ID_ANSWERS } from './model.js';
+import type { FirmRecord, FirmType, RepeatedExternalId } from './model.js';
 import { RequestRefused, type Operation, type OperationContext, type SimulatorEnv } from './operations/context.js';
 import { OPERATIONS } from './operations/index.js';
 import { servePortal } from './operations/sso.js';
@@ -42,6 +43,8 @@ export interface SimulatorOptions {
   timings?: Partial<Timings>;
   /** The demo firm registered on first start. */
   firm?: { csid?: string; name?: string; firmType?: FirmType };
+  /** What create does with an external id it already made an account for; `second-account` unless told. */
+  repeatedExternalId?: RepeatedExternalId;
   /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
   trustProxy?: boolean;
   /** Operational messages (never payloads, keys or personal data); silent by default. */
@@ -244,7 +247,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   if (env !== 'qa' && env !== 'prod') throw new RangeError('env must be qa or prod');
   const defaultScenario = options.defaultScenario ?? 'happy';
   if (!isScenarioName(defaultScenario)) throw new RangeError(`unknown scenario ${String(defaultScenario)}`);
+  const repeated = options.repeatedExternalId ?? 'second-account';
+  if (!REPEATED_EXTERNAL_ID_ANSWERS.includes(repeated)) {
+    throw new RangeError(`repeatedExternalId must be one of ${REPEATED_EXTERNAL_ID_ANSWERS.join(', ')}`);
+  }
   const { store, keys, demo, writer, clock, dataDir, keysDir } = await openState(options, defaultScenario, log);
+  store.repeatedExternalId = repeated;
 
   const faults = new Faults();
   const calls = new CallCounts();

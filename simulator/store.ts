@@ -11,6 +11,7 @@ import type {
   Counters,
   FirmRecord,
   FirmType,
+  RepeatedExternalId,
   ResponseFileRecord,
   Snapshot,
   UpdateRequestRecord,
@@ -43,6 +44,8 @@ export class Store {
   readonly forms = new Map<string, ArchivedForm>();
   readonly userNames = new Map<string, string>();
   scenarioAssignments = new Map<string, ScenarioName>();
+  /** What create does with an external id it already made an account for (a setting, not state). */
+  repeatedExternalId: RepeatedExternalId = 'second-account';
   counters: Counters = { account: 0, batch: 0, request: 0, fileSequence: 0, master: 0 };
 
   constructor(

@@ -1,13 +1,23 @@
 /**
- * Structural validation of the account application XML as the brokerage's validateXML performs it, against the
- * layout eca/application.ts defines: one error text per problem, naming elements and positions, never personal data.
+ * The content check of an application file in the brokerage's import schema (import-schema.ts), as validateXML
+ * performs it: one error text per problem, naming elements and positions, never personal data. The spec's
+ * examples are each checked: missing first name, missing last name, missing e-mail of an individual, missing
+ * source of wealth, investment objectives mandatory, multiple titles only for an organization, invalid country of
+ * issue, and the Customer prefix rule (lower-case letters as first and sixth characters).
  */
-import { applicationsOf, CUSTOMER_TYPES } from '../../eca/application.js';
-import { attr, childrenNamed, descend, firstChild, parseXmlTree } from '../../eca/xml-tree.js';
+import { attr, childrenNamed } from '../../eca/xml-tree.js';
 import type { XmlNode } from '../../eca/xml-tree.js';
-
-/** Customer types whose holders are natural persons: the customer needs an e-mail address. */
-const NATURAL_PERSON_TYPES: ReadonlySet<string> = new Set(['INDIVIDUAL', 'JOINT', 'IRA']);
+import {
+  accountsOf,
+  customerOf,
+  CUSTOMER_TYPES,
+  detailsOf,
+  holdersOf,
+  investmentObjectivesOf,
+  NATURAL_PERSON_TYPES,
+  readImportFile,
+  sourcesOfWealthOf,
+} from './import-schema.js';
 
 /** ISO 3166-1 alpha-3 country codes (officially assigned). */
 export const ISO_3166_ALPHA3: ReadonlySet<string> = new Set(
@@ -30,87 +40,90 @@ const IDENTIFICATION_KINDS: ReadonlyArray<[attribute: string, label: string]> = 
   ['Passport', 'passport'],
   ['NationalCard', 'national identity card'],
 ];
+
 function prefixProblem(prefix: string | undefined): boolean {
   if (prefix === undefined) return true;
   const isLowerLetter = (char: string | undefined): boolean => char !== undefined && /^[a-z]$/.test(char);
   return !isLowerLetter(prefix[0]) || !isLowerLetter(prefix[5]);
 }
 
-function validateOne(application: XmlNode, index: number): string[] {
+function customerErrors(customer: XmlNode, where: string): string[] {
   const errors: string[] = [];
-  const customer = firstChild(application, 'Customer');
-  const externalId = attr(customer, 'external_id');
-  const where = `Application ${index + 1}${externalId ? ` (external_id ${externalId})` : ''}`;
-  if (!customer) return [`${where}: the Customer element is missing`];
-
   const type = attr(customer, 'type');
   if (type === undefined) errors.push(`${where}: Customer: the attribute type is missing`);
   else if (!(CUSTOMER_TYPES as readonly string[]).includes(type)) {
     errors.push(`${where}: Customer: unknown customer type ${type}`);
   }
-  if (externalId === undefined) errors.push(`${where}: Customer: the attribute external_id is missing`);
+  if (attr(customer, 'external_id') === undefined) {
+    errors.push(`${where}: Customer: the attribute external_id is missing`);
+  }
   if (prefixProblem(attr(customer, 'prefix'))) {
     errors.push(`${where}: Customer: the attribute prefix must have lower-case letters as first and sixth characters`);
   }
-  if (type !== undefined && NATURAL_PERSON_TYPES.has(type) && attr(customer, 'email') === undefined) {
-    errors.push(`${where}: Customer: missing e-mail address of an individual`);
-  }
+  return errors;
+}
 
-  const holders = childrenNamed(customer, 'AccountHolder');
+function identificationErrors(details: XmlNode | undefined, at: string): string[] {
+  return childrenNamed(details, 'Identification').flatMap((identification) => {
+    const kind = IDENTIFICATION_KINDS.find(([attribute]) => attr(identification, attribute) !== undefined);
+    if (!kind) return [];
+    const country = attr(identification, 'IssuingCountry');
+    if (country !== undefined && ISO_3166_ALPHA3.has(country)) return [];
+    const found = country === undefined ? 'missing' : JSON.stringify(country);
+    return [`${at}: invalid country of issue of the ${kind[1]}: ${found} (expected an ISO 3166 alpha-3 code)`];
+  });
+}
+
+function holderErrors(holder: XmlNode, at: string, type: string | undefined): string[] {
+  const errors: string[] = [];
+  const details = detailsOf(holder);
+  if (!details) return [`${at}: the AccountHolderDetails element is missing`];
+  const name = childrenNamed(details, 'Name')[0];
+  if (attr(name, 'first') === undefined) errors.push(`${at}: missing first name`);
+  if (attr(name, 'last') === undefined) errors.push(`${at}: missing last name`);
+  const email = childrenNamed(details, 'Email')[0];
+  if (type !== undefined && NATURAL_PERSON_TYPES.has(type) && attr(email, 'email') === undefined) {
+    errors.push(`${at}: missing e-mail address of an individual`);
+  }
+  if (childrenNamed(details, 'Title').length > 1 && type !== 'ORG') {
+    errors.push(`${at}: multiple titles are allowed only for an organization`);
+  }
+  errors.push(...identificationErrors(details, at));
+  if (sourcesOfWealthOf(holder).length === 0) errors.push(`${at}: missing source of wealth`);
+  return errors;
+}
+
+function validateOne(application: XmlNode, index: number): string[] {
+  const customer = customerOf(application);
+  const externalId = attr(customer, 'external_id');
+  const where = `Application ${index + 1}${externalId ? ` (external_id ${externalId})` : ''}`;
+  if (!customer) return [`${where}: the Customer element is missing`];
+  const errors = customerErrors(customer, where);
+  const type = attr(customer, 'type');
+  const holders = holdersOf(customer);
   if (holders.length === 0) errors.push(`${where}: Customer: no AccountHolder element`);
   holders.forEach((holder, holderIndex) => {
-    const at = `${where}: AccountHolder ${holderIndex + 1}`;
-    const details = firstChild(holder, 'Details');
-    const name = firstChild(details, 'Name');
-    if (attr(name, 'first') === undefined) errors.push(`${at}: missing first name`);
-    if (attr(name, 'last') === undefined) errors.push(`${at}: missing last name`);
-    const sources = childrenNamed(firstChild(details, 'SourcesOfWealth'), 'SourceOfWealth').filter(
-      (source) => attr(source, 'source_type') !== undefined,
-    );
-    if (sources.length === 0) errors.push(`${at}: missing source of wealth`);
-    if (childrenNamed(details, 'Title').length > 1 && type !== 'ORG') {
-      errors.push(`${at}: multiple titles are allowed only for an organization`);
-    }
-    childrenNamed(details, 'Identification').forEach((identification) => {
-      const kind = IDENTIFICATION_KINDS.find(([attribute]) => attr(identification, attribute) !== undefined);
-      if (!kind) return;
-      const country = attr(identification, 'IssuingCountry');
-      if (country === undefined || !ISO_3166_ALPHA3.has(country)) {
-        errors.push(
-          `${at}: invalid country of issue of the ${kind[1]}: ${country === undefined ? 'missing' : JSON.stringify(country)} (expected an ISO 3166 alpha-3 code)`,
-        );
-      }
-    });
+    errors.push(...holderErrors(holder, `${where}: AccountHolder ${holderIndex + 1}`, type));
   });
-
-  const accounts = childrenNamed(firstChild(application, 'Accounts'), 'Account');
-  if (accounts.length === 0) errors.push(`${where}: no Account element`);
+  const accounts = accountsOf(application);
+  if (accounts.length === 0) errors.push(`${where}: Accounts: no Account element`);
   accounts.forEach((account, accountIndex) => {
-    const objectives = childrenNamed(descend(account, 'InvestmentObjectives'), 'Objective').filter(
-      (objective) => objective.text !== '',
-    );
-    if (objectives.length === 0)
+    if (investmentObjectivesOf(account).length === 0) {
       errors.push(`${where}: Account ${accountIndex + 1}: investment objectives are mandatory`);
+    }
   });
   return errors;
 }
 
 /**
- * Structural validation as validateXML performs it: one error text per problem, an empty list when the file is
- * structurally valid. Never throws: malformed XML yields a single error text. Texts name elements and positions,
- * never personal data (a country code in error is quoted; it is not personal).
+ * validateXML's check: one error text per problem, an empty list when the file is valid. Never throws: a file the
+ * brokerage cannot read (not well-formed, another root, outside the import-schema namespace) yields a single
+ * error text. Texts name elements and positions, never personal data (a country code in error is quoted).
  */
 export function validateApplicationStructure(xml: string): string[] {
-  let root: XmlNode;
-  try {
-    root = parseXmlTree(xml, 'applicationXml');
-  } catch (cause) {
-    return [cause instanceof Error ? cause.message.replace(/^applicationXml: /, '') : 'the XML is not well-formed'];
-  }
-  if (root.name !== 'Applications' && root.name !== 'Application') {
-    return [`the root element must be Applications, found ${root.name}`];
-  }
-  const applications = applicationsOf(root);
+  const file = readImportFile(xml);
+  if (!file.ok) return [file.problem];
+  const applications = childrenNamed(file.root, 'Application');
   if (applications.length === 0) return ['no Application element'];
   return applications.flatMap(validateOne);
 }

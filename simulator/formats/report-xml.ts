@@ -1,6 +1,6 @@
 /**
- * The brokerage's writers of response files: the submitDocuments report and the create response file (the layout
- * eca/report-xml.ts defines and reads), both under a `Process/Execution` header.
+ * The brokerage's writers of response files: the submitDocuments report and the create response file (in the
+ * brokerage's format, which eca/report-xml.ts reads), both under a `Process/Execution` header.
  */
 import { ACCEPTED_STATUS } from '../../eca/report-xml.js';
 import type { CreateResponseStatusName } from '../../eca/report-xml.js';
@@ -84,44 +84,80 @@ export interface CreateResponseApplicationInput {
   externalId: string;
   status: CreateResponseStatusName;
   errors?: string[];
-  accountIds?: string[];
-  /** Users created for the application; a temporary password is optional per user. */
-  users?: Array<{ userName: string; temporaryPassword?: string }>;
+  /** Accounts opened for the application, each with its status code. */
+  accounts?: Array<{ accountId: string; status: string }>;
+  /** Users created for the application; the id and a temporary password are optional per user. */
+  users?: Array<{ userName: string; userId?: string; temporaryPassword?: string }>;
+  /** The legal entities (account holders) recorded for the application. */
+  entities?: Array<{ entityId: string; externalId?: string }>;
+  pendingTasks?: Array<{
+    formNumber: string;
+    formName: string;
+    action: string;
+    isRequiredForApproval: boolean;
+    isRequiredForTrading: boolean;
+    isOnlineTask: boolean;
+    state?: string;
+  }>;
 }
 
 export interface CreateResponseInput extends ExecutionInput {
   applications: CreateResponseApplicationInput[];
 }
 
+/** A list element (`Users`, `Accounts`, …) when there is something to list. */
+function list(name: string, items: XmlElementSpec[]): XmlElementSpec[] {
+  return items.length > 0 ? [{ name, children: items }] : [];
+}
+
+function createApplicationElement(application: CreateResponseApplicationInput): XmlElementSpec {
+  const users = (application.users ?? []).map((user) => ({
+    name: 'User',
+    attributes: { user_id: user.userId, password: user.temporaryPassword },
+    text: user.userName,
+  }));
+  const accounts = (application.accounts ?? []).map((account) => ({
+    name: 'Account',
+    attributes: { status: account.status },
+    text: account.accountId,
+  }));
+  const entities = (application.entities ?? []).map((entity) => ({
+    name: 'Entity',
+    attributes: { entity_id: entity.entityId, external_id: entity.externalId },
+  }));
+  const errors = (application.errors ?? []).map((text) => ({ name: 'Error', text }));
+  const tasks = (application.pendingTasks ?? []).map((task) => ({
+    name: 'Task',
+    attributes: {
+      Form_Number: task.formNumber,
+      Form_Name: task.formName,
+      Action: task.action,
+      Is_Required_For_Approval: String(task.isRequiredForApproval),
+      Is_Required_For_Trading: String(task.isRequiredForTrading),
+      Is_Online_Task: String(task.isOnlineTask),
+      State: task.state,
+    },
+  }));
+  return {
+    name: 'Application',
+    attributes: { External_ID: application.externalId, Status: application.status },
+    children: [
+      ...list('Users', users),
+      ...list('Accounts', accounts),
+      ...list('Entities', entities),
+      ...list('Errors', errors),
+      ...list('Pending_Tasks', tasks),
+    ],
+  };
+}
+
+/** Writes a create response file in the brokerage's format (eca's parseCreateResponseXml reads it). */
 export function buildCreateResponseXml(input: CreateResponseInput): string {
-  const applications: XmlElementSpec[] = input.applications.map((application) => {
-    const children: XmlElementSpec[] = [];
-    if (application.accountIds?.length) {
-      children.push({
-        name: 'Accounts',
-        children: application.accountIds.map((id) => ({ name: 'Account', text: id })),
-      });
-    }
-    if (application.users?.length) {
-      children.push({
-        name: 'Users',
-        children: application.users.map((user) => ({
-          name: 'User',
-          attributes: { user_name: user.userName, password: user.temporaryPassword },
-        })),
-      });
-    }
-    if (application.errors?.length) {
-      children.push({ name: 'Errors', children: application.errors.map((text) => ({ name: 'Error', text })) });
-    }
-    return {
-      name: 'Application',
-      attributes: { External_ID: application.externalId, Status: application.status },
-      children,
-    };
-  });
   return buildXml({
     name: 'Process',
-    children: [...executionElements(input), { name: 'Applications', children: applications }],
+    children: [
+      ...executionElements(input),
+      { name: 'Applications', children: input.applications.map(createApplicationElement) },
+    ],
   });
 }

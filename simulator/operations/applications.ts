@@ -1,16 +1,18 @@
 /**
- * validateXML and create. create makes one account per application (status N, tasks from the
- * application's scenario) and keeps a response file per application for getResponseFile. The spec
- * promises nothing about an external id sent twice, so the same external id sent again by the same
- * firm makes a second account: only the caller's lookup (getResponseFile) prevents duplicates.
+ * validateXML and create. create makes one account per application of a file in the brokerage's import schema
+ * (status N, tasks from the application's scenario) and keeps a response file per application for
+ * getResponseFile. The spec promises nothing about an external id sent twice, so by default the same external id
+ * sent again by the same firm makes a second account: only the caller's lookup (getResponseFile) prevents
+ * duplicates. The setting `repeatedExternalId: 'already-processed'` answers it instead as the brokerage's files
+ * show: Status `Already processed`, no new account.
  */
 import { randomBytes } from 'node:crypto';
-import { parseApplications, type ApplicationSummary } from '../../eca/application.js';
-import { xmlWellFormednessError } from '../../eca/xml-tree.js';
+import { childrenNamed } from '../../eca/xml-tree.js';
 import { validateApplicationStructure } from '../formats/application-validation.js';
+import { readApplication, readImportFile, type ImportApplication } from '../formats/import-schema.js';
 import { buildCreateResponseXml, type CreateResponseApplicationInput } from '../formats/report-xml.js';
 import { reportFileName, reportTimestamp, XSD_VERSION } from '../formats/wire-text.js';
-import type { FirmRecord } from '../model.js';
+import type { AccountRecord, FirmRecord } from '../model.js';
 import { nowText, ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
 
@@ -43,33 +45,70 @@ function temporaryPassword(): string {
   return `Tmp${randomBytes(6).toString('base64url')}1`;
 }
 
-function userNameFor(application: ApplicationSummary): string | undefined {
-  return application.prefix;
+/** The application as the response file reports it once its account is open. */
+function created(account: AccountRecord, application: ImportApplication): CreateResponseApplicationInput {
+  const digits = account.accountId.replace(/\D/g, '');
+  return {
+    externalId: account.externalId,
+    status: 'Success',
+    users: [{ userName: account.userName, userId: digits, temporaryPassword: temporaryPassword() }],
+    accounts: [{ accountId: account.accountId, status: account.status }],
+    entities: application.holderExternalIds.map((externalId, index) => ({
+      entityId: `${digits}${index + 1}`,
+      ...(externalId === '' ? {} : { externalId }),
+    })),
+    pendingTasks: account.tasks
+      .filter((task) => !task.complete)
+      .map((task) => ({
+        formNumber: task.formNumber,
+        formName: task.formName,
+        action: task.action,
+        isRequiredForApproval: task.isRequiredForApproval,
+        isRequiredForTrading: task.isRequiredForTrading,
+        isOnlineTask: task.isOnlineTask,
+        state: task.state,
+      })),
+  };
+}
+
+/** Whether this firm's earlier create of the external id made an account. */
+function madeAccountBefore(ctx: OperationContext, firm: FirmRecord, externalId: string): boolean {
+  return ctx.store.responseFilesOf(firm.csid, externalId).some((file) => file.accountId !== undefined);
+}
+
+/** One create call's file: what every application in it shares. */
+interface CreateFile {
+  firm: FirmRecord;
+  batchId: number;
+  /** The response file name (spec pattern `<Firm>_YYYYMMDD_####_####.xml.report`). */
+  name: string;
+  /** The application XML's file name in the archive. */
+  processFile: string;
+  attachments: string[];
+  now: number;
+}
+
+/** The response file of one application, kept for getResponseFile. */
+function singleResponse(file: CreateFile, result: CreateResponseApplicationInput): string {
+  return buildCreateResponseXml({
+    version: XSD_VERSION,
+    executionDate: reportTimestamp(file.now),
+    processFile: file.processFile,
+    client: file.firm.name,
+    clientMasterAcct: file.firm.masterAccount,
+    applications: [result],
+  });
 }
 
 function createOne(
   ctx: OperationContext,
-  firm: FirmRecord,
-  application: ApplicationSummary,
+  file: CreateFile,
+  application: ImportApplication,
   problems: string[],
-  batchId: number,
   sequence: number,
-  fileName: string,
-  processFile: string,
-  attachments: string[],
 ): CreateResponseApplicationInput {
+  const { firm, now } = file;
   const externalId = application.externalId ?? '';
-  const now = ctx.store.now();
-  /** The file as this one application's response: the format is the simulator's own (spec: "not shown"). */
-  const responseXml = (result: CreateResponseApplicationInput) =>
-    buildCreateResponseXml({
-      version: XSD_VERSION,
-      executionDate: reportTimestamp(now),
-      processFile,
-      client: firm.name,
-      clientMasterAcct: firm.masterAccount,
-      applications: [result],
-    });
   const owner = ctx.store.externalIdOwner.get(externalId);
   const refusal =
     problems.length > 0
@@ -78,43 +117,43 @@ function createOne(
         ? [`External id ${externalId} is already in use`]
         : [];
   if (refusal.length > 0) {
+    const result: CreateResponseApplicationInput = { externalId, status: 'Error', errors: refusal };
     // A processed file that made no account: getResponseFile shows it as the spec's failure entry.
     if (externalId !== '' && (owner === undefined || owner === firm.csid)) {
       ctx.store.addResponseFile({
         csid: firm.csid,
         externalId,
-        name: fileName,
+        name: file.name,
         createdAt: now,
         error: refusal.join('; '),
-        xml: responseXml({ externalId, status: 'Error', errors: refusal }),
+        xml: singleResponse(file, result),
       });
     }
-    return { externalId, status: 'Error', errors: refusal };
+    return result;
+  }
+  if (ctx.store.repeatedExternalId === 'already-processed' && madeAccountBefore(ctx, firm, externalId)) {
+    // No new account and no new file for getResponseFile, which keeps listing the earlier create's file.
+    return { externalId, status: 'Already processed' };
   }
   const account = ctx.store.createAccount({
     csid: firm.csid,
     externalId,
-    customerType: String(application.customerType),
-    userName: userNameFor(application),
-    batchId,
+    customerType: application.customerType,
+    ...(application.userPrefix === undefined ? {} : { userName: application.userPrefix }),
+    batchId: file.batchId,
     sequence,
   });
   // Every application of one file shares the file's report name.
-  account.responseFileName = fileName;
-  account.createAttachments = attachments;
-  const result: CreateResponseApplicationInput = {
-    externalId,
-    status: 'Success',
-    accountIds: [account.accountId],
-    users: [{ userName: account.userName, temporaryPassword: temporaryPassword() }],
-  };
+  account.responseFileName = file.name;
+  account.createAttachments = file.attachments;
+  const result = created(account, application);
   ctx.store.addResponseFile({
     csid: firm.csid,
     externalId,
     accountId: account.accountId,
-    name: fileName,
+    name: file.name,
     createdAt: now,
-    xml: responseXml(result),
+    xml: singleResponse(file, result),
   });
   return result;
 }
@@ -133,41 +172,35 @@ export const create: Operation = async (ctx, request) => {
     throw error;
   }
   const xml = archive.xml.content;
-  const malformed = xmlWellFormednessError(xml);
-  if (malformed) return refuse(`Invalid XML format: ${malformed}`);
-  let applications: ApplicationSummary[];
-  try {
-    applications = parseApplications(xml);
-  } catch (error) {
-    return refuse(`Invalid XML format: ${(error as Error).message}`);
-  }
+  // Spec, create: isProcessed false "when the XML format is invalid": not well-formed, or not the import schema.
+  const read = readImportFile(xml);
+  if (!read.ok) return refuse(`Invalid XML format: ${read.problem}`);
+  const applications = childrenNamed(read.root, 'Application').map(readApplication);
   if (applications.length === 0) return refuse('Invalid XML format: no Application element');
   const errors = validateApplicationStructure(xml);
   const now = ctx.store.now();
   const firstSequence = ctx.store.nextFileSequence();
-  const name = reportFileName(firm.name, now, batchId, firstSequence);
+  const file: CreateFile = {
+    firm,
+    batchId,
+    name: reportFileName(firm.name, now, batchId, firstSequence),
+    processFile: archive.xml.fileName,
+    attachments: [...archive.files.keys()].filter((name) => name !== archive.xml.fileName),
+    now,
+  };
   const results = applications.map((application, index) =>
-    createOne(
-      ctx,
-      firm,
-      application,
-      errorsOf(errors, index),
-      batchId,
-      firstSequence + index,
-      name,
-      archive.xml.fileName,
-      [...archive.files.keys()].filter((file) => file !== archive.xml.fileName),
-    ),
+    createOne(ctx, file, application, errorsOf(errors, index), firstSequence + index),
   );
   ctx.store.counters.fileSequence += applications.length - 1;
   const reportXml = buildCreateResponseXml({
     version: XSD_VERSION,
     executionDate: reportTimestamp(now),
-    processFile: archive.xml.fileName,
+    processFile: file.processFile,
     client: firm.name,
     clientMasterAcct: firm.masterAccount,
     applications: results,
   });
+  const name = file.name;
   return ok({
     timestamp: nowText(ctx),
     isProcessed: true,

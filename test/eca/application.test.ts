@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { APPLICATION_XML_EXAMPLE, parseApplication, parseApplications } from '../../eca/application.js';
+import { APPLICATION_XML_EXAMPLE, ENGINE_READS, parseApplication, parseApplications } from '../../eca/application.js';
 import { EcaRequestError } from '../../eca/errors.js';
 import { ISO_3166_ALPHA3, validateApplicationStructure } from '../../simulator/formats/application-validation.js';
 
@@ -26,18 +26,29 @@ describe('eca/application: application XML', function () {
     assert.equal(valid, APPLICATION_XML_EXAMPLE);
   });
 
-  it('summarises the application', function () {
-    const summary = parseApplication(valid);
-    assert.equal(summary.externalId, 'EXT-1');
-    assert.equal(summary.customerType, 'INDIVIDUAL');
-    assert.equal(summary.customerTypeKnown, true);
-    assert.equal(summary.inputLanguage, 'en');
-    assert.equal(summary.prefix, 'jdoexa');
-    assert.equal(summary.email, 'jane.doe@example.com');
-    assert.equal(summary.firstName, 'Jane');
-    assert.equal(summary.lastName, 'Doe');
-    assert.deepEqual(summary.holders, [{ firstName: 'Jane', lastName: 'Doe', titles: ['MS'] }]);
-    assert.deepEqual(summary.accounts, [{ baseCurrency: 'USD', margin: 'Cash', investmentObjectives: ['Growth'] }]);
+  it('the engine reads only the external id and the input language, as ENGINE_READS lists them', function () {
+    assert.deepEqual(parseApplication(valid), { externalId: 'EXT-1', inputLanguage: 'en' });
+    assert.deepEqual(ENGINE_READS, {
+      externalId: 'Applications/Application/Customer@external_id',
+      inputLanguage: 'Applications/Application/Customer@input_language',
+    });
+    // Nothing else of the file reaches the engine, whatever the application holds.
+    const chinese = edit(valid, 'input_language="en"', 'input_language="zh-Hans"');
+    assert.deepEqual(parseApplication(chinese), { externalId: 'EXT-1', inputLanguage: 'zh-Hans' });
+    assert.deepEqual(parseApplication(edit(valid, ' input_language="en"', '')), { externalId: 'EXT-1' });
+  });
+
+  it('the example is written as firms write the import schema', function () {
+    for (const path of [
+      /<Applications xmlns="http:\/\/www\.interactivebrokers\.com\/schemas\/IBCust_import">/,
+      /<Customer [^>]*external_id="EXT-1"[^>]*type="INDIVIDUAL"/,
+      /<AccountHolder>\s*<AccountHolderDetails [^>]*>\s*<Name first="Jane" last="Doe"\/>\s*<Email email=/,
+      /<FinancialInformation[^>]*>\s*<SourcesOfWealth>\s*<SourceOfWealth source_type=/,
+      /<Accounts>\s*<Account [^>]*>\s*<InvestmentObjectives>\s*<objective>Growth<\/objective>/,
+      /<Users>\s*<User [^>]*prefix="jdoexa"\/>/,
+    ]) {
+      assert.match(valid, path);
+    }
   });
 
   it('parseApplication wants exactly one application; parseApplications reads several', function () {
@@ -59,12 +70,17 @@ describe('eca/application: application XML', function () {
     ['missing last name', (xml) => edit(xml, ' last="Doe"', ' last=""'), /AccountHolder 1: missing last name/],
     [
       'missing e-mail of an individual',
-      (xml) => edit(xml, ' email="jane.doe@example.com"', ''),
-      /missing e-mail address of an individual/,
+      (xml) => edit(xml, /<Email email="[^"]*"\/>/, ''),
+      /AccountHolder 1: missing e-mail address of an individual/,
     ],
     [
       'missing source of wealth',
       (xml) => edit(xml, /<SourcesOfWealth>[\s\S]*<\/SourcesOfWealth>/, '<SourcesOfWealth/>'),
+      /AccountHolder 1: missing source of wealth/,
+    ],
+    [
+      'missing source of wealth (no FinancialInformation at all)',
+      (xml) => edit(xml, /<FinancialInformation[\s\S]*<\/FinancialInformation>/, ''),
       /AccountHolder 1: missing source of wealth/,
     ],
     [
@@ -73,19 +89,29 @@ describe('eca/application: application XML', function () {
       /Account 1: investment objectives are mandatory/,
     ],
     [
+      'investment objectives mandatory (an empty list)',
+      (xml) => edit(xml, '<objective>Growth</objective>', ''),
+      /Account 1: investment objectives are mandatory/,
+    ],
+    [
       'multiple titles only for an organization',
-      (xml) => edit(xml, '<Title code="MS"/>', '<Title code="MS"/><Title code="DR"/>'),
-      /multiple titles are allowed only for an organization/,
+      (xml) => edit(xml, '<Email email=', '<Title code="MS"/><Title code="DR"/><Email email='),
+      /AccountHolder 1: multiple titles are allowed only for an organization/,
     ],
     [
       'invalid country of issue of a licence',
       (xml) => edit(xml, 'IssuingCountry="USA"', 'IssuingCountry="US"'),
-      /invalid country of issue of the driver's licence: "US"/,
+      /AccountHolder 1: invalid country of issue of the driver's licence: "US"/,
+    ],
+    [
+      'invalid country of issue of a passport (missing)',
+      (xml) => edit(xml, 'DriversLicense="D1234567" IssuingCountry="USA"', 'Passport="P1234567"'),
+      /invalid country of issue of the passport: missing/,
     ],
     [
       'prefix: first character',
       (xml) => edit(xml, 'prefix="jdoexa"', 'prefix="Jdoexa"'),
-      /prefix must have lower-case letters as first and sixth characters/,
+      /Customer: the attribute prefix must have lower-case letters as first and sixth characters/,
     ],
     [
       'prefix: sixth character',
@@ -108,25 +134,58 @@ describe('eca/application: application XML', function () {
     });
   }
 
-  it('allows several titles for an organization and needs no customer e-mail there', function () {
+  it('reads objectives written Objective as well as objective', function () {
+    const capital = edit(valid, '<objective>Growth</objective>', '<Objective>Growth</Objective>');
+    assert.deepEqual(validateApplicationStructure(capital), []);
+  });
+
+  it('allows several titles for an organization and needs no holder e-mail there', function () {
     const org = edit(
-      edit(edit(valid, 'type="INDIVIDUAL"', 'type="ORG"'), ' email="jane.doe@example.com"', ''),
-      '<Title code="MS"/>',
-      '<Title code="CEO"/><Title code="SECRETARY"/>',
+      edit(edit(valid, 'type="INDIVIDUAL"', 'type="ORG"'), /<Email email="[^"]*"\/>/, ''),
+      '<Name first="Jane" last="Doe"/>',
+      '<Name first="Jane" last="Doe"/><Title code="CEO"/><Title code="SECRETARY"/>',
     );
     assert.deepEqual(validateApplicationStructure(org), []);
-    assert.deepEqual(parseApplication(org).holders[0]?.titles, ['CEO', 'SECRETARY']);
+  });
+
+  it('checks every holder of a joint application', function () {
+    const holder = /<AccountHolder>[\s\S]*<\/AccountHolder>/.exec(valid)?.[0] ?? '';
+    const second = holder.replace(' first="Jane"', '').replace(/<Email email="[^"]*"\/>/, '');
+    const joint = edit(edit(valid, 'type="INDIVIDUAL"', 'type="JOINT"'), holder, `${holder}${second}`);
+    const errors = validateApplicationStructure(joint);
+    assert.deepEqual(
+      errors.map((error) => error.replace(/^Application 1 \(external_id EXT-1\): /, '')),
+      ['AccountHolder 2: missing first name', 'AccountHolder 2: missing e-mail address of an individual'],
+    );
   });
 
   it('reports every problem at once, one text each, without personal data', function () {
     const broken = edit(
-      edit(edit(valid, ' first="Jane"', ''), ' email="jane.doe@example.com"', ''),
+      edit(edit(valid, ' first="Jane"', ''), /<Email email="[^"]*"\/>/, ''),
       'IssuingCountry="USA"',
       'IssuingCountry="ZZZ"',
     );
     const errors = validateApplicationStructure(broken);
     assert.equal(errors.length, 3, errors.join('\n'));
     for (const text of errors) assert.doesNotMatch(text, /Jane|Doe|D1234567|example\.com/);
+  });
+
+  it('refuses a file outside the import schema: another root, another namespace or none', function () {
+    const elsewhere = edit(valid, /xmlns="[^"]*"/, 'xmlns="urn:eca-example:other"');
+    assert.deepEqual(validateApplicationStructure(elsewhere), [
+      'the root element Applications must be in the namespace http://www.interactivebrokers.com/schemas/IBCust_import, found urn:eca-example:other',
+    ]);
+    const none = validateApplicationStructure(edit(valid, / xmlns="[^"]*"/, ''));
+    assert.equal(none.length, 1);
+    assert.match(none[0] ?? '', /found no namespace/);
+    const prefixed = edit(
+      edit(valid, '<Applications xmlns=', '<ib:Applications xmlns:ib='),
+      '</Applications>',
+      '</ib:Applications>',
+    );
+    assert.deepEqual(validateApplicationStructure(prefixed), []);
+    const bare = /<Application>[\s\S]*<\/Application>/.exec(valid)?.[0] ?? '';
+    assert.match(validateApplicationStructure(bare)[0] ?? '', /root element must be Applications/);
   });
 
   it('answers malformed XML with a single error text instead of throwing', function () {

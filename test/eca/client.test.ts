@@ -638,8 +638,8 @@ describe('eca/client: every operation against a local server', function () {
             {
               externalId: 'EXT-1',
               status: 'Success',
-              accountIds: ['U7654321'],
-              users: [{ userName: 'jdoexa321', temporaryPassword: 'Temp#2024' }],
+              accounts: [{ accountId: 'U7654321', status: 'N' }],
+              users: [{ userName: 'jdoexa321', userId: '7654321', temporaryPassword: 'Temp#2024' }],
             },
           ],
         });

@@ -241,27 +241,92 @@ describe('eca/xml: request and report XML', function () {
         {
           externalId: 'EXT-1',
           status: 'Success',
-          accountIds: ['U1234567'],
-          users: [{ userName: 'jdoexa123', temporaryPassword: 'Tmp!pa55' }],
+          accounts: [{ accountId: 'U1234567', status: 'N' }],
+          users: [{ userName: 'jdoexa123', userId: '1234567', temporaryPassword: 'Tmp!pa55' }],
+          entities: [{ entityId: '12345671', externalId: 'EXT-1-HOLDER' }],
+          pendingTasks: [
+            {
+              formNumber: '8001',
+              formName: 'Proof of Identity',
+              action: 'to send',
+              isRequiredForApproval: true,
+              isRequiredForTrading: false,
+              isOnlineTask: false,
+              state: 'To Be Sent',
+            },
+          ],
         },
         { externalId: 'EXT-2', status: 'Error', errors: ['missing first name', 'missing last name'] },
+        { externalId: 'EXT-3', status: 'Already processed' },
       ],
     });
     const response = parseCreateResponseXml(xml);
     assert.equal(response.client, 'Firm');
-    const [ok, failed] = response.applications;
+    const [ok, failed, repeated] = response.applications;
     assert.equal(ok?.externalId, 'EXT-1');
     assert.ok(ok?.succeeded);
+    assert.equal(ok?.alreadyProcessed, false);
     assert.equal(ok?.accountId, 'U1234567');
+    assert.equal(ok?.accountStatus, 'N');
+    assert.deepEqual(ok?.accounts, [{ accountId: 'U1234567', status: 'N' }]);
     assert.equal(ok?.userName, 'jdoexa123');
+    assert.equal(ok?.users[0]?.userId, '1234567');
+    assert.deepEqual(ok?.pendingTasks, [
+      {
+        formNumber: '8001',
+        formName: 'Proof of Identity',
+        action: 'to send',
+        isRequiredForApproval: true,
+        isRequiredForTrading: false,
+        isOnlineTask: false,
+        state: 'To Be Sent',
+      },
+    ]);
     assert.equal(ok?.temporaryPassword?.reveal(), 'Tmp!pa55');
     assert.doesNotMatch(JSON.stringify(response), /Tmp!pa55/);
     assert.doesNotMatch(String(ok?.temporaryPassword), /Tmp!pa55/);
     assert.doesNotMatch(inspect(response, { depth: 10 }), /Tmp!pa55/);
     assert.equal(failed?.succeeded, false);
+    assert.equal(failed?.alreadyProcessed, false);
     assert.deepEqual(failed?.status, { raw: 'Error', known: true, status: 'Error' });
     assert.deepEqual(failed?.errors, ['missing first name', 'missing last name']);
     assert.equal(failed?.temporaryPassword, undefined);
+    assert.deepEqual(repeated?.status, { raw: 'Already processed', known: true, status: 'Already processed' });
+    assert.equal(repeated?.alreadyProcessed, true);
+    assert.equal(repeated?.succeeded, false);
+    assert.equal(repeated?.accountId, undefined);
+    assert.deepEqual(repeated?.accountIds, []);
+  });
+
+  it("reads a create response file as the brokerage writes it: the user name is the User element's text", function () {
+    const response = parseCreateResponseXml(`<?xml version="1.0" encoding="UTF-8"?>
+<Process>
+  <Execution ECA_XML_XSD_Version="01-Jan-2024">
+    <Execution_Date>2024/05/01 10:00:00</Execution_Date>
+    <Process_File>Firm_2024-05-01_0001_0001.xml</Process_File>
+  </Execution>
+  <Applications>
+    <Application External_ID="EXT-9" Status="Success">
+      <Users><User user_id="99001" password="Secret#1">abcdef123</User></Users>
+      <Accounts><Account status="N">U9900001</Account></Accounts>
+      <Entities><Entity entity_id="556677"/></Entities>
+      <Pending_Tasks>
+        <Task Form_Number="3230" Form_Name="Customer Agreement" Action="to sign" Is_Required_For_Approval="Yes"/>
+      </Pending_Tasks>
+    </Application>
+    <Application External_ID="EXT-10" Status="already  processed"/>
+  </Applications>
+</Process>`);
+    const [application, again] = response.applications;
+    assert.equal(application?.userName, 'abcdef123');
+    assert.equal(application?.temporaryPassword?.reveal(), 'Secret#1');
+    assert.equal(application?.accountId, 'U9900001');
+    assert.equal(application?.accountStatus, 'N');
+    assert.deepEqual(application?.pendingTasks, [
+      { formNumber: '3230', formName: 'Customer Agreement', action: 'to sign', isRequiredForApproval: true },
+    ]);
+    assert.equal(again?.alreadyProcessed, true);
+    assert.equal(again?.status.status, 'Already processed');
   });
 
   it('flags an unknown create status instead of failing', function () {

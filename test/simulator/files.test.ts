@@ -44,9 +44,9 @@ describe('simulator file operations', function () {
 
     it('reports one error per structural problem', async function () {
       const broken = applicationXml('v-2', { prefix: 'Jdoexa' })
-        .replace('first="Jane" ', '')
-        .replace(' email="jane.doe@example.com"', '')
-        .replace('<Objective>Growth</Objective>', '');
+        .replace(' first="Jane"', '')
+        .replace('<Email email="jane.doe@example.com"/>', '')
+        .replace('<objective>Growth</objective>', '');
       const payload = await filePayload(firm.keys, { fileName: 'app.xml', content: broken });
       const { body } = await op(sim, 'validateXML', { CSID: firm.csid, payload });
       assert.equal(body.isValid, false);
@@ -75,6 +75,10 @@ describe('simulator file operations', function () {
   describe('create and getResponseFile', function () {
     it('creates an account with user name and temporary password, retrievable by external id', async function () {
       const { accountId, userName, responseXml, body } = await createAccount(sim, firm, 'create-1');
+      // The brokerage's create response file: the user name as the User element's text, the account with its status.
+      assert.match(responseXml, new RegExp(`<User user_id="\\d+" password="[^"]+">${userName}</User>`));
+      assert.match(responseXml, new RegExp(`<Account status="N">${accountId}</Account>`));
+      assert.match(responseXml, /<Entities>\s*<Entity entity_id="\d+" external_id="EXT-1-HOLDER"\/>\s*<\/Entities>/);
       assert.match(String(body.name), /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml\.report$/);
       // Spec, create response: timestamp, isProcessed, batchId, name, fileData.data: exactly those.
       assert.deepEqual(Object.keys(body).sort(), ['batchId', 'fileData', 'isProcessed', 'name', 'timestamp']);
@@ -113,6 +117,67 @@ describe('simulator file operations', function () {
         (body.result as Array<{ name: string }>).map((entry) => entry.name),
         [first.body.name, second.body.name],
       );
+    });
+
+    it('lists the tasks of a new application in Pending_Tasks', async function () {
+      const { responseXml } = await createAccount(sim, firm, 'docs-required-create');
+      const [application] = parseCreateResponseXml(responseXml).applications;
+      assert.deepEqual(
+        application?.pendingTasks.map((task) => [task.formNumber, task.action, task.isRequiredForApproval]),
+        [
+          ['8001', 'to send', true],
+          ['8002', 'to send', true],
+        ],
+      );
+    });
+
+    it('with repeatedExternalId already-processed, answers a repeated external id with Status Already processed and no account', async function () {
+      await control(sim, 'PUT', '/repeated-external-id', { answer: 'already-processed' });
+      try {
+        const first = await createAccount(sim, firm, 'create-again');
+        const payload = await filePayload(firm.keys, {
+          fileName: 'again.xml',
+          content: applicationXml('create-again'),
+        });
+        const { body } = await op(sim, 'create', { CSID: firm.csid, payload });
+        assert.equal(body.isProcessed, true);
+        assert.notEqual(body.name, first.body.name);
+        const responseXml = await openText(firm.keys, (body.fileData as { data: string }).data);
+        assert.match(responseXml, /<Application External_ID="create-again" Status="Already processed"\/>/);
+        const [application] = parseCreateResponseXml(responseXml).applications;
+        assert.equal(application?.alreadyProcessed, true);
+        assert.equal(application?.accountId, undefined);
+        // By the simulator's records: one account; getResponseFile still lists the one file that made it.
+        const records = await control(sim, 'GET', '/records?externalId=create-again');
+        const [entry] = records.body.externalIds as Array<{ accountsCreated: number }>;
+        assert.equal(entry?.accountsCreated, 1);
+        const { body: file } = await op(sim, 'getResponseFile', { CSID: firm.csid, externalId: 'create-again' });
+        assert.deepEqual(
+          (file.result as Array<{ name: string }>).map((item) => item.name),
+          [first.body.name],
+        );
+        // An external id whose earlier create failed is no repeat: its corrected application opens the account.
+        const failedPayload = await filePayload(firm.keys, {
+          fileName: 'failed.xml',
+          content: applicationXml('create-after-error').replace(' last="Doe"', ''),
+        });
+        await op(sim, 'create', { CSID: firm.csid, payload: failedPayload });
+        assert.match((await createAccount(sim, firm, 'create-after-error')).accountId, /^U\d{7}$/);
+      } finally {
+        await control(sim, 'PUT', '/repeated-external-id', { answer: 'second-account' });
+      }
+      const again = await createAccount(sim, firm, 'create-again');
+      assert.match(again.accountId, /^U\d{7}$/);
+    });
+
+    it('refuses (isProcessed false) an application file outside the import-schema namespace', async function () {
+      const content = applicationXml('create-elsewhere').replace(/xmlns="[^"]*"/, 'xmlns="urn:eca-example:other"');
+      const payload = await filePayload(firm.keys, { fileName: 'elsewhere.xml', content });
+      const { body } = await op(sim, 'create', { CSID: firm.csid, payload });
+      assert.equal(body.isProcessed, false);
+      const validated = await op(sim, 'validateXML', { CSID: firm.csid, payload });
+      assert.equal(validated.body.isValid, false);
+      assert.match(String((validated.body.errors as Array<{ error: string }>)[0]?.error), /namespace/);
     });
 
     it('gives isProcessed false for wrong keys and for XML that is not well-formed', async function () {

@@ -1,7 +1,7 @@
 /** Black-box helpers: a simulator per suite, raw JSON calls, and the firm side of the envelope. */
 import { buildArchive, type ArchiveAttachment } from '../../eca/archive.js';
 import { loadPrivateKey, loadPublicKey, open, seal, type EnvelopeKeys } from '../../eca/crypto.js';
-import { APPLICATION_XML_EXAMPLE } from '../../eca/xml.js';
+import { APPLICATION_XML_EXAMPLE, parseCreateResponseXml } from '../../eca/xml.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/server.js';
 
 /** Wednesday 8 January 2025, 10:00 UTC: business-day arithmetic in the tests is then easy to follow. */
@@ -94,8 +94,9 @@ export async function createAccount(
   if (body.isProcessed !== true) throw new Error(`create not processed: ${String(body.error)}`);
   const fileData = body.fileData as { data: string };
   const responseXml = await openText(firm.keys, fileData.data);
-  const accountId = /<Account>([^<]+)<\/Account>/.exec(responseXml)?.[1];
-  const userName = /user_name="([^"]+)"/.exec(responseXml)?.[1];
+  const [application] = parseCreateResponseXml(responseXml).applications;
+  const accountId = application?.accountId;
+  const userName = application?.userName;
   if (!accountId || !userName) throw new Error('no account in the response file');
   return { accountId, userName, responseXml, body };
 }

@@ -35,12 +35,12 @@ export function personalFields(person: Applicant): string[] {
 export function personalXml(externalId: string, person: Applicant): string {
   return applicationXml(externalId, (xml) =>
     xml
-      .replace('email="jane.doe@example.com"', `email="${person.email}"`)
+      .replaceAll('email="jane.doe@example.com"', `email="${person.email}"`)
       .replace('<Name first="Jane" last="Doe"/>', `<Name first="${person.first}" last="${person.last}"/>`)
       .replace(
-        '<Identification DriversLicense="D1234567" IssuingCountry="USA"/>',
-        `<Identification DriversLicense="${person.licence}" IssuingCountry="USA"/>\n` +
-          `          <TaxResidency country="USA" tin="${person.taxId}"/>`,
+        '<Identification DriversLicense="D1234567" IssuingCountry="USA" citizenship="USA"/>',
+        `<Identification DriversLicense="${person.licence}" IssuingCountry="USA" citizenship="USA"/>\n` +
+          `          <TaxResidencies><TaxResidency country="USA" TINType="SSN" TIN="${person.taxId}"/></TaxResidencies>`,
       ),
   );
 }

@@ -112,6 +112,26 @@ describe('simulator control API and faults', function () {
     assert.equal((await control(sim, 'POST', '/clock/advance', { hours: -1 })).status, 400);
     assert.equal((await control(sim, 'GET', '/accounts/U0000000')).status, 404);
   });
+
+  it('sets what create does with a repeated external id: a second account unless told already-processed', async function () {
+    assert.deepEqual((await control(sim, 'GET', '/repeated-external-id')).body, { answer: 'second-account' });
+    assert.equal((await control(sim, 'PUT', '/repeated-external-id', { answer: 'never' })).status, 400);
+    assert.equal((await control(sim, 'PUT', '/repeated-external-id', {})).status, 400);
+    assert.equal((await control(sim, 'PUT', '/repeated-external-id', { answer: 'already-processed' })).status, 200);
+    assert.deepEqual((await control(sim, 'GET', '/repeated-external-id')).body, { answer: 'already-processed' });
+
+    const told = await start({ repeatedExternalId: 'already-processed' });
+    try {
+      await createAccount(told.sim, told.firm, 'told-1');
+      await assert.rejects(createAccount(told.sim, told.firm, 'told-1'), /no account in the response file/);
+      const records = await control(told.sim, 'GET', '/records?externalId=told-1');
+      assert.equal((records.body.externalIds as Array<{ accountsCreated: number }>)[0]?.accountsCreated, 1);
+    } finally {
+      await told.sim.close();
+    }
+    // @ts-expect-error: not one of the answers
+    await assert.rejects(start({ repeatedExternalId: 'twice' }), RangeError);
+  });
 });
 
 describe('simulator persistence', function () {

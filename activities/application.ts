@@ -10,12 +10,13 @@ import type { ApplicationActivities, ApplicationUpdateFunction } from '../workfl
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
-import { currentAttempt, withinDeadline } from './deadline.js';
+import { withinDeadline } from './deadline.js';
 import { requestByFile, requestById } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
 import type { StatusReaderOptions } from './status.js';
 import { accountRequestFiles, createUpdateSender } from './update-sender.js';
+import { WriteAttempt } from './write-attempt.js';
 
 export interface ApplicationActivityOptions extends StatusReaderOptions {
   store: DocumentStore;
@@ -74,16 +75,20 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       return accountRequestFiles(eca, csid, accountId);
     },
 
-    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent = false }) {
-      return withinDeadline(async () => {
-        // An earlier attempt (of this activity, or of the workflow's step before a staff retry) whose answer
-        // was lost left a request the service lists: never send twice.
-        if (mayHaveSent || currentAttempt() > 1) {
-          const earlier = await updates.earlier(csid, accountId, known);
-          if (earlier) return earlier;
-        }
-        return updates.send(csid, updateXml(accountId, functionName, documents), documents);
-      });
+    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent, lookOnly }) {
+      return withinDeadline(() =>
+        WriteAttempt.run(async (attempt) => {
+          // An earlier attempt (of this activity, of the workflow's step before a staff retry, or one whose
+          // answer was lost) may have left a request the service lists: never send twice.
+          if (mayHaveSent || lookOnly || !attempt.maySend) {
+            const earlier = await updates.earlier(csid, accountId, known);
+            if (earlier) return earlier;
+          }
+          // Nothing listed yet proves nothing: only a staff retry (`mayHaveSent`) sends then.
+          if (lookOnly || !attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };
+          return updates.send(csid, updateXml(accountId, functionName, documents), documents, attempt);
+        }),
+      );
     },
 
     async readRequestByFile({ csid, accountId, responseFile }) {

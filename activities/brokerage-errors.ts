@@ -101,3 +101,13 @@ export function answerError(raw: unknown): string | undefined {
   const error = (raw as { error?: unknown } | null)?.error;
   return typeof error === 'string' ? error : undefined;
 }
+
+/**
+ * Whether a text the service gave for a refused payload names an encryption or signature problem. The
+ * spec: "A payload that cannot be decrypted or is signed with wrong keys yields isValid false with an
+ * encryption error text" (validateXML), and such a payload is refused by every file operation. Content
+ * errors (names, e-mail, wealth, objectives, titles, countries, prefix) never speak of these.
+ */
+export function isEncryptionErrorText(text: string): boolean {
+  return /encrypt|decrypt|signature|signed with/i.test(text);
+}

@@ -8,15 +8,16 @@
  *   configuration is fixed.
  * - **Anomalies**: an answer of the service the engine cannot read (`EcaSchemaError`), a 4xx refusal
  *   (408, 425 and 429 aside: they are transient) of a request that is not an update, a document whose
- *   content no longer matches its reference. They are retried too, with a warning, because a glitch
- *   may pass.
+ *   content no longer matches its reference, an error entry (or none) for the account in a status read
+ *   (`AccountEntryError`). They are retried too, with a warning, because a glitch may pass.
  *
  * For an application's steps that write or validate (its workflow has a `blocked` state for them),
  * both are bounded: past `blockAfterMs` of configuration errors in a row, or `anomalyAttempts` attempts
  * in a row that meet one (a corrupted document at once), the failure becomes non-retryable, and the
  * workflow stops the application in `blocked`, where staff see why and retry, resubmit or abandon.
  * "In a row" is counted per worker from the step's first such failure, so an outage of the brokerage
- * before it does not count. Reads are never bounded: retrying them changes nothing at the brokerage.
+ * before it does not count. The application's account read is bounded too: a read that never succeeds
+ * must show staff why rather than retry unseen.
  * Transport failures (timeouts, 5xx, dropped connections) and every other error pass unchanged.
  */
 import type { StepFailureBounds } from '../runtime/defaults.js';
@@ -25,11 +26,12 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
 import { brokerageAnomaly, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
+import { AccountEntryError } from './status.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store';
 
 /** Failures a retry may not mend, which bounded activities turn into a `blocked` application. */
-export type AnomalyKind = BrokerageAnomaly | 'document-corrupted';
+export type AnomalyKind = BrokerageAnomaly | 'document-corrupted' | 'account-entry';
 
 /** Called on every attempt that meets a configuration error (the worker counts them in a metric). */
 export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) => void;
@@ -43,6 +45,7 @@ export function configurationErrorKind(error: unknown): ConfigurationErrorKind |
 /** Brokerage anomalies as brokerage-errors.ts tells them (408, 425 and 429 are not refusals here). */
 export function anomalyKind(error: unknown): AnomalyKind | undefined {
   if (error instanceof DocumentCorrupted) return 'document-corrupted';
+  if (error instanceof AccountEntryError) return 'account-entry';
   return brokerageAnomaly(error);
 }
 

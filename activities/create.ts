@@ -1,18 +1,20 @@
 /**
  * The application's validation and its create, idempotent by external id: before every attempt the
  * service is asked what it holds for the external id (getResponseFile), and a processed file means the
- * application is never created again, only its account looked up.
+ * application is never created again, only its account looked up. A create is sent again only when the
+ * earlier attempt proved it sent nothing (write-attempt.ts); otherwise the workflow keeps looking.
  */
 import type { CreateAccountsResponse, CreateResponseApplication, EcaClient } from '../eca/index.js';
 import type { DocumentRef, FormDocument } from '../domain/documents.js';
 import type { ApplicationActivities, CreateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { applicationWorkflowId } from '../domain/workflow-ids.js';
-import { callBrokerage } from './brokerage-errors.js';
-import { currentAttempt, withinDeadline } from './deadline.js';
+import { EcaCryptoError } from '../eca/index.js';
+import { callBrokerage, isEncryptionErrorText } from './brokerage-errors.js';
+import { withinDeadline } from './deadline.js';
 import { findAccountByResponseFile } from './find-account.js';
-import { RELISTING_DELAYS_MS, lookAgain } from './relisting.js';
 import { readAttachments, readText } from './stored.js';
+import { WriteAttempt } from './write-attempt.js';
 
 export interface CreationOptions {
   eca: EcaClient;
@@ -35,37 +37,79 @@ export function createCreationActivities(options: CreationOptions): CreationActi
     async validateApplication({ csid, application }) {
       const applicationXml = await readText(store, application);
       const result = await callBrokerage(() => eca.validateXML({ CSID: csid, applicationXml }));
+      // An encryption error is the keys' problem, not the application's: a configuration error (alerted,
+      // retried until the keys are fixed, blocked past the bound), never a correction asked of the firm.
+      const keyProblem = result.isValid ? undefined : result.errors.find(isEncryptionErrorText);
+      if (keyProblem !== undefined) throw new EcaCryptoError('signature', `validateXML: ${keyProblem}`);
       return result.isValid
         ? { valid: true, batchId: result.batchId }
         : { valid: false, errors: result.errors.length > 0 ? result.errors : ['validateXML: invalid'] };
     },
 
-    createAccount({ csid, externalId, application, documents, settledFiles }) {
-      return withinDeadline(async () => {
-        // Before every attempt: a processed file for this external id means never create again. After a
-        // failed attempt the file is looked for again after short waits (the spec promises no listing delay).
-        const settled = new Set(settledFiles ?? []);
-        const delays = currentAttempt() > 1 ? RELISTING_DELAYS_MS : [];
-        const earlier = await lookAgain(() => earlierCreate(options, csid, externalId, settled), delays);
-        if (earlier) return earlier;
+    createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
+      return withinDeadline(() =>
+        WriteAttempt.run(async (attempt) => {
+          // Before every attempt: a processed file for this external id means never create again.
+          const settled = new Set(settledFiles ?? []);
+          const earlier = await earlierCreate(options, csid, externalId, settled);
+          if (earlier) return earlier;
+          if (lookOnly || !attempt.maySend) {
+            // An earlier create may have been processed and not be listed yet: the workflow looks again.
+            return { created: false, unknown: { reason: 'getResponseFile lists no file for the external id yet' } };
+          }
 
-        const applicationXml = await readText(store, application);
-        const attached = options.createDocuments
-          ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
-          : documents;
-        const response = await callBrokerage(async () =>
-          eca.create({ CSID: csid, applicationXml, attachments: await readAttachments(store, attached) }),
-        );
-        if (!response.isProcessed) {
-          return {
-            created: false,
-            errors: ['create was not processed: the XML format is invalid, the keys are wrong, or the service is down'],
-          };
-        }
-        return settleCreated(options, { csid, externalId, response, attached, settled });
-      });
+          const applicationXml = await readText(store, application);
+          const attached = options.createDocuments
+            ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+            : documents;
+          const attachments = await readAttachments(store, attached);
+          const sent = await attempt.send(() =>
+            callBrokerage(() => eca.create({ CSID: csid, applicationXml, attachments })),
+          );
+          if ('unknown' in sent)
+            return { created: false, unknown: { reason: `create: ${sent.unknown}`, sentAt: now().getTime() } };
+          const response = sent.answer;
+          if (!response.isProcessed) {
+            attempt.answeredNotProcessed();
+            throw notProcessed();
+          }
+          if (alreadyProcessed(response, externalId)) {
+            // The service says an earlier create of this external id was processed: find its account.
+            const found = await earlierCreate(options, csid, externalId, settled);
+            return (
+              found ?? {
+                created: false,
+                unknown: { reason: 'create answered Already processed; getResponseFile lists no file yet' },
+              }
+            );
+          }
+          return settleCreated(options, { csid, externalId, response, attached, settled });
+        }),
+      );
     },
   };
+}
+
+/**
+ * create's `isProcessed` false: the spec gives "the XML format is invalid, wrong keys were used for
+ * encryption or signature, or the server is down". validateXML accepted the XML just before, so the
+ * engine takes it for a key or service problem, not the application's: a configuration error, retried
+ * with an alert (nothing was processed, so sending again is safe) and blocked past the bound.
+ */
+function notProcessed(): EcaCryptoError {
+  return new EcaCryptoError(
+    'signature',
+    'create was not processed (isProcessed false): the service could not use the payload with the keys agreed, or it is down',
+  );
+}
+
+/** The create response file answers `Already processed` for this external id (a repeated External_ID). */
+function alreadyProcessed(response: CreateAccountsResponse, externalId: string): boolean {
+  return (
+    response.response?.applications.some(
+      (candidate) => candidate.externalId === externalId && candidate.status.status === 'Already processed',
+    ) ?? false
+  );
 }
 
 /**

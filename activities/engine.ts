@@ -42,7 +42,7 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   onSweep?: SweepActivityOptions['onSweep'];
 }
 
-/** The application's activities that write or validate: past the bounds they stop it in `blocked`. */
+/** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
 const BLOCKING_STEPS = [
   'validateApplication',
   'createAccount',
@@ -50,6 +50,7 @@ const BLOCKING_STEPS = [
   'submitAccountDocuments',
   'abandonAccount',
   'resetAccount',
+  'readAccount',
 ] as const;
 
 export function createEngineActivities(options: EngineActivityOptions) {

@@ -3,7 +3,8 @@ import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import type { MaintenanceActivities } from '../workflows/maintenance/activities.js';
-import { currentAttempt, withinDeadline } from './deadline.js';
+import { withinDeadline } from './deadline.js';
+import { WriteAttempt } from './write-attempt.js';
 import { readText } from './stored.js';
 import { createUpdateSender } from './update-sender.js';
 
@@ -18,22 +19,26 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
 
   return {
     sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known }) {
-      return withinDeadline(async () => {
-        // Histories recorded before `known` have nothing to compare with: such a retry sends again.
-        if (currentAttempt() > 1 && known !== undefined) {
-          const earlier = await updates.earlier(csid, accountId, known);
-          if (earlier) return earlier;
-        }
-        // The body is read and wrapped inside the call: a request eca/ refuses there fails at once.
-        const xml = async () =>
-          buildUpdateRequestXml({
-            accountId,
-            functionName,
-            bodyXml: body ? await readText(store, body) : undefined,
-            attributes,
-          });
-        return updates.send(csid, xml, attachments);
-      });
+      return withinDeadline(() =>
+        WriteAttempt.run(async (attempt) => {
+          // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
+          if (!attempt.maySend && known !== undefined) {
+            const earlier = await updates.earlier(csid, accountId, known);
+            if (earlier) return earlier;
+          }
+          if (!attempt.maySend)
+            return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request file listed' };
+          // The body is read and wrapped before the call: a request eca/ refuses there fails at once.
+          const xml = async () =>
+            buildUpdateRequestXml({
+              accountId,
+              functionName,
+              bodyXml: body ? await readText(store, body) : undefined,
+              attributes,
+            });
+          return updates.send(csid, xml, attachments, attempt);
+        }),
+      );
     },
   };
 }

@@ -16,6 +16,15 @@ export function requestById(listed: AmRequestStatusResponse, requestId: string):
 }
 
 /**
+ * Whether a name in getAmRequestStatus `files` is an update's response file: the spec names them
+ * `<FirmName>_YYYYMMDD_####_####.xml`. The list may hold other names too (the spec says only "files (list
+ * of file names)"): the firm's own file names, which it may reuse from request to request.
+ */
+export function isUpdateResponseFileName(name: string): boolean {
+  return /_\d{8}_\d{4,}_\d{4,}\.xml$/.test(name);
+}
+
+/**
  * How getAmRequestStatus (by account) shows the request filed under `responseFile`: entries keyed by
  * request type, each with `data` (`status` per RequestDetail) and `files`. The request type and detail
  * codes are not shown by the spec, so only the file name is matched; every detail must be PROCESSED.
@@ -25,10 +34,15 @@ export function requestByFile(listed: AmRequestStatusResponse, responseFile: str
     entry.requests.filter((group) => group.files.includes(responseFile)).map((group) => ({ entry, group })),
   );
   if (groups.length === 0) return { decided: false, status: 'not listed yet' };
-  // The spec ties no `data` status to a file: a group that lists other files too cannot be read as
-  // this request's outcome. It stays undecided (and ends in `unconfirmed` for staff) rather than guessed.
-  if (groups.some(({ group }) => group.files.length !== 1)) {
-    return { decided: false, status: `listed with other files (${groups.length} group(s)); outcome not attributable` };
+  // The spec ties no `data` status to a file: a group that names another response file too (or a file
+  // listed by several groups) cannot be read as this request's outcome. It stays undecided (and ends in
+  // `unconfirmed` for staff) rather than guessed. The firm's own file names beside it change nothing.
+  const others = (files: string[]) => files.filter((file) => file !== responseFile && isUpdateResponseFileName(file));
+  if (groups.length > 1 || groups.some(({ group }) => others(group.files).length > 0)) {
+    return {
+      decided: false,
+      status: `listed with other requests (${groups.length} group(s)); outcome not attributable`,
+    };
   }
   const statuses = groups.flatMap(({ group }) => group.data.map((detail) => detail.status?.status ?? 'PENDING'));
   const rejected = groups.find(({ group }) => group.data.some((detail) => detail.status?.status === 'REJECTED'));

@@ -7,6 +7,15 @@ import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
 import { Batcher } from './batcher.js';
 
+/**
+ * The service answered for the account with an error entry (convention 3: "account not associated with
+ * the advisor account", say) or left it out. Retried like any read, but bounded: an application whose
+ * read keeps meeting it stops in `blocked` with the service's text (configuration-errors.ts).
+ */
+export class AccountEntryError extends Error {
+  override readonly name = 'AccountEntryError';
+}
+
 /** How an activity set gets its status reader: the one given, or one of its own with these settings. */
 export interface StatusReaderOptions {
   eca: EcaClient;
@@ -39,9 +48,13 @@ export function createStatusReader(
         eca.getPendingTasks({ CSID: csid, accountIds }),
       ]);
       const tasksById = new Map(tasks.accounts.map((entry) => [entry.accountId, entry]));
-      return new Map(
+      const read = new Map<string, AccountSnapshot | Error>(
         statuses.accounts.map((entry) => [entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId))]),
       );
+      for (const id of accountIds) {
+        if (!read.has(id)) read.set(id, new AccountEntryError(`getAccountStatus lists no entry for account ${id}`));
+      }
+      return read;
     },
   });
 }
@@ -54,10 +67,12 @@ export function accountSnapshot(
   entry: AccountStatusEntry,
   pending: PendingTasksAccount | undefined,
 ): AccountSnapshot | Error {
-  if (entry.isError || !entry.status) return new Error(entry.error ?? `no status for account ${entry.accountId}`);
+  if (entry.isError || !entry.status) {
+    return new AccountEntryError(`getAccountStatus: ${entry.error ?? `no status for account ${entry.accountId}`}`);
+  }
   // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
   // fails for this account (and is retried), rather than reporting that no document is missing.
-  if (pending?.isError) return new Error(`getPendingTasks: ${pending.error ?? 'error entry'}`);
+  if (pending?.isError) return new AccountEntryError(`getPendingTasks: ${pending.error ?? 'error entry'}`);
   return {
     status: entry.status.code,
     stateText: entry.state?.state,

@@ -3,15 +3,22 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { parseXmlTree } from '../eca/index.js';
+import { EcaCryptoError, parseXmlTree } from '../eca/index.js';
 import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
-import { answerError, callBrokerageOrRefusal, finalFailure } from './brokerage-errors.js';
-import { RELISTING_DELAYS_MS, lookAgain } from './relisting.js';
+import {
+  answerError,
+  callBrokerage,
+  callBrokerageOrRefusal,
+  finalFailure,
+  isEncryptionErrorText,
+} from './brokerage-errors.js';
 import { readAttachments } from './stored.js';
 import type { NamedDocument } from './stored.js';
+import type { WriteAttempt } from './write-attempt.js';
+import { isUpdateResponseFileName } from './request-status.js';
 
 export interface UpdateSender {
   /**
@@ -22,6 +29,7 @@ export interface UpdateSender {
     csid: string,
     xml: string | (() => Promise<string>),
     attachments: readonly NamedDocument[],
+    attempt?: WriteAttempt,
   ): Promise<UpdateOutcome>;
   /** The request an earlier attempt made for the account (see earlierRequest), if any. */
   earlier(csid: string, accountId: string, known: string[]): Promise<UpdateOutcome | undefined>;
@@ -29,12 +37,16 @@ export interface UpdateSender {
 
 export function createUpdateSender(eca: EcaClient, store: DocumentStore): UpdateSender {
   return {
-    send: (csid, xml, attachments) =>
-      updateCall(eca, async () => ({
+    send: async (csid, xml, attachments, attempt) => {
+      // Everything is read and built before the call: a failure there proves nothing was sent, and a
+      // request eca/ refuses fails at once like any other.
+      const request = await callBrokerage(async () => ({
         CSID: csid,
         xml: typeof xml === 'string' ? xml : await xml(),
         attachments: await readAttachments(store, attachments),
-      })),
+      }));
+      return updateCall(eca, () => Promise.resolve(request), attempt);
+    },
     earlier: (csid, accountId, known) => earlierRequest(() => accountRequestFiles(eca, csid, accountId), known),
   };
 }
@@ -44,12 +56,31 @@ export function createUpdateSender(eca: EcaClient, store: DocumentStore): Update
  * request errors fail at once, and the request was filed only when the answer names its file
  * (`fileData.name`; the spec's update answer is `timestamp` + `fileData`).
  */
-export async function updateCall(eca: EcaClient, request: () => Promise<UpdateRequest>): Promise<UpdateOutcome> {
-  const sent = await callBrokerageOrRefusal(async () => eca.update(await request()));
+export async function updateCall(
+  eca: EcaClient,
+  request: () => Promise<UpdateRequest>,
+  attempt?: WriteAttempt,
+): Promise<UpdateOutcome> {
+  const call = async () => callBrokerageOrRefusal(async () => eca.update(await request()));
+  let sent: Awaited<ReturnType<typeof call>>;
+  if (attempt) {
+    const outcome = await attempt.send(call);
+    if ('unknown' in outcome) return { accepted: false, unknown: `update: ${outcome.unknown}` };
+    sent = outcome.answer;
+  } else {
+    sent = await call();
+  }
   if (sent.refusal) return { accepted: false, error: `update refused: HTTP ${sent.refusal.status}` };
   const response = sent.answer;
   if (!response.fileData?.name) {
-    return { accepted: false, error: answerError(response.raw) ?? 'update was not processed (no response file)' };
+    const error = answerError(response.raw);
+    // The spec: a payload that cannot be decrypted or is signed with wrong keys is refused. That is the
+    // keys' problem, not the request's: a configuration error, retried (nothing was filed) and alerted.
+    if (error !== undefined && isEncryptionErrorText(error)) {
+      attempt?.answeredNotProcessed();
+      throw new EcaCryptoError('signature', `update was not processed: ${error}`);
+    }
+    return { accepted: false, error: error ?? 'update was not processed (no response file)' };
   }
   const { requestIds } = readUpdateResponse(response);
   return { accepted: true, requestIds, responseFile: response.fileData.name };
@@ -93,21 +124,19 @@ export async function accountRequestFiles(eca: EcaClient, csid: string, accountI
 }
 
 /**
- * The request an earlier attempt made: the file the account lists now that was not listed before the
- * first attempt (`known`). Looked for again after short waits, since the spec does not promise that a
- * request is listed at once. Exactly one new file is adopted; more than one cannot be told apart (another
+ * The request an earlier attempt made: the response file the account lists now that was not listed before
+ * the first attempt (`known`). Exactly one new file is adopted; more than one cannot be told apart (another
  * sender of this account), so it is returned without a file and the workflow stops in `unconfirmed`.
+ * Nothing new listed proves nothing (the spec promises no listing delay): the caller decides.
  */
-export function earlierRequest(
+export async function earlierRequest(
   list: () => Promise<string[]>,
   known: string[],
-  delays: readonly number[] = RELISTING_DELAYS_MS,
 ): Promise<UpdateOutcome | undefined> {
   const before = new Set(known);
-  return lookAgain(async (): Promise<UpdateOutcome | undefined> => {
-    const made = [...new Set((await list()).filter((file) => !before.has(file)))];
-    if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
-    if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
-    return undefined;
-  }, delays);
+  // Only response files tell requests apart: the firm's own file names may be reused by every request.
+  const made = [...new Set((await list()).filter((file) => isUpdateResponseFileName(file) && !before.has(file)))];
+  if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
+  if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
+  return undefined;
 }

@@ -55,10 +55,13 @@ export class EcaTimeoutError extends EcaError {
 
 export class EcaNetworkError extends EcaError {
   readonly operation: string;
+  /** The system error code (`ECONNREFUSED`, `ECONNRESET`, ...) or the error's name when there is none. */
+  readonly detail: string;
 
   constructor(operation: string, detail: string, options?: { cause?: unknown }) {
     super('ECA_NETWORK', `${operation}: network failure (${detail})`, options);
     this.operation = operation;
+    this.detail = detail;
   }
 }
 

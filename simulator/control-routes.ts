@@ -138,6 +138,13 @@ function firmAndAccountRoutes(app: FastifyInstance, control: SimulatorControl, d
       ),
     ),
   );
+  app.put<{ Params: { csid: string } }>('/_sim/firms/:csid/public-key', (req, reply) =>
+    answer(reply, () =>
+      control.setFirmPublicKey(req.params.csid, parse(z.object({ publicKey: z.string() }), req.body).publicKey),
+    ),
+  );
+  app.get('/_sim/listing-lag', (_req, reply) => answer(reply, () => control.listingLag()));
+  app.put('/_sim/listing-lag', (req, reply) => answer(reply, () => control.setListingLag(req.body)));
   app.put<{ Params: { csid: string } }>('/_sim/firms/:csid/whitelist', (req, reply) =>
     answer(reply, () =>
       control.setWhitelist(req.params.csid, parse(z.object({ ips: z.array(z.string()) }), req.body).ips),

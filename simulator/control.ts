@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { durationMs, type DurationParts } from './clock.js';
 import type { CallCounts, FaultInput, FaultRule, Faults } from './faults.js';
+import { parseListingLag } from './listing-lag.js';
+import type { ListingLagSettings } from './listing-lag.js';
 import { FAULT_KINDS } from './faults.js';
 import { generateFirmKeys } from './keys.js';
 import { close, completeOnlineTask } from './lifecycle.js';
@@ -209,6 +211,37 @@ export class SimulatorControl {
       firmType,
       keys: { firmPrivateKey: keys.privateKey, firmPublicKey: keys.publicKey },
     };
+  }
+
+  /**
+   * The public key the brokerage holds for the firm, replaced (a key rotated on one side only): payloads
+   * signed with the firm's other key no longer verify. Answers the key held before, to put it back.
+   */
+  setFirmPublicKey(csid: string, publicKey: string): { previous: string } {
+    const firm = this.store.firms.get(csid);
+    if (!firm) throw new ControlError(404, 'unknown CSID');
+    if (!publicKey.includes('BEGIN PGP PUBLIC KEY BLOCK'))
+      throw new ControlError(400, 'publicKey: an armored OpenPGP public key');
+    const previous = firm.publicKey;
+    firm.publicKey = publicKey;
+    this.store.changed();
+    return { previous };
+  }
+
+  /** How late look-ups list writes from now on (listing-lag.ts). */
+  setListingLag(settings: unknown): ListingLagSettings {
+    let parsed: ListingLagSettings;
+    try {
+      parsed = parseListingLag(settings);
+    } catch (error) {
+      throw new ControlError(400, (error as Error).message);
+    }
+    this.store.listing.set(parsed);
+    return parsed;
+  }
+
+  listingLag(): ListingLagSettings {
+    return this.store.listing.current;
   }
 
   /** IPs from which the firm's SSO URLs may be opened in QA. */

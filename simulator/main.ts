@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 import { startSimulator } from './server.js';
+import { LAGGED_OPERATIONS } from './listing-lag.js';
+import type { ListingLagSettings } from './listing-lag.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -22,7 +24,16 @@ function port(value: string): number {
   return n;
 }
 
+/** `MIN-MAX` milliseconds: every lagged look-up lists a write that long after it (listing-lag.ts). */
+function lagRange(value: string): ListingLagSettings {
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  const [min, max] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(min <= max)) throw new InvalidArgumentError('expected MIN-MAX in milliseconds, e.g. 25000-40000');
+  return Object.fromEntries(LAGGED_OPERATIONS.map((operation) => [operation, { minMs: min, maxMs: max }]));
+}
+
 interface CliOptions {
+  listingLag?: ListingLagSettings;
   port: number;
   host: string;
   dataDir?: string;
@@ -47,7 +58,8 @@ const program = new Command()
       .choices([...SCENARIO_NAMES])
       .default('happy'),
   )
-  .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)');
+  .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)')
+  .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange);
 
 async function main(): Promise<void> {
   program.parse();
@@ -64,6 +76,7 @@ async function main(): Promise<void> {
     env: options.env,
     defaultScenario: options.scenario,
     startTime: options.startTime,
+    ...(options.listingLag && { listingLag: options.listingLag }),
     log: (line) => process.stderr.write(`[simulator] ${line}\n`),
   });
   process.stdout.write(

@@ -23,6 +23,8 @@ import { ensureDir, readSnapshot, SnapshotWriter } from './persistence.js';
 import { registerControlRoutes } from './control-routes.js';
 import { DEFAULT_TIMINGS, isScenarioName, type ScenarioName, type Timings } from './scenarios.js';
 import { SsoSessions } from './sso-sessions.js';
+import { parseListingLag } from './listing-lag.js';
+import type { ListingLagSettings } from './listing-lag.js';
 import { Store } from './store.js';
 
 export interface SimulatorOptions {
@@ -45,6 +47,8 @@ export interface SimulatorOptions {
   firm?: { csid?: string; name?: string; firmType?: FirmType };
   /** What create does with an external id it already made an account for; `second-account` unless told. */
   repeatedExternalId?: RepeatedExternalId;
+  /** How late look-ups list a processed write, per operation (listing-lag.ts); none unless set. */
+  listingLag?: ListingLagSettings;
   /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
   trustProxy?: boolean;
   /** Operational messages (never payloads, keys or personal data); silent by default. */
@@ -241,18 +245,28 @@ function operationRoute(operation: string, handler: Operation, deps: RouteDeps) 
   };
 }
 
+/** How the simulator answers where the spec is silent: checked before anything starts. */
+function answerSettings(options: SimulatorOptions): {
+  repeatedExternalId: RepeatedExternalId;
+  listingLag: ListingLagSettings;
+} {
+  const repeatedExternalId = options.repeatedExternalId ?? 'second-account';
+  if (!REPEATED_EXTERNAL_ID_ANSWERS.includes(repeatedExternalId)) {
+    throw new RangeError(`repeatedExternalId must be one of ${REPEATED_EXTERNAL_ID_ANSWERS.join(', ')}`);
+  }
+  return { repeatedExternalId, listingLag: parseListingLag(options.listingLag ?? {}) };
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const log = options.log ?? (() => {});
   const env = options.env ?? 'qa';
   if (env !== 'qa' && env !== 'prod') throw new RangeError('env must be qa or prod');
   const defaultScenario = options.defaultScenario ?? 'happy';
   if (!isScenarioName(defaultScenario)) throw new RangeError(`unknown scenario ${String(defaultScenario)}`);
-  const repeated = options.repeatedExternalId ?? 'second-account';
-  if (!REPEATED_EXTERNAL_ID_ANSWERS.includes(repeated)) {
-    throw new RangeError(`repeatedExternalId must be one of ${REPEATED_EXTERNAL_ID_ANSWERS.join(', ')}`);
-  }
+  const settings = answerSettings(options);
   const { store, keys, demo, writer, clock, dataDir, keysDir } = await openState(options, defaultScenario, log);
-  store.repeatedExternalId = repeated;
+  store.repeatedExternalId = settings.repeatedExternalId;
+  store.listing.set(settings.listingLag);
 
   const faults = new Faults();
   const calls = new CallCounts();

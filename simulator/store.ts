@@ -5,6 +5,7 @@
 import type { SimClock } from './clock.js';
 import { isoDate, reportFileName, requestFileName } from './formats/wire-text.js';
 import { settle, startApplication } from './lifecycle.js';
+import { ListingLag } from './listing-lag.js';
 import type {
   AccountRecord,
   ArchivedForm,
@@ -44,6 +45,8 @@ export class Store {
   readonly forms = new Map<string, ArchivedForm>();
   readonly userNames = new Map<string, string>();
   scenarioAssignments = new Map<string, ScenarioName>();
+  /** How late look-ups list a write (a setting, not state; listing-lag.ts). */
+  readonly listing = new ListingLag({}, () => this.clock.wallNow());
   /** What create does with an external id it already made an account for (a setting, not state). */
   repeatedExternalId: RepeatedExternalId = 'second-account';
   counters: Counters = { account: 0, batch: 0, request: 0, fileSequence: 0, master: 0 };
@@ -166,6 +169,7 @@ export class Store {
     }
     list.push(accountId);
     this.externalIdOwner.set(input.externalId, input.csid);
+    this.listing.written('account', accountId);
     this.changed();
     return account;
   }
@@ -177,6 +181,7 @@ export class Store {
 
   addResponseFile(record: ResponseFileRecord): void {
     this.keepResponseFile(record);
+    this.listing.written('responseFile', record.name);
     this.externalIdOwner.set(record.externalId, record.csid);
     this.changed();
   }
@@ -190,6 +195,7 @@ export class Store {
 
   addRequest(record: UpdateRequestRecord): void {
     this.requests.set(record.requestId, record);
+    this.listing.written('request', record.requestId);
     if (record.accountId !== undefined) {
       const list = this.requestsByAccount.get(record.accountId) ?? [];
       list.push(record.requestId);
@@ -208,6 +214,7 @@ export class Store {
     this.accounts.clear();
     for (const list of this.accountsByFirm.values()) list.length = 0;
     this.responseFiles.clear();
+    this.listing.clear();
     this.externalIdOwner.clear();
     this.requests.clear();
     this.requestsByAccount.clear();

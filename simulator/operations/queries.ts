@@ -7,6 +7,7 @@ import { timestamp, timestampTenths, isoDate } from '../formats/wire-text.js';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, AccountStatus, FirmRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
+import type { LaggedOperation } from '../listing-lag.js';
 import {
   accountIdsField,
   csidField,
@@ -42,7 +43,12 @@ interface SelectionInput {
  * The accounts a query is about: the listed ones (a per-account error for those the firm may not
  * see), or all of the firm's, narrowed to the creation date range.
  */
-function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected[] {
+function select(store: Store, firm: FirmRecord, input: SelectionInput, operation?: LaggedOperation): Selected[] {
+  // An account the operation does not list yet (listing lag) is answered as one that does not exist.
+  const own = (id: string) => {
+    const account = store.ownAccount(firm.csid, id);
+    return account && (operation === undefined || store.listing.listed(operation, id)) ? account : undefined;
+  };
   // Spec, account selection: "startDate ... | no" and "endDate ... | required when startDate is sent". endDate
   // alone is allowed and selects the accounts created up to that day.
   if (input.startDate !== undefined && input.endDate === undefined) {
@@ -66,7 +72,7 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected
   if (input.accountIds !== undefined && input.accountIds.length > 0) {
     const out: Selected[] = [];
     for (const id of input.accountIds) {
-      const account = store.ownAccount(firm.csid, id);
+      const account = own(id);
       if (!account) out.push({ missing: id });
       else if (inRange(account)) out.push({ account });
     }
@@ -74,7 +80,7 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput): Selected
   }
   return store
     .firmAccounts(firm.csid)
-    .filter(inRange)
+    .filter((account) => inRange(account) && own(account.accountId) !== undefined)
     .map((account) => ({ account }));
 }
 
@@ -88,9 +94,10 @@ function perAccount(
   input: SelectionInput,
   idKey: 'accountId' | 'acctId',
   entry: (account: AccountRecord) => unknown,
+  operation?: LaggedOperation,
 ): unknown[] {
   const entries: unknown[] = [];
-  for (const item of select(ctx.store, firm, input)) {
+  for (const item of select(ctx.store, firm, input, operation)) {
     if ('missing' in item) {
       entries.push({ [idKey]: item.missing, isError: true, error: notAssociated(item.missing, firm) });
       continue;
@@ -114,16 +121,23 @@ const registrationTasksInput = z.object({
 export const getAccountStatus: Operation = (ctx, request) => {
   const input = parseBody(accountStatusInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const entries = perAccount(ctx, firm, input, 'accountId', (account) => {
-    if (input.status !== undefined && account.status !== input.status) return undefined;
-    return {
-      accountId: account.accountId,
-      isError: false,
-      description: statusDescription(account.status),
-      ...(account.stateText === undefined ? {} : { state: account.stateText }),
-      status: account.status,
-    };
-  });
+  const entries = perAccount(
+    ctx,
+    firm,
+    input,
+    'accountId',
+    (account) => {
+      if (input.status !== undefined && account.status !== input.status) return undefined;
+      return {
+        accountId: account.accountId,
+        isError: false,
+        description: statusDescription(account.status),
+        ...(account.stateText === undefined ? {} : { state: account.stateText }),
+        status: account.status,
+      };
+    },
+    'getAccountStatus',
+  );
   return ok({ timestamp: nowText(ctx), status: entries });
 };
 
@@ -215,20 +229,22 @@ const detailsInput = z.object({ CSID: csidField, accountIds: accountIdsField });
 function details(
   ctx: OperationContext,
   body: unknown,
+  operation: LaggedOperation,
   entry: (account: AccountRecord, firm: FirmRecord) => Record<string, unknown>,
 ) {
   const input = parseBody(detailsInput, body);
   const firm = firmOf(ctx, input.CSID);
   if (input.accountIds.length === 0) throw new RequestRefused(400, 'accountIds is required');
   const result = input.accountIds.map((id) => {
-    const account = ctx.store.ownAccount(firm.csid, id);
+    const listed = ctx.store.listing.listed(operation, id);
+    const account = listed ? ctx.store.ownAccount(firm.csid, id) : undefined;
     return account ? entry(account, firm) : { 'Account ID': id, isError: true, error: notAssociated(id, firm) };
   });
   return ok({ result, timestamp: nowText(ctx) });
 }
 
 export const getBatchDetails: Operation = (ctx, request) =>
-  details(ctx, request.body, (account) => ({
+  details(ctx, request.body, 'getBatchDetails', (account) => ({
     'Account ID': account.accountId,
     BatchID: account.batchId,
     'Date Begun': timestamp(account.createdAt),
@@ -236,7 +252,7 @@ export const getBatchDetails: Operation = (ctx, request) =>
   }));
 
 export const getFileDetails: Operation = (ctx, request) =>
-  details(ctx, request.body, (account) => ({
+  details(ctx, request.body, 'getFileDetails', (account) => ({
     'Request File Name': account.requestFileName,
     'Account ID': account.accountId,
     'Response File Name': account.responseFileName,

@@ -29,7 +29,10 @@ const amRequestStatusInput = z.object({
 export const getResponseFile: Operation = (ctx, request) => {
   const input = parseBody(responseFileInput, request.body);
   const firm = firmOf(ctx, input.CSID);
-  const files = ctx.store.responseFilesOf(firm.csid, input.externalId);
+  // A file not listed yet (listing lag) is answered as if the create had not been processed.
+  const files = ctx.store
+    .responseFilesOf(firm.csid, input.externalId)
+    .filter((file) => ctx.store.listing.listed('getResponseFile', file.name));
   if (files.length === 0) {
     const owner = ctx.store.externalIdOwner.get(input.externalId);
     const error =
@@ -65,12 +68,16 @@ function requestStatus(record: UpdateRequestRecord, now: number): 'PENDING' | 'P
  * engine must not need them (the hardest reading). The request type and RequestDetail codes are not
  * shown by the spec; the simulator uses the function name and an `AM` code.
  */
-function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Record<string, unknown> {
+function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Record<string, unknown> | undefined {
+  // A request not listed yet (listing lag) is left out, as if it had not been received.
+  if (!ctx.store.listing.listed('getAmRequestStatus', record.requestId)) return undefined;
   const status = requestStatus(record, ctx.store.now());
   return {
     [record.functionName]: {
       data: [{ RequestDetail: `AM${record.requestId}`, status }],
-      files: [record.fileName],
+      // The update's response file, then the names of the files the firm sent in its archive: the spec
+      // says only "files (list of file names)", and a firm that reuses a name (update.xml) repeats it.
+      files: [record.fileName, ...(record.archiveFiles ?? [])],
     },
   };
 }
@@ -88,7 +95,14 @@ export const getAmRequestStatus: Operation = (ctx, request) => {
         Error: `Request ${input.request_id} was not found for this client service id`,
       });
     } else {
-      result.push(requestEntry(ctx, record));
+      const entry = requestEntry(ctx, record);
+      result.push(
+        entry ?? {
+          request_id: input.request_id,
+          isError: true,
+          Error: `Request ${input.request_id} was not found for this client service id`,
+        },
+      );
     }
   } else if (input.accountIds !== undefined && input.accountIds.length > 0) {
     for (const accountId of input.accountIds) {
@@ -98,12 +112,14 @@ export const getAmRequestStatus: Operation = (ctx, request) => {
       }
       for (const id of ctx.store.requestsByAccount.get(accountId) ?? []) {
         const record = ctx.store.requests.get(id);
-        if (record && record.csid === firm.csid) result.push(requestEntry(ctx, record));
+        const entry = record && record.csid === firm.csid ? requestEntry(ctx, record) : undefined;
+        if (entry) result.push(entry);
       }
     }
   } else {
     for (const record of ctx.store.requests.values()) {
-      if (record.csid === firm.csid) result.push(requestEntry(ctx, record));
+      const entry = record.csid === firm.csid ? requestEntry(ctx, record) : undefined;
+      if (entry) result.push(entry);
     }
   }
   return ok({ result, timestamp: nowText(ctx) });

@@ -162,6 +162,10 @@ export const update: Operation = async (ctx, request) => {
       decidedAt: now + ctx.store.timings.requestProcessingMs,
       outcome: rejection === undefined ? 'PROCESSED' : 'REJECTED',
       fileName,
+      archiveFiles: [
+        archive.xml.fileName,
+        ...[...archive.files.keys()].filter((name) => name !== archive.xml.fileName),
+      ],
     };
     if (parsed.accountId !== undefined) record.accountId = parsed.accountId;
     if (rejection !== undefined) record.error = rejection;

@@ -88,4 +88,69 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     assert.ok('unconfirmed' in second);
     assert.equal(sim.control.calls().create, 1, 'a processed file must never be created again');
   });
+
+  it('a lost answer is an unknown outcome: nothing is sent again, and the look-ups find the account once listed', async function () {
+    sim.control.setListingLag({
+      getResponseFile: { minMs: 400, maxMs: 400 },
+      getFileDetails: { minMs: 400, maxMs: 400 },
+    });
+    sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
+    const engine = activities();
+    const lost = await engine.createAccount(await input('happy-c4'));
+    assert.ok('unknown' in lost && lost.unknown.sentAt !== undefined, JSON.stringify(lost));
+    // Processed, not listed yet: the look finds nothing and says so, and sends nothing.
+    const early = await engine.createAccount({ ...(await input('happy-c4')), lookOnly: true });
+    assert.ok('unknown' in early, JSON.stringify(early));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const found = await engine.createAccount({ ...(await input('happy-c4')), lookOnly: true });
+    assert.ok(found.created && found.recovered, JSON.stringify(found));
+    assert.equal(sim.control.calls().create, 1);
+    const records = sim.control.records({ externalId: 'happy-c4' });
+    assert.equal(records.externalIds[0]?.accounts.length, 1);
+  });
+
+  it('a 5xx or a dropped connection is an unknown outcome; a refused connection is thrown (nothing was sent)', async function () {
+    for (const kind of ['http500', 'drop'] as const) {
+      sim.control.addFault({ operation: 'create', kind, count: 1 });
+      const outcome = await activities().createAccount(await input(`happy-c5-${kind}`));
+      assert.ok('unknown' in outcome, `${kind}: ${JSON.stringify(outcome)}`);
+    }
+    const refusedConnection: typeof fetch = (request, init) => {
+      const url = request instanceof Request ? request.url : String(request);
+      if (!url.endsWith('/ws/eca/create')) return fetch(request, init);
+      const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+      return Promise.reject(new TypeError('fetch failed', { cause }));
+    };
+    await assert.rejects(activities(refusedConnection).createAccount(await input('happy-c6')), /ECONNREFUSED/);
+  });
+
+  it('keys the brokerage cannot use are a configuration error, never a correction asked of the firm', async function () {
+    const other = await sim.control.registerFirm({ name: 'OtherFirm' });
+    const { previous } = sim.control.setFirmPublicKey(sim.csid, other.keys.firmPublicKey);
+    const engine = activities();
+    const application = await input('happy-c7');
+    // validateXML: "isValid false with an encryption error text"; create: "isProcessed false".
+    await assert.rejects(engine.validateApplication(application), (error: Error) => error.name === 'EcaCryptoError');
+    await assert.rejects(engine.createAccount(application), (error: Error) => error.name === 'EcaCryptoError');
+    sim.control.setFirmPublicKey(sim.csid, previous);
+    assert.equal((await engine.validateApplication(application)).valid, true);
+    assert.ok((await engine.createAccount(application)).created);
+  });
+
+  it('a create answered "Already processed" (a repeated external id) finds the one account the first made', async function () {
+    sim.control.setRepeatedExternalId('already-processed');
+    sim.control.setListingLag({ getResponseFile: { minMs: 400, maxMs: 400 } });
+    sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
+    const engine = activities();
+    const lost = await engine.createAccount(await input('happy-c8'));
+    assert.ok('unknown' in lost);
+    // Staff declared it never arrived and the application is sent again before the first is listed.
+    const again = await engine.createAccount(await input('happy-c8'));
+    assert.ok('unknown' in again && /Already processed/.test(again.unknown.reason), JSON.stringify(again));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const found = await engine.createAccount({ ...(await input('happy-c8')), lookOnly: true });
+    assert.ok(found.created && found.recovered, JSON.stringify(found));
+    assert.equal(sim.control.calls().create, 2);
+    assert.equal(sim.control.records({ externalId: 'happy-c8' }).externalIds[0]?.accounts.length, 1);
+  });
 });

@@ -10,6 +10,16 @@ import type { AmRequestStatusResponse } from '../../eca/index.js';
 
 type Status = 'PROCESSED' | 'REJECTED' | 'PENDING';
 
+/** Update response files as the spec names them (`<FirmName>_YYYYMMDD_####_####.xml`). */
+const [A, B, OLD, NEW, X, Y] = [1, 2, 3, 4, 5, 6].map((n) => `DemoFirm_20260105_000${n}_000${n}.xml`) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+
 function listed(...groups: Array<{ files: string[]; statuses: Status[] }>): AmRequestStatusResponse {
   return {
     raw: null,
@@ -30,51 +40,70 @@ function listed(...groups: Array<{ files: string[]; statuses: Status[] }>): AmRe
 
 describe('getAmRequestStatus read by response file name', function () {
   it('decides from the group that lists the file alone', function () {
-    assert.deepEqual(requestByFile(listed({ files: ['a.xml'], statuses: ['PROCESSED'] }), 'a.xml'), {
+    assert.deepEqual(requestByFile(listed({ files: [A], statuses: ['PROCESSED'] }), A), {
       decided: true,
       processed: true,
     });
     const rejected = requestByFile(
-      listed({ files: ['old.xml'], statuses: ['PROCESSED'] }, { files: ['a.xml'], statuses: ['REJECTED'] }),
-      'a.xml',
+      listed({ files: [OLD], statuses: ['PROCESSED'] }, { files: [A], statuses: ['REJECTED'] }),
+      A,
     );
     assert.equal(rejected.decided && !rejected.processed, true);
-    assert.deepEqual(requestByFile(listed({ files: ['a.xml'], statuses: ['PENDING'] }), 'a.xml'), {
+    assert.deepEqual(requestByFile(listed({ files: [A], statuses: ['PENDING'] }), A), {
       decided: false,
       status: 'PENDING',
     });
-    assert.deepEqual(requestByFile(listed({ files: ['b.xml'], statuses: ['PROCESSED'] }), 'a.xml'), {
+    assert.deepEqual(requestByFile(listed({ files: [B], statuses: ['PROCESSED'] }), A), {
       decided: false,
       status: 'not listed yet',
     });
   });
 
-  it('does not attribute a group that lists other files too (the spec ties no status to a file)', function () {
-    const grouped = requestByFile(
-      listed({ files: ['old.xml', 'a.xml'], statuses: ['REJECTED', 'PROCESSED'] }),
-      'a.xml',
-    );
+  it('does not attribute a group that lists another response file too (the spec ties no status to a file)', function () {
+    const grouped = requestByFile(listed({ files: [OLD, A], statuses: ['REJECTED', 'PROCESSED'] }), A);
     assert.equal(grouped.decided, false);
+    const twice = requestByFile(
+      listed({ files: [A], statuses: ['PROCESSED'] }, { files: [A], statuses: ['REJECTED'] }),
+      A,
+    );
+    assert.equal(twice.decided, false, 'a response file listed by two groups');
+  });
+
+  it("reads a group that lists the firm's own file names beside the response file (names a firm reuses)", function () {
+    const withArchive = listed(
+      { files: [OLD, 'update.xml'], statuses: ['PROCESSED'] },
+      { files: [A, 'update.xml', '8001_proof.pdf'], statuses: ['REJECTED'] },
+    );
+    const rejected = requestByFile(withArchive, A);
+    assert.equal(rejected.decided && !rejected.processed, true);
+    assert.deepEqual(requestByFile(withArchive, OLD), { decided: true, processed: true });
   });
 });
 
 describe('the request of an earlier attempt', function () {
-  it('adopts exactly one new file, refuses to choose among several, and finds none after its looks', async function () {
+  it('adopts exactly one new file, refuses to choose among several, and takes nothing new for nothing', async function () {
     let looks = 0;
     const list = (files: string[]) => () => {
       looks++;
       return Promise.resolve(files);
     };
-    assert.deepEqual(await earlierRequest(list(['old.xml', 'new.xml']), ['old.xml'], []), {
+    assert.deepEqual(await earlierRequest(list([OLD, NEW]), [OLD]), {
       accepted: true,
       requestIds: [],
-      responseFile: 'new.xml',
+      responseFile: NEW,
       recovered: true,
     });
-    const ambiguous = await earlierRequest(list(['old.xml', 'x.xml', 'y.xml']), ['old.xml'], []);
+    const ambiguous = await earlierRequest(list([OLD, X, Y]), [OLD]);
     assert.deepEqual(ambiguous, { accepted: true, requestIds: [], recovered: true });
+    // The firm's own names (reused, or new like a PDF's) tell no request apart: only response files count.
+    const withArchive = await earlierRequest(list([OLD, 'update.xml', NEW, 'update.xml', '8002.pdf']), [
+      OLD,
+      'update.xml',
+    ]);
+    assert.equal(withArchive?.accepted && withArchive.responseFile, NEW);
     looks = 0;
-    assert.equal(await earlierRequest(list(['old.xml']), ['old.xml'], [1, 1]), undefined);
-    assert.equal(looks, 3, 'looked once and again after each wait');
+    // Nothing new is listed: the look says so once, and never waits for a listing (the workflow looks again).
+    assert.equal(await earlierRequest(list([OLD]), [OLD]), undefined);
+    assert.equal(looks, 1);
   });
 });

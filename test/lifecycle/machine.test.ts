@@ -239,6 +239,24 @@ describe('lifecycle statechart', function () {
       assert.deepEqual(refused.context.settledFiles, [file]);
     });
 
+    it('a create that may have been sent is kept in doubt through retries until resubmitted or answered by a failure entry', function () {
+      const doubt = { type: 'CREATE_MAY_HAVE_BEEN_SENT', at: 1_000, reason: 'create: HTTP 503' } as const;
+      const creating = run([{ type: 'VALIDATED' }, doubt]);
+      assert.equal(lifecycleState(creating), 'creating', 'the step goes on looking');
+      assert.deepEqual(creating.context.createMayHaveBeenSent, { at: 1_000, reason: 'create: HTTP 503' });
+      const unconfirmed = step(creating, { type: 'CREATE_UNCONFIRMED', responseFile: '', reason: 'not listed' });
+      // retry looks again, still in doubt: the next create step only looks.
+      assert.ok(step(unconfirmed, { type: 'RETRY' }).context.createMayHaveBeenSent);
+      // resubmit: staff declare the create made no account.
+      assert.equal(
+        step(unconfirmed, { type: 'RESUBMIT', application: input.application }).context.createMayHaveBeenSent,
+        undefined,
+      );
+      // A failure entry for the external id answers the create in doubt: it made no account.
+      const refused = step(creating, { type: 'CREATE_REFUSED', errors: ['x'], settledFiles: ['f.xml.report'] });
+      assert.equal(refused.context.createMayHaveBeenSent, undefined);
+    });
+
     it('an update request is kept until decided, so a retry after unconfirmed follows the same request', function () {
       const sent = run([
         { type: 'VALIDATED' },
@@ -383,6 +401,7 @@ describe('lifecycle statechart', function () {
       { type: 'RESET_REFUSED', error: 'not abandoned' },
       { type: 'RETENTION_EXPIRED' },
       { type: 'CREATE_UNCONFIRMED', responseFile: 'F_20250108_0001_0001.xml.report', reason: 'no account lists it' },
+      { type: 'CREATE_MAY_HAVE_BEEN_SENT', at: 1, reason: 'create: HTTP 503' },
       { type: 'REQUEST_PREPARED', functionName: 'AbandonAccount', known: [] },
       { type: 'REQUEST_SENT', responseFile: 'F_20250108_0002_0002.xml' },
       { type: 'REQUEST_UNCONFIRMED', reason: 'PENDING after 2 days' },
@@ -403,6 +422,7 @@ describe('lifecycle statechart', function () {
           unconfirmed: snapshot.context.unconfirmed?.step,
           blocked: snapshot.context.blocked?.step,
           request: snapshot.context.request,
+          inDoubt: snapshot.context.createMayHaveBeenSent !== undefined,
         }),
     });
 

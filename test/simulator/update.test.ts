@@ -120,9 +120,14 @@ describe('simulator update and getAmRequestStatus', function () {
       entries.map((entry) => Object.keys(entry)),
       [['AbandonAccount'], ['ResetAbandonedAccount']],
     );
+    // `files`: the update's response file, then the names of the firm's own files, which repeat when the
+    // firm reuses a name (both archives hold request.xml).
     assert.deepEqual(
       entries.map((entry) => Object.values(entry)[0]?.files),
-      [[abandon.fileName], [reset.fileName]],
+      [
+        [abandon.fileName, 'request.xml'],
+        [reset.fileName, 'request.xml'],
+      ],
     );
     assert.deepEqual(Object.keys(entries[0]?.AbandonAccount?.data[0] ?? {}).sort(), ['RequestDetail', 'status']);
   });

@@ -476,21 +476,15 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  it('a reset whose answer was lost, not listed in time, sent again and refused: the account status shows it took effect', async function () {
-    // The reset's request is not listed until the second copy was sent (the spec promises no listing delay).
-    let resent = false;
+  it('a reset whose answer was lost and is listed late: looked for with backoff, never sent again, and the account opens', async function () {
+    // The reset's request is left out of the first listings after the loss (the spec promises no listing delay).
+    let looks = 0;
     const transport = losing('update', {
       nth: 2,
       listing: (entries) =>
-        resent ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+        ++looks > 4 ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
     });
-    const harness = await setUp({
-      fetch: async (input, init) => {
-        const url = input instanceof Request ? input.url : String(input);
-        if (url.endsWith('/ws/eca/update') && transport.lost() === 1) resent = true;
-        return transport.fetch(input, init);
-      },
-    });
+    const harness = await setUp({ fetch: transport.fetch });
     const handle = await start(harness, 'stalled');
     await harness.worker.runUntil(async () => {
       await waitForState(handle, 'awaitingClient');
@@ -500,10 +494,63 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       // The stalled scenario completes its portal task after a reset and opens.
       const result = await handle.result();
       assert.equal(transport.lost(), 1);
-      assert.equal(harness.sim.control.calls().update, 3, 'abandon, the reset, and the reset sent again');
-      assert.equal(result.outcome, 'open', 'a refused second reset must not leave the application abandoned');
+      assert.ok(looks > 4, `the request was found after ${looks} listings`);
+      assert.equal(harness.sim.control.calls().update, 2, 'abandon and the reset, each sent once');
+      assert.equal(result.outcome, 'open');
+    });
+  });
+
+  it('a reset whose answer was lost and is never listed: unconfirmed after the window, nothing sent again', async function () {
+    const transport = losing('update', {
+      nth: 2,
+      listing: (entries) => entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+    });
+    const harness = await setUp({ fetch: transport.fetch });
+    const handle = await start(harness, 'stalled', { settings: { lostAnswerWindow: '20 minutes' } });
+    await harness.worker.runUntil(async () => {
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client withdrew' }] });
+      await waitForState(handle, 'abandoned');
+      await handle.executeUpdate(resetUpdate, { args: [] });
+      const stopped = await waitForState(handle, 'unconfirmed');
+      assert.match(stopped.unconfirmed?.reason ?? '', /ResetAbandonedAccount may have been received .* look\(s\) over/);
+      assert.equal(harness.sim.control.calls().update, 2, 'the reset was sent again');
+      await handle.terminate('test finished');
+    });
+  });
+
+  it('a create whose answer was lost is looked up until listed, never sent again; one never processed waits for staff', async function () {
+    const harness = await setUp({
+      simulator: { listingLag: { getResponseFile: { minMs: 5 * 60_000, maxMs: 5 * 60_000 } } },
+    });
+    harness.sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
+    const late = await start(harness, 'happy');
+    await harness.worker.runUntil(async () => {
+      const result = await late.result();
+      assert.equal(result.outcome, 'open');
+      assert.equal(harness.sim.control.calls().create, 1, 'create was sent again');
       const states = result.transitions.map((transition) => transition.state);
-      assert.ok(!states.includes('closedAsAbandoned'), states.join(' → '));
+      assert.ok(!states.includes('unconfirmed'), states.join(' → '));
+      // Refused with a 503 (never processed, which the engine cannot know): unconfirmed after the window;
+      // the staff, told by the brokerage that nothing arrived, resubmit and the account is created once.
+      harness.sim.control.addFault({ operation: 'create', kind: 'http503', count: 1 });
+      const never = await start(harness, 'happy', { settings: { lostAnswerWindow: '10 minutes' } });
+      const stopped = await waitForState(never, 'unconfirmed');
+      assert.match(stopped.unconfirmed?.reason ?? '', /may have been processed .* resubmit/);
+      assert.equal(harness.sim.control.calls().create, 2);
+      const xml = await harness.store.put(new TextEncoder().encode(applicationXml(stopped.externalId)));
+      await never.executeUpdate(resubmitUpdate, { args: [xml] });
+      assert.equal((await never.result()).outcome, 'open');
+      assert.equal(harness.sim.control.calls().create, 3);
+      if (process.env.UPDATE_REPLAY_FIXTURES && process.env.UPDATE_REPLAY_FIXTURES !== '1') {
+        await saveHistory(`${process.env.UPDATE_REPLAY_FIXTURES}-create-listed-late`, await late.fetchHistory());
+        await saveHistory(
+          `${process.env.UPDATE_REPLAY_FIXTURES}-create-unconfirmed-resubmitted`,
+          await never.fetchHistory(),
+        );
+      }
+      const records = harness.sim.control.records({ externalId: stopped.externalId });
+      assert.equal(records.externalIds[0]?.accounts.length, 1);
     });
   });
 

@@ -48,6 +48,15 @@ export type CreateOutcome =
        * (getAccountStatus over the creation days + getFileDetails). The application is never created again.
        */
       unconfirmed: { responseFile: string; reason: string };
+    }
+  | {
+      created: false;
+      /**
+       * Whether the service processed a create is not known: its answer was lost (`sentAt`: when it was
+       * sent), or an earlier attempt may have sent one, and getResponseFile lists nothing for the external id
+       * yet. Nothing is sent again: the workflow looks again (`lookOnly`) until its window ends.
+       */
+      unknown: { reason: string; sentAt?: number };
     };
 
 /** The staff-visible steps of an update that the application workflow confirms. */
@@ -60,7 +69,12 @@ export type ApplicationUpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccoun
  */
 export type UpdateOutcome =
   | { accepted: true; requestIds: string[]; responseFile?: string; recovered?: boolean }
-  | { accepted: false; error: string };
+  | { accepted: false; error: string }
+  /**
+   * Whether the service received the request is not known (its answer was lost, or an earlier attempt may
+   * have sent it) and getAmRequestStatus lists no new file for it yet: nothing is sent again.
+   */
+  | { accepted: false; unknown: string };
 
 /** How the service decided a request sent with update (getAmRequestStatus). */
 export type RequestOutcome =
@@ -75,7 +89,13 @@ export interface ApplicationActivities {
    * `settledFiles` means the application is never created again, only its account looked up.
    */
   createAccount(
-    input: ApplicationRef & { application: DocumentRef; documents: FormDocument[]; settledFiles?: string[] },
+    input: ApplicationRef & {
+      application: DocumentRef;
+      documents: FormDocument[];
+      settledFiles?: string[];
+      /** An earlier create may have been processed: look it up, never send (answers `unknown` when not listed). */
+      lookOnly?: boolean;
+    },
   ): Promise<CreateOutcome>;
   /** Status and pending tasks; concurrent reads are merged into one call per CSID. */
   readAccount(input: AccountRef): Promise<AccountSnapshot>;
@@ -90,10 +110,12 @@ export interface ApplicationActivities {
    */
   listAccountRequests(input: AccountRef): Promise<string[]>;
   /**
-   * Sends one update function for the account. On a retried attempt, or when the workflow says an earlier
-   * step may have sent it (`mayHaveSent`), it first looks for the request an earlier attempt made (a file
-   * getAmRequestStatus lists that is not in `known`) and sends nothing then. A per-account error in that
-   * listing fails with the non-retryable `RequestListingRefused`.
+   * Sends one update function for the account, never twice (activities/write-attempt.ts). First it looks
+   * for the request an earlier attempt made (a file getAmRequestStatus lists that is not in `known`) when
+   * an earlier activity attempt may have sent it, when staff retry a step that may have sent it
+   * (`mayHaveSent`), or when the workflow only looks (`lookOnly`, after an unknown outcome). Nothing
+   * listed: `lookOnly` and a retried attempt without proof that nothing was sent answer `unknown`; a staff
+   * retry sends. A per-account error in that listing fails with the non-retryable `RequestListingRefused`.
    */
   sendApplicationUpdate(
     input: AccountRef & {
@@ -101,6 +123,7 @@ export interface ApplicationActivities {
       known: string[];
       documents?: FormDocument[];
       mayHaveSent?: boolean;
+      lookOnly?: boolean;
     },
   ): Promise<UpdateOutcome>;
   /** One read of getAmRequestStatus by account, matched on the update's response file name. */

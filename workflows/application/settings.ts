@@ -21,11 +21,14 @@ export interface LifecycleSettings {
    */
   requestConfirmTimeout: Duration;
   /**
-   * A create whose response file is processed but whose account cannot be found yet (getAccountStatus +
-   * getFileDetails) is looked up this many times, `createConfirmInterval` apart and doubling, before the
-   * application stops in `unconfirmed`. It is never created again in the meantime.
+   * How long a write whose outcome is not established yet is looked for before the application stops in
+   * `unconfirmed` for staff: a create whose answer was lost (getResponseFile by external id), a processed
+   * create whose account is not found yet (getAccountStatus over the creation days + getFileDetails), an
+   * update whose answer was lost (getAmRequestStatus by account). The spec promises no time within which
+   * a processed write is listed; nothing is sent again meanwhile.
    */
-  createConfirmAttempts: number;
+  lostAnswerWindow: Duration;
+  /** The first wait between those looks; each next one doubles, up to 10 minutes. */
   createConfirmInterval: Duration;
   /**
    * Where a waiting application learns that its account changed. `sweep`: the firm's status sweep
@@ -52,7 +55,7 @@ export const DEFAULT_SETTINGS: LifecycleSettings = {
   abandonedRetention: '30 days',
   continueAsNewAfterEvents: 2_000,
   requestConfirmTimeout: '2 days',
-  createConfirmAttempts: 4,
+  lostAnswerWindow: '1 hour',
   createConfirmInterval: '1 minute',
   statusSource: 'sweep',
   safetyPollInterval: '1 day',

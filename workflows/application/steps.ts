@@ -22,6 +22,7 @@ import { documentRetention } from '../retention/workflow.js';
 import type { CreateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
+import { RequestPace } from '../requests.js';
 
 /**
  * A step's failure: an activity failure of a step that can stop in `blocked` puts the application there
@@ -37,8 +38,8 @@ export function blockOrThrow(run: ApplicationRun, effect: LifecycleEffect, state
   }
 }
 
-/** The lifecycle event of a create's outcome. */
-export function createEvent(result: CreateOutcome): LifecycleEvent {
+/** The lifecycle event of a create's outcome (an unknown one has become `unconfirmed` in `runCreate`). */
+export function createEvent(result: Exclude<CreateOutcome, { unknown: unknown }>): LifecycleEvent {
   if (result.created) {
     return {
       type: 'CREATED',
@@ -51,23 +52,81 @@ export function createEvent(result: CreateOutcome): LifecycleEvent {
   return { type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles };
 }
 
-/** Creates the account (never twice); a processed file whose account is not found yet is looked up again. */
-export async function runCreate(run: ApplicationRun): Promise<CreateOutcome> {
-  const context = run.snapshot.context;
-  for (let attempt = 1; ; attempt++) {
-    const result = await service.createAccount.executeWithOptions({ summary: 'create (idempotent)' }, [
-      {
-        csid: run.csid,
-        externalId: run.externalId,
-        application: context.application,
-        documents: context.createDocuments,
-        ...(context.settledFiles?.length ? { settledFiles: context.settledFiles } : {}),
-      },
-    ]);
-    if (result.created || !('unconfirmed' in result) || attempt >= run.settings.createConfirmAttempts) return result;
-    const wait = durationMs(run.settings.createConfirmInterval) * 2 ** (attempt - 1);
-    await sleep(wait, { summary: `account of ${result.unconfirmed.responseFile} not found yet` });
+/** The longest wait between two looks for a create whose outcome is not established. */
+const CREATE_LOOK_MAX_MS = 10 * 60_000;
+
+/**
+ * Creates the account, never twice. A create whose outcome is not established (its answer lost, or its
+ * processed file's account not found yet) is looked up again with backoff, never sent again, for
+ * `lostAnswerWindow`; then the application stops in `unconfirmed` with what was looked at.
+ */
+export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutcome, { unknown: unknown }>> {
+  const began = Date.now();
+  const pace = new RequestPace({
+    firstDelayMs: durationMs(run.settings.createConfirmInterval),
+    maxDelayMs: CREATE_LOOK_MAX_MS,
+    deadline: began + durationMs(run.settings.lostAnswerWindow),
+  });
+  for (let looks = 1; ; looks++) {
+    const context = run.snapshot.context;
+    const lookOnly = context.createMayHaveBeenSent !== undefined;
+    const result = await service.createAccount.executeWithOptions(
+      { summary: lookOnly ? 'getResponseFile (create in doubt)' : 'create (idempotent)' },
+      [
+        {
+          csid: run.csid,
+          externalId: run.externalId,
+          application: context.application,
+          documents: context.createDocuments,
+          ...(context.settledFiles?.length ? { settledFiles: context.settledFiles } : {}),
+          ...(lookOnly && { lookOnly }),
+        },
+      ],
+    );
+    if (result.created || 'errors' in result) return result;
+    if ('unknown' in result && !lookOnly) {
+      run.apply({
+        type: 'CREATE_MAY_HAVE_BEEN_SENT',
+        at: result.unknown.sentAt ?? Date.now(),
+        reason: result.unknown.reason,
+      });
+    }
+    const delay = pace.next();
+    if (delay === undefined) return stillUnknown(run, result, looks, began);
+    const what =
+      'unknown' in result
+        ? 'create in doubt, not listed yet'
+        : `account of ${result.unconfirmed.responseFile} not found yet`;
+    await sleep(delay, { summary: what });
   }
+}
+
+/** The `unconfirmed` outcome of a create still in doubt at the end of the window, with what staff can do. */
+function stillUnknown(
+  run: ApplicationRun,
+  result: Extract<CreateOutcome, { unknown: unknown } | { unconfirmed: unknown }>,
+  looks: number,
+  began: number,
+): Extract<CreateOutcome, { unconfirmed: unknown }> {
+  const window = `${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`;
+  if ('unconfirmed' in result) {
+    return {
+      created: false,
+      unconfirmed: { ...result.unconfirmed, reason: `${result.unconfirmed.reason}; ${window}` },
+    };
+  }
+  const sent = run.snapshot.context.createMayHaveBeenSent;
+  const at = sent ? new Date(sent.at).toISOString() : 'earlier';
+  return {
+    created: false,
+    unconfirmed: {
+      responseFile: '',
+      reason:
+        `a create sent ${at} may have been processed (${sent?.reason ?? result.unknown.reason}); getResponseFile ` +
+        `listed no file for the external id in ${window}. Ask the brokerage: if the application was not received, ` +
+        'resubmit (create is sent again); otherwise retry once it is listed',
+    },
+  };
 }
 
 /** Leaves a `documentRetention` workflow behind that deletes the application's documents in due time. */

@@ -17,6 +17,8 @@ import { service } from './service.js';
 /** Polls of a request sent with update, from one minute apart up to this. */
 const REQUEST_FIRST_POLL_MS = 60_000;
 const REQUEST_POLL_MAX_MS = 30 * 60_000;
+/** The longest wait between two looks for an update whose outcome is unknown. */
+const LOOK_MAX_MS = 10 * 60_000;
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
 export type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
@@ -89,11 +91,14 @@ async function sendAndFollow(
   }
   let responseFile = run.snapshot.context.request?.responseFile;
   if (responseFile === undefined) {
-    const sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
-      { ...account, functionName, known: run.snapshot.context.request?.known ?? [], documents, mayHaveSent },
+    const request = { ...account, functionName, known: run.snapshot.context.request?.known ?? [], documents };
+    let sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
+      { ...request, mayHaveSent },
     ]);
     if (superseded()) return { superseded: true };
-    if (!sent.accepted) return { ok: false, error: sent.error };
+    if (!sent.accepted && 'unknown' in sent) sent = await lookForRequest(run, request, sent.unknown);
+    if (superseded()) return { superseded: true };
+    if (!sent.accepted) return 'unknown' in sent ? { unconfirmed: sent.unknown } : { ok: false, error: sent.error };
     if (sent.responseFile === undefined) {
       return {
         unconfirmed: `after a lost answer the account lists more than one new request; ${functionName} cannot be told apart`,
@@ -124,6 +129,42 @@ async function sendAndFollow(
       };
     }
     await sleep(delay, { summary: `request ${responseFile} is ${request.status}` });
+  }
+}
+
+/**
+ * An update whose outcome is unknown (its answer lost, or an attempt that ended without one): the account's
+ * request files are listed again with backoff, never sent again, for `lostAnswerWindow`. The outcome
+ * once a new file is listed; still unknown at the end, with what was looked at and what staff can do.
+ */
+async function lookForRequest(
+  run: ApplicationRun,
+  request: Parameters<typeof service.sendApplicationUpdate>[0],
+  reason: string,
+): Promise<UpdateOutcome> {
+  const began = Date.now();
+  const pace = new RequestPace({
+    firstDelayMs: durationMs(run.settings.createConfirmInterval),
+    maxDelayMs: LOOK_MAX_MS,
+    deadline: began + durationMs(run.settings.lostAnswerWindow),
+  });
+  for (let looks = 1; ; looks++) {
+    const delay = pace.next();
+    if (delay === undefined) {
+      const window = `${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`;
+      return {
+        accepted: false,
+        unknown:
+          `${request.functionName} may have been received (${reason}); getAmRequestStatus listed no new file for ` +
+          `the account in ${window}. Ask the brokerage: retry sends it again if nothing is listed then`,
+      };
+    }
+    await sleep(delay, { summary: `${request.functionName} in doubt, not listed yet` });
+    const found = await service.sendApplicationUpdate.executeWithOptions(
+      { summary: `getAmRequestStatus (${request.functionName} in doubt)` },
+      [{ ...request, lookOnly: true }],
+    );
+    if (found.accepted || !('unknown' in found)) return found;
   }
 }
 
@@ -171,7 +212,7 @@ export async function settle(
   run: ApplicationRun,
   outcome: UpdateOutcome,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  if (!outcome.accepted) return { ok: false, error: outcome.error };
+  if (!outcome.accepted) return { ok: false, error: 'unknown' in outcome ? outcome.unknown : outcome.error };
   for (const requestId of outcome.requestIds) {
     const pace = new RequestPace({ firstDelayMs: REQUEST_FIRST_POLL_MS, maxDelayMs: REQUEST_POLL_MAX_MS });
     for (;;) {

@@ -70,6 +70,15 @@ export const lifecycleMachine = setup({
         event.type === 'CREATE_REFUSED' && event.settledFiles
           ? [...new Set([...(context.settledFiles ?? []), ...event.settledFiles])]
           : context.settledFiles,
+      // A failure entry answers a create that may have been sent: it made no account.
+      createMayHaveBeenSent: ({ context, event }) =>
+        event.type === 'CREATE_REFUSED' ? undefined : context.createMayHaveBeenSent,
+    }),
+    recordCreateMayHaveBeenSent: assign({
+      createMayHaveBeenSent: ({ event }) => {
+        assertEvent(event, 'CREATE_MAY_HAVE_BEEN_SENT');
+        return { at: event.at, reason: event.reason };
+      },
     }),
     recordCreateUnconfirmed: assign({
       unconfirmed: ({ event }) => {
@@ -119,12 +128,14 @@ export const lifecycleMachine = setup({
       },
     }),
     clearBlocked: assign({ blocked: () => undefined }),
+    /** Staff replace the application; before an account exists they declare any create in doubt made none. */
     acceptResubmission: assign({
       application: ({ event }) => {
         assertEvent(event, 'RESUBMIT');
         return event.application;
       },
       corrections: () => [],
+      createMayHaveBeenSent: () => undefined,
     }),
     recordAccount: assign(({ context, event }) => {
       assertEvent(event, 'CREATED');
@@ -205,6 +216,8 @@ export const lifecycleMachine = setup({
         CREATED: { target: 'pending', actions: 'recordAccount' },
         CREATE_REFUSED: { target: 'needsCorrection', actions: 'recordCorrections' },
         CREATE_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordCreateUnconfirmed' },
+        // Recorded while the step looks for it: a retry, a new run or continue-as-new never sends another.
+        CREATE_MAY_HAVE_BEEN_SENT: { actions: 'recordCreateMayHaveBeenSent' },
         BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
     },

@@ -53,6 +53,12 @@ export interface LifecycleContext {
    * a retry after `unconfirmed` follows the same request instead of sending another.
    */
   request?: { functionName: UpdateFunction; known: string[]; responseFile?: string };
+  /**
+   * A create may have been processed without its answer (lost in transit, or an attempt that ended
+   * without one): from then on the engine only looks it up and never sends another, until staff resubmit
+   * (they declare it made no account) or the service answers with a failure entry.
+   */
+  createMayHaveBeenSent?: { at: number; reason: string };
   /** What could not be confirmed, while the application is `unconfirmed`. */
   unconfirmed?: { step: UnconfirmedStep; reason: string; responseFile?: string };
   /** The step that failed in a way no retry mends, while the application is `blocked`. */
@@ -86,6 +92,7 @@ export type LifecycleEvent =
   | { type: 'CREATED'; accountId: string; userName?: string; credentials?: DocumentRef }
   | { type: 'CREATE_REFUSED'; errors: string[]; settledFiles?: string[] }
   | { type: 'CREATE_UNCONFIRMED'; responseFile: string; reason: string }
+  | { type: 'CREATE_MAY_HAVE_BEEN_SENT'; at: number; reason: string }
   | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
   | { type: 'REQUEST_SENT'; responseFile: string }
   | { type: 'REQUEST_UNCONFIRMED'; reason: string; functionName?: UpdateFunction }

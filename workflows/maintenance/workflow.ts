@@ -68,7 +68,11 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
     if (refusal !== undefined) return tracker.finish('UNCONFIRMED', refusal);
     throw error;
   }
-  if (!sent.accepted) return tracker.finish('REJECTED', sent.error);
+  if (!sent.accepted) {
+    // Received or not is unknown (a lost answer) and nothing new is listed: never sent again, shown to staff.
+    if ('unknown' in sent) return tracker.finish('UNCONFIRMED', sent.unknown);
+    return tracker.finish('REJECTED', sent.error);
+  }
   if (sent.responseFile !== undefined) tracker.view.responseFile = sent.responseFile;
   if (byFile) return followByFile(input, tracker, sent.responseFile);
   return followByRequestId(input, tracker, sent);

@@ -18,15 +18,16 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
   const updates = createUpdateSender(options.eca, store);
 
   return {
-    sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known }) {
+    sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known, lookOnly }) {
       return withinDeadline(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
-          if (!attempt.maySend && known !== undefined) {
+          const mayHaveSent = lookOnly === true || !attempt.maySend;
+          if (mayHaveSent && known !== undefined) {
             const earlier = await updates.earlier(csid, accountId, known);
             if (earlier) return earlier;
           }
-          if (!attempt.maySend)
+          if (mayHaveSent)
             return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request file listed' };
           // The body is read and wrapped before the call: a request eca/ refuses there fails at once.
           const xml = async () =>

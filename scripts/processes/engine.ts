@@ -113,6 +113,8 @@ export interface SimulatorProcessOptions {
   timeScale: number;
   port?: number;
   startTime?: string;
+  /** `MIN-MAX` ms: look-ups list a processed write that late (`--listing-lag`, simulator/listing-lag.ts). */
+  listingLag?: string;
 }
 
 /** The simulator CLI (simulator/main.ts) on a data dir, restartable on the same port. */
@@ -136,6 +138,7 @@ export class SimulatorProcess {
       '--time-scale',
       String(this.options.timeScale),
       ...(this.options.startTime ? ['--start-time', this.options.startTime] : []),
+      ...(this.options.listingLag ? ['--listing-lag', this.options.listingLag] : []),
     ];
     const child = (this.child = startTypeScript('simulator', 'simulator/main.ts', args));
     let match: RegExpExecArray;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { dailyDocuments } from '../../workflows/index.js';
 import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import { writeFormsDir } from '../support/forms.js';
-import { getState, resubmit } from '../../client/applications.js';
+import { getState, resubmit, retry } from '../../client/applications.js';
 import { assertGone, World, printReports, runFleet } from './world.js';
 
 const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 40);
@@ -72,7 +72,8 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       applications: APPLICATIONS,
       faultKinds: 'every operation 5xx, timeout, drop, malformed',
       createCallsMayFail: true,
-      // Each retried write first looks for the earlier attempt (again after 5 s and 15 s): slower, by design.
+      // A write whose failure leaves its outcome unknown is looked up, never sent again, for the window
+      // (3 minutes); then the staff ask the brokerage: slower, by design.
       deadlineMs: 10 * 60_000,
       before: (w) =>
         simulatorFaults(
@@ -88,7 +89,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
     });
   });
 
-  it("create's response is lost after the account was made", async function () {
+  it("create's response is lost after the account was made, and its file is listed 25-40 s late", async function () {
     const taskQueue = nextQueue();
     await world.worker('worker', taskQueue);
     const lost = Math.ceil(APPLICATIONS / 2);
@@ -171,6 +172,47 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       },
     });
     assert.ok(alerted >= 5, `the wrong passphrase was alerted ${alerted} times`);
+  });
+
+  it('the brokerage holds another key for the firm while applications are in flight: keys blamed, never the applications', async function () {
+    const taskQueue = nextQueue();
+    // Key problems are configuration errors: alerted and retried for 20 s, then the application is blocked.
+    const worker = await world.worker('worker', taskQueue, { ECA_BLOCK_AFTER_MS: '20000' });
+    const csid = encodeURIComponent(world.sim.csid);
+    const other = await world.sim.control<{ keys: { firmPublicKey: string } }>('POST', '/firms', {
+      name: 'RotatedKey',
+    });
+    let previous: string | undefined;
+    let alerted = false;
+    const unexpected: string[] = [];
+    const report = await runFleet(world, {
+      name: 'firm key rotated at the brokerage, then agreed again',
+      taskQueue,
+      applications: APPLICATIONS,
+      faultKinds: 'brokerage holds another firm public key',
+      // A third of the creates made: from now on the brokerage verifies the firm's payloads with another key.
+      disrupt: async (w) => {
+        ({ previous } = await w.sim.control<{ previous: string }>('PUT', `/firms/${csid}/public-key`, {
+          publicKey: other.keys.firmPublicKey,
+        }));
+        return 1;
+      },
+      onBlocked: async (ctx, app) => {
+        // The first blocked application tells the staff; they agree the keys again and retry each one.
+        if (previous !== undefined) {
+          alerted = /configuration error \(keys\)/.test(worker.output);
+          await world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: previous });
+          previous = undefined;
+        }
+        const state = await getState(ctx, app.externalId);
+        if (state.blocked?.errorType !== 'EcaCryptoError')
+          unexpected.push(`${app.externalId}: ${JSON.stringify(state.blocked)}`);
+        await retry(ctx, app.externalId);
+      },
+    });
+    assert.deepEqual(unexpected, [], 'blocked otherwise than by the keys');
+    assert.ok(report.unblocked > 0, 'no application was blocked by the rotated key');
+    assert.ok(alerted, 'the key problem was not alerted in the worker log before the application was blocked');
   });
 
   it('application XML gone from the document store: blocked past the bound, resubmitted by staff, opened', async function () {

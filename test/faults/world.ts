@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import * as openpgp from 'openpgp';
 import { FileDocumentStore } from '../../runtime/document-store.js';
-import { getState, provideDocuments, startApplication } from '../../client/applications.js';
+import { getState, provideDocuments, resubmit, retry, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
 import type { SimulatorRecords } from '../../simulator/control.js';
@@ -43,7 +43,16 @@ const SCENARIOS = Object.keys(EXPECTED) as Scenario[];
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
-};
+  // A write in doubt is looked up every 5 s at first, for 3 minutes, then stops in `unconfirmed` for the staff.
+  createConfirmInterval: '5 seconds',
+  lostAnswerWindow: '3 minutes',
+} as const;
+
+/**
+ * The simulator lists every processed write this late (real ms, drawn per write and look-up): longer
+ * than the 20 s after which the engine once sent a write again. `FAULTS_LISTING_LAG=0-0` turns it off.
+ */
+export const LISTING_LAG = process.env.FAULTS_LISTING_LAG ?? '25000-40000';
 
 /** What each case reports (printed as a table at the end of the suite). */
 export interface CaseReport {
@@ -77,6 +86,13 @@ export interface CaseReport {
   createCallsPerApplication: number;
   /** Staff actions on blocked applications (`onBlocked`). */
   unblocked: number;
+  /**
+   * Applications that stopped in `unconfirmed` (a write in doubt not listed within the window): the staff
+   * asked the brokerage (the simulator's records) and resubmitted a create it never received, or retried.
+   */
+  unconfirmed: number;
+  /** Applications sent to `needsCorrection`: the fleet's applications are valid, so always 0 (asserted). */
+  corrections: number;
   seconds: number;
   /** The fleet's workflow ids, for what a case checks afterwards (histories...). */
   workflowIds: string[];
@@ -150,7 +166,7 @@ export class World {
       sqlitePragmas: ['journal_mode=WAL', 'synchronous=OFF'],
     });
     // One simulated business day in about four seconds.
-    this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000 });
+    this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000, listingLag: LISTING_LAG });
     this.codecKeys = generateCodecKeyEntry('faults');
     this.store = new FileDocumentStore(join(dir, 'documents'), { keyring: parseCodecKeys(this.codecKeys, 'faults') });
   }
@@ -323,6 +339,8 @@ export interface Tracked {
   documentsSent: boolean;
   /** Times the staff acted on this application in `blocked` (`onBlocked`). */
   unblocked: number;
+  /** Times the staff acted on this application in `unconfirmed`. */
+  unconfirmed: number;
 }
 
 export interface FleetOptions {
@@ -373,7 +391,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     const externalId = `${scenario}-${run}-${i}`;
     const xml = (options.applicationXml ?? applicationXml)(externalId);
     const { handle } = await startApplication(ctx, { applicationXml: xml });
-    fleet.push({ externalId, scenario, handle, xml, documentsSent: false, unblocked: 0 });
+    fleet.push({ externalId, scenario, handle, xml, documentsSent: false, unblocked: 0, unconfirmed: 0 });
   }
 
   let faults = 0;
@@ -407,7 +425,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       }
     }
     unplannedExits.push(...(await world.restartExitedWorkers()));
-    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options)));
+    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options, world)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() - lastProgress > 60_000) {
       lastProgress = Date.now();
@@ -451,6 +469,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const outcomes: Record<string, number> = {};
   let wrong = 0;
   let failedWorkflows = 0;
+  let corrections = 0;
   // Every application, whatever its workflow did: more than one account for its external id is a duplicate.
   const duplicated = fleet
     .map((app) => [app.externalId, accounts.get(app.externalId) ?? []] as const)
@@ -468,6 +487,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     }
     const result = await app.handle.result();
     outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    if (result.transitions.some((transition) => transition.state === 'needsCorrection')) corrections++;
     if (result.outcome !== EXPECTED[app.scenario]) wrong++;
     const made = accounts.get(app.externalId) ?? [];
     if (made.length !== 1 || made[0] !== result.accountId) wrong++;
@@ -489,6 +509,8 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     unplannedExits,
     createCallsPerApplication: Math.round((creates / fleet.length) * 100) / 100,
     unblocked: fleet.reduce((sum, app) => sum + app.unblocked, 0),
+    unconfirmed: fleet.filter((app) => app.unconfirmed > 0).length,
+    corrections,
     seconds: Math.round((Date.now() - began) / 1000),
     workflowIds: fleet.map((app) => app.handle.workflowId),
   };
@@ -501,6 +523,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   );
   assert.equal(report.duplicateRequests, 0, `${options.name}: an account got one update function twice`);
   assert.equal(report.maxCreatesProcessed, 1, `${options.name}: an application was created more than once`);
+  assert.equal(report.corrections, 0, `${options.name}: a valid application was sent back for correction`);
   if (!options.createCallsMayFail) {
     assert.equal(creates, fleet.length, `${options.name}: create calls at the simulator, one per application`);
   }
@@ -528,16 +551,16 @@ function workersOutput(world: World, options: FleetOptions): string {
  */
 const LOOK_MS = 30_000;
 
-async function follow(ctx: EngineContext, app: Tracked, options: FleetOptions): Promise<void> {
+async function follow(ctx: EngineContext, app: Tracked, options: FleetOptions, world: World): Promise<void> {
   await ctx.client
-    .withAbortSignal(AbortSignal.timeout(LOOK_MS), () => look(ctx, app, options))
+    .withAbortSignal(AbortSignal.timeout(LOOK_MS), () => look(ctx, app, options, world))
     .catch(() => {
       // The server or a worker is down for a moment, or the look took too long: look again next round.
     });
 }
 
 /** One look at an application: closed yet? If it waits for documents, or is blocked, the staff act. */
-async function look(ctx: EngineContext, app: Tracked, options: FleetOptions): Promise<void> {
+async function look(ctx: EngineContext, app: Tracked, options: FleetOptions, world: World): Promise<void> {
   const description = await app.handle.describe();
   if (description.status.name !== 'RUNNING') {
     app.status = 'closed';
@@ -546,6 +569,10 @@ async function look(ctx: EngineContext, app: Tracked, options: FleetOptions): Pr
   if (options.onBlocked && description.typedSearchAttributes.get(EcaLifecycleState) === 'blocked') {
     await options.onBlocked(ctx, app);
     app.unblocked++;
+    return;
+  }
+  if (description.typedSearchAttributes.get(EcaLifecycleState) === 'unconfirmed') {
+    await confirmWithTheBrokerage(ctx, app, world);
     return;
   }
   if (app.scenario !== 'docs-required') return;
@@ -559,6 +586,30 @@ async function look(ctx: EngineContext, app: Tracked, options: FleetOptions): Pr
     forms.map((formNumber) => ({ formNumber, data: pdf(`${app.externalId} ${formNumber}`) })),
   );
   app.documentsSent = true;
+}
+
+/**
+ * The staff with an application in `unconfirmed`: they ask the brokerage (here the simulator's own records)
+ * whether the write in doubt arrived. A create it never received is resubmitted (sent again); otherwise, and
+ * for an update, they retry (the engine looks again, and a staff retry of an update sends it when nothing new
+ * is listed).
+ */
+async function confirmWithTheBrokerage(ctx: EngineContext, app: Tracked, world: World): Promise<void> {
+  const state = await getState(ctx, app.externalId);
+  if (state.lifecycleState !== 'unconfirmed') return;
+  app.unconfirmed++;
+  if (state.unconfirmed?.step === 'create') {
+    const records = await world.sim.control<SimulatorRecords>(
+      'GET',
+      `/records?csid=${encodeURIComponent(world.sim.csid)}&externalId=${encodeURIComponent(app.externalId)}`,
+    );
+    const received = records.externalIds.some((entry) => entry.accounts.length > 0);
+    if (!received) {
+      await resubmit(ctx, app.externalId, app.xml);
+      return;
+    }
+  }
+  await retry(ctx, app.externalId);
 }
 
 /** The reports as a table, and the totals the issue asks for. */
@@ -586,6 +637,7 @@ export function printReports(): void {
     String(report.unplannedExits.length),
     report.createCallsPerApplication.toFixed(2),
     String(report.unblocked),
+    String(report.unconfirmed),
     `${report.seconds} s`,
   ]);
   const header = [
@@ -603,6 +655,7 @@ export function printReports(): void {
     'UNPLANNED EXITS',
     'CREATE CALLS/APP',
     'BLOCKED, STAFF ACTED',
+    'UNCONFIRMED, STAFF ASKED',
     'TIME',
   ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -612,7 +665,8 @@ export function printReports(): void {
   console.log(
     `total: ${total((r) => r.applications)} applications, ${total((r) => r.faults)} faults injected, ` +
       `${total((r) => r.wrong)} in a wrong state, ${total((r) => r.failedWorkflows)} failed workflows, ` +
-      `${total((r) => r.duplicates)} duplicate accounts, ${total((r) => r.duplicateRequests)} duplicate requests ` +
+      `${total((r) => r.duplicates)} duplicate accounts, ${total((r) => r.duplicateRequests)} duplicate requests, ` +
+      `${total((r) => r.corrections)} sent back for correction, ${total((r) => r.unconfirmed)} unconfirmed ` +
       `(simulator's records), ${total((r) => r.processStops)} process stops checked, ` +
       `${total((r) => r.unplannedExits.length)} workers exited by themselves (restarted)\n`,
   );

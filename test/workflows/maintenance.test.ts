@@ -112,6 +112,22 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
     });
   });
 
+  it('an update whose answer was lost and is listed late is found with backoff, never sent again', async function () {
+    const harness = await setUp();
+    const accountId = seedAccount(harness);
+    await env.sleep('5 days');
+    harness.sim.control.setListingLag({ getAmRequestStatus: { minMs: 20 * 60_000, maxMs: 20 * 60_000 } });
+    harness.sim.control.addFault({ operation: 'update', kind: 'lost-response', count: 1 });
+    const body = await harness.store.put(new TextEncoder().encode('<Currency>EUR</Currency>'));
+    await harness.worker.runUntil(async () => {
+      const handle = await start(harness, { accountId, firmType: 'advisor', functionName: 'ChangeBaseCurrency', body });
+      const result = await handle.result();
+      assert.equal(result.status, 'PROCESSED');
+      assert.match(result.responseFile ?? '', /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml$/);
+      assert.equal(harness.sim.control.calls().update, 1, 'the update was sent again');
+    });
+  });
+
   it('a function the firm type may not use is refused before anything is sent', async function () {
     const harness = await setUp();
     const accountId = seedAccount(harness);

@@ -20,13 +20,16 @@ export interface UpdateFunctionRequest {
    * histories recorded before; such a retry sends again.
    */
   known?: string[];
+  /** An earlier send may have been received (its outcome unknown): look for it, never send (activities/write-attempt.ts). */
+  lookOnly?: boolean;
 }
 
 export interface MaintenanceActivities {
   /**
-   * Wraps the body in the update request XML and sends it with its attachments. A retry first looks
-   * for the request an earlier attempt may have made (a file getAmRequestStatus lists for the account
-   * that is not in `known`), so that an answer lost in transit does not send the function twice.
+   * Wraps the body in the update request XML and sends it with its attachments, never twice: an attempt
+   * after one that may have sent it (and `lookOnly`) looks for that request (a response file
+   * getAmRequestStatus lists for the account that is not in `known`) and answers `unknown` when none is
+   * listed yet.
    */
   sendUpdateFunction(input: UpdateFunctionRequest): Promise<UpdateOutcome & { recovered?: boolean }>;
 }

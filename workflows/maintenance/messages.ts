@@ -35,6 +35,11 @@ export interface MaintenanceInput {
    * waits for staff (`retry`); default 2 days.
    */
   confirmTimeout?: string;
+  /**
+   * How long a send whose outcome is unknown (its answer lost) is looked for in getAmRequestStatus, never
+   * sent again, before the request ends UNCONFIRMED; default 1 hour.
+   */
+  lostAnswerWindow?: string;
 }
 
 export type MaintenanceStatus = 'SENDING' | 'PENDING' | 'UNCONFIRMED' | 'PROCESSED' | 'REJECTED';

@@ -39,6 +39,8 @@ const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 
 const reader = proxyActivities<ApplicationActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
 
 const FIRST_POLL_MS = 60_000;
+/** The longest wait between two looks for a request whose outcome is unknown. */
+const LOOK_MAX_MS = 10 * 60_000;
 
 function fail(type: string, message: string): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -156,17 +158,52 @@ async function send(input: MaintenanceInput, tracker: MaintenanceTracker, byFile
       ])
     : undefined;
   tracker.sentAt = Date.now();
-  return sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [
-    {
-      csid,
-      accountId,
-      functionName,
-      body: input.body,
-      attributes: input.attributes,
-      attachments: input.attachments ?? [],
-      ...(known !== undefined && { known }),
-    },
-  ]);
+  const request = {
+    csid,
+    accountId,
+    functionName,
+    body: input.body,
+    attributes: input.attributes,
+    attachments: input.attachments ?? [],
+    ...(known !== undefined && { known }),
+  };
+  const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [request]);
+  if (sent.accepted || !('unknown' in sent) || known === undefined) return sent;
+  return lookForRequest(input, request, sent.unknown);
+}
+
+/**
+ * A send whose outcome is unknown: the account's request files are listed again with backoff, never sent
+ * again, for `lostAnswerWindow` (default 1 hour); still unknown then, the request ends UNCONFIRMED.
+ */
+async function lookForRequest(
+  input: MaintenanceInput,
+  request: Parameters<typeof sender.sendUpdateFunction>[0],
+  reason: string,
+): Promise<UpdateOutcome> {
+  const began = Date.now();
+  const pace = new RequestPace({
+    firstDelayMs: FIRST_POLL_MS,
+    maxDelayMs: LOOK_MAX_MS,
+    deadline: began + durationMs(input.lostAnswerWindow ?? '1 hour'),
+  });
+  for (let looks = 1; ; looks++) {
+    const delay = pace.next();
+    if (delay === undefined) {
+      return {
+        accepted: false,
+        unknown:
+          `${input.functionName} may have been received (${reason}); getAmRequestStatus listed no new file for ` +
+          `the account in ${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`,
+      };
+    }
+    await sleep(delay, { summary: `${input.functionName} in doubt, not listed yet` });
+    const found = await sender.sendUpdateFunction.executeWithOptions(
+      { summary: `getAmRequestStatus (${input.functionName} in doubt)` },
+      [{ ...request, lookOnly: true }],
+    );
+    if (found.accepted || !('unknown' in found)) return found;
+  }
 }
 
 /**

@@ -6,7 +6,11 @@
  */
 import { buildDocumentSubmissionXml, buildUpdateRequestXml } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
-import type { ApplicationActivities, ApplicationUpdateFunction } from '../workflows/application/activities.js';
+import type {
+  ApplicationActivities,
+  ApplicationUpdateFunction,
+  UpdateOutcome,
+} from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
@@ -15,7 +19,7 @@ import { requestByFile, requestById } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
 import type { StatusReaderOptions } from './status.js';
-import { accountRequestFiles, createUpdateSender } from './update-sender.js';
+import { accountRequestFiles, createUpdateSender, updateInDoubt } from './update-sender.js';
 import { WriteAttempt } from './write-attempt.js';
 
 export interface ApplicationActivityOptions extends StatusReaderOptions {
@@ -48,6 +52,20 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     });
   }
 
+  /**
+   * Histories recorded before requests were confirmed by file name: the update sent by an attempt that may
+   * send (write-attempt.ts); one that may not, or whose send is in doubt, answers `unknown`, which those
+   * histories read as not confirmed.
+   */
+  function sendOnce(csid: string, xml: string, documents: FormDocument[]): Promise<UpdateOutcome> {
+    return withinDeadline(() =>
+      WriteAttempt.run(async (attempt): Promise<UpdateOutcome> => {
+        if (!attempt.maySend) return { accepted: false, unknown: 'an earlier attempt may have sent it' };
+        return updates.send(csid, xml, documents, attempt);
+      }, updateInDoubt(false)),
+    );
+  }
+
   return {
     ...createCreationActivities({ eca, store, now, createDocuments: options.createDocuments }),
 
@@ -56,15 +74,15 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     },
 
     submitAccountDocuments({ csid, accountId, documents }) {
-      return updates.send(csid, updateXml(accountId, 'DocumentSubmission', documents), documents);
+      return sendOnce(csid, updateXml(accountId, 'DocumentSubmission', documents), documents);
     },
 
     abandonAccount({ csid, accountId }) {
-      return updates.send(csid, updateXml(accountId, 'AbandonAccount', []), []);
+      return sendOnce(csid, updateXml(accountId, 'AbandonAccount', []), []);
     },
 
     resetAccount({ csid, accountId }) {
-      return updates.send(csid, updateXml(accountId, 'ResetAbandonedAccount', []), []);
+      return sendOnce(csid, updateXml(accountId, 'ResetAbandonedAccount', []), []);
     },
 
     async readUpdateRequest({ csid, requestId }) {
@@ -80,14 +98,14 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt (of this activity, of the workflow's step before a staff retry, or one whose
           // answer was lost) may have left a request the service lists: never send twice.
-          if (mayHaveSent || lookOnly || !attempt.maySend) {
+          if (mayHaveSent || !attempt.maySend) {
             const earlier = await updates.earlier(csid, accountId, known);
             if (earlier) return earlier;
           }
           // Nothing listed yet proves nothing: only a staff retry (`mayHaveSent`) sends then.
-          if (lookOnly || !attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };
+          if (!attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };
           return updates.send(csid, updateXml(accountId, functionName, documents), documents, attempt);
-        }),
+        }, updateInDoubt(lookOnly)),
       );
     },
 

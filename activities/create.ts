@@ -48,43 +48,50 @@ export function createCreationActivities(options: CreationOptions): CreationActi
 
     createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
       return withinDeadline(() =>
-        WriteAttempt.run(async (attempt) => {
-          // Before every attempt: a processed file for this external id means never create again.
-          const settled = new Set(settledFiles ?? []);
-          const earlier = await earlierCreate(options, csid, externalId, settled);
-          if (earlier) return earlier;
-          if (lookOnly || !attempt.maySend) {
-            // An earlier create may have been processed and not be listed yet: the workflow looks again.
-            return { created: false, unknown: { reason: 'getResponseFile lists no file for the external id yet' } };
-          }
+        WriteAttempt.run(
+          async (attempt) => {
+            // Before every attempt: a processed file for this external id means never create again.
+            const settled = new Set(settledFiles ?? []);
+            const earlier = await earlierCreate(options, csid, externalId, settled);
+            if (earlier) return earlier;
+            if (!attempt.maySend) {
+              // An earlier create may have been processed and not be listed yet: the workflow looks again.
+              return { created: false, unknown: { reason: 'getResponseFile lists no file for the external id yet' } };
+            }
 
-          const applicationXml = await readText(store, application);
-          const attached = options.createDocuments
-            ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
-            : documents;
-          const attachments = await readAttachments(store, attached);
-          const sent = await attempt.send(() =>
-            callBrokerage(() => eca.create({ CSID: csid, applicationXml, attachments })),
-          );
-          if ('unknown' in sent)
-            return { created: false, unknown: { reason: `create: ${sent.unknown}`, sentAt: now().getTime() } };
-          const response = sent.answer;
-          if (!response.isProcessed) {
-            attempt.answeredNotProcessed();
-            throw notProcessed();
-          }
-          if (alreadyProcessed(response, externalId)) {
-            // The service says an earlier create of this external id was processed: find its account.
-            const found = await earlierCreate(options, csid, externalId, settled);
-            return (
-              found ?? {
-                created: false,
-                unknown: { reason: 'create answered Already processed; getResponseFile lists no file yet' },
-              }
+            const applicationXml = await readText(store, application);
+            const attached = options.createDocuments
+              ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+              : documents;
+            const attachments = await readAttachments(store, attached);
+            const sent = await attempt.send(() =>
+              callBrokerage(() => eca.create({ CSID: csid, applicationXml, attachments })),
             );
-          }
-          return settleCreated(options, { csid, externalId, response, attached, settled });
-        }),
+            if ('unknown' in sent)
+              return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
+            const response = sent.answer;
+            if (!response.isProcessed) {
+              attempt.answeredNotProcessed();
+              throw notProcessed();
+            }
+            if (alreadyProcessed(response, externalId)) {
+              // The service says an earlier create of this external id was processed: find its account.
+              const found = await earlierCreate(options, csid, externalId, settled);
+              return (
+                found ?? {
+                  created: false,
+                  unknown: { reason: 'create answered Already processed; getResponseFile lists no file yet' },
+                }
+              );
+            }
+            return settleCreated(options, { csid, externalId, response, attached, settled });
+          },
+          {
+            lookOnly,
+            // Sent, or maybe sent by an earlier attempt, and not established: the workflow looks again.
+            inDoubt: (reason) => ({ created: false, unknown: { reason } }),
+          },
+        ),
       );
     },
   };

@@ -6,7 +6,7 @@ import type { MaintenanceActivities } from '../workflows/maintenance/activities.
 import { withinDeadline } from './deadline.js';
 import { WriteAttempt } from './write-attempt.js';
 import { readText } from './stored.js';
-import { createUpdateSender } from './update-sender.js';
+import { createUpdateSender, updateInDoubt } from './update-sender.js';
 
 export interface MaintenanceActivityOptions {
   eca: EcaClient;
@@ -22,12 +22,11 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
       return withinDeadline(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
-          const mayHaveSent = lookOnly === true || !attempt.maySend;
-          if (mayHaveSent && known !== undefined) {
+          if (!attempt.maySend && known !== undefined) {
             const earlier = await updates.earlier(csid, accountId, known);
             if (earlier) return earlier;
           }
-          if (mayHaveSent)
+          if (!attempt.maySend)
             return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request file listed' };
           // The body is read and wrapped before the call: a request eca/ refuses there fails at once.
           const xml = async () =>
@@ -38,7 +37,7 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
               attributes,
             });
           return updates.send(csid, xml, attachments, attempt);
-        }),
+        }, updateInDoubt(lookOnly)),
       );
     },
   };

@@ -3,21 +3,15 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { EcaCryptoError, parseXmlTree } from '../eca/index.js';
+import { parseXmlTree } from '../eca/index.js';
 import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
-import {
-  answerError,
-  callBrokerage,
-  callBrokerageOrRefusal,
-  finalFailure,
-  isEncryptionErrorText,
-} from './brokerage-errors.js';
+import { answerError, callBrokerage, callBrokerageOrRefusal, finalFailure } from './brokerage-errors.js';
 import { readAttachments } from './stored.js';
 import type { NamedDocument } from './stored.js';
-import type { WriteAttempt } from './write-attempt.js';
+import type { WriteAttempt, WriteAttemptOptions } from './write-attempt.js';
 import { isUpdateResponseFileName } from './request-status.js';
 
 export interface UpdateSender {
@@ -65,7 +59,7 @@ export async function updateCall(
   let sent: Awaited<ReturnType<typeof call>>;
   if (attempt) {
     const outcome = await attempt.send(call);
-    if ('unknown' in outcome) return { accepted: false, unknown: `update: ${outcome.unknown}` };
+    if ('unknown' in outcome) return { accepted: false, unknown: outcome.unknown };
     sent = outcome.answer;
   } else {
     sent = await call();
@@ -73,14 +67,7 @@ export async function updateCall(
   if (sent.refusal) return { accepted: false, error: `update refused: HTTP ${sent.refusal.status}` };
   const response = sent.answer;
   if (!response.fileData?.name) {
-    const error = answerError(response.raw);
-    // The spec: a payload that cannot be decrypted or is signed with wrong keys is refused. That is the
-    // keys' problem, not the request's: a configuration error, retried (nothing was filed) and alerted.
-    if (error !== undefined && isEncryptionErrorText(error)) {
-      attempt?.answeredNotProcessed();
-      throw new EcaCryptoError('signature', `update was not processed: ${error}`);
-    }
-    return { accepted: false, error: error ?? 'update was not processed (no response file)' };
+    return { accepted: false, error: answerError(response.raw) ?? 'update was not processed (no response file)' };
   }
   const { requestIds } = readUpdateResponse(response);
   return { accepted: true, requestIds, responseFile: response.fileData.name };
@@ -139,4 +126,9 @@ export async function earlierRequest(
   if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
   if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
   return undefined;
+}
+
+/** An update whose outcome stays unknown: the workflow looks for it again (write-attempt.ts). */
+export function updateInDoubt(lookOnly: boolean | undefined): WriteAttemptOptions<UpdateOutcome> {
+  return { lookOnly, inDoubt: (reason) => ({ accepted: false, unknown: reason }) };
 }

@@ -6,31 +6,37 @@
  * write is never sent again on the strength of "not listed yet": it is sent again only when the failure
  * proves that nothing was processed.
  *
- * - An error before the call (a document read, the archive, sealing with the firm's keys) or an error of
- *   the call that proves it was not processed (see `provesNotProcessed`) leaves a proof in the attempt's
- *   heartbeat details: `{ notSentAttempt: N }`. Temporal hands the last heartbeat details of a failed
- *   attempt to the next one.
+ * - An error before the call (a document read, the archive, sealing with the firm's keys), an error of
+ *   the call that proves it was not processed (see `provesNotProcessed`) or an answer the spec defines
+ *   as not processed (create's `isProcessed` false) leaves a proof in the attempt's heartbeat details:
+ *   `{ notSentAttempt: N }`. Temporal hands the last heartbeat details of a failed attempt to the next
+ *   one (servers that advertise it; without them the next attempt only looks, which is safe).
  * - Attempt N + 1 may send only when that proof names attempt N; attempt 1 always may. An attempt that
  *   died with the worker, or ran out of time, leaves no proof for itself, so the next one only looks.
- * - Any other error of the call (a timeout, a dropped connection, a 5xx, an answer that cannot be read)
- *   is an unknown outcome: the attempt does not fail, it says so, and the workflow looks for the write
- *   with the spec's look-ups over its own window, then stops in `unconfirmed`.
+ * - Any other error of the call (a timeout, a dropped connection, any HTTP status, an answer that cannot
+ *   be read), and any error after it, is an unknown outcome: the attempt does not fail, it says so, and
+ *   the workflow records the doubt and looks for the write with the spec's look-ups over its own window,
+ *   then stops in `unconfirmed`. An attempt that only looks never fails either: nothing found yet.
  */
 import { Context } from '@temporalio/activity';
-import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaRequestError } from '../eca/index.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { REQUEST_ERROR } from '../domain/error-types.js';
+import { EcaCryptoError, EcaNetworkError, EcaRequestError } from '../eca/index.js';
 import { describeError } from './brokerage-errors.js';
 
-/** Network failures that happen before a connection exists: no byte of the request reached the service. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+/** Network failures before a connection exists: no byte of the request reached the service. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * Whether the failure of a create or update call proves that the service did not process it: refused
- * before sending (eca/ checks its input and seals the payload before any HTTP request), a connection
- * that never opened, or an HTTP 4xx (the service answered that it refused the request).
+ * before sending (eca/ checks its input, and seals the payload, before any HTTP request), or a connection
+ * that never opened. An HTTP status proves nothing (the spec shows none for failures), nor does an answer
+ * that cannot be read or opened.
  */
 export function provesNotProcessed(error: unknown): boolean {
-  if (error instanceof EcaRequestError || error instanceof EcaCryptoError) return true;
-  if (error instanceof EcaHttpError) return error.status >= 400 && error.status < 500;
+  if (error instanceof EcaRequestError) return true;
+  if (error instanceof ApplicationFailure) return error.type === REQUEST_ERROR; // an EcaRequestError, typed
+  if (error instanceof EcaCryptoError) return error.stage === 'seal';
   if (error instanceof EcaNetworkError) return NOT_CONNECTED.has(error.detail);
   return false;
 }
@@ -51,30 +57,44 @@ function attemptInfo(): { attempt: number; details: unknown } {
 /** The outcome of one send: the answer, or why it is unknown whether the service processed it. */
 export type Sent<T> = { answer: T } | { unknown: string };
 
+export interface WriteAttemptOptions<T> {
+  /** The workflow only looks for an earlier write: nothing is sent, and a failure is only "not found yet". */
+  lookOnly?: boolean;
+  /** The activity's outcome when whether the write was processed stays unknown (`reason`: the failure). */
+  inDoubt: (reason: string) => T;
+}
+
 /** One attempt of an activity that may write (see the module's head). */
 export class WriteAttempt {
-  /** Whether this attempt may send: no earlier attempt may have. */
+  /** Whether this attempt may send: the workflow does not only look, and no earlier attempt may have sent. */
   readonly maySend: boolean;
   private sending = false;
   private readonly attempt: number;
 
-  private constructor() {
+  private constructor(lookOnly: boolean) {
     const { attempt, details } = attemptInfo();
     this.attempt = attempt;
-    this.maySend = attempt === 1 || (details as NotSentProof | undefined)?.notSentAttempt === attempt - 1;
+    const earlierProvedNothingSent =
+      attempt === 1 || (details as NotSentProof | undefined)?.notSentAttempt === attempt - 1;
+    this.maySend = !lookOnly && earlierProvedNothingSent;
   }
 
   /**
-   * Runs one attempt. An error thrown out of it before or without a send, or by a send proven not
-   * processed, leaves the proof that lets the next attempt send.
+   * Runs one attempt. An attempt that may send fails as usual as long as nothing was sent, or the send
+   * is proven not processed, and leaves the proof that lets the next attempt send. Any other failure (a
+   * send whose outcome is unknown, anything after a send, any failure of an attempt that only looks)
+   * is not thrown: the outcome is `inDoubt`, and the workflow looks again.
    */
-  static async run<T>(work: (attempt: WriteAttempt) => Promise<T>): Promise<T> {
-    const attempt = new WriteAttempt();
+  static async run<T>(work: (attempt: WriteAttempt) => Promise<T>, options: WriteAttemptOptions<T>): Promise<T> {
+    const attempt = new WriteAttempt(options.lookOnly === true);
     try {
       return await work(attempt);
     } catch (error) {
-      if (attempt.maySend && !attempt.sending) attempt.leaveProof();
-      throw error;
+      if (attempt.maySend && !attempt.sending) {
+        attempt.leaveProof();
+        throw error;
+      }
+      return options.inDoubt(error instanceof Error ? describeError(error) : String(error));
     }
   }
 

@@ -44,7 +44,15 @@ export function createEnvelope(options: EcaClientOptions): Envelope {
   return {
     keys,
     async seal(content) {
-      return seal(content, await keys());
+      try {
+        return await seal(content, await keys());
+      } catch (error) {
+        // Said so, a caller knows that nothing was sent (a write may then be sent again).
+        if (error instanceof EcaCryptoError && error.stage === undefined) {
+          throw new EcaCryptoError(error.key, error.message.slice(error.key.length + 2), { cause: error, stage: 'seal' });
+        }
+        throw error;
+      }
     },
     async openFileData(operation, data, path = 'fileData.data') {
       if (data === undefined) return undefined;

@@ -405,6 +405,7 @@ describe('lifecycle statechart', function () {
       { type: 'REQUEST_PREPARED', functionName: 'AbandonAccount', known: [] },
       { type: 'REQUEST_SENT', responseFile: 'F_20250108_0002_0002.xml' },
       { type: 'REQUEST_UNCONFIRMED', reason: 'PENDING after 2 days' },
+      { type: 'REQUEST_IN_DOUBT' },
       { type: 'RETRY' },
       { type: 'BLOCKED', step: 'validate', errorType: 'DocumentNotFound', reason: 'gone', since: 1 },
     ];

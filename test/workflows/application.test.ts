@@ -663,31 +663,31 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  it('a create the service keeps refusing (4xx): blocked after the bounded attempts, a staff retry creates one account', async function () {
+  it('a create answered with a 4xx is in doubt (the spec shows no HTTP status): unconfirmed, then resubmitted once', async function () {
     let refusing = true;
     const harness = await setUp({
-      stepFailureBounds: { blockAfterMs: 30 * 60_000, anomalyAttempts: 3 },
       fetch: async (input, init) => {
         const url = input instanceof Request ? input.url : String(input);
         if (refusing && url.endsWith('/ws/eca/create')) return new Response('{"error":"forbidden"}', { status: 403 });
         return fetch(input, init);
       },
     });
-    const handle = await start(harness, 'happy');
+    const handle = await start(harness, 'happy', { settings: { lostAnswerWindow: '10 minutes' } });
     await harness.worker.runUntil(async () => {
-      const blocked = await waitForState(handle, 'blocked');
-      assert.equal(blocked.blocked?.step, 'create');
-      assert.equal(blocked.blocked?.errorType, 'EcaHttpError');
-      assert.match(
-        blocked.blocked?.reason ?? '',
-        /^create: HTTP 403 \(brokerage-refusal, 3 attempt\(s\) in a row\): the application is blocked$/,
-      );
-      assert.equal(harness.sim.control.calls().create ?? 0, 0);
-      refusing = false;
+      const stopped = await waitForState(handle, 'unconfirmed');
+      assert.equal(stopped.unconfirmed?.step, 'create');
+      assert.match(stopped.unconfirmed?.reason ?? '', /may have been processed \(create: HTTP 403\)/);
+      assert.equal(stopped.inDoubt?.step, 'create');
+      // A retry only looks again: still in doubt, nothing is sent.
       await handle.executeUpdate(retryUpdate, { args: [] });
+      await waitForState(handle, 'unconfirmed');
+      // The brokerage says it never arrived: the staff resubmit, and one create goes out.
+      refusing = false;
+      const xml = await harness.store.put(new TextEncoder().encode(applicationXml(stopped.externalId)));
+      await handle.executeUpdate(resubmitUpdate, { args: [xml] });
       const result = await handle.result();
       assert.equal(result.outcome, 'open');
-      assert.equal(harness.sim.control.calls().create, 1, 'one create after the retry');
+      assert.equal(harness.sim.control.calls().create, 1, 'one create reached the service');
     });
   });
 

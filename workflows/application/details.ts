@@ -125,6 +125,13 @@ export function renderDetails(view: ApplicationStateView): string {
       `**Unconfirmed ${step}:** ${cell(reason)}${responseFile ? ` (response file ${cell(responseFile)})` : ''}`,
     );
   }
+  if (view.inDoubt) {
+    const { step, since, reason } = view.inDoubt;
+    const what = step === 'create' ? 'resubmit only once the brokerage says it never arrived' : 'only looked for';
+    blocks.push(
+      `**In doubt: ${step}${since ? ` sent ${time(since)}` : ''}** (may have been received${reason ? `: ${cell(reason)}` : ''}); ${what}`,
+    );
+  }
   if (view.blocked) {
     const { step, errorType, reason, since } = view.blocked;
     blocks.push(`**Blocked at ${step} since ${time(since)}:** ${cell(errorType)}: ${cell(reason)}`);

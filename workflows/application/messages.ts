@@ -81,6 +81,11 @@ export interface ApplicationStateView {
   abandonReason?: string;
   /** What could not be confirmed and why, while the application is `unconfirmed`. */
   unconfirmed?: { step: string; reason: string; responseFile?: string };
+  /**
+   * A write that may have been received without an answer, until it is found or staff act: a create
+   * (`resubmit` declares it made no account and sends it again) or an update request (only looked for).
+   */
+  inDoubt?: { step: string; since?: number; reason?: string };
   /** The step that failed in a way no retry mends, while the application is `blocked`: what failed and since when. */
   blocked?: BlockedStepRecord;
   lastPollAt?: number;

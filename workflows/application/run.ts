@@ -12,7 +12,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { lifecycleState, persistLifecycle, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
-import type { LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
+import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
 import { durationMs } from '../../domain/durations.js';
 import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
 import type { AccountSnapshot } from '../../domain/account.js';
@@ -146,6 +146,7 @@ export class ApplicationRun {
         ? { abandonReason: context.abandonReason }
         : {}),
       unconfirmed: context.unconfirmed,
+      ...inDoubt(context),
       ...(context.blocked && { blocked: context.blocked }),
       lastPollAt: this.lastPollAt,
       nextPollAt: this.nextPoll,
@@ -218,4 +219,14 @@ export class ApplicationRun {
     this.observed = observationFingerprint(account);
     this.apply({ type: 'STATUS', account });
   }
+}
+
+/** The write in doubt, if any, as the state view shows it. */
+function inDoubt(context: LifecycleContext): Pick<ApplicationStateView, 'inDoubt'> {
+  const create = context.accountId === undefined ? context.createMayHaveBeenSent : undefined;
+  if (create) return { inDoubt: { step: 'create', since: create.at, reason: create.reason } };
+  if (context.request?.inDoubt && context.request.responseFile === undefined) {
+    return { inDoubt: { step: context.request.functionName } };
+  }
+  return {};
 }

@@ -84,11 +84,16 @@ export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutc
       ],
     );
     if (result.created || 'errors' in result) return result;
-    if ('unknown' in result && !lookOnly) {
+    // Not established (a send in doubt, or a processed file whose account is not matched yet): from now on
+    // every call only looks, whatever getResponseFile lists meanwhile.
+    if (!lookOnly) {
       run.apply({
         type: 'CREATE_MAY_HAVE_BEEN_SENT',
-        at: result.unknown.sentAt ?? Date.now(),
-        reason: result.unknown.reason,
+        at: ('unknown' in result && result.unknown.sentAt) || Date.now(),
+        reason:
+          'unknown' in result
+            ? result.unknown.reason
+            : `processed as ${result.unconfirmed.responseFile}, account not found yet`,
       });
     }
     const delay = pace.next();

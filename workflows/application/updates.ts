@@ -4,7 +4,7 @@
  * recorded in the lifecycle (known files before sending, then its response file), so a retry after
  * `unconfirmed` or a lost answer follows the same request and never sends a second one.
  */
-import { sleep } from '@temporalio/workflow';
+import { condition, sleep } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
 import type { FormDocument } from '../../domain/documents.js';
 import { lifecycleState } from '../lifecycle/index.js';
@@ -21,7 +21,12 @@ const REQUEST_POLL_MAX_MS = 30 * 60_000;
 const LOOK_MAX_MS = 10 * 60_000;
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
-export type UpdateStep = { ok: true } | { ok: false; error: string } | { unconfirmed: string } | { superseded: true };
+export type UpdateStep =
+  | { ok: true }
+  | { ok: false; error: string }
+  /** `lookedUp`: a request in doubt was looked for over the whole window. */
+  | { unconfirmed: string; lookedUp?: boolean }
+  | { superseded: true };
 
 /** What the lifecycle hears when the service processed or refused each function. */
 const OUTCOME_EVENTS: Record<
@@ -49,7 +54,14 @@ export function updateEvent(
   outcome: Exclude<UpdateStep, { superseded: true }>,
 ): LifecycleEvent {
   const events = OUTCOME_EVENTS[functionName](documents);
-  if ('unconfirmed' in outcome) return { type: 'REQUEST_UNCONFIRMED', reason: outcome.unconfirmed, functionName };
+  if ('unconfirmed' in outcome) {
+    return {
+      type: 'REQUEST_UNCONFIRMED',
+      reason: outcome.unconfirmed,
+      functionName,
+      ...(outcome.lookedUp && { lookedUp: true }),
+    };
+  }
   return outcome.ok ? events.processed : events.refused(outcome.error);
 }
 
@@ -92,13 +104,24 @@ async function sendAndFollow(
   let responseFile = run.snapshot.context.request?.responseFile;
   if (responseFile === undefined) {
     const request = { ...account, functionName, known: run.snapshot.context.request?.known ?? [], documents };
-    let sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
-      { ...request, mayHaveSent },
-    ]);
+    let sent: UpdateOutcome;
+    if (run.snapshot.context.request?.inDoubt) {
+      // A run of this step before (a staff retry after `blocked`, say) left it in doubt: only look.
+      sent = await lookForRequest(run, request, 'an earlier send may have been received', superseded);
+    } else {
+      sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
+        { ...request, mayHaveSent },
+      ]);
+      if (superseded()) return { superseded: true };
+      if (!sent.accepted && 'unknown' in sent) {
+        run.apply({ type: 'REQUEST_IN_DOUBT' });
+        sent = await lookForRequest(run, request, sent.unknown, superseded);
+      }
+    }
     if (superseded()) return { superseded: true };
-    if (!sent.accepted && 'unknown' in sent) sent = await lookForRequest(run, request, sent.unknown);
-    if (superseded()) return { superseded: true };
-    if (!sent.accepted) return 'unknown' in sent ? { unconfirmed: sent.unknown } : { ok: false, error: sent.error };
+    if (!sent.accepted) {
+      return 'unknown' in sent ? { unconfirmed: sent.unknown, lookedUp: true } : { ok: false, error: sent.error };
+    }
     if (sent.responseFile === undefined) {
       return {
         unconfirmed: `after a lost answer the account lists more than one new request; ${functionName} cannot be told apart`,
@@ -141,6 +164,7 @@ async function lookForRequest(
   run: ApplicationRun,
   request: Parameters<typeof service.sendApplicationUpdate>[0],
   reason: string,
+  superseded: () => boolean,
 ): Promise<UpdateOutcome> {
   const began = Date.now();
   const pace = new RequestPace({
@@ -159,7 +183,9 @@ async function lookForRequest(
           `the account in ${window}. Ask the brokerage: retry sends it again if nothing is listed then`,
       };
     }
-    await sleep(delay, { summary: `${request.functionName} in doubt, not listed yet` });
+    // A staff message moved the lifecycle on (abandon during a submission in doubt): the new state's effect runs.
+    const woken = await condition(superseded, delay, { summary: `${request.functionName} in doubt, not listed yet` });
+    if (woken) return { accepted: false, unknown: 'superseded' };
     const found = await service.sendApplicationUpdate.executeWithOptions(
       { summary: `getAmRequestStatus (${request.functionName} in doubt)` },
       [{ ...request, lookOnly: true }],

@@ -103,10 +103,24 @@ export const lifecycleMachine = setup({
     recordRequestSent: assign({
       request: ({ event, context }) => {
         assertEvent(event, 'REQUEST_SENT');
-        return context.request && { ...context.request, responseFile: event.responseFile };
+        if (!context.request) return undefined;
+        // Found: in doubt no more.
+        const { inDoubt: _found, ...request } = context.request;
+        return { ...request, responseFile: event.responseFile };
       },
     }),
+    /** The request may have been received (its answer lost): every step of it only looks until the doubt ends. */
+    recordRequestInDoubt: assign({
+      request: ({ context }) => context.request && { ...context.request, inDoubt: true },
+    }),
     recordRequestUnconfirmed: assign({
+      // Looked for over the whole window: the doubt is the staff's now (their retry sends when nothing is listed).
+      request: ({ event, context }) => {
+        assertEvent(event, 'REQUEST_UNCONFIRMED');
+        if (!event.lookedUp || !context.request) return context.request;
+        const { inDoubt: _ended, ...request } = context.request;
+        return request;
+      },
       // The step is the request in progress, or the one named by the event when none was prepared yet
       // (its listing failed before the request was recorded).
       unconfirmed: ({ event, context }) => {
@@ -319,6 +333,7 @@ export const lifecycleMachine = setup({
             STATUS: { actions: 'recordStatus' },
             REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
             REQUEST_SENT: { actions: 'recordRequestSent' },
+            REQUEST_IN_DOUBT: { actions: 'recordRequestInDoubt' },
             REQUEST_UNCONFIRMED: { target: '#accountApplication.unconfirmed', actions: 'recordRequestUnconfirmed' },
             DOCUMENTS_SUBMITTED: { target: 'tracking', actions: ['recordSubmission', 'clearRequest'] },
             DOCUMENTS_REFUSED: { target: 'needsDocuments', actions: ['recordRefusal', 'clearRequest'] },
@@ -337,6 +352,7 @@ export const lifecycleMachine = setup({
       on: {
         REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
         REQUEST_SENT: { actions: 'recordRequestSent' },
+        REQUEST_IN_DOUBT: { actions: 'recordRequestInDoubt' },
         REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
         ABANDON_CONFIRMED: { target: 'abandoned', actions: ['markAbandoned', 'clearRequest'] },
         ABANDON_REFUSED: { target: 'pending', actions: ['recordRefusal', 'clearRequest'] },
@@ -355,6 +371,7 @@ export const lifecycleMachine = setup({
       on: {
         REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
         REQUEST_SENT: { actions: 'recordRequestSent' },
+        REQUEST_IN_DOUBT: { actions: 'recordRequestInDoubt' },
         REQUEST_UNCONFIRMED: { target: 'unconfirmed', actions: 'recordRequestUnconfirmed' },
         RESET_CONFIRMED: { target: 'pending.tracking', actions: 'clearRequest' },
         RESET_REFUSED: { target: 'abandoned', actions: ['recordRefusal', 'clearRequest'] },

@@ -49,10 +49,11 @@ export interface LifecycleContext {
   settledFiles?: string[];
   /**
    * The update request in progress: what getAmRequestStatus listed for the account before it was sent
-   * (`known`), and its response file once the service answered. Kept until the request is decided, so
+   * (`known`), its response file once the service answered, and whether it may have been received
+   * without an answer (`inDoubt`: every step of it only looks, until the window ends). Kept until the request is decided, so
    * a retry after `unconfirmed` follows the same request instead of sending another.
    */
-  request?: { functionName: UpdateFunction; known: string[]; responseFile?: string };
+  request?: { functionName: UpdateFunction; known: string[]; responseFile?: string; inDoubt?: boolean };
   /**
    * A create may have been processed without its answer (lost in transit, or an attempt that ended
    * without one): from then on the engine only looks it up and never sends another, until staff resubmit
@@ -95,7 +96,9 @@ export type LifecycleEvent =
   | { type: 'CREATE_MAY_HAVE_BEEN_SENT'; at: number; reason: string }
   | { type: 'REQUEST_PREPARED'; functionName: UpdateFunction; known: string[] }
   | { type: 'REQUEST_SENT'; responseFile: string }
-  | { type: 'REQUEST_UNCONFIRMED'; reason: string; functionName?: UpdateFunction }
+  | { type: 'REQUEST_IN_DOUBT' }
+  /** `lookedUp`: the request in doubt was looked for over the whole window (the doubt passes to staff). */
+  | { type: 'REQUEST_UNCONFIRMED'; reason: string; functionName?: UpdateFunction; lookedUp?: boolean }
   | { type: 'STATUS'; account: AccountSnapshot }
   | { type: 'DOCUMENTS_SUBMITTED'; documents: FormDocument[] }
   | { type: 'DOCUMENTS_REFUSED'; error: string }

@@ -124,9 +124,12 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
     const start = receiver.spans.find((span) => span.name === 'StartWorkflow:accountApplication');
     assert.ok(start, `the CLI's start span: ${[...new Set(receiver.spans.map((s) => s.name))].join(', ')}`);
     assert.equal(start.service, 'onboarding-cli');
-    // The worker exports in batches: wait until the brokerage call's span of this trace has come in.
+    // The worker exports in batches (the workflow's spans through the sink, the activities' apart): wait
+    // until the workflow's span and the brokerage call's span of this trace have both come in.
     const inTrace = () => receiver.spans.filter((span) => span.traceId === start.traceId);
-    for (let i = 0; i < 60 && !inTrace().some((span) => span.name === 'eca create'); i++) {
+    const arrived = () =>
+      ['RunWorkflow:accountApplication', 'eca create'].every((name) => inTrace().some((span) => span.name === name));
+    for (let i = 0; i < 60 && !arrived(); i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const trace = inTrace();

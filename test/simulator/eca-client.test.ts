@@ -81,7 +81,8 @@ describe('eca client against the simulator', function () {
     // The request is found by account and matched on the update's response file name.
     const requests = await client.getAmRequestStatus({ accountIds: accountId });
     const group = requests.requests[0]?.requests[0];
-    assert.deepEqual(group?.files, [fileName]);
+    // The response file first, then the firm's own file names (the library names the request XML update.xml).
+    assert.deepEqual(group?.files, [fileName, 'update.xml']);
     assert.equal(group?.data[0]?.status?.status, 'PROCESSED');
   });
 

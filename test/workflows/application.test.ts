@@ -25,6 +25,7 @@ import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness, EngineOptions } from '../support/engine.js';
 import { timeSkippingEnv } from '../support/servers.js';
 import { saveHistory } from '../support/replay-fixtures.js';
+import { expectLog } from '../support/hooks.js';
 
 type Handle = WorkflowHandle<typeof accountApplication>;
 
@@ -635,8 +636,11 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const gone = await harness.store.put(new TextEncoder().encode('<Applications/>'));
     await harness.store.delete(gone);
     const handle = await start(harness, 'happy', { application: gone });
+    const alerts = expectLog(/^configuration error \(document-store\)/);
     await harness.worker.runUntil(async () => {
       const blocked = await waitForState(handle, 'blocked');
+      alerts.done();
+      assert.ok(alerts.seen >= 2, `every attempt alerts in the worker's log (${alerts.seen})`);
       assert.equal(blocked.blocked?.step, 'validate');
       assert.equal(blocked.blocked?.errorType, 'DocumentNotFound');
       assert.match(blocked.blocked?.reason ?? '', /configuration error \(document-store\) for \d+ min/);

@@ -49,7 +49,10 @@ export function createEnvelope(options: EcaClientOptions): Envelope {
       } catch (error) {
         // Said so, a caller knows that nothing was sent (a write may then be sent again).
         if (error instanceof EcaCryptoError && error.stage === undefined) {
-          throw new EcaCryptoError(error.key, error.message.slice(error.key.length + 2), { cause: error, stage: 'seal' });
+          throw new EcaCryptoError(error.key, error.message.slice(error.key.length + 2), {
+            cause: error,
+            stage: 'seal',
+          });
         }
         throw error;
       }

@@ -43,3 +43,14 @@ export class RequestPace {
     this.delay = Math.min(this.delay * 2, this.options.maxDelayMs);
   }
 }
+
+/** The longest wait between two looks for a write whose outcome is unknown. */
+const LOOK_MAX_MS = 10 * 60_000;
+
+/**
+ * The pace of the looks for a write whose outcome is unknown (a lost answer): `firstDelayMs` doubling up to
+ * 10 minutes, none that would end past `windowMs` after `began`.
+ */
+export function lookPace(firstDelayMs: number, windowMs: number, began: number): RequestPace {
+  return new RequestPace({ firstDelayMs, maxDelayMs: LOOK_MAX_MS, deadline: began + windowMs });
+}

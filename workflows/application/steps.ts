@@ -22,7 +22,7 @@ import { documentRetention } from '../retention/workflow.js';
 import type { CreateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
-import { RequestPace } from '../requests.js';
+import { lookPace } from '../requests.js';
 
 /**
  * A step's failure: an activity failure of a step that can stop in `blocked` puts the application there
@@ -52,9 +52,6 @@ export function createEvent(result: Exclude<CreateOutcome, { unknown: unknown }>
   return { type: 'CREATE_REFUSED', errors: result.errors, settledFiles: result.settledFiles };
 }
 
-/** The longest wait between two looks for a create whose outcome is not established. */
-const CREATE_LOOK_MAX_MS = 10 * 60_000;
-
 /**
  * Creates the account, never twice. A create whose outcome is not established (its answer lost, or its
  * processed file's account not found yet) is looked up again with backoff, never sent again, for
@@ -62,11 +59,11 @@ const CREATE_LOOK_MAX_MS = 10 * 60_000;
  */
 export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutcome, { unknown: unknown }>> {
   const began = Date.now();
-  const pace = new RequestPace({
-    firstDelayMs: durationMs(run.settings.createConfirmInterval),
-    maxDelayMs: CREATE_LOOK_MAX_MS,
-    deadline: began + durationMs(run.settings.lostAnswerWindow),
-  });
+  const pace = lookPace(
+    durationMs(run.settings.createConfirmInterval),
+    durationMs(run.settings.lostAnswerWindow),
+    began,
+  );
   for (let looks = 1; ; looks++) {
     const context = run.snapshot.context;
     const lookOnly = context.createMayHaveBeenSent !== undefined;

@@ -9,7 +9,7 @@ import { durationMs } from '../../domain/durations.js';
 import type { FormDocument } from '../../domain/documents.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEvent, UpdateFunction } from '../lifecycle/index.js';
-import { listingRefusal, RequestPace } from '../requests.js';
+import { listingRefusal, lookPace, RequestPace } from '../requests.js';
 import type { UpdateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
@@ -17,8 +17,6 @@ import { service } from './service.js';
 /** Polls of a request sent with update, from one minute apart up to this. */
 const REQUEST_FIRST_POLL_MS = 60_000;
 const REQUEST_POLL_MAX_MS = 30 * 60_000;
-/** The longest wait between two looks for an update whose outcome is unknown. */
-const LOOK_MAX_MS = 10 * 60_000;
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
 export type UpdateStep =
@@ -167,11 +165,11 @@ async function lookForRequest(
   superseded: () => boolean,
 ): Promise<UpdateOutcome> {
   const began = Date.now();
-  const pace = new RequestPace({
-    firstDelayMs: durationMs(run.settings.createConfirmInterval),
-    maxDelayMs: LOOK_MAX_MS,
-    deadline: began + durationMs(run.settings.lostAnswerWindow),
-  });
+  const pace = lookPace(
+    durationMs(run.settings.createConfirmInterval),
+    durationMs(run.settings.lostAnswerWindow),
+    began,
+  );
   for (let looks = 1; ; looks++) {
     const delay = pace.next();
     if (delay === undefined) {

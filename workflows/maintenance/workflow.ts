@@ -19,7 +19,7 @@ import {
 import { durationMs } from '../../domain/durations.js';
 import type { ApplicationActivities, UpdateOutcome } from '../application/activities.js';
 import type { MaintenanceActivities } from './activities.js';
-import { listingRefusal, RequestPace } from '../requests.js';
+import { listingRefusal, lookPace, RequestPace } from '../requests.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { refuseFunction } from './functions.js';
 import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
@@ -39,8 +39,6 @@ const sender = proxyActivities<MaintenanceActivities>({ startToCloseTimeout: '2 
 const reader = proxyActivities<ApplicationActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY });
 
 const FIRST_POLL_MS = 60_000;
-/** The longest wait between two looks for a request whose outcome is unknown. */
-const LOOK_MAX_MS = 10 * 60_000;
 
 function fail(type: string, message: string): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -182,11 +180,7 @@ async function lookForRequest(
   reason: string,
 ): Promise<UpdateOutcome> {
   const began = Date.now();
-  const pace = new RequestPace({
-    firstDelayMs: FIRST_POLL_MS,
-    maxDelayMs: LOOK_MAX_MS,
-    deadline: began + durationMs(input.lostAnswerWindow ?? '1 hour'),
-  });
+  const pace = lookPace(FIRST_POLL_MS, durationMs(input.lostAnswerWindow ?? '1 hour'), began);
   for (let looks = 1; ; looks++) {
     const delay = pace.next();
     if (delay === undefined) {

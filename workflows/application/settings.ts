@@ -1,5 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import { durationMs } from '../../domain/durations.js';
+import { lookPace } from '../requests.js';
+import type { RequestPace } from '../requests.js';
 import type { PollCadence } from '../lifecycle/index.js';
 
 /** How an application workflow paces itself; every field has a default. */
@@ -104,4 +106,9 @@ export function nextPollAt(now: number, cadence: PollCadence, settings: Lifecycl
 /** In `sweep` mode, when an application reads its account itself if no wake-up came. */
 export function nextSafetyPollAt(now: number, settings: LifecycleSettings): number {
   return nextSlot(now, durationMs(settings.safetyPollInterval));
+}
+
+/** The looks at a write in doubt: `createConfirmInterval` doubling, within `lostAnswerWindow` from `began`. */
+export function lookPaceOf(settings: LifecycleSettings, began: number): RequestPace {
+  return lookPace(durationMs(settings.createConfirmInterval), durationMs(settings.lostAnswerWindow), began);
 }

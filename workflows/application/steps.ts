@@ -13,7 +13,6 @@ import {
   startChild,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { durationMs } from '../../domain/durations.js';
 import { applicationWorkflowId, documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
@@ -22,7 +21,7 @@ import { documentRetention } from '../retention/workflow.js';
 import type { CreateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
-import { lookPace } from '../requests.js';
+import { lookPaceOf } from './settings.js';
 
 /**
  * A step's failure: an activity failure of a step that can stop in `blocked` puts the application there
@@ -59,11 +58,7 @@ export function createEvent(result: Exclude<CreateOutcome, { unknown: unknown }>
  */
 export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutcome, { unknown: unknown }>> {
   const began = Date.now();
-  const pace = lookPace(
-    durationMs(run.settings.createConfirmInterval),
-    durationMs(run.settings.lostAnswerWindow),
-    began,
-  );
+  const pace = lookPaceOf(run.settings, began);
   for (let looks = 1; ; looks++) {
     const context = run.snapshot.context;
     const lookOnly = context.createMayHaveBeenSent !== undefined;

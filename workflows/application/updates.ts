@@ -9,7 +9,8 @@ import { durationMs } from '../../domain/durations.js';
 import type { FormDocument } from '../../domain/documents.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEvent, UpdateFunction } from '../lifecycle/index.js';
-import { listingRefusal, lookPace, RequestPace } from '../requests.js';
+import { listingRefusal, RequestPace } from '../requests.js';
+import { lookPaceOf } from './settings.js';
 import type { UpdateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
@@ -165,11 +166,7 @@ async function lookForRequest(
   superseded: () => boolean,
 ): Promise<UpdateOutcome> {
   const began = Date.now();
-  const pace = lookPace(
-    durationMs(run.settings.createConfirmInterval),
-    durationMs(run.settings.lostAnswerWindow),
-    began,
-  );
+  const pace = lookPaceOf(run.settings, began);
   for (let looks = 1; ; looks++) {
     const delay = pace.next();
     if (delay === undefined) {

@@ -3,6 +3,8 @@
  * workflows: the pace of getAmRequestStatus reads on durable timers, and a refused request listing.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { condition, sleep } from '@temporalio/workflow';
+import type { UpdateOutcome } from './application/activities.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
 
 /** The reason, when `error` is an activity failure of type `RequestListingRefused` (domain/error-types.ts). */
@@ -53,4 +55,37 @@ const LOOK_MAX_MS = 10 * 60_000;
  */
 export function lookPace(firstDelayMs: number, windowMs: number, began: number): RequestPace {
   return new RequestPace({ firstDelayMs, maxDelayMs: LOOK_MAX_MS, deadline: began + windowMs });
+}
+
+/**
+ * An update whose outcome is unknown (its answer lost, or an attempt that ended without one): `look` (the
+ * send activity with `lookOnly`, never sending) after each wait of `pace`, until it answers anything but
+ * `unknown`. Still unknown when the pace ends: `unknown` says what was looked at. `stop` (a staff message
+ * moved on) ends a wait early and answers `unknown: 'superseded'`.
+ */
+export async function lookForRequest(
+  pace: RequestPace,
+  what: { functionName: string; reason: string },
+  look: () => Promise<UpdateOutcome>,
+  stop?: () => boolean,
+): Promise<UpdateOutcome> {
+  const began = Date.now();
+  const summary = `${what.functionName} in doubt, not listed yet`;
+  for (let looks = 1; ; looks++) {
+    const delay = pace.next();
+    if (delay === undefined) {
+      const window = `${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`;
+      return {
+        accepted: false,
+        unknown: `${what.functionName} may have been received (${what.reason}); getAmRequestStatus listed no new file for the account in ${window}`,
+      };
+    }
+    if (stop) {
+      if (await condition(stop, delay, { summary })) return { accepted: false, unknown: 'superseded' };
+    } else {
+      await sleep(delay, { summary });
+    }
+    const found = await look();
+    if (found.accepted || !('unknown' in found)) return found;
+  }
 }

@@ -4,12 +4,12 @@
  * recorded in the lifecycle (known files before sending, then its response file), so a retry after
  * `unconfirmed` or a lost answer follows the same request and never sends a second one.
  */
-import { condition, sleep } from '@temporalio/workflow';
+import { sleep } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
 import type { FormDocument } from '../../domain/documents.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEvent, UpdateFunction } from '../lifecycle/index.js';
-import { listingRefusal, RequestPace } from '../requests.js';
+import { listingRefusal, lookForRequest, RequestPace } from '../requests.js';
 import { lookPaceOf } from './settings.js';
 import type { UpdateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
@@ -106,7 +106,7 @@ async function sendAndFollow(
     let sent: UpdateOutcome;
     if (run.snapshot.context.request?.inDoubt) {
       // A run of this step before (a staff retry after `blocked`, say) left it in doubt: only look.
-      sent = await lookForRequest(run, request, 'an earlier send may have been received', superseded);
+      sent = await lookForApplicationRequest(run, request, 'an earlier send may have been received', superseded);
     } else {
       sent = await service.sendApplicationUpdate.executeWithOptions({ summary: `update ${functionName}` }, [
         { ...request, mayHaveSent },
@@ -114,7 +114,7 @@ async function sendAndFollow(
       if (superseded()) return { superseded: true };
       if (!sent.accepted && 'unknown' in sent) {
         run.apply({ type: 'REQUEST_IN_DOUBT' });
-        sent = await lookForRequest(run, request, sent.unknown, superseded);
+        sent = await lookForApplicationRequest(run, request, sent.unknown, superseded);
       }
     }
     if (superseded()) return { superseded: true };
@@ -155,38 +155,27 @@ async function sendAndFollow(
 }
 
 /**
- * An update whose outcome is unknown (its answer lost, or an attempt that ended without one): the account's
- * request files are listed again with backoff, never sent again, for `lostAnswerWindow`. The outcome
- * once a new file is listed; still unknown at the end, with what was looked at and what staff can do.
+ * An update whose outcome is unknown: looked for, never sent again, for `lostAnswerWindow`
+ * (workflows/requests.ts); still unknown at the end, with what staff can do.
  */
-async function lookForRequest(
+async function lookForApplicationRequest(
   run: ApplicationRun,
   request: Parameters<typeof service.sendApplicationUpdate>[0],
   reason: string,
   superseded: () => boolean,
 ): Promise<UpdateOutcome> {
-  const began = Date.now();
-  const pace = lookPaceOf(run.settings, began);
-  for (let looks = 1; ; looks++) {
-    const delay = pace.next();
-    if (delay === undefined) {
-      const window = `${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`;
-      return {
-        accepted: false,
-        unknown:
-          `${request.functionName} may have been received (${reason}); getAmRequestStatus listed no new file for ` +
-          `the account in ${window}. Ask the brokerage: retry sends it again if nothing is listed then`,
-      };
-    }
-    // A staff message moved the lifecycle on (abandon during a submission in doubt): the new state's effect runs.
-    const woken = await condition(superseded, delay, { summary: `${request.functionName} in doubt, not listed yet` });
-    if (woken) return { accepted: false, unknown: 'superseded' };
-    const found = await service.sendApplicationUpdate.executeWithOptions(
-      { summary: `getAmRequestStatus (${request.functionName} in doubt)` },
-      [{ ...request, lookOnly: true }],
-    );
-    if (found.accepted || !('unknown' in found)) return found;
-  }
+  const { functionName } = request;
+  const found = await lookForRequest(
+    lookPaceOf(run.settings, Date.now()),
+    { functionName, reason },
+    () =>
+      service.sendApplicationUpdate.executeWithOptions({ summary: `getAmRequestStatus (${functionName} in doubt)` }, [
+        { ...request, lookOnly: true },
+      ]),
+    superseded,
+  );
+  if (found.accepted || !('unknown' in found) || found.unknown === 'superseded') return found;
+  return { ...found, unknown: `${found.unknown}. Ask the brokerage: retry sends it again if nothing is listed then` };
 }
 
 /**

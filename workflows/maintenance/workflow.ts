@@ -19,7 +19,7 @@ import {
 import { durationMs } from '../../domain/durations.js';
 import type { ApplicationActivities, UpdateOutcome } from '../application/activities.js';
 import type { MaintenanceActivities } from './activities.js';
-import { listingRefusal, lookPace, RequestPace } from '../requests.js';
+import { listingRefusal, lookForRequest, lookPace, RequestPace } from '../requests.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { refuseFunction } from './functions.js';
 import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
@@ -167,37 +167,13 @@ async function send(input: MaintenanceInput, tracker: MaintenanceTracker, byFile
   };
   const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [request]);
   if (sent.accepted || !('unknown' in sent) || known === undefined) return sent;
-  return lookForRequest(input, request, sent.unknown);
-}
-
-/**
- * A send whose outcome is unknown: the account's request files are listed again with backoff, never sent
- * again, for `lostAnswerWindow` (default 1 hour); still unknown then, the request ends UNCONFIRMED.
- */
-async function lookForRequest(
-  input: MaintenanceInput,
-  request: Parameters<typeof sender.sendUpdateFunction>[0],
-  reason: string,
-): Promise<UpdateOutcome> {
-  const began = Date.now();
-  const pace = lookPace(FIRST_POLL_MS, durationMs(input.lostAnswerWindow ?? '1 hour'), began);
-  for (let looks = 1; ; looks++) {
-    const delay = pace.next();
-    if (delay === undefined) {
-      return {
-        accepted: false,
-        unknown:
-          `${input.functionName} may have been received (${reason}); getAmRequestStatus listed no new file for ` +
-          `the account in ${looks} look(s) over ${Math.round((Date.now() - began) / 60_000)} min`,
-      };
-    }
-    await sleep(delay, { summary: `${input.functionName} in doubt, not listed yet` });
-    const found = await sender.sendUpdateFunction.executeWithOptions(
-      { summary: `getAmRequestStatus (${input.functionName} in doubt)` },
-      [{ ...request, lookOnly: true }],
-    );
-    if (found.accepted || !('unknown' in found)) return found;
-  }
+  // Its outcome unknown: looked for, never sent again, for `lostAnswerWindow` (default 1 hour), then UNCONFIRMED.
+  const pace = lookPace(FIRST_POLL_MS, durationMs(input.lostAnswerWindow ?? '1 hour'), Date.now());
+  return lookForRequest(pace, { functionName, reason: sent.unknown }, () =>
+    sender.sendUpdateFunction.executeWithOptions({ summary: `getAmRequestStatus (${functionName} in doubt)` }, [
+      { ...request, lookOnly: true },
+    ]),
+  );
 }
 
 /**

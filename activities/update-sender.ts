@@ -39,7 +39,7 @@ export function createUpdateSender(eca: EcaClient, store: DocumentStore): Update
         xml: typeof xml === 'string' ? xml : await xml(),
         attachments: await readAttachments(store, attachments),
       }));
-      return updateCall(eca, () => Promise.resolve(request), attempt);
+      return updateCall(eca, request, attempt);
     },
     earlier: (csid, accountId, known) => earlierRequest(() => accountRequestFiles(eca, csid, accountId), known),
   };
@@ -52,10 +52,10 @@ export function createUpdateSender(eca: EcaClient, store: DocumentStore): Update
  */
 export async function updateCall(
   eca: EcaClient,
-  request: () => Promise<UpdateRequest>,
+  request: UpdateRequest,
   attempt?: WriteAttempt,
 ): Promise<UpdateOutcome> {
-  const call = async () => callBrokerageOrRefusal(async () => eca.update(await request()));
+  const call = () => callBrokerageOrRefusal(() => eca.update(request));
   let sent: Awaited<ReturnType<typeof call>>;
   if (attempt) {
     const outcome = await attempt.send(call);

@@ -87,10 +87,10 @@ export type EcaCryptoPart =
 /** The OpenPGP envelope failed; `key` names the key or part that is wrong or missing. */
 export class EcaCryptoError extends EcaError {
   readonly key: EcaCryptoPart;
-  /** `seal`: while sealing a request, so nothing was sent; `open`: while opening an answer. Unset: not said. */
-  readonly stage?: 'seal' | 'open';
+  /** `seal`: while sealing a request, so nothing was sent. Unset: anywhere else, an answer's opening included. */
+  readonly stage?: 'seal';
 
-  constructor(key: EcaCryptoPart, message: string, options?: { cause?: unknown; stage?: 'seal' | 'open' }) {
+  constructor(key: EcaCryptoPart, message: string, options?: { cause?: unknown; stage?: 'seal' }) {
     super('ECA_CRYPTO', `${key}: ${message}`, options);
     this.key = key;
     if (options?.stage) this.stage = options.stage;

@@ -80,7 +80,7 @@ describe('write attempts: sent again only on proof', function () {
       new EcaHttpError('create', 503, ''),
       new EcaHttpError('create', 400, ''),
       new EcaSchemaError('', 'truncated JSON'),
-      new EcaCryptoError('signature', 'the answer is not signed by the brokerage', { stage: 'open' }),
+      new EcaCryptoError('signature', 'the answer is not signed by the brokerage'),
     ]) {
       const { result, error, left } = await attempt({ attempt: 1 }, async (a) => {
         const sent = await a.send(() => Promise.reject(failure));

@@ -185,7 +185,13 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
       name: 'RotatedKey',
     });
     let previous: string | undefined;
+    let original: string | undefined;
     const unexpected: string[] = [];
+    // The firm's key is agreed again however the case ends: a case that fails with the brokerage still
+    // holding the other key must not fail every case after it.
+    const agreeAgain = async () => {
+      if (original !== undefined) await world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: original });
+    };
     const report = await runFleet(world, {
       name: 'firm key rotated at the brokerage, then agreed again',
       taskQueue,
@@ -198,6 +204,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
         ({ previous } = await w.sim.control<{ previous: string }>('PUT', `/firms/${csid}/public-key`, {
           publicKey: other.keys.firmPublicKey,
         }));
+        original = previous;
         return 1;
       },
       onBlocked: async (ctx, app) => {
@@ -215,7 +222,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
         }
         await retry(ctx, app.externalId);
       },
-    });
+    }).finally(agreeAgain);
     assert.deepEqual(unexpected, [], 'blocked otherwise than by the keys');
     assert.ok(report.unblocked > 0, 'no application was blocked by the rotated key');
   });

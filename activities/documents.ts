@@ -4,6 +4,7 @@
  */
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentsActivities, SubmissionOutcome } from '../workflows/documents/activities.js';
+import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
 import type { FileDailyDocumentsLedger } from './forms.js';
@@ -16,6 +17,8 @@ export interface DocumentsActivityOptions {
   store: DocumentStore;
   ledger: FileDailyDocumentsLedger;
   now?: () => Date;
+  /** Told when a firm's day is recorded (the worker keeps the time: an alert when a day is missed). */
+  onRecorded?: (result: DailyDocumentsResult) => void;
 }
 
 export function createDocumentsActivities(options: DocumentsActivityOptions): DocumentsActivities {
@@ -77,6 +80,7 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
 
     async recordDailyDocuments({ result, catalogue }) {
       await ledger.write({ result, catalogue, recordedAt: now().toISOString() });
+      options.onRecorded?.(result);
     },
   };
 }

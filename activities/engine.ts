@@ -9,6 +9,7 @@ import { statusReaderOf } from './status.js';
 import type { StatusReaderOptions } from './status.js';
 import type { FileDocumentStore } from '../runtime/document-store.js';
 import { createDocumentsActivities } from './documents.js';
+import type { DocumentsActivityOptions } from './documents.js';
 import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
@@ -40,6 +41,10 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   stepFailureBounds?: StepFailureBounds;
   /** Told what each of the firm's status sweeps did (sweep.ts). */
   onSweep?: SweepActivityOptions['onSweep'];
+  /** Told of each sweep attempt that failed (sweep.ts). */
+  onSweepFailed?: SweepActivityOptions['onSweepFailed'];
+  /** Told when a firm's daily documents are recorded (documents.ts): their schedule ran to its end. */
+  onDailyDocumentsRecorded?: DocumentsActivityOptions['onRecorded'];
 }
 
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
@@ -70,13 +75,14 @@ export function createEngineActivities(options: EngineActivityOptions) {
           now,
           createDocuments: (input) => planCreateDocuments(ledger, input),
         }),
-        ...createDocumentsActivities({ eca, store, ledger, now }),
+        ...createDocumentsActivities({ eca, store, ledger, now, onRecorded: options.onDailyDocumentsRecorded }),
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({
           eca,
           client: options.client,
           maxAccountsPerCall: options.maxAccountsPerCall,
           onSweep: options.onSweep,
+          onSweepFailed: options.onSweepFailed,
         }),
         ...createRetentionActivities({ store }),
       },

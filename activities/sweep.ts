@@ -38,8 +38,10 @@ export interface SweepActivityOptions {
   maxAccountsPerCall?: number;
   /** Signals sent at once (default 32). */
   signalConcurrency?: number;
-  /** Told what each slot's sweep did (the demo and benchmarks print it). */
-  onSweep?: (report: SweepReport) => void;
+  /** Told what each slot's sweep did (the demo and benchmarks print it; the worker counts it). */
+  onSweep?: (report: SweepReport, csid: string) => void;
+  /** Told of each sweep attempt that failed (the worker counts them: an alert when a firm's sweep keeps failing). */
+  onSweepFailed?: (csid: string, error: unknown) => void;
 }
 
 interface WaitingApplication {
@@ -99,8 +101,11 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       const beat = setInterval(() => context.heartbeat(), 5_000);
       try {
         const report = await sweep(csid);
-        options.onSweep?.(report);
+        options.onSweep?.(report, csid);
         return report;
+      } catch (error) {
+        options.onSweepFailed?.(csid, error);
+        throw error;
       } finally {
         clearInterval(beat);
       }

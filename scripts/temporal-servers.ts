@@ -6,7 +6,8 @@
  *   through a small wrapper script that `exec`s java.
  *
  * - for `npm run cluster`, the Temporal server, temporal-sql-tool and the Temporal UI server are built
- *   the same way (`npm run servers -- cluster`).
+ *   the same way (`npm run servers -- cluster`), and Prometheus with promtool (`-- prometheus`, also for
+ *   the alert rule tests; scripts/prometheus/server.ts).
  *
  * All are cached per user and per version, outside the repository. Tests, the demo and CI all call
  * this module; run it directly (`npm run servers`) to provision the dev and test servers and the browser
@@ -92,7 +93,7 @@ async function checkedOverride(variable: string, path: string): Promise<string> 
 }
 
 /** The binary an environment variable points at instead of a built one (an empty value counts). */
-async function overridden(variable: string): Promise<string | undefined> {
+export async function overridden(variable: string): Promise<string | undefined> {
   const path = process.env[variable];
   return path === undefined ? undefined : checkedOverride(variable, path);
 }
@@ -131,7 +132,7 @@ export async function devServerExecutable(): Promise<ServerExecutable> {
 }
 
 /** Builds Go main packages of one module version into `dir`, each binary renamed as asked. */
-async function goBuild(
+export async function goBuild(
   dir: string,
   what: string,
   packages: Array<{ path: string; built: string; name: string }>,
@@ -276,8 +277,10 @@ export const DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'frontend.enable
 
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'all';
-  if (!['all', 'dev', 'test', 'cluster', 'browser'].includes(which)) {
-    throw new ServerProvisioningError(`usage: temporal-servers [all|dev|test|cluster|browser] (got "${which}")`);
+  if (!['all', 'dev', 'test', 'cluster', 'browser', 'prometheus'].includes(which)) {
+    throw new ServerProvisioningError(
+      `usage: temporal-servers [all|dev|test|cluster|browser|prometheus] (got "${which}")`,
+    );
   }
   if (which === 'all' || which === 'dev') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
   if (which === 'all' || which === 'test') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
@@ -285,6 +288,11 @@ async function main(): Promise<void> {
     // The browser tests' Chromium (scripts/browser.ts): the machine's, or one from the npm registry.
     const { chromiumExecutable } = await import('./browser.js');
     console.log(`chromium:    ${await chromiumExecutable()}`);
+  }
+  if (which === 'all' || which === 'prometheus' || which === 'cluster') {
+    // The rule tests' promtool and the cluster's Prometheus (scripts/prometheus/server.ts).
+    const { prometheusExecutables } = await import('./prometheus/server.js');
+    console.log(`prometheus:  ${JSON.stringify(await prometheusExecutables())}`);
   }
   if (which === 'cluster') {
     console.log(`cluster:     ${JSON.stringify(await clusterExecutables())}`);

@@ -20,7 +20,7 @@ import {
   CODEC_DISABLED_ENV,
   configuredCodecKeyring,
 } from '../codec/keyring.js';
-import { instrumentEcaClient, startLifecycleGauge } from './metrics.js';
+import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -44,17 +44,12 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
   });
-  // An alert: every attempt that meets a wrong key or document store (activities/configuration-errors.ts).
-  const configurationErrors = meter.createCounter(
-    'eca_configuration_errors',
-    'attempt',
-    'Activity attempts that met a configuration error (keys, document store); retried until it is fixed, or an application is blocked (ECA_BLOCK_AFTER_MS)',
-  );
   const { activities } = createEngineActivities({
     eca,
     store,
     client,
-    onConfigurationError: (kind) => configurationErrors.add(1, { kind }),
+    // Configuration errors, sweeps and daily documents counted for the alert rules (workers/metrics.ts).
+    ...activityMetrics(meter),
     stepFailureBounds: config.steps,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,

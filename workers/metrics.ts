@@ -8,7 +8,15 @@
  * - `eca_applications{lifecycle_state}`                 applications per lifecycle state (gauge, from visibility)
  * - `eca_lifecycle_transitions{from,to,event}`          state changes, from the workflows (counter; workflows/)
  * - `eca_configuration_errors{kind}`                    activity attempts that met a wrong key or document store
- *                                                        (counter, workers/main.ts; activities/configuration-errors.ts)
+ *                                                        (counter; activities/configuration-errors.ts)
+ * - `eca_sweep_slots{csid,outcome}`                     the firm's status sweep attempts, `ok` or `failed` (counter)
+ * - `eca_sweep_last_success_seconds{csid}`              when the firm's last sweep succeeded, Unix time (gauge)
+ * - `eca_sweep_duration_ms{csid}`                       one sweep's duration (histogram)
+ * - `eca_sweep_brokerage_calls{csid}`                   brokerage calls made by the sweeps (counter)
+ * - `eca_sweep_woken{csid}`                             applications woken by the sweeps (counter)
+ * - `eca_daily_documents_recorded_seconds{csid}`        when the firm's daily documents were last recorded, Unix time (gauge)
+ *
+ * The alert rules and the dashboard built on these are in scripts/prometheus/ (deploy/prometheus/, deploy/grafana/).
  */
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
@@ -22,6 +30,7 @@ import {
 } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
+import type { EngineActivityOptions } from '../activities/engine.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { EcaLifecycleState } from '../domain/search-attributes.js';
 
@@ -133,4 +142,44 @@ export function startLifecycleGauge(options: {
   timer.unref();
   void refresh();
   return { refresh, stop: () => clearInterval(timer) };
+}
+
+/** The engine activities' hooks that feed the worker's metrics (configuration errors, sweeps, daily documents). */
+export function activityMetrics(
+  meter: MetricMeter,
+): Pick<EngineActivityOptions, 'onConfigurationError' | 'onSweep' | 'onSweepFailed' | 'onDailyDocumentsRecorded'> {
+  const configurationErrors = meter.createCounter(
+    'eca_configuration_errors',
+    'attempt',
+    'Activity attempts that met a configuration error (keys, document store); retried until it is fixed, or an application is blocked (ECA_BLOCK_AFTER_MS)',
+  );
+  const slots = meter.createCounter('eca_sweep_slots', 'slot', "Attempts of the firm's status sweep by outcome");
+  const lastSuccess = meter.createGauge(
+    'eca_sweep_last_success_seconds',
+    'int',
+    's',
+    "When the firm's status sweep last succeeded (Unix time)",
+  );
+  const duration = meter.createHistogram('eca_sweep_duration_ms', 'int', 'ms', "Duration of one of the firm's sweeps");
+  const calls = meter.createCounter('eca_sweep_brokerage_calls', 'call', 'Brokerage calls made by the status sweeps');
+  const woken = meter.createCounter('eca_sweep_woken', 'application', 'Applications woken by the status sweeps');
+  const recorded = meter.createGauge(
+    'eca_daily_documents_recorded_seconds',
+    'int',
+    's',
+    "When the firm's daily documents were last recorded (Unix time)",
+  );
+  const unixSeconds = () => Math.floor(Date.now() / 1000);
+  return {
+    onConfigurationError: (kind) => configurationErrors.add(1, { kind }),
+    onSweep: (report, csid) => {
+      slots.add(1, { csid, outcome: 'ok' });
+      lastSuccess.set(unixSeconds(), { csid });
+      duration.record(report.durationMs, { csid });
+      calls.add(report.brokerageCalls, { csid });
+      woken.add(report.woken, { csid });
+    },
+    onSweepFailed: (csid) => slots.add(1, { csid, outcome: 'failed' }),
+    onDailyDocumentsRecorded: (result) => recorded.set(unixSeconds(), { csid: result.csid }),
+  };
 }

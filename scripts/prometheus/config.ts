@@ -1,0 +1,38 @@
+/**
+ * Prometheus's configuration, one function for compose (deploy/prometheus/prometheus.yml: targets found
+ * by Docker's DNS) and `npm run cluster` (the same jobs, intervals and rules on this machine's ports).
+ */
+export interface ScrapeTargets {
+  /** Engine workers' metrics endpoints (`host:port`), or `dns` for compose's `worker` replicas. */
+  workers: string[] | 'dns';
+  /** The Temporal server's (or each Temporal service's) metrics endpoints. */
+  temporal: string[];
+  /** The codec server, the onboarding API... any further engine endpoint (job `eca-service`). */
+  services?: string[];
+}
+
+export const SCRAPE_INTERVAL = '15s';
+
+export function prometheusConfig(
+  targets: ScrapeTargets,
+  options: { ruleFiles: string[]; interval?: string },
+): Record<string, unknown> {
+  const interval = options.interval ?? SCRAPE_INTERVAL;
+  return {
+    global: { scrape_interval: interval, evaluation_interval: interval },
+    rule_files: options.ruleFiles,
+    scrape_configs: [
+      {
+        job_name: 'eca-worker',
+        ...(targets.workers === 'dns'
+          ? // One A record per container: `docker compose up --scale worker=N` needs no change here.
+            { dns_sd_configs: [{ names: ['worker'], type: 'A', port: 9464, refresh_interval: interval }] }
+          : { static_configs: [{ targets: targets.workers }] }),
+      },
+      { job_name: 'temporal-server', static_configs: [{ targets: targets.temporal }] },
+      ...(targets.services?.length
+        ? [{ job_name: 'eca-service', static_configs: [{ targets: targets.services }] }]
+        : []),
+    ],
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Prometheus and promtool from the Go module proxy (built once with `go install`, cached per user like
+ * the Temporal servers; PROMETHEUS_PATH and PROMTOOL_PATH point at binaries you already have), and a
+ * Prometheus process for `npm run cluster`. Built without the web UI's assets: the HTTP API, which the
+ * tests and the cluster summary use, is whole; a Prometheus UI comes with compose's image.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheRoot, goBuild, isExecutable, overridden } from '../temporal-servers.js';
+import { start } from '../processes.js';
+import type { Child, StopReport } from '../processes.js';
+
+/** Prometheus 3.16.0: its Go module's versions are v0.<major><minor>.<patch>. */
+export const PROMETHEUS_MODULE_VERSION = 'v0.316.0';
+
+export interface PrometheusExecutables {
+  prometheus: string;
+  promtool: string;
+}
+
+export async function prometheusExecutables(): Promise<PrometheusExecutables> {
+  const [prometheus, promtool] = await Promise.all([overridden('PROMETHEUS_PATH'), overridden('PROMTOOL_PATH')]);
+  if (prometheus && promtool) return { prometheus, promtool };
+  const dir = join(cacheRoot(), 'prometheus', PROMETHEUS_MODULE_VERSION);
+  const built = { prometheus: join(dir, 'prometheus'), promtool: join(dir, 'promtool') };
+  if (!(await isExecutable(built.prometheus)) || !(await isExecutable(built.promtool))) {
+    await goBuild(
+      dir,
+      `Prometheus and promtool (module ${PROMETHEUS_MODULE_VERSION})`,
+      [
+        { path: 'github.com/prometheus/prometheus/cmd/prometheus', built: 'prometheus', name: 'prometheus' },
+        { path: 'github.com/prometheus/prometheus/cmd/promtool', built: 'promtool', name: 'promtool' },
+      ],
+      PROMETHEUS_MODULE_VERSION,
+    );
+  }
+  return { prometheus: prometheus ?? built.prometheus, promtool: promtool ?? built.promtool };
+}
+
+export interface PrometheusAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing' | 'inactive';
+  value: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A Prometheus server on 127.0.0.1 with its configuration and rules written into `dir`. */
+export class PrometheusProcess {
+  child: Child | undefined;
+
+  constructor(readonly options: { binary: string; dir: string; port: number }) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.options.port}`;
+  }
+
+  /** Writes the files (by name: `prometheus.yml`, `alerts.yml`...), starts and waits until ready. */
+  async start(files: Record<string, string>): Promise<void> {
+    const { binary, dir, port } = this.options;
+    await mkdir(join(dir, 'data'), { recursive: true, mode: 0o700 });
+    for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content, { mode: 0o600 });
+    this.child = start('prometheus', binary, [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ]);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ready = await fetch(`${this.url}/-/ready`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ready) return;
+      if (!this.child.running) throw new Error(`prometheus exited:\n${this.child.output}`);
+      if (Date.now() > deadline) throw new Error(`prometheus was not ready within 60 s:\n${this.child.output}`);
+      await sleep(200);
+    }
+  }
+
+  private async api<T>(path: string): Promise<T> {
+    const response = await fetch(`${this.url}/api/v1/${path}`);
+    const body = (await response.json()) as { status: string; data: T; error?: string };
+    if (body.status !== 'success') throw new Error(`prometheus ${path}: ${body.error ?? response.status}`);
+    return body.data;
+  }
+
+  alerts(): Promise<PrometheusAlert[]> {
+    return this.api<{ alerts: PrometheusAlert[] }>('alerts').then((data) => data.alerts);
+  }
+
+  /** An instant query's samples: labels and value. */
+  query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+    return this.api(`query?query=${encodeURIComponent(expr)}`).then((data) => (data as { result: never }).result);
+  }
+
+  /** Every metric name Prometheus holds samples of. */
+  metricNames(): Promise<string[]> {
+    return this.api<string[]>('label/__name__/values');
+  }
+
+  /** Scrape targets and their health. */
+  targets(): Promise<Array<{ labels: Record<string, string>; health: string; lastError: string }>> {
+    return this.api<{ activeTargets: never[] }>('targets').then((data) => data.activeTargets);
+  }
+
+  async stop(): Promise<StopReport | undefined> {
+    return this.child?.stop();
+  }
+}

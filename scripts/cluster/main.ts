@@ -1,7 +1,8 @@
 /**
  * `npm run cluster`: the production topology on this machine, every part a process of its own
  * (see topology.ts): PostgreSQL, the Temporal services on it, `eca setup`, the simulated brokerage,
- * the codec server, two engine workers and the Temporal UI server. Then the demo's applications run
+ * the codec server, two engine workers, the Temporal UI server and Prometheus with the engine's alert rules.
+ * Then the demo's applications run
  * through it, and a summary says where everything listens.
  *
  *   --applications N   how many demo applications (default 25; 0 runs none)
@@ -23,7 +24,7 @@ function progress(line: string): void {
 }
 
 /** Every process started and where the parts listen. */
-function printTopology(topology: Topology): void {
+async function printTopology(topology: Topology): Promise<void> {
   console.log(
     table(
       ['PROCESS', 'PID'],
@@ -42,6 +43,15 @@ function printTopology(topology: Topology): void {
       .map((entry) => entry.url)
       .join(' ')}`,
   );
+  if (topology.prometheus) {
+    const firing = (await topology.prometheus.alerts().catch(() => []))
+      .filter((alert) => alert.state === 'firing')
+      .map((alert) => alert.labels.alertname);
+    console.log(
+      `Prometheus: ${topology.prometheus.url} (workers and Temporal services scraped, alert rules of deploy/prometheus; ` +
+        `firing: ${firing.length ? firing.join(', ') : 'none'})`,
+    );
+  }
 }
 
 async function main(): Promise<number> {
@@ -101,7 +111,7 @@ async function main(): Promise<number> {
         await connection.close();
       }
     }
-    printTopology(topology);
+    await printTopology(topology);
     console.log(`Elapsed: ${((Date.now() - began) / 1000).toFixed(1)} s.`);
     if (values.keep) {
       console.log('Leaving everything running (--keep); press Ctrl-C to stop every process.');

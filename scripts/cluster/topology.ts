@@ -2,8 +2,9 @@
  * The production topology on one machine, every part a process of its own from the registries:
  * PostgreSQL, the Temporal services (frontend, matching, two history processes, internal worker) on
  * it, the namespace set up by `eca setup`, then the engine: the simulated brokerage, the codec server,
- * two engine workers and the Temporal UI server wired to the codec server. `npm run cluster` and
- * `npm run test:cluster` both stand on it.
+ * two engine workers and the Temporal UI server wired to the codec server, and Prometheus scraping the
+ * workers and the Temporal services with compose's jobs and alert rules (scripts/prometheus/).
+ * `npm run cluster` and `npm run test:cluster` both stand on it.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +14,12 @@ import { generateCodecKeyEntry } from '../../codec/index.js';
 import { freePort, SimulatorProcess, start, startTypeScript, startWorkerProcess } from '../processes.js';
 import type { Child, StopReport } from '../processes.js';
 import { clusterExecutables, uiServerExecutable } from '../temporal-servers.js';
+import { prometheusConfig } from '../prometheus/config.js';
+import { rulesYaml } from '../prometheus/files.js';
+import { DEFAULT_THRESHOLDS } from '../prometheus/rules.js';
+import type { AlertThresholds } from '../prometheus/rules.js';
+import { PrometheusProcess, prometheusExecutables } from '../prometheus/server.js';
+import { toYaml } from '../prometheus/yaml.js';
 import { Postgres } from './postgres.js';
 import { TemporalCluster } from './temporal.js';
 
@@ -25,6 +32,8 @@ export interface TopologyOptions {
   timeScale?: number;
   /** Further environment of the engine workers. */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Prometheus's alert thresholds and scrape interval (default: compose's, 15 s); `false` starts none. */
+  prometheus?: { thresholds?: AlertThresholds; interval?: string } | false;
   log?: (line: string) => void;
 }
 
@@ -45,6 +54,9 @@ export class Topology {
   ui: Child | undefined;
   uiPort = 0;
   readonly workers: Child[] = [];
+  /** Every engine worker's metrics endpoint (`127.0.0.1:port`), kept when it stops: a dead one is a target down. */
+  readonly workerMetrics = new Map<Child, string>();
+  prometheus: PrometheusProcess | undefined;
   private readonly log: (line: string) => void;
 
   private constructor(
@@ -80,7 +92,7 @@ export class Topology {
       // PostgreSQL runs as its own user when started by root: it must be able to pass through. Every
       // other directory is this user's alone (the simulator's keys, documents, the UI's configuration).
       await chmod(dir, 0o711);
-      for (const sub of ['simulator', 'documents', 'temporal', 'ui', 'workflow-bundles']) {
+      for (const sub of ['simulator', 'documents', 'temporal', 'ui', 'workflow-bundles', 'prometheus']) {
         await mkdir(join(dir, sub), { mode: 0o700 });
       }
       topology = new Topology(dir, options);
@@ -147,6 +159,35 @@ export class Topology {
       `simulator ${this.sim.url} (CSID ${this.sim.csid}), codec server ${this.codecUrl}, ` +
         `${this.workers.length} engine workers${this.ui ? `, UI ${this.uiUrl}` : ''} (${elapsed(began)})`,
     );
+    if (this.options.prometheus !== false) {
+      began = Date.now();
+      await this.startPrometheus(this.options.prometheus ?? {});
+      log(`Prometheus ${this.prometheus!.url}, alert rules loaded (${elapsed(began)})`);
+    }
+  }
+
+  /**
+   * Prometheus with compose's jobs and rules (scripts/prometheus/config.ts); the workers' targets are a
+   * file Prometheus watches (file_sd), rewritten as workers start, where compose finds them by DNS.
+   */
+  private async startPrometheus(options: { thresholds?: AlertThresholds; interval?: string }): Promise<void> {
+    const { prometheus: binary } = await prometheusExecutables();
+    const dir = join(this.dir, 'prometheus');
+    this.prometheus = new PrometheusProcess({ binary, dir, port: await freePort() });
+    const temporal = this.temporal.metricsEndpoints().map((endpoint) => new URL(endpoint.url).host);
+    const config = prometheusConfig(
+      { workers: { file: join(dir, 'workers.json') }, temporal },
+      { ruleFiles: ['alerts.yml'], interval: options.interval },
+    );
+    await this.prometheus.start({
+      'workers.json': this.workerTargets(),
+      'prometheus.yml': toYaml(config as never, 'Written by scripts/cluster/topology.ts'),
+      'alerts.yml': rulesYaml(options.thresholds ?? DEFAULT_THRESHOLDS),
+    });
+  }
+
+  private workerTargets(): string {
+    return JSON.stringify([{ targets: [...this.workerMetrics.values()] }]);
   }
 
   /** `eca setup`, run as the command operators run: a process of its own. */
@@ -207,6 +248,7 @@ export class Topology {
 
   /** One more engine worker process on the default task queue, as configured in production. */
   async startWorker(name: string): Promise<Child> {
+    const metrics = `127.0.0.1:${await freePort()}`;
     const worker = await startWorkerProcess(name, {
       temporalAddress: this.temporal.address,
       taskQueue: 'eca-onboarding',
@@ -217,10 +259,14 @@ export class Topology {
         ECA_WORKFLOW_BUNDLE_DIR: this.bundleDir,
         ECA_POLL_BATCH_WINDOW_MS: '50',
         WORKER_SHUTDOWN_GRACE_MS: '2000',
+        ECA_METRICS_ADDRESS: metrics,
         ...this.options.workerEnv,
       },
     });
     this.workers.push(worker);
+    this.workerMetrics.set(worker, metrics);
+    // Prometheus reads the file again when it changes (file_sd).
+    if (this.prometheus) await writeFile(join(this.dir, 'prometheus', 'workers.json'), this.workerTargets());
     return worker;
   }
 
@@ -236,6 +282,7 @@ export class Topology {
       { name: 'codec server', pid: this.codecServer?.pid },
       ...this.workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
       ...(this.ui ? [{ name: 'temporal ui-server', pid: this.ui.pid }] : []),
+      { name: 'prometheus', pid: this.prometheus?.child?.pid },
     ].filter((entry) => entry.pid !== undefined);
   }
 
@@ -254,6 +301,7 @@ export class Topology {
       }
     };
     await Promise.all(this.workers.filter((w) => w.running).map((worker) => stop(`${worker.name} stop`, worker)));
+    await stop('prometheus stop', this.prometheus?.child ? this.prometheus : undefined);
     await stop('temporal ui-server stop', this.ui);
     await stop('codec server stop', this.codecServer);
     await stop('simulator stop', this.sim.child ? this.sim : undefined);

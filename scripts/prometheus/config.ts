@@ -3,8 +3,11 @@
  * by Docker's DNS) and `npm run cluster` (the same jobs, intervals and rules on this machine's ports).
  */
 export interface ScrapeTargets {
-  /** Engine workers' metrics endpoints (`host:port`), or `dns` for compose's `worker` replicas. */
-  workers: string[] | 'dns';
+  /**
+   * Engine workers' metrics endpoints (`host:port`), `dns` for compose's `worker` replicas, or a file of
+   * targets Prometheus watches (file_sd: `npm run cluster`, whose workers come and go on new ports).
+   */
+  workers: string[] | 'dns' | { file: string };
   /** The Temporal server's (or each Temporal service's) metrics endpoints. */
   temporal: string[];
   /** The codec server, the onboarding API... any further engine endpoint (job `eca-service`). */
@@ -24,10 +27,7 @@ export function prometheusConfig(
     scrape_configs: [
       {
         job_name: 'eca-worker',
-        ...(targets.workers === 'dns'
-          ? // One A record per container: `docker compose up --scale worker=N` needs no change here.
-            { dns_sd_configs: [{ names: ['worker'], type: 'A', port: 9464, refresh_interval: interval }] }
-          : { static_configs: [{ targets: targets.workers }] }),
+        ...workerDiscovery(targets.workers, interval),
       },
       { job_name: 'temporal-server', static_configs: [{ targets: targets.temporal }] },
       ...(targets.services?.length
@@ -35,4 +35,12 @@ export function prometheusConfig(
         : []),
     ],
   };
+}
+
+function workerDiscovery(workers: ScrapeTargets['workers'], interval: string): Record<string, unknown> {
+  // One A record per container: `docker compose up --scale worker=N` needs no change here.
+  if (workers === 'dns')
+    return { dns_sd_configs: [{ names: ['worker'], type: 'A', port: 9464, refresh_interval: interval }] };
+  if (Array.isArray(workers)) return { static_configs: [{ targets: workers }] };
+  return { file_sd_configs: [{ files: [workers.file], refresh_interval: interval }] };
 }

@@ -13,6 +13,10 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
+import { startWorkerProcess } from '../../scripts/processes.js';
+import { thresholdsWith } from '../../scripts/prometheus/rules.js';
+import type { PrometheusAlert } from '../../scripts/prometheus/server.js';
+import { startApplication } from '../../client/applications.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { assertGone, printReports, runFleet, World } from '../faults/world.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml } from '../support/history-privacy.js';
@@ -29,7 +33,13 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
 
   before(async function () {
     const began = Date.now();
-    topology = await Topology.start({ ui: false, log: (line) => console.log(`      [cluster] ${line}`) });
+    topology = await Topology.start({
+      ui: false,
+      log: (line) => console.log(`      [cluster] ${line}`),
+      // Prometheus with compose's rules, at thresholds a test can wait for; the gauge counted every 2 s.
+      prometheus: { thresholds: thresholdsWith(['blockedFor=10s', 'workerDownFor=10s']), interval: '2s' },
+      workerEnv: { ECA_METRICS_GAUGE_INTERVAL_MS: '2000' },
+    });
     console.log(`      [cluster] up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     world = await World.attach({
       address: topology.temporal.address,
@@ -115,5 +125,81 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     console.log(
       `      ${report.workflowIds.length} histories exported with the temporal CLI: no personal data, every payload encrypted`,
     );
+  });
+
+  it('Prometheus scrapes every part, and raises "worker down" for a killed worker and "blocked" for a blocked application', async function () {
+    const cluster = topology!;
+    const prometheus = cluster.prometheus!;
+    // What the rules and the dashboard read, from the real scrape of the fleet's workers and Temporal services.
+    // Series that only exist after an event (a configuration error, a failed workflow task, an empty poll,
+    // a daily documents run, a missed schedule) are checked against the code in test/deploy/prometheus.test.ts.
+    const names = new Set(await prometheus.metricNames());
+    const scraped = [
+      'up',
+      'eca_applications',
+      'eca_brokerage_calls',
+      'eca_brokerage_call_duration_ms_bucket',
+      'eca_sweep_slots',
+      'eca_sweep_last_success_seconds',
+      'eca_sweep_duration_ms_bucket',
+      'eca_sweep_brokerage_calls',
+      'temporal_workflow_task_queue_poll_succeed',
+      'temporal_workflow_task_schedule_to_start_latency_bucket',
+      'temporal_workflow_endtoend_latency_bucket',
+      'service_requests',
+    ];
+    assert.deepEqual(
+      scraped.filter((name) => !names.has(name)),
+      [],
+      'metrics the rules or the dashboard read, missing from the scrape',
+    );
+    const temporalTargets = (await prometheus.targets()).filter((target) => target.labels.job === 'temporal-server');
+    assert.ok(temporalTargets.length >= 4, `Temporal services scraped: ${temporalTargets.length}`);
+
+    const firing = async (alert: string, match: (labels: Record<string, string>) => boolean) => {
+      const deadline = Date.now() + 180_000;
+      let seen: PrometheusAlert[] = [];
+      while (Date.now() < deadline) {
+        seen = await prometheus.alerts();
+        const found = seen.find((a) => a.labels.alertname === alert && a.state === 'firing' && match(a.labels));
+        if (found) return found;
+        await sleep(1000);
+      }
+      assert.fail(
+        `${alert} did not fire within 180 s; alerts: ${JSON.stringify(seen.map((a) => [a.labels, a.state]))}`,
+      );
+    };
+
+    // A worker killed (and not started again): its target goes down and the alert fires for it.
+    const victim = cluster.workers.at(-1)!;
+    const instance = cluster.workerMetrics.get(victim)!;
+    world!.checkGone(await victim.stop('SIGKILL'), `${victim.name} SIGKILL`);
+    const down = await firing('EcaWorkerDown', (labels) => labels.instance === instance);
+    assert.equal(down.labels.severity, 'critical');
+    assert.equal(down.annotations.runbook_url, 'docs/production.md#ecaworkerdown');
+
+    // No application is blocked yet: the alert is quiet.
+    assert.ok(!(await prometheus.alerts()).some((a) => a.labels.alertname === 'EcaApplicationsBlocked'));
+    // An application whose XML is gone from the store before a worker takes it: started on a queue of its
+    // own, the XML deleted, then a worker for that queue blocks it past a 5-s bound (a configuration error).
+    const queue = 'eca-alerts';
+    const xml = personalXml('alert-blocked-1', applicant('cluster', 'alerts01'));
+    await startApplication(world!.context(queue), { applicationXml: xml });
+    await world!.store.delete(await world!.store.put(new TextEncoder().encode(xml)));
+    const blocker = await startWorkerProcess('blocking worker', {
+      temporalAddress: cluster.temporal.address,
+      taskQueue: queue,
+      simulator: cluster.sim,
+      documentStore: cluster.documentStore,
+      codecKeys: cluster.codecKeys,
+      env: { ECA_BLOCK_AFTER_MS: '5000', ECA_WORKFLOW_BUNDLE_DIR: cluster.bundleDir },
+    });
+    try {
+      const blocked = await firing('EcaApplicationsBlocked', () => true);
+      assert.match(blocked.annotations.description ?? '', /^1 application\(s\) are blocked/);
+    } finally {
+      world!.checkGone(await blocker.stop(), 'blocking worker stop');
+    }
+    console.log('      Prometheus: EcaWorkerDown and EcaApplicationsBlocked fired from the real scrape');
   });
 });

@@ -122,6 +122,26 @@ describe('alert rules and dashboard (real promtool)', function () {
     }
   });
 
+  it('every metric the rules read is exported by the code that should export it', async function () {
+    // The engine's from workers/metrics.ts, the SDK's from Temporal Core's source (prefixed `temporal_`),
+    // the Temporal server's by name; the cluster test sees the ones a run produces in a real scrape.
+    const engine = await readFile('workers/metrics.ts', 'utf8');
+    const core = await readFile(
+      'node_modules/@temporalio/core-bridge/sdk-core/crates/sdk-core/src/telemetry/metrics.rs',
+      'utf8',
+    );
+    const server = new Set(['up', 'schedule_missed_catchup_window']);
+    const read = new Set(alertRules().flatMap((rule) => metricNames(rule.expr)));
+    assert.ok(read.size >= 10, `metrics read by the rules: ${[...read].join(', ')}`);
+    for (const name of read) {
+      if (name.startsWith('eca_'))
+        assert.match(engine, new RegExp(`'${name}'`), `${name} is not created in workers/metrics.ts`);
+      else if (name.startsWith('temporal_')) {
+        assert.match(core, new RegExp(`"${name.slice('temporal_'.length)}"`), `${name} is not a Temporal Core metric`);
+      } else assert.ok(server.has(name), `${name}: whose metric is it?`);
+    }
+  });
+
   it("the dashboard's datasource is the one compose provisions, and its panels are laid out without overlap", async function () {
     const datasource = await readFile('deploy/grafana/provisioning/datasources/prometheus.yml', 'utf8');
     assert.match(datasource, new RegExp(`uid: ${DATASOURCE_UID}\\n`));

@@ -157,12 +157,18 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     assert.ok(temporalTargets.length >= 4, `Temporal services scraped: ${temporalTargets.length}`);
 
     const firing = async (alert: string, match: (labels: Record<string, string>) => boolean) => {
-      const deadline = Date.now() + 180_000;
+      const began = Date.now();
+      const deadline = began + 180_000;
       let seen: PrometheusAlert[] = [];
       while (Date.now() < deadline) {
         seen = await prometheus.alerts();
         const found = seen.find((a) => a.labels.alertname === alert && a.state === 'firing' && match(a.labels));
-        if (found) return found;
+        if (found) {
+          console.log(
+            `      Prometheus: ${alert} firing ${((Date.now() - began) / 1000).toFixed(1)} s after the fault`,
+          );
+          return found;
+        }
         await sleep(1000);
       }
       assert.fail(
@@ -200,6 +206,5 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     } finally {
       world!.checkGone(await blocker.stop(), 'blocking worker stop');
     }
-    console.log('      Prometheus: EcaWorkerDown and EcaApplicationsBlocked fired from the real scrape');
   });
 });

@@ -2,6 +2,7 @@ import type { Context } from 'mocha';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
 import { provisionServers, stopServers } from './servers.js';
+import { FUZZ_SEED, fuzzCounts } from './fuzz.js';
 
 /** A log line a test provokes on purpose: counted for the test to assert, not printed. */
 export interface ExpectedLog {
@@ -51,5 +52,11 @@ export const mochaHooks = {
   async afterAll(this: Context) {
     this.timeout(60_000);
     await stopServers();
+    const counts = [...fuzzCounts()];
+    if (counts.length) {
+      const total = counts.reduce((sum, [, runs]) => sum + runs, 0);
+      console.log(`\n  Fuzzing (seed ${FUZZ_SEED}, FUZZ_SEED replays it): ${total} cases`);
+      for (const [surface, runs] of counts) console.log(`    ${String(runs).padStart(7)}  ${surface}`);
+    }
   },
 };

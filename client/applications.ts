@@ -196,7 +196,7 @@ export async function provideDocuments(
 
 export async function reset(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   const handle = await findApplication(ctx, reference);
-  return message(reference, () => handle.executeUpdate(resetUpdate, { args: [] }));
+  return message(reference, () => handle.executeUpdate(resetUpdate, { args: [{}] }));
 }
 
 /**
@@ -206,12 +206,12 @@ export async function reset(ctx: EngineContext, reference: string): Promise<Appl
  */
 export async function retry(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   const handle = await findApplication(ctx, reference);
-  return message(reference, () => handle.executeUpdate(retryUpdate, { args: [] }));
+  return message(reference, () => handle.executeUpdate(retryUpdate, { args: [{}] }));
 }
 
 export async function pollNow(ctx: EngineContext, reference: string): Promise<void> {
   const handle = await findApplication(ctx, reference);
-  await message(reference, () => handle.signal(pollNowSignal));
+  await message(reference, () => handle.signal(pollNowSignal, {}));
 }
 
 export interface ApplicationFilter {

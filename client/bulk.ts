@@ -90,7 +90,7 @@ export async function startBulk(ctx: EngineContext, input: BulkInput): Promise<B
   const plan = await planBulk(ctx, input);
   if (input.dryRun || plan.matching === 0) return plan;
   const request: AbandonRequest = input.reason === undefined ? {} : { reason: input.reason };
-  const [signal, args] = input.action === 'abandon' ? [abandonSignal.name, [request]] : [pollNowSignal.name, []];
+  const [signal, args] = input.action === 'abandon' ? [abandonSignal.name, [request]] : [pollNowSignal.name, [{}]];
   const jobId = `eca-bulk-${input.action}-${randomUUID()}`;
   await ctx.client.workflowService.startBatchOperation({
     namespace: ctx.client.options.namespace,

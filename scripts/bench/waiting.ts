@@ -126,7 +126,7 @@ async function pollNowLatencies(bench: Bench, ids: string[]) {
   };
   for (const workflowId of ids.slice(100, 200)) {
     pollSent.set(workflowId, Date.now());
-    await bench.client.workflow.getHandle(workflowId).signal(pollNowSignal);
+    await bench.client.workflow.getHandle(workflowId).signal(pollNowSignal, {});
     for (let i = 0; i < 100 && started(workflowId) === undefined; i++) await sleep(20);
   }
   for (let i = 0; i < 120 && [...pollSent.keys()].some((id) => started(id) === undefined); i++) await sleep(500);

@@ -118,7 +118,7 @@ describe('status sweep (dev server, worker, simulator)', function () {
       assert.deepEqual(after, woken.slice(1), 'the unchanged applications were not woken');
 
       // pollNow still reads at once.
-      await handles[2]!.signal(pollNowSignal);
+      await handles[2]!.signal(pollNowSignal, {});
       await until('the pollNow read', async () => ((await reads(handles[2]!)) === 1 ? true : undefined), 10_000);
 
       // The sweep stops; an account changes meanwhile; a restarted sweep (which keeps no state) wakes it.

@@ -184,7 +184,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const waiting = await waitForState(handle, 'awaitingClient');
       assert.ok(waiting.nextPollAt! > (waiting.lastPollAt ?? 0), 'a next poll is scheduled');
       const reads = harness.sim.control.calls().getAccountStatus ?? 0;
-      await handle.signal(pollNowSignal);
+      await handle.signal(pollNowSignal, {});
       // No time is skipped here: only the signal can make the workflow read before its slot.
       for (let i = 0; i < 100 && (harness.sim.control.calls().getAccountStatus ?? 0) === reads; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -272,11 +272,70 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         handle.executeUpdate(abandonUpdate, { args: [{}] }),
         (error: unknown) => error instanceof WorkflowUpdateFailedError && /not allowed/.test(String(error.cause)),
       );
-      await handle.executeUpdate(resetUpdate, { args: [] });
+      await handle.executeUpdate(resetUpdate, { args: [{}] });
       const result = await handle.result();
       assert.equal(result.outcome, 'open');
       const states = result.transitions.map((transition) => transition.state);
       assert.ok(states.includes('resetting'));
+    });
+  });
+
+  it("staff messages without an input, or with the patch marker's shape, are refused and shown; nothing is sent", async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'stalled');
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'awaitingClient');
+      const marker = { id: 'status-sweep', deprecated: false };
+      // What a client without the payload codec can send that a strict codec has nothing to refuse in:
+      // no payload at all, or a plaintext one the codec lets through as the SDK's patch marker.
+      await handle.signal('abandon');
+      await handle.signal('abandon', marker);
+      await handle.signal('pollNow');
+      await handle.signal('retry', marker);
+      for (const [name, args] of [
+        ['abandon', []],
+        ['abandon', [marker]],
+        ['reset', []],
+        ['retry', [marker]],
+      ] as const) {
+        await assert.rejects(
+          handle.executeUpdate(name, { args: [...args] } as never),
+          (error: unknown) =>
+            error instanceof WorkflowUpdateFailedError &&
+            /takes \{/.test(String(error.cause)) &&
+            (error.cause as { type?: string }).type === 'InvalidArgument',
+          `update ${name}(${JSON.stringify(args)})`,
+        );
+      }
+      let view = await handle.query(stateQuery);
+      for (let i = 0; i < 50 && (view.staffNotices ?? []).length < 4; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        view = await handle.query(stateQuery);
+      }
+      assert.deepEqual(
+        (view.staffNotices ?? []).map(({ name, outcome, detail }) => [name, outcome, detail]),
+        [
+          [
+            'abandon',
+            'refused',
+            'abandon takes {"reason": "…"} (the reason is optional): every staff message carries an input, encrypted by the sender\'s payload codec',
+          ],
+          [
+            'abandon',
+            'refused',
+            'abandon takes {"reason": "…"} (the reason is optional), not the field(s) id, deprecated',
+          ],
+          [
+            'pollNow',
+            'refused',
+            "pollNow takes {}: every staff message carries an input, encrypted by the sender's payload codec",
+          ],
+          ['retry', 'refused', 'retry takes {}, not the field(s) id, deprecated'],
+        ],
+      );
+      assert.equal(view.lifecycleState, 'awaitingClient', 'nothing moved');
+      assert.equal(harness.sim.control.account(waiting.accountId!)?.status, waiting.status, 'nothing sent');
+      await handle.terminate('test done');
     });
   });
 
@@ -285,7 +344,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const handle = await start(harness, 'stalled');
     await harness.worker.runUntil(async () => {
       await waitForState(handle, 'awaitingClient');
-      await handle.signal(resetSignal);
+      await handle.signal(resetSignal, {});
       await handle.signal(abandonSignal, 42 as never);
       await handle.signal(defineSignal('abandonn'));
       const notices = async (count: number) => {
@@ -491,7 +550,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       await waitForState(handle, 'awaitingClient');
       await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client withdrew' }] });
       await waitForState(handle, 'abandoned');
-      await handle.executeUpdate(resetUpdate, { args: [] });
+      await handle.executeUpdate(resetUpdate, { args: [{}] });
       // The stalled scenario completes its portal task after a reset and opens.
       const result = await handle.result();
       assert.equal(transport.lost(), 1);
@@ -512,7 +571,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       await waitForState(handle, 'awaitingClient');
       await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'client withdrew' }] });
       await waitForState(handle, 'abandoned');
-      await handle.executeUpdate(resetUpdate, { args: [] });
+      await handle.executeUpdate(resetUpdate, { args: [{}] });
       const stopped = await waitForState(handle, 'unconfirmed');
       assert.match(stopped.unconfirmed?.reason ?? '', /ResetAbandonedAccount may have been received .* look\(s\) over/);
       assert.equal(harness.sim.control.calls().update, 2, 'the reset was sent again');
@@ -572,12 +631,12 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const stuck = await waitForState(handle, 'unconfirmed');
       assert.match(stuck.unconfirmed?.reason ?? '', /more than one new request/);
       // A retry while both are listed looks again (finds two) and sends nothing.
-      await handle.executeUpdate(retryUpdate, { args: [] });
+      await handle.executeUpdate(retryUpdate, { args: [{}] });
       await waitForState(handle, 'unconfirmed');
       assert.equal(harness.sim.control.calls().update, 1, 'a staff retry sent a second AbandonAccount');
       // Once only ours is new, the retry adopts it and follows it to its decision.
       other = false;
-      await handle.executeUpdate(retryUpdate, { args: [] });
+      await handle.executeUpdate(retryUpdate, { args: [{}] });
       const abandoned = await waitForState(handle, 'abandoned');
       assert.equal(harness.sim.control.calls().update, 1, 'a staff retry sent a second AbandonAccount');
       assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
@@ -623,7 +682,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         (error: unknown) => error instanceof WorkflowUpdateFailedError && /not allowed/.test(String(error.cause)),
       );
       await env.sleep('3 hours');
-      await handle.executeUpdate(retryUpdate, { args: [] });
+      await handle.executeUpdate(retryUpdate, { args: [{}] });
       const abandoned = await waitForState(handle, 'abandoned');
       assert.equal(harness.sim.control.calls().update, 1, 'a second AbandonAccount was sent');
       assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
@@ -683,7 +742,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.match(stopped.unconfirmed?.reason ?? '', /may have been processed \(create: HTTP 403\)/);
       assert.equal(stopped.inDoubt?.step, 'create');
       // A retry only looks again: still in doubt, nothing is sent.
-      await handle.executeUpdate(retryUpdate, { args: [] });
+      await handle.executeUpdate(retryUpdate, { args: [{}] });
       await waitForState(handle, 'unconfirmed');
       // The brokerage says it never arrived: the staff resubmit, and one create goes out.
       refusing = false;

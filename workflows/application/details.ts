@@ -23,8 +23,9 @@ function actions(view: ApplicationStateView): Action[] {
   const wf = applicationWorkflowId(view.csid, id);
   // Through the codec server, so that the input is encrypted in history and the answer printed.
   const codec = ' --codec-endpoint "$ECA_CODEC_ENDPOINT" --codec-auth "Bearer $ECA_CODEC_SERVER_TOKEN"';
-  const input = (json?: string) => (json ? ` --input '${json}'${codec}` : codec);
-  const both = (name: string, json?: string) => [
+  // Every staff message carries an input (`{}` at least): the codec server encrypts it.
+  const input = (json: string) => ` --input '${json}'${codec}`;
+  const both = (name: string, json = '{}') => [
     `temporal workflow update execute --workflow-id ${wf} --name ${name}${input(json)}`,
     `temporal workflow signal --workflow-id ${wf} --name ${name}${input(json)}`,
   ];
@@ -36,7 +37,7 @@ function actions(view: ApplicationStateView): Action[] {
   const pollNow: Action = {
     what: 'read the account now instead of at the next poll',
     eca: `eca poll-now ${id}`,
-    temporal: [`temporal workflow signal --workflow-id ${wf} --name pollNow`],
+    temporal: [`temporal workflow signal --workflow-id ${wf} --name pollNow${input('{}')}`],
   };
   switch (view.lifecycleState) {
     case 'needsCorrection':

@@ -16,9 +16,9 @@ import {
   retryUpdate,
   stateQuery,
 } from './messages.js';
-import type { AbandonRequest } from './messages.js';
+import type { AbandonRequest, EmptyRequest } from './messages.js';
 import type { ApplicationRun } from './run.js';
-import { requireAbandonInput, requireDocumentsInput, requireResubmitInput } from './staff-input.js';
+import { requireAbandonInput, requireDocumentsInput, requireEmptyInput, requireResubmitInput } from './staff-input.js';
 import { installStaffSignals } from './staff-signals.js';
 
 export function installHandlers(run: ApplicationRun): void {
@@ -68,6 +68,16 @@ function installStaffUpdates(run: ApplicationRun): void {
       run.allowed({ type: 'PROVIDE_DOCUMENTS', documents });
     },
   });
-  setHandler(resetUpdate, () => handle({ type: 'RESET' }), { validator: () => run.allowed({ type: 'RESET' }) });
-  setHandler(retryUpdate, () => handle({ type: 'RETRY' }), { validator: () => run.allowed({ type: 'RETRY' }) });
+  setHandler(resetUpdate, () => handle({ type: 'RESET' }), {
+    validator: (request?: EmptyRequest) => {
+      requireEmptyInput('reset', request);
+      run.allowed({ type: 'RESET' });
+    },
+  });
+  setHandler(retryUpdate, () => handle({ type: 'RETRY' }), {
+    validator: (request?: EmptyRequest) => {
+      requireEmptyInput('retry', request);
+      run.allowed({ type: 'RETRY' });
+    },
+  });
 }

@@ -111,18 +111,25 @@ export interface AbandonRequest {
   reason?: string;
 }
 
+/**
+ * The input of a staff message that takes no options (`reset`, `retry`, `pollNow`): `{}`. Every staff
+ * message carries an input, so that a client's payload codec always has something to encrypt: in strict
+ * codec mode a message without one, or with a plaintext one, is refused (staff-input.ts).
+ */
+export type EmptyRequest = Record<string, never>;
+
 export const stateQuery = defineQuery<ApplicationStateView>('state');
-export const pollNowSignal = defineSignal('pollNow');
+export const pollNowSignal = defineSignal<[EmptyRequest]>('pollNow');
 /** The staff messages that need no document also as signals (see staff-signals.ts); updates answer, signals do not. */
-export const abandonSignal = defineSignal<[AbandonRequest?]>('abandon');
-export const resetSignal = defineSignal('reset');
-export const retrySignal = defineSignal('retry');
+export const abandonSignal = defineSignal<[AbandonRequest]>('abandon');
+export const resetSignal = defineSignal<[EmptyRequest]>('reset');
+export const retrySignal = defineSignal<[EmptyRequest]>('retry');
 export const abandonUpdate = defineUpdate<ApplicationStateView, [AbandonRequest]>('abandon');
 export const resubmitUpdate = defineUpdate<ApplicationStateView, [DocumentRef]>('resubmit');
 export const provideDocumentsUpdate = defineUpdate<ApplicationStateView, [FormDocument[]]>('provideDocuments');
-export const resetUpdate = defineUpdate<ApplicationStateView, []>('reset');
+export const resetUpdate = defineUpdate<ApplicationStateView, [EmptyRequest]>('reset');
 /**
  * Looks again at a create or update whose outcome could not be established (state `unconfirmed`), or
  * runs a step that stopped in `blocked` again once its cause is mended.
  */
-export const retryUpdate = defineUpdate<ApplicationStateView, []>('retry');
+export const retryUpdate = defineUpdate<ApplicationStateView, [EmptyRequest]>('retry');

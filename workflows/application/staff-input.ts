@@ -20,22 +20,46 @@ export function describeMessage(type: LifecycleEventType): string {
   return MESSAGE_NAMES[type] ?? type;
 }
 
-function invalid(message: string): ApplicationFailure {
+export function invalid(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidArgument', message, nonRetryable: true });
 }
 
-/** What is wrong with an `abandon` input (absent, or `{ "reason": "…" }`), or undefined. */
+/** Why an input is refused when it is absent: the client's codec had nothing to encrypt. */
+const ALWAYS_AN_INPUT = "every staff message carries an input, encrypted by the sender's payload codec";
+
+/**
+ * What is wrong with the input of a staff message taking an object with at most `allowed` fields
+ * (`{}` for `reset`, `retry`, `pollNow`; `{"reason": "…"}` for `abandon`), or undefined. An absent
+ * input, or one of another shape (such as the SDK's patch marker, `{"id", "deprecated"}`, which the
+ * strict codec lets through unencrypted), is refused.
+ */
+export function staffInputProblem(name: string, request: unknown, allowed: readonly string[] = []): string | undefined {
+  const shape = allowed.length
+    ? `{${allowed.map((field) => `"${field}": "…"`).join(', ')}} (the ${allowed.join(' and ')} ${allowed.length > 1 ? 'are' : 'is'} optional)`
+    : '{}';
+  if (request === undefined || request === null) return `${name} takes ${shape}: ${ALWAYS_AN_INPUT}`;
+  if (typeof request !== 'object' || Array.isArray(request)) return `${name} takes ${shape}`;
+  const unknown = Object.keys(request).filter((field) => !allowed.includes(field));
+  if (unknown.length) return `${name} takes ${shape}, not the field(s) ${unknown.slice(0, 5).join(', ')}`;
+  const bad = allowed.filter(
+    (field) => !['string', 'undefined'].includes(typeof (request as Record<string, unknown>)[field]),
+  );
+  return bad.length ? `${name} takes ${shape}: ${bad.join(', ')} must be text` : undefined;
+}
+
+/** What is wrong with an `abandon` input (`{ "reason": "…" }`, the reason optional), or undefined. */
 export function abandonInputProblem(request: unknown): string | undefined {
-  if (request === undefined || request === null) return undefined;
-  const valid =
-    typeof request === 'object' &&
-    !Array.isArray(request) &&
-    ['string', 'undefined'].includes(typeof (request as { reason?: unknown }).reason);
-  return valid ? undefined : 'abandon takes {"reason": "…"} (the reason is optional)';
+  return staffInputProblem('abandon', request, ['reason']);
 }
 
 export function requireAbandonInput(request: unknown): void {
   const problem = abandonInputProblem(request);
+  if (problem) throw invalid(problem);
+}
+
+/** `reset`, `retry` and `pollNow` take `{}`. */
+export function requireEmptyInput(name: string, request: unknown): void {
+  const problem = staffInputProblem(name, request);
   if (problem) throw invalid(problem);
 }
 

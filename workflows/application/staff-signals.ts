@@ -9,8 +9,8 @@
 import { log, metricMeter, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import { abandonSignal, pollNowSignal, resetSignal, retrySignal } from './messages.js';
-import type { AbandonRequest, StaffNotice } from './messages.js';
-import { abandonInputProblem } from './staff-input.js';
+import type { AbandonRequest, EmptyRequest, StaffNotice } from './messages.js';
+import { staffInputProblem } from './staff-input.js';
 
 /** Notices kept for the current details (the newest last). */
 const NOTICES_KEPT = 10;
@@ -58,17 +58,24 @@ export function installStaffSignals(context: StaffSignalsContext): StaffNotice[]
     record(name, 'accepted');
   }
 
+  /** The input first: refused, and shown, when absent or of another shape (staff-input.ts). */
+  function checked(name: string, request: unknown, allowed: readonly string[] = []): boolean {
+    const problem = staffInputProblem(name, request, allowed);
+    if (problem) record(name, 'refused', problem);
+    return problem === undefined;
+  }
+
   setHandler(abandonSignal, (request?: AbandonRequest) => {
-    const problem = abandonInputProblem(request);
-    if (problem) {
-      record('abandon', 'refused', problem);
-      return;
-    }
-    onStaffSignal('abandon', { type: 'ABANDON', reason: request?.reason });
+    if (checked('abandon', request, ['reason'])) onStaffSignal('abandon', { type: 'ABANDON', reason: request?.reason });
   });
-  setHandler(resetSignal, () => onStaffSignal('reset', { type: 'RESET' }));
-  setHandler(retrySignal, () => onStaffSignal('retry', { type: 'RETRY' }));
-  setHandler(pollNowSignal, () => {
+  setHandler(resetSignal, (request?: EmptyRequest) => {
+    if (checked('reset', request)) onStaffSignal('reset', { type: 'RESET' });
+  });
+  setHandler(retrySignal, (request?: EmptyRequest) => {
+    if (checked('retry', request)) onStaffSignal('retry', { type: 'RETRY' });
+  });
+  setHandler(pollNowSignal, (request?: EmptyRequest) => {
+    if (!checked('pollNow', request)) return;
     context.pollNow();
     record('pollNow', 'accepted');
   });

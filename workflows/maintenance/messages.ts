@@ -5,6 +5,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { DocumentRef } from '../../domain/documents.js';
 import type { FirmType } from './functions.js';
+import type { EmptyRequest } from '../application/messages.js';
 
 /** A file sent with the request, from the document store. */
 export interface MaintenanceAttachment extends DocumentRef {
@@ -77,4 +78,4 @@ export interface MaintenanceView {
 
 export const maintenanceStateQuery = defineQuery<MaintenanceView>('maintenanceState');
 /** Staff look again at a request whose outcome could not be established (status UNCONFIRMED). */
-export const maintenanceRetryUpdate = defineUpdate<MaintenanceView, []>('retry');
+export const maintenanceRetryUpdate = defineUpdate<MaintenanceView, [EmptyRequest]>('retry');

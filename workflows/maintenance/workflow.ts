@@ -26,6 +26,8 @@ import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
 import type { RequestOutcome } from '../application/activities.js';
+import { requireEmptyInput } from '../application/staff-input.js';
+import type { EmptyRequest } from '../application/messages.js';
 
 const RETRY = {
   initialInterval: '5 seconds',
@@ -202,7 +204,8 @@ async function followByFile(
       return view;
     },
     {
-      validator: () => {
+      validator: (request?: EmptyRequest) => {
+        requireEmptyInput('retry', request);
         if (view.status !== 'UNCONFIRMED') {
           fail('NotAllowedInState', `retry is allowed only while the request is UNCONFIRMED, not ${view.status}`);
         }

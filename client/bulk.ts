@@ -1,8 +1,8 @@
 /**
  * Staff actions on many applications at once, chosen by a visibility query, through Temporal's batch
  * operations: the server signals every matching workflow itself, at its own pace, and keeps the job's
- * progress. Only running applications of this firm are ever matched: the caller's query is ANDed with
- * the workflow type, `ExecutionStatus = 'Running'` and the firm's CSID. Signals cannot answer; each
+ * progress. Only running applications of this firm are ever matched: the caller's filter, parsed and
+ * written back by the engine, is ANDed with the workflow type, `ExecutionStatus = 'Running'` and the CSID. Signals cannot answer; each
  * application records what it did with one (accepted or refused, and why) in its `staffNotices`.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,8 @@ import type { AbandonRequest } from '../workflows/application/messages.js';
 import { abandonSignal, pollNowSignal } from '../workflows/application/messages.js';
 import type { EngineContext } from './applications.js';
 import { InvalidInputError } from './errors.js';
+import { filterText, parseFilter } from './visibility-filter.js';
+import { visibilityString } from '../domain/search-attributes.js';
 
 export type BulkAction = 'abandon' | 'poll-now';
 
@@ -49,12 +51,14 @@ export interface BulkJobState {
   failed: number;
 }
 
-/** The caller's query narrowed to this firm's running applications. */
+/**
+ * The caller's filter narrowed to this firm's running applications. The filter is parsed by a grammar and
+ * written back by the engine (visibility-filter.ts): no text of it can reach past the scope.
+ */
 export function bulkQuery(csid: string, query: string): string {
-  const trimmed = query.trim();
-  if (trimmed === '') throw new InvalidInputError('--query', 'is empty (give a visibility query)');
-  if (/['"]/.test(csid)) throw new InvalidInputError('csid', `"${csid}" is not a CSID`);
-  return `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}' AND ExecutionStatus = 'Running' AND EcaCsid = '${csid}' AND (${trimmed})`;
+  if (csid === '') throw new InvalidInputError('csid', 'is empty');
+  const filter = filterText(parseFilter(query));
+  return `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}' AND ExecutionStatus = 'Running' AND EcaCsid = ${visibilityString(csid)} AND (${filter})`;
 }
 
 /** The signal's input, through the client's data converter and codec: encrypted as every other payload. */
@@ -77,6 +81,9 @@ export async function planBulk(ctx: EngineContext, input: Pick<BulkInput, 'query
       if (sample.length >= 20) break;
     }
   } catch (error) {
+    // The client's ServiceError wraps the server's answer: INVALID_ARGUMENT (gRPC code 3) names the problem.
+    const cause = error instanceof Error ? (error.cause as { code?: number; details?: string } | undefined) : undefined;
+    if (cause?.code === 3) throw new InvalidInputError('--query', cause.details ?? String(cause));
     if (error instanceof Error && /invalid|syntax|unknown|not defined|operator/i.test(error.message)) {
       throw new InvalidInputError('--query', error.message);
     }
@@ -96,7 +103,8 @@ export async function startBulk(ctx: EngineContext, input: BulkInput): Promise<B
     namespace: ctx.client.options.namespace,
     jobId,
     visibilityQuery: plan.query,
-    reason: `eca bulk ${input.action}${input.reason ? `: ${input.reason}` : ''}`,
+    // The batch record is not encrypted: the staff's reason travels only in the signal's (encrypted) input.
+    reason: `eca bulk ${input.action}`,
     maxOperationsPerSecond: input.rate ?? 0,
     signalOperation: {
       signal,

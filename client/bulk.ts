@@ -83,7 +83,7 @@ export async function planBulk(ctx: EngineContext, input: Pick<BulkInput, 'query
   } catch (error) {
     // The client's ServiceError wraps the server's answer: INVALID_ARGUMENT (gRPC code 3) names the problem.
     const cause = error instanceof Error ? (error.cause as { code?: number; details?: string } | undefined) : undefined;
-    if (cause?.code === 3) throw new InvalidInputError('--query', cause.details ?? String(cause));
+    if (cause?.code === 3) throw new InvalidInputError('--query', cause.details ?? 'the server refused the query');
     if (error instanceof Error && /invalid|syntax|unknown|not defined|operator/i.test(error.message)) {
       throw new InvalidInputError('--query', error.message);
     }

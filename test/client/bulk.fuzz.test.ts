@@ -72,7 +72,7 @@ const filterNode: fc.Arbitrary<FilterNode> = fc.letrec<{ node: FilterNode }>((ti
       kind: fc.constantFrom('and' as const, 'or' as const),
       parts: fc.array(tie('node'), { minLength: 2, maxLength: 3 }),
     }),
-  ) as fc.Arbitrary<FilterNode>,
+  ),
 })).node;
 
 /** The query as the server will read it: the scope must be a top-level conjunct whatever the filter. */

@@ -30,6 +30,7 @@ import { storeApplication, storeDocuments } from './documents.js';
 import { startOnce } from './start-once.js';
 import { ensureStatusSweep } from './sweep.js';
 import type { SweepInterval } from '../workflows/sweep/messages.js';
+import { settingsProblems } from '../workflows/application/settings.js';
 import type { DocumentInput } from './documents.js';
 import {
   ApplicationFinishedError,
@@ -82,6 +83,9 @@ export interface StartedApplication {
  * external id before anything is sent, and takes over its account instead of making a second one.
  */
 export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
+  // Refused before anything is stored or started (the workflow checks them again in its first task).
+  const problems = settingsProblems(input.settings ?? ctx.settings);
+  if (problems.length) throw new InvalidInputError('settings', problems.join('; '));
   const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
   const externalId = input.externalId ?? summary.externalId!;
   if (input.externalId && summary.externalId !== input.externalId) {

@@ -69,6 +69,83 @@ export type SettingsOverrides = Partial<Omit<LifecycleSettings, 'pollIntervals'>
   pollIntervals?: Partial<LifecycleSettings['pollIntervals']>;
 };
 
+/** Longest duration a setting takes (timers and slots are computed in ms): ten years. */
+const MAX_SETTING_MS = 10 * 365 * 24 * 60 * 60 * 1000;
+
+/** Why `value` is not a positive duration of at most ten years, or undefined. */
+function durationProblem(name: string, value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return `${name} must be a duration such as '15 minutes'`;
+  let millis: number;
+  try {
+    millis = durationMs(value as Duration);
+  } catch {
+    return `${name} must be a duration such as '15 minutes', not ${JSON.stringify(value)}`;
+  }
+  if (!(millis > 0) || millis > MAX_SETTING_MS)
+    return `${name} must be positive and at most 10 years, not ${JSON.stringify(value)}`;
+  return undefined;
+}
+
+const DURATIONS = [
+  'abandonedRetention',
+  'requestConfirmTimeout',
+  'lostAnswerWindow',
+  'createConfirmInterval',
+  'safetyPollInterval',
+] as const;
+
+/**
+ * What is wrong with settings overrides (empty when nothing is): checked by the client before a start
+ * and by the workflow in its first task, so that a bad value is refused with its name instead of
+ * failing the workflow's tasks over and over.
+ */
+export function settingsProblems(overrides: unknown): string[] {
+  if (overrides === undefined || overrides === null) return [];
+  if (typeof overrides !== 'object' || Array.isArray(overrides)) return ['settings must be an object'];
+  const given = overrides as Record<string, unknown>;
+  const problems = Object.keys(given)
+    .filter((key) => !(key in DEFAULT_SETTINGS))
+    .map((key) => `settings.${key} is not a setting (${Object.keys(DEFAULT_SETTINGS).join(', ')})`);
+  const intervals = given.pollIntervals;
+  if (intervals !== undefined) {
+    if (typeof intervals !== 'object' || intervals === null || Array.isArray(intervals)) {
+      problems.push('settings.pollIntervals must be an object of durations');
+    } else {
+      for (const [cadence, value] of Object.entries(intervals)) {
+        problems.push(
+          ...(['tracking', 'documents', 'portal', 'approval'].includes(cadence)
+            ? [durationProblem(`settings.pollIntervals.${cadence}`, value)].filter((p): p is string => p !== undefined)
+            : [`settings.pollIntervals.${cadence} is not a poll interval (tracking, documents, portal, approval)`]),
+        );
+      }
+    }
+  }
+  for (const name of DURATIONS) {
+    if (given[name] !== undefined) problems.push(durationProblem(`settings.${name}`, given[name]) ?? '');
+  }
+  if (given.documentRetention !== undefined && given.documentRetention !== null) {
+    problems.push(durationProblem('settings.documentRetention', given.documentRetention) ?? '');
+  }
+  const time = given.approvalCheckTime;
+  if (time !== undefined && !(typeof time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(time))) {
+    problems.push(`settings.approvalCheckTime must be HH:MM (UTC), not ${JSON.stringify(time)}`);
+  }
+  const events = given.continueAsNewAfterEvents;
+  if (
+    events !== undefined &&
+    !(Number.isInteger(events) && (events as number) >= 100 && (events as number) <= 50_000)
+  ) {
+    problems.push(
+      `settings.continueAsNewAfterEvents must be a whole number from 100 to 50000, not ${JSON.stringify(events)}`,
+    );
+  }
+  const source = given.statusSource;
+  if (source !== undefined && source !== 'sweep' && source !== 'poll') {
+    problems.push(`settings.statusSource must be 'sweep' or 'poll', not ${JSON.stringify(source)}`);
+  }
+  return problems.filter((problem) => problem !== '');
+}
+
 export function resolveSettings(overrides: SettingsOverrides | undefined): LifecycleSettings {
   return {
     ...DEFAULT_SETTINGS,

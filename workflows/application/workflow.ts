@@ -4,7 +4,15 @@
  * back as an event, and keeps search attributes, current details and the `state` query in step
  * (run.ts). See docs/architecture.md for the walk of one application.
  */
-import { allHandlersFinished, condition, continueAsNew, log, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  log,
+  patched,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
 import { effectOf, lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEffect, UpdateFunction } from '../lifecycle/index.js';
@@ -13,7 +21,7 @@ import { installHandlers } from './handlers.js';
 import type { ApplicationInput, ApplicationResult } from './messages.js';
 import { ApplicationRun } from './run.js';
 import { service } from './service.js';
-import { resolveSettings } from './settings.js';
+import { resolveSettings, settingsProblems } from './settings.js';
 import { blockOrThrow, createEvent, runCreate, startDocumentRetention } from './steps.js';
 import { runUpdate, sendUnrecorded, settle, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
@@ -25,6 +33,11 @@ const UPDATE_FUNCTIONS: Record<'submitDocuments' | 'abandon' | 'reset', UpdateFu
 };
 
 export async function accountApplication(input: ApplicationInput): Promise<ApplicationResult> {
+  // A start from a client that does not check them: refused in the first task, nothing sent.
+  const problems = settingsProblems(input.settings);
+  if (problems.length) {
+    throw ApplicationFailure.create({ type: 'InvalidArgument', message: problems.join('; '), nonRetryable: true });
+  }
   const settings = resolveSettings(input.settings);
   const run = new ApplicationRun(input, settings);
   installHandlers(run);

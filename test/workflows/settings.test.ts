@@ -1,0 +1,149 @@
+/**
+ * Lifecycle settings are checked before they can fail a workflow's tasks: the client refuses bad ones
+ * before anything is stored or started, and a workflow started past the client (another SDK, the
+ * `temporal` CLI) fails its first task with the same typed error, having sent nothing. Fuzzed: any value
+ * either is refused with a reason or is used by every pacing computation without a throw.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { InvalidInputError, startApplication } from '../../client/index.js';
+import { ACCOUNT_APPLICATION_WORKFLOW } from '../../domain/workflow-ids.js';
+import { durationMs } from '../../domain/durations.js';
+import {
+  lookPaceOf,
+  nextPollAt,
+  nextSafetyPollAt,
+  resolveSettings,
+  settingsProblems,
+} from '../../workflows/application/settings.js';
+import type { SettingsOverrides } from '../../workflows/application/settings.js';
+import { applicationXml, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+import { fc, fuzzParameters } from '../support/fuzz.js';
+
+/** Values seen to fail workflow tasks over and over before the check. */
+const BAD: Array<[unknown, RegExp]> = [
+  [{ pollIntervals: { tracking: '0s' } }, /settings.pollIntervals.tracking must be positive/],
+  [{ pollIntervals: { tracking: 'soon' } }, /settings.pollIntervals.tracking must be a duration/],
+  [{ approvalCheckTime: '25:00' }, /settings.approvalCheckTime must be HH:MM/],
+  [{ lostAnswerWindow: -5 }, /settings.lostAnswerWindow must be positive/],
+  [{ statusSource: 'push' }, /settings.statusSource must be 'sweep' or 'poll'/],
+  [{ continueAsNewAfterEvents: 1.5 }, /settings.continueAsNewAfterEvents must be a whole number/],
+  [{ documentRetention: '1000 years' }, /settings.documentRetention must be positive and at most 10 years/],
+  [{ pollInterval: '1 minute' }, /settings.pollInterval is not a setting/],
+  [[], /settings must be an object/],
+];
+
+describe('lifecycle settings: refused before they can fail a workflow', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness;
+  const run = randomUUID().slice(0, 6);
+
+  before(async function () {
+    env = await devServerEnv();
+    engine = await startEngine(env);
+  });
+
+  after(async function () {
+    await engine.close();
+  });
+
+  it('the client refuses each bad value by name, before anything is stored or started', async function () {
+    const ctx = { client: env.client, store: engine.store, csid: engine.sim.csid, taskQueue: engine.taskQueue };
+    for (const [settings, reason] of BAD) {
+      await assert.rejects(
+        startApplication(ctx, { applicationXml: applicationXml(`settings-${run}`), settings: settings as never }),
+        (error: unknown) => error instanceof InvalidInputError && reason.test(error.message),
+        JSON.stringify(settings),
+      );
+    }
+    assert.deepEqual(await readdir(engine.store.root).catch(() => []), [], 'nothing stored');
+    const { count } = await env.client.workflow.count(`EcaExternalId = 'settings-${run}'`);
+    assert.equal(count, 0, 'nothing started');
+  });
+
+  it('a workflow started past the client fails its first task with InvalidArgument, having sent nothing', async function () {
+    const callsBefore = engine.sim.control.calls();
+    await engine.worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(ACCOUNT_APPLICATION_WORKFLOW, {
+        taskQueue: engine.taskQueue,
+        workflowId: `settings-${run}-direct`,
+        args: [
+          { csid: engine.sim.csid, externalId: `settings-${run}`, settings: { pollIntervals: { tracking: '0s' } } },
+        ],
+      });
+      const failure = await handle.result().then(
+        () => assert.fail('the workflow ran'),
+        (error: unknown) => error,
+      );
+      assert.ok(failure instanceof WorkflowFailedError);
+      assert.ok(failure.cause instanceof ApplicationFailure);
+      assert.equal(failure.cause.type, 'InvalidArgument');
+      assert.match(failure.cause.message, /settings.pollIntervals.tracking must be positive/);
+      const tasks = (await handle.fetchHistory()).events!.filter((event) => event.workflowTaskCompletedEventAttributes);
+      assert.equal(tasks.length, 1, 'one workflow task, not one per retry');
+    });
+    assert.deepEqual(engine.sim.control.calls(), callsBefore, 'nothing sent to the brokerage');
+  });
+});
+
+const duration = fc.oneof(
+  fc.constantFrom('0s', '1s', '15 minutes', '1 hour', '2 days', '10 years', '11 years', 'soon', '', '-1s', '1e3'),
+  fc.integer({ min: -10, max: 400_000_000_000 }),
+  fc.double(),
+  fc.string({ maxLength: 8 }),
+);
+
+describe('fuzz: lifecycle settings', function () {
+  it('any overrides are refused with reasons, or paced without a throw', function () {
+    const anything = fc.oneof(duration, fc.boolean(), fc.constant(null), fc.string({ maxLength: 6 }), fc.integer());
+    const overrides = fc.record(
+      {
+        pollIntervals: fc.oneof(
+          fc.record(
+            { tracking: duration, documents: duration, portal: duration, approval: duration },
+            { requiredKeys: [] },
+          ),
+          anything,
+        ),
+        approvalCheckTime: fc.oneof(fc.constantFrom('06:00', '23:59', '24:00', '6:00'), fc.string({ maxLength: 5 })),
+        abandonedRetention: duration,
+        continueAsNewAfterEvents: fc.oneof(fc.integer({ min: -5, max: 60_000 }), fc.double()),
+        requestConfirmTimeout: duration,
+        lostAnswerWindow: duration,
+        createConfirmInterval: duration,
+        statusSource: fc.constantFrom('sweep', 'poll', 'push', ''),
+        safetyPollInterval: duration,
+        documentRetention: fc.oneof(duration, fc.constant(null)),
+        extra: anything,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(overrides, fc.integer({ min: 0, max: 4_102_444_800_000 }), (given, now) => {
+        const problems = settingsProblems(given);
+        if (problems.length) {
+          assert.ok(
+            problems.every((problem) => problem.startsWith('settings')),
+            problems.join('; '),
+          );
+          return;
+        }
+        const settings = resolveSettings(given as SettingsOverrides);
+        for (const cadence of ['tracking', 'documents', 'portal', 'approval'] as const) {
+          assert.ok(nextPollAt(now, cadence, settings) > now);
+        }
+        assert.ok(nextSafetyPollAt(now, settings) > now);
+        lookPaceOf(settings, now);
+        assert.ok(durationMs(settings.abandonedRetention) > 0 && durationMs(settings.requestConfirmTimeout) > 0);
+      }),
+      fuzzParameters('lifecycle settings', 3000),
+    );
+  });
+});

@@ -4,6 +4,7 @@
  * application is never created again, only its account looked up. A create is sent again only when the
  * earlier attempt proved it sent nothing (write-attempt.ts); otherwise the workflow keeps looking.
  */
+import { randomBytes } from 'node:crypto';
 import type { CreateAccountsResponse, CreateResponseApplication, EcaClient } from '../eca/index.js';
 import type { DocumentRef, FormDocument } from '../domain/documents.js';
 import type { ApplicationActivities, CreateOutcome } from '../workflows/application/activities.js';
@@ -214,7 +215,9 @@ async function settleCreated(options: CreationOptions, created: Created): Promis
 
 /**
  * The response file goes to the document store first (it may hold a temporary password), never to history:
- * the users read from it, or the file as sent when this library cannot read it.
+ * the users read from it, or the file as sent when this library cannot read it. A random salt goes with
+ * it, so that the reference's SHA-1 (in history, and in `eca status -o json`) cannot be matched against
+ * guesses of a short password and the account's fields.
  */
 function keepResponseFile(
   store: DocumentStore,
@@ -222,8 +225,10 @@ function keepResponseFile(
   responseFile: string,
   hinted: CreateResponseApplication | undefined,
 ): Promise<DocumentRef> {
+  const salt = randomBytes(16).toString('base64url');
   const kept = hinted
     ? {
+        salt,
         externalId,
         responseFile,
         users: hinted.users.map((user) => ({
@@ -231,6 +236,6 @@ function keepResponseFile(
           temporaryPassword: user.temporaryPassword?.reveal(),
         })),
       }
-    : { externalId, responseFile, responseXml: response.responseXml?.reveal() };
+    : { salt, externalId, responseFile, responseXml: response.responseXml?.reveal() };
   return store.put(new TextEncoder().encode(JSON.stringify(kept)), { owner: applicationWorkflowId(csid, externalId) });
 }

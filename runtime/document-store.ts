@@ -8,44 +8,34 @@
  * the SHA-1 and length are part of the brokerage's request XML, and workflows decide on them without
  * loading the files.
  *
- * With a keyring (the payload codec's, `ECA_CODEC_KEYS`: same keys, same rotation) every blob is
- * encrypted at rest with AES-256-GCM under a key derived from the newest codec key (HKDF, so that the
- * store and the codec never share a key), bound to its key id and SHA-1. A blob written in the clear
- * before encryption was turned on is still read, and rewritten encrypted when the same content is put
- * again. File names are the plaintext's SHA-1, which the workflows and the brokerage's XML carry anyway.
+ * With a keyring (the payload codec's, `ECA_CODEC_KEYS`) every file is sealed at rest and every blob
+ * named by a keyed hash of its content (document-sealing.ts): `hmac/<2>/<name>`. The `ref` locates
+ * a blob; references written before keyed names (`sha1/<2>/<sha1>`) are still read, as are blobs
+ * written in the clear before encryption was turned on.
  */
-import { DOCUMENT_CORRUPTED, DOCUMENT_NOT_FOUND, DOCUMENT_UNDECRYPTABLE } from '../domain/error-types.js';
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { CodecKey, CodecKeyring } from '../codec/keyring.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 import type { DocumentRef, ReleaseReport } from '../domain/documents.js';
+import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from './document-errors.js';
+import { DocumentKeys } from './document-sealing.js';
+
+export { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable };
 
 export interface DocumentStore {
   /** Stores the bytes; with `owner` (an application's workflow id) the document is recorded as that application's. */
   put(data: Uint8Array, options?: PutOptions): Promise<DocumentRef>;
   /** The bytes, checked against the reference's SHA-1 and length. */
   get(ref: DocumentRef): Promise<Uint8Array>;
-  /** Removes a document (a temporary password once handed out); nothing happens when it is not there. */
-  delete(ref: Pick<DocumentRef, 'sha1'>): Promise<void>;
+  /** Removes a document; nothing happens when it is not there. */
+  delete(ref: Pick<DocumentRef, 'ref'>): Promise<void>;
 }
 
-/** The reference names no document in the store. Not retryable: retrying cannot make it appear. */
-export class DocumentNotFound extends Error {
-  override readonly name = DOCUMENT_NOT_FOUND;
-}
-
-/** The stored bytes no longer match their reference. */
-export class DocumentCorrupted extends Error {
-  override readonly name = DOCUMENT_CORRUPTED;
-}
-
-/** A stored blob that cannot be decrypted: its key is not configured, or it does not authenticate. */
-export class DocumentUndecryptable extends Error {
-  override readonly name = DOCUMENT_UNDECRYPTABLE;
-}
-
-const SHA1 = /^[0-9a-f]{40}$/;
+/** A blob's reference: keyed name, or the SHA-1 a blob was named by before. The 2-digit folder is the name's start. */
+const KEYED_REF = /^hmac\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
+const LEGACY_REF = /^sha1\/([0-9a-f]{2})\/([0-9a-f]{40})$/;
+const BLOB_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Beside each blob, a folder of its holders: one empty file per owner key, or UNOWNED. */
 const HOLDERS = '.holders';
 /** The holder of a document stored without an owner: it is never released. */
@@ -55,22 +45,43 @@ const UNOWNED = 'unowned';
 function ownerKey(owner: string): string {
   return createHash('sha256').update(owner).digest('hex');
 }
-/** Every encrypted blob starts with this, then the key id's length (1 byte), the key id, IV, ciphertext, tag. */
-const MAGIC = Buffer.from('ECA-DOC1');
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 export function sha1Of(data: Uint8Array): string {
   return createHash('sha1').update(data).digest('hex');
 }
 
-/** The store's own key from a codec key: a codec key is never used as it is for documents. */
-function storeKey(key: CodecKey): Buffer {
-  return Buffer.from(hkdfSync('sha256', key.key, new Uint8Array(), 'eca-document-store-v1', 32));
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-function additionalData(keyId: string, sha1: string): Buffer {
-  return Buffer.from(`eca-document-v1:${keyId}:${sha1}`);
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: unknown) => {
+      if (isMissing(error)) return false;
+      throw error;
+    },
+  );
+}
+
+/** Write then rename: a reader never sees a partial file, and two writers of the same content agree. */
+async function writeAtomically(path: string, data: Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(tmp, data, { mode: 0o600 });
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** Where a blob is: its reference, its name, and whether it predates keyed names (named by its SHA-1). */
+interface BlobPlace {
+  ref: string;
+  name: string;
+  legacy: boolean;
+  path: string;
 }
 
 export interface PutOptions {
@@ -88,192 +99,139 @@ export interface FileDocumentStoreOptions {
 
 export class FileDocumentStore implements DocumentStore {
   readonly root: string;
-  private readonly keys: ReadonlyMap<string, Buffer>;
-  private readonly currentKeyId: string | undefined;
+  private readonly keys: DocumentKeys;
 
   constructor(root: string, options: FileDocumentStoreOptions = {}) {
     this.root = resolve(root);
-    const keys = options.keyring?.keys ?? [];
-    this.keys = new Map(keys.map((key) => [key.id, storeKey(key)]));
-    this.currentKeyId = keys[0]?.id;
+    this.keys = new DocumentKeys(options.keyring);
   }
 
   /** Whether new blobs are encrypted. */
   get encrypts(): boolean {
-    return this.currentKeyId !== undefined;
+    return this.keys.encrypts;
   }
 
-  private seal(data: Uint8Array, sha1: string): Uint8Array {
-    const id = this.currentKeyId;
-    if (id === undefined) return data;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(id)!, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(additionalData(id, sha1));
-    const idBytes = Buffer.from(id);
-    return Buffer.concat([
-      MAGIC,
-      Buffer.from([idBytes.length]),
-      idBytes,
-      iv,
-      cipher.update(data),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]);
+  private place(ref: string): BlobPlace {
+    const match = KEYED_REF.exec(ref) ?? LEGACY_REF.exec(ref);
+    if (!match || !match[2]!.startsWith(match[1]!)) {
+      throw new DocumentNotFound(`not a document reference: "${ref.slice(0, 80)}"`);
+    }
+    return { ref, name: match[2]!, legacy: ref.startsWith('sha1/'), path: join(this.root, ref) };
   }
 
-  private unseal(blob: Buffer, sha1: string): Buffer {
-    if (!blob.subarray(0, MAGIC.length).equals(MAGIC)) return blob; // written in the clear before encryption
-    const idLength = blob[MAGIC.length] ?? 0;
-    const idStart = MAGIC.length + 1;
-    const id = blob.subarray(idStart, idStart + idLength).toString();
-    const key = this.keys.get(id);
-    if (!key) {
-      throw new DocumentUndecryptable(
-        `document ${sha1} is encrypted with key id "${id}", which is not among the configured keys (ECA_CODEC_KEYS)`,
-      );
-    }
-    const ivStart = idStart + idLength;
-    const iv = blob.subarray(ivStart, ivStart + IV_BYTES);
-    const tag = blob.subarray(blob.length - TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(additionalData(id, sha1));
-    decipher.setAuthTag(tag);
-    try {
-      return Buffer.concat([
-        decipher.update(blob.subarray(ivStart + IV_BYTES, blob.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-    } catch {
-      throw new DocumentUndecryptable(
-        `document ${sha1} does not authenticate under key id "${id}": another key of that id, or the file was altered`,
-      );
-    }
+  private placeOfName(name: string): BlobPlace {
+    return this.place(`${name.length === 40 ? 'sha1' : 'hmac'}/${name.slice(0, 2)}/${name}`);
   }
 
-  /** Whether the file at `path` is there and, when this store encrypts, encrypted. */
-  private async storedAsWanted(path: string): Promise<boolean> {
-    let handle;
-    try {
-      handle = await open(path, 'r');
-    } catch {
-      return false;
+  /** The content of a blob read from `place`: decrypted, and a blob named by its SHA-1 checked against it. */
+  private open(place: BlobPlace, blob: Buffer): Buffer {
+    if (!place.legacy && this.keys.header(blob).version === 0) {
+      throw new DocumentUndecryptable(`document ${place.ref} is not sealed, as every keyed-name document is`);
     }
-    try {
-      if (!this.encrypts) return true;
-      const head = Buffer.alloc(MAGIC.length);
-      await handle.read(head, 0, MAGIC.length, 0);
-      return head.equals(MAGIC);
-    } finally {
-      await handle.close();
+    const data = this.keys.unseal(blob, place.ref, place.legacy ? place.name : undefined);
+    if (place.legacy && sha1Of(data) !== place.name) {
+      throw new DocumentCorrupted(`document ${place.ref} in ${this.root} does not match its SHA-1`);
     }
+    return data;
   }
 
-  private pathOf(sha1: string): string {
-    if (!SHA1.test(sha1)) throw new DocumentNotFound(`not a SHA-1 reference: "${sha1.slice(0, 50)}"`);
-    return join(this.root, 'sha1', sha1.slice(0, 2), sha1);
+  private check(ref: DocumentRef, data: Buffer): Buffer {
+    if (data.byteLength !== ref.length) {
+      throw new DocumentCorrupted(`document ${ref.ref} in ${this.root} does not match its length`);
+    }
+    if (sha1Of(data) !== ref.sha1) {
+      throw new DocumentCorrupted(`document ${ref.ref} in ${this.root} does not match its SHA-1`);
+    }
+    return data;
   }
 
   async put(data: Uint8Array, options: PutOptions = {}): Promise<DocumentRef> {
     const sha1 = sha1Of(data);
-    const path = this.pathOf(sha1);
-    const ref: DocumentRef = { sha1, length: data.byteLength, ref: `sha1/${sha1.slice(0, 2)}/${sha1}` };
+    const place = this.placeOfName(this.keys.nameOf(data) ?? sha1);
+    const ref: DocumentRef = { sha1, length: data.byteLength, ref: place.ref };
     // The owner is recorded before the blob is looked for: a release running meanwhile sees it (see `release`).
-    await this.recordHolder(sha1, options.owner === undefined ? UNOWNED : ownerKey(options.owner));
+    await this.recordHolder(place, options.owner === undefined ? UNOWNED : ownerKey(options.owner));
     if (options.owner !== undefined) {
       const index = join(this.root, 'owners', ownerKey(options.owner));
       await mkdir(index, { recursive: true, mode: 0o700 });
-      await writeFile(join(index, sha1), '', { mode: 0o600 });
+      await writeFile(join(index, place.name), '', { mode: 0o600 });
     }
-    // Content-addressed: the same bytes are stored once (a blob in the clear is replaced by an encrypted one).
-    if (await this.storedAsWanted(path)) return ref;
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    // Write then rename: a reader never sees a partial file, and two writers of the same content agree.
-    const tmp = `${path}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(tmp, this.seal(data, sha1), { mode: 0o600 });
-      await rename(tmp, path);
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    // Content-addressed: the same bytes are stored once.
+    if (!(await exists(place.path))) await writeAtomically(place.path, this.keys.seal(data, place.ref));
     return ref;
   }
 
   async get(ref: DocumentRef): Promise<Uint8Array> {
-    const data = await this.read(ref.sha1);
-    if (data.byteLength !== ref.length) {
-      throw new DocumentCorrupted(`document ${ref.sha1} in ${this.root} does not match its length`);
-    }
-    return data;
+    return this.check(ref, await this.read(ref.ref));
   }
 
-  /** The bytes stored under a SHA-1, decrypted and checked against it (no length to check). */
-  async read(sha1: string): Promise<Buffer> {
+  /** The bytes stored under a reference's `ref` (as `list` gives them), decrypted. */
+  async read(ref: string): Promise<Buffer> {
+    const place = this.place(ref);
     let blob: Buffer;
     try {
-      blob = await readFile(this.pathOf(sha1));
-    } catch (error) {
-      if (error instanceof DocumentNotFound) throw error;
-      throw new DocumentNotFound(`document ${sha1} is not in the store at ${this.root}`);
+      blob = await readFile(place.path);
+    } catch {
+      throw new DocumentNotFound(`document ${ref} is not in the store at ${this.root}`);
     }
-    const data = this.unseal(blob, sha1);
-    if (sha1Of(data) !== sha1) {
-      throw new DocumentCorrupted(`document ${sha1} in ${this.root} does not match its SHA-1`);
-    }
-    return data;
+    return this.open(place, blob);
   }
 
-  async delete(ref: Pick<DocumentRef, 'sha1'>): Promise<void> {
-    const path = this.pathOf(ref.sha1);
+  async delete(ref: Pick<DocumentRef, 'ref'>): Promise<void> {
+    const { path } = this.place(ref.ref);
     await rm(path, { force: true });
     await rm(`${path}${HOLDERS}`, { recursive: true, force: true });
   }
 
   /** Records who holds a document: an owner's key, or UNOWNED for a put without one (never released). */
-  private async recordHolder(sha1: string, holder: string): Promise<void> {
-    const holders = `${this.pathOf(sha1)}${HOLDERS}`;
+  private async recordHolder(place: BlobPlace, holder: string): Promise<void> {
+    const holders = `${place.path}${HOLDERS}`;
     await mkdir(holders, { recursive: true, mode: 0o700 });
     await writeFile(join(holders, holder), '', { mode: 0o600 });
   }
 
   /**
-   * Releases every document `owner` stored (its retention ended): each is deleted when no other owner
-   * holds it and it was never stored without an owner. The blob is moved aside before its holders are
-   * read, so a put racing with the release either shows as a holder or writes the blob anew.
+   * Releases every document `owner` stored (its retention ended): each is
+   * deleted when no other owner holds it and it was never stored without an owner. The blob is moved
+   * aside before its holders are read, so a put racing with the release either shows as a holder or
+   * writes the blob anew.
    */
   async release(owner: string): Promise<ReleaseReport> {
     const key = ownerKey(owner);
     const index = join(this.root, 'owners', key);
     const report: ReleaseReport = { deleted: 0, kept: 0 };
-    let owned: string[];
+    let owned: string[] = [];
     try {
-      owned = (await readdir(index)).filter((name) => SHA1.test(name));
+      owned = (await readdir(index)).filter((name) => BLOB_NAME.test(name));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report;
-      throw error;
+      if (!isMissing(error)) throw error;
     }
-    for (const sha1 of owned) {
-      const path = this.pathOf(sha1);
+    for (const name of owned) {
+      const { path } = this.placeOfName(name);
       await rm(join(`${path}${HOLDERS}`, key), { force: true });
       if (await this.deleteUnheld(path)) report.deleted++;
       else report.kept++;
-      await rm(join(index, sha1), { force: true });
+      await rm(join(index, name), { force: true });
     }
     await rm(index, { recursive: true, force: true });
     return report;
   }
 
+  private async held(path: string): Promise<boolean> {
+    return (await readdir(`${path}${HOLDERS}`).catch(() => [])).length > 0;
+  }
+
   /** Deletes a blob that nobody holds; true when it is gone. */
   private async deleteUnheld(path: string): Promise<boolean> {
-    const held = async () => (await readdir(`${path}${HOLDERS}`).catch(() => [])).length > 0;
-    if (await held()) return false;
+    if (await this.held(path)) return false;
     const aside = `${path}.${randomUUID()}.deleting`;
     try {
       await rename(path, aside);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      if (isMissing(error)) return true;
       throw error;
     }
-    if (await held()) {
+    if (await this.held(path)) {
       // Stored again meanwhile: put it back, unless that put already wrote the blob anew.
       await rename(aside, path).catch(() => rm(aside, { force: true }));
       return false;
@@ -283,19 +241,17 @@ export class FileDocumentStore implements DocumentStore {
     return true;
   }
 
-  /** The SHA-1 of every stored document (for audits and tests). */
+  /** The reference (`ref`) of every stored document (for audits and tests). */
   async list(): Promise<string[]> {
-    const root = join(this.root, 'sha1');
-    let entries: string[];
-    try {
-      entries = await readdir(root, { recursive: true });
-    } catch {
-      return [];
+    const refs: string[] = [];
+    for (const [folder, pattern] of [
+      ['hmac', KEYED_REF],
+      ['sha1', LEGACY_REF],
+    ] as const) {
+      const entries = await readdir(join(this.root, folder), { recursive: true }).catch(() => []);
+      // `<xx>/<name>` only: not the holders' folders or temporary files beside the blobs.
+      refs.push(...entries.map((entry) => `${folder}/${entry}`).filter((ref) => pattern.test(ref)));
     }
-    // `<xx>/<sha1>` only: not the holders' folders beside the blobs.
-    return entries
-      .map((entry) => entry.split('/'))
-      .filter((parts) => parts.length === 2 && SHA1.test(parts[1]!))
-      .map((parts) => parts[1]!);
+    return refs;
   }
 }

@@ -25,17 +25,17 @@ describe('document store: content-addressed, encrypted at rest with the codec ke
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('stores a blob encrypted under the newest key, bound to its SHA-1, and reads it back', async function () {
+  it('stores a blob encrypted under the newest key, bound to its reference, and reads it back', async function () {
     const store = new FileDocumentStore(dir, { keyring: generateCodecKeyring('k1') });
     const ref = await store.put(secret);
     assert.equal(ref.sha1, sha1Of(secret));
     const onDisk = await readFile(join(dir, ref.ref));
-    assert.equal(onDisk.subarray(0, 8).toString(), 'ECA-DOC1');
+    assert.equal(onDisk.subarray(0, 8).toString(), 'ECA-DOC2');
     assert.ok(!onDisk.toString('latin1').includes('123-45-6789'), 'the tax id is on disk in the clear');
     assert.deepEqual(Buffer.from(await store.get(ref)), Buffer.from(secret));
     // the same content again: stored once
     assert.deepEqual(await store.put(secret), ref);
-    assert.deepEqual(await store.list(), [ref.sha1]);
+    assert.deepEqual(await store.list(), [ref.ref]);
     // a blob copied under another name does not authenticate there
     const other = new TextEncoder().encode('other');
     const otherRef = await store.put(other);
@@ -63,14 +63,15 @@ describe('document store: content-addressed, encrypted at rest with the codec ke
     await assert.rejects(rotated.get(ref), DocumentUndecryptable);
   });
 
-  it('reads a blob written in the clear before encryption, and encrypts it when put again', async function () {
+  it('reads a blob written in the clear before encryption, and stores it encrypted when put again', async function () {
     const clear = new FileDocumentStore(dir);
     const ref = await clear.put(secret);
     assert.ok((await readFile(join(dir, ref.ref))).toString().includes('123-45-6789'));
     const store = new FileDocumentStore(dir, { keyring: generateCodecKeyring() });
     assert.deepEqual(Buffer.from(await store.get(ref)), Buffer.from(secret));
-    await store.put(secret);
-    assert.equal((await readFile(join(dir, ref.ref))).subarray(0, 8).toString(), 'ECA-DOC1');
+    const encrypted = await store.put(secret);
+    assert.equal((await readFile(join(dir, encrypted.ref))).subarray(0, 8).toString(), 'ECA-DOC2');
+    assert.deepEqual(Buffer.from(await store.get(encrypted)), Buffer.from(secret));
     assert.deepEqual(Buffer.from(await store.get(ref)), Buffer.from(secret));
   });
 
@@ -78,8 +79,10 @@ describe('document store: content-addressed, encrypted at rest with the codec ke
     const store = new FileDocumentStore(dir, { keyring: generateCodecKeyring() });
     const ref = await store.put(secret);
     await assert.rejects(store.get({ ...ref, length: ref.length + 1 }), DocumentCorrupted);
-    await assert.rejects(store.get({ ...ref, sha1: '0'.repeat(40) }), DocumentNotFound);
-    await assert.rejects(store.get({ ...ref, sha1: '../etc/passwd' }), DocumentNotFound);
+    await assert.rejects(store.get({ ...ref, sha1: '0'.repeat(40) }), DocumentCorrupted);
+    await assert.rejects(store.get({ ...ref, ref: `hmac/00/${'0'.repeat(64)}` }), DocumentNotFound);
+    await assert.rejects(store.get({ ...ref, ref: `sha1/00/${'0'.repeat(40)}` }), DocumentNotFound);
+    await assert.rejects(store.get({ ...ref, ref: '../etc/passwd' }), DocumentNotFound);
     await store.delete(ref);
     await assert.rejects(store.get(ref), DocumentNotFound);
     await store.delete(ref); // already gone: nothing happens
@@ -92,12 +95,12 @@ describe('document store: content-addressed, encrypted at rest with the codec ke
     const daily = await store.put(new TextEncoder().encode('A and the daily documents'), { owner: 'application-C-A' });
     await store.put(new TextEncoder().encode('A and the daily documents'));
     assert.deepEqual(await store.release('application-C-A'), { deleted: 1, kept: 2 });
-    assert.deepEqual((await store.list()).sort(), [shared.sha1, daily.sha1].sort());
+    assert.deepEqual((await store.list()).sort(), [shared.ref, daily.ref].sort());
     await assert.rejects(store.get(mine), DocumentNotFound);
     // B's retention deletes what it held last; a second release finds nothing more to do.
     assert.deepEqual(await store.release('application-C-B'), { deleted: 1, kept: 0 });
     assert.deepEqual(await store.release('application-C-A'), { deleted: 0, kept: 0 });
-    assert.deepEqual(await store.list(), [daily.sha1]);
+    assert.deepEqual(await store.list(), [daily.ref]);
     // Stored again by its owner after a release, a document is held again.
     const again = await store.put(new TextEncoder().encode('only A'), { owner: 'application-C-A' });
     assert.equal(Buffer.from(await store.get(again)).toString(), 'only A');

@@ -63,16 +63,16 @@ describe('document retention (dev server, worker, simulator)', function () {
       const { credentials } = await handle.query(stateQuery);
       assert.ok(credentials, 'the create left a response file for staff');
       const before = new Set(await engine.store.list());
-      for (const kept of [application, w9, shared, credentials]) assert.ok(before.has(kept.sha1), 'deleted too early');
+      for (const kept of [application, w9, shared, credentials]) assert.ok(before.has(kept.ref), 'deleted too early');
       const retention = env.client.workflow.getHandle<typeof documentRetention>(
         documentRetentionWorkflowId(engine.sim.csid, externalId),
       );
       assert.deepEqual(await retention.result(), { deleted: 3, kept: 1 });
       const stored = new Set(await engine.store.list());
       for (const gone of [application, w9, credentials]) {
-        assert.ok(!stored.has(gone.sha1), `${gone.sha1} is still stored`);
+        assert.ok(!stored.has(gone.ref), `${gone.ref} is still stored`);
       }
-      assert.ok(stored.has(shared.sha1), 'the form another application holds was deleted');
+      assert.ok(stored.has(shared.ref), 'the form another application holds was deleted');
       assert.ok(Buffer.from(await engine.store.get(shared)).equals(Buffer.from(form)));
     });
   });

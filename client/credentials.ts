@@ -29,7 +29,11 @@ export class CredentialsUnavailableError extends EngineError {
   }
 }
 
-/** Reads the application's temporary credentials and deletes them from the store: a second call is refused. */
+/**
+ * Hands out the application's temporary credentials and removes them from the store in the same step
+ * (the store's `take`): of two calls at the same time exactly one gets them, the other is refused
+ * with NO_CREDENTIALS, as every later call is.
+ */
 export async function takeCredentials(ctx: EngineContext, reference: string): Promise<TakenCredentials> {
   const state = await getState(ctx, reference);
   if (!state.credentials) {
@@ -40,7 +44,7 @@ export async function takeCredentials(ctx: EngineContext, reference: string): Pr
   }
   let bytes: Uint8Array;
   try {
-    bytes = await ctx.store.get(state.credentials);
+    bytes = await ctx.store.take(state.credentials);
   } catch (error) {
     if (!(error instanceof DocumentNotFound)) throw error;
     throw new CredentialsUnavailableError(
@@ -52,7 +56,6 @@ export async function takeCredentials(ctx: EngineContext, reference: string): Pr
     users?: Array<{ userName: string; temporaryPassword?: string }>;
     responseXml?: string;
   };
-  await ctx.store.delete(state.credentials);
   return {
     externalId: state.externalId,
     ...(state.accountId !== undefined && { accountId: state.accountId }),

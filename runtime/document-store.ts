@@ -28,6 +28,11 @@ export interface DocumentStore {
   put(data: Uint8Array, options?: PutOptions): Promise<DocumentRef>;
   /** The bytes, checked against the reference's SHA-1 and length. */
   get(ref: DocumentRef): Promise<Uint8Array>;
+  /**
+   * The bytes, removed from the store in the same step (a temporary password handed out): of calls
+   * at the same time exactly one gets them, the others DocumentNotFound, as after the removal.
+   */
+  take(ref: DocumentRef): Promise<Uint8Array>;
   /** Removes a document; nothing happens when it is not there. */
   delete(ref: Pick<DocumentRef, 'ref'>): Promise<void>;
 }
@@ -38,6 +43,8 @@ const LEGACY_REF = /^sha1\/([0-9a-f]{2})\/([0-9a-f]{40})$/;
 const BLOB_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Beside each blob, a folder of its holders: one empty file per owner key, or UNOWNED. */
 const HOLDERS = '.holders';
+/** A blob being handed out (`take`) is moved here first: one caller's rename succeeds. */
+const CLAIMED = '.claimed';
 /** The holder of a document stored without an owner: it is never released. */
 const UNOWNED = 'unowned';
 
@@ -177,9 +184,31 @@ export class FileDocumentStore implements DocumentStore {
     return this.open(place, blob);
   }
 
+  async take(ref: DocumentRef): Promise<Uint8Array> {
+    const place = this.place(ref.ref);
+    const claimed = `${place.path}${CLAIMED}`;
+    try {
+      await rename(place.path, claimed);
+    } catch (error) {
+      if (isMissing(error)) throw new DocumentNotFound(`document ${ref.ref} is not in the store at ${this.root}`);
+      throw error;
+    }
+    let data: Buffer;
+    try {
+      data = this.check(ref, this.open(place, await readFile(claimed)));
+    } catch (error) {
+      // Unreadable (its key is missing, say): put back, for a later call with the right keys.
+      await rename(claimed, place.path).catch(() => undefined);
+      throw error;
+    }
+    await this.delete(ref);
+    return data;
+  }
+
   async delete(ref: Pick<DocumentRef, 'ref'>): Promise<void> {
     const { path } = this.place(ref.ref);
     await rm(path, { force: true });
+    await rm(`${path}${CLAIMED}`, { force: true });
     await rm(`${path}${HOLDERS}`, { recursive: true, force: true });
   }
 
@@ -237,6 +266,7 @@ export class FileDocumentStore implements DocumentStore {
       return false;
     }
     await rm(aside, { force: true });
+    await rm(`${path}${CLAIMED}`, { force: true });
     await rm(`${path}${HOLDERS}`, { recursive: true, force: true });
     return true;
   }
@@ -249,7 +279,7 @@ export class FileDocumentStore implements DocumentStore {
       ['sha1', LEGACY_REF],
     ] as const) {
       const entries = await readdir(join(this.root, folder), { recursive: true }).catch(() => []);
-      // `<xx>/<name>` only: not the holders' folders or temporary files beside the blobs.
+      // `<xx>/<name>` only: not the holders' folders, temporary or claimed files beside the blobs.
       refs.push(...entries.map((entry) => `${folder}/${entry}`).filter((ref) => pattern.test(ref)));
     }
     return refs;

@@ -23,6 +23,7 @@ function store(): DocumentStore & { reads: string[] } {
       return Promise.resolve(new TextEncoder().encode(ref.ref === 'body' ? '<Reason>moved</Reason>' : 'PDF'));
     },
     delete: () => Promise.resolve(),
+    take: () => Promise.reject(new Error('not used')),
   };
 }
 

@@ -57,12 +57,16 @@ export async function startMaintenance(ctx: EngineContext, input: StartMaintenan
     const problem = xmlWellFormednessError(`<fragment>${bodyXml}</fragment>`);
     if (problem) throw new InvalidInputError('body', `malformed XML: ${problem}`);
   }
-  const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml));
-  const attachments = (await storeDocuments(ctx.store, input.attachments ?? [])).map(
-    ({ formNumber: _formNumber, ...attachment }) => attachment,
-  );
   const requestKey = input.requestKey ?? randomUUID();
   const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
+  // The body and attachments (security answers, tax forms) are the request's: released once its
+  // workflow has closed (activities/retention.ts), recorded before they are stored.
+  await ctx.store.releaseWhenClosed(workflowId);
+  const owner = { owner: workflowId };
+  const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml), owner);
+  const attachments = (await storeDocuments(ctx.store, input.attachments ?? [], workflowId)).map(
+    ({ formNumber: _formNumber, ...attachment }) => attachment,
+  );
   const { handle, existed } = await startOnce<typeof accountMaintenance>(ctx, ACCOUNT_MAINTENANCE_WORKFLOW, {
     workflowId,
     workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -35,6 +35,11 @@ export interface DocumentStore {
   take(ref: DocumentRef): Promise<Uint8Array>;
   /** Removes a document; nothing happens when it is not there. */
   delete(ref: Pick<DocumentRef, 'ref'>): Promise<void>;
+  /**
+   * Records `owner` as a workflow whose documents are released once it has closed (a maintenance
+   * request's body and attachments), by the sweep of the document retention (activities/retention.ts).
+   */
+  releaseWhenClosed(owner: string): Promise<void>;
 }
 
 /** A blob's reference: keyed name, or the SHA-1 a blob was named by before. The 2-digit folder is the name's start. */
@@ -47,6 +52,9 @@ const HOLDERS = '.holders';
 const CLAIMED = '.claimed';
 /** The holder of a document stored without an owner: it is never released. */
 const UNOWNED = 'unowned';
+/** One sealed record per owner released once its workflow closed (`releaseWhenClosed`). */
+const CLOSING = 'closing';
+const CLOSING_REF = /^closing\/([0-9a-f]{64})$/;
 
 /** An owner's name in the store's folders (a workflow id may hold any character). */
 function ownerKey(owner: string): string {
@@ -89,6 +97,12 @@ interface BlobPlace {
   name: string;
   legacy: boolean;
   path: string;
+}
+
+/** An owner whose documents are released once its workflow has closed, and since when it is recorded. */
+export interface ClosingOwner {
+  owner: string;
+  since: number;
 }
 
 export interface PutOptions {
@@ -219,8 +233,33 @@ export class FileDocumentStore implements DocumentStore {
     await writeFile(join(holders, holder), '', { mode: 0o600 });
   }
 
+  async releaseWhenClosed(owner: string): Promise<void> {
+    const ref = `${CLOSING}/${ownerKey(owner)}`;
+    const path = join(this.root, ref);
+    if (await exists(path)) return;
+    const record = JSON.stringify({ owner, since: Date.now() } satisfies ClosingOwner);
+    await writeAtomically(path, this.keys.seal(Buffer.from(record), ref));
+  }
+
+  /** The owners recorded by `releaseWhenClosed` and not released since; `unreadable` counts records whose key is missing. */
+  async closingOwners(): Promise<{ owners: ClosingOwner[]; unreadable: number }> {
+    const owners: ClosingOwner[] = [];
+    let unreadable = 0;
+    for (const name of await readdir(join(this.root, CLOSING)).catch(() => [])) {
+      const ref = `${CLOSING}/${name}`;
+      if (!CLOSING_REF.test(ref)) continue;
+      try {
+        owners.push(JSON.parse(this.keys.unseal(await readFile(join(this.root, ref)), ref).toString()) as ClosingOwner);
+      } catch (error) {
+        if (isMissing(error)) continue; // released meanwhile
+        unreadable++;
+      }
+    }
+    return { owners, unreadable };
+  }
+
   /**
-   * Releases every document `owner` stored (its retention ended): each is
+   * Releases every document `owner` stored (its retention ended, or its workflow closed): each is
    * deleted when no other owner holds it and it was never stored without an owner. The blob is moved
    * aside before its holders are read, so a put racing with the release either shows as a holder or
    * writes the blob anew.
@@ -243,6 +282,7 @@ export class FileDocumentStore implements DocumentStore {
       await rm(join(index, name), { force: true });
     }
     await rm(index, { recursive: true, force: true });
+    await rm(join(this.root, CLOSING, key), { force: true });
     return report;
   }
 

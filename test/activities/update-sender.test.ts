@@ -24,6 +24,7 @@ function store(): DocumentStore & { reads: string[] } {
     },
     delete: () => Promise.resolve(),
     take: () => Promise.reject(new Error('not used')),
+    releaseWhenClosed: () => Promise.reject(new Error('not used')),
   };
 }
 

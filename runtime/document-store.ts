@@ -11,7 +11,8 @@
  * With a keyring (the payload codec's, `ECA_CODEC_KEYS`) every file is sealed at rest and every blob
  * named by a keyed hash of its content (document-sealing.ts): `hmac/<2>/<name>`. The `ref` locates
  * a blob; references written before keyed names (`sha1/<2>/<sha1>`) are still read, as are blobs
- * written in the clear before encryption was turned on.
+ * written in the clear before encryption was turned on. `eca keys rotate` (document-rotation.ts)
+ * re-encrypts every file under the newest key, so that an older key can be dropped.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -130,6 +131,11 @@ export class FileDocumentStore implements DocumentStore {
   /** Whether new blobs are encrypted. */
   get encrypts(): boolean {
     return this.keys.encrypts;
+  }
+
+  /** The key new files are sealed under; undefined without a keyring. */
+  get currentKeyId(): string | undefined {
+    return this.keys.currentKeyId;
   }
 
   private place(ref: string): BlobPlace {
@@ -311,7 +317,7 @@ export class FileDocumentStore implements DocumentStore {
     return true;
   }
 
-  /** The reference (`ref`) of every stored document (for audits and tests). */
+  /** The reference (`ref`) of every stored document (for audits, tests and re-encryption). */
   async list(): Promise<string[]> {
     const refs: string[] = [];
     for (const [folder, pattern] of [
@@ -323,5 +329,48 @@ export class FileDocumentStore implements DocumentStore {
       refs.push(...entries.map((entry) => `${folder}/${entry}`).filter((ref) => pattern.test(ref)));
     }
     return refs;
+  }
+
+  /** Every sealed file: the documents, and the records of `releaseWhenClosed`. */
+  async sealedFiles(): Promise<string[]> {
+    const records = await readdir(join(this.root, CLOSING)).catch(() => []);
+    return [
+      ...(await this.list()),
+      ...records.map((name) => `${CLOSING}/${name}`).filter((ref) => CLOSING_REF.test(ref)),
+    ];
+  }
+
+  /**
+   * Re-encrypts one sealed file (`sealedFiles`) under the current key in place: written anew, then
+   * renamed over it. `current` when it is already; DocumentUndecryptable when its key is missing (the
+   * file is left as it is). A document released or handed out meanwhile is not brought back.
+   */
+  async reencrypt(ref: string, options: { dryRun?: boolean } = {}): Promise<'reencrypted' | 'current' | 'gone'> {
+    const closing = CLOSING_REF.test(ref);
+    const place = closing ? undefined : this.place(ref);
+    const path = place?.path ?? join(this.root, ref);
+    let blob: Buffer;
+    try {
+      blob = await readFile(path);
+    } catch (error) {
+      if (isMissing(error)) return 'gone';
+      throw error;
+    }
+    const currentKeyId = this.keys.currentKeyId;
+    if (currentKeyId === undefined) throw new DocumentUndecryptable('re-encryption needs a keyring (ECA_CODEC_KEYS)');
+    const header = this.keys.header(blob);
+    if (header.version === 2 && header.keyId === currentKeyId) return 'current';
+    const data = place ? this.open(place, blob) : this.keys.unseal(blob, ref);
+    if (options.dryRun) return 'reencrypted';
+    const wasHeld = await this.held(path);
+    const sealed = this.keys.seal(data, ref);
+    if (!(await exists(path))) return 'gone';
+    await writeAtomically(path, sealed);
+    if (await exists(`${path}${CLAIMED}`)) {
+      await rm(path, { force: true }); // handed out meanwhile: the copy just written must not be taken again
+      return 'gone';
+    }
+    if (wasHeld && !(await this.held(path)) && (await this.deleteUnheld(path))) return 'gone';
+    return 'reencrypted';
   }
 }

@@ -12,6 +12,7 @@ import { setColorChoice } from './color.js';
 import type { ColorChoice } from './color.js';
 import { addCompletionCommand } from './completion.js';
 import { reportError } from './errors.js';
+import { addKeyCommands } from './keys.js';
 import { addMaintenanceCommands } from './maintenance.js';
 import { addGlobalOptions, examples } from './options.js';
 import { addDailyDocumentsCommands } from './daily-documents.js';
@@ -53,6 +54,7 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
   addSetupCommands(program);
   addScheduleCommands(program);
   addUserCommands(program);
+  addKeyCommands(program);
   addCompletionCommand(program);
   return examples(program, [
     ['apply client-42.xml', 'start an application'],

@@ -1,14 +1,18 @@
 /**
  * CLI of the stand-in brokerage:
  *   npm run simulator -- --port 8700 --data-dir .data/simulator [--time-scale 1440] [--env qa|prod] [--host 127.0.0.1]
- * The first line printed names the address, the demo firm's CSID and the key directory.
+ * The first line printed names the address, the demo firm's CSID and the key directory. Without
+ * `--data-dir` the keys (private ones among them) go to a temporary directory, removed when the
+ * process ends: on SIGTERM, SIGINT, a failed start or any other exit.
  */
+import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 import { startSimulator } from './server.js';
+import type { RunningSimulator } from './server.js';
 import { LAGGED_OPERATIONS } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 
@@ -61,12 +65,36 @@ const program = new Command()
   .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)')
   .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange);
 
+/** The temporary key directory, removed when the process exits however it does (but SIGKILL). */
+async function temporaryKeysDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'eca-simulator-keys-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 async function main(): Promise<void> {
   program.parse();
   const options = program.opts<CliOptions>();
   if (!isScenarioName(options.scenario)) throw new Error('unknown scenario');
+  const running: { simulator?: RunningSimulator } = {};
+  let stopping = false;
+  // Installed before the start: a signal during it still ends the process through `exit`.
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`[simulator] ${signal}: shutting down\n`);
+    (running.simulator?.close() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`[simulator] shutdown failed: ${error instanceof Error ? error.message : 'unknown'}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
   // Without a data dir the keys still need a home the engine's configuration can point at.
-  const keysDir = options.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'eca-simulator-keys-')) : undefined;
+  const keysDir = options.dataDir === undefined ? await temporaryKeysDir() : undefined;
   const simulator = await startSimulator({
     port: options.port,
     host: options.host,
@@ -79,6 +107,7 @@ async function main(): Promise<void> {
     ...(options.listingLag && { listingLag: options.listingLag }),
     log: (line) => process.stderr.write(`[simulator] ${line}\n`),
   });
+  running.simulator = simulator;
   process.stdout.write(
     `ECA simulator listening on ${simulator.url} (CSID ${simulator.csid}, keys in ${simulator.keysDir ?? '(memory)'})\n`,
   );
@@ -86,21 +115,6 @@ async function main(): Promise<void> {
     `  env ${simulator.env}, preference base ${simulator.preferenceUrl}, control API ${simulator.controlUrl}, ` +
       `time scale ${simulator.control.clock().timeScale}\n`,
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`[simulator] ${signal}: shutting down\n`);
-    simulator.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`[simulator] shutdown failed: ${error instanceof Error ? error.message : 'unknown'}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((error: unknown) => {

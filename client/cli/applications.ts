@@ -9,7 +9,7 @@ import { batchItems, documentArguments } from './documents.js';
 import type { BatchItem } from './documents.js';
 import { errorCode, failLater } from './errors.js';
 import { applicationCommand, deferred, examples, integerOption, secondsOption, withEngine } from './options.js';
-import { describeState, formatted, isJson, listTable, out, table } from './output.js';
+import { describeState, formatted, isJson, listTable, out, outputClosed, table } from './output.js';
 import type { OutputFormat } from './output.js';
 import { progressBar } from './progress.js';
 
@@ -106,7 +106,8 @@ async function watch(engine: ConnectedEngine, format: OutputFormat, intervalSeco
         if (redraw) process.stdout.write('\x1b[2J\x1b[H');
         process.stdout.write(`${at}  ${entries.length} running\n\n${listTable(entries)}\n${redraw ? '' : '\n'}`);
       }
-      if (count !== undefined && refresh >= count) break;
+      // A reader that went away (`eca watch -o jsonl | head -1`) ends the watch.
+      if ((count !== undefined && refresh >= count) || outputClosed()) break;
       await new Promise((done) => setTimeout(done, intervalSeconds * 1000));
     }
   } finally {

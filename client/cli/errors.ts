@@ -40,6 +40,18 @@ export function describeError(error: unknown): string {
   return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
 }
 
+/**
+ * `text` as one line that is safe at a terminal: control characters (a line break, an escape sequence
+ * in a file name or an argument) are written as escapes, `\n` or `\u001b`.
+ */
+export function oneLine(text: string): string {
+  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  // eslint-disable-next-line no-control-regex -- control characters are what is escaped
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => {
+    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** How the failure is written: a line of text, or a JSON object for `-o json|jsonl`. */
 export interface ErrorReport {
   json: boolean;
@@ -59,7 +71,7 @@ export function reportError(error: unknown, report: ErrorReport = { json: false 
         : describeError(error);
     process.stderr.write(`${JSON.stringify({ error: { code, exitCode, message } })}\n`);
   } else if (!(error instanceof CommanderError)) {
-    process.stderr.write(`${paint('red', 'eca:', process.stderr)} ${describeError(error)}\n`);
+    process.stderr.write(`${paint('red', 'eca:', process.stderr)} ${oneLine(describeError(error))}\n`);
   }
   if (process.env.ECA_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   return exitCode;

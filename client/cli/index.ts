@@ -15,6 +15,7 @@ import { reportError } from './errors.js';
 import { addKeyCommands } from './keys.js';
 import { addMaintenanceCommands } from './maintenance.js';
 import { addGlobalOptions, examples } from './options.js';
+import { quietWhenOutputCloses } from './output.js';
 import { addDailyDocumentsCommands } from './daily-documents.js';
 import { addScheduleCommands } from './schedules.js';
 import { addSetupCommands } from './setup.js';
@@ -78,6 +79,7 @@ export function asksForJson(argv: readonly string[], env: NodeJS.ProcessEnv = pr
 }
 
 export async function main(argv: string[]): Promise<number> {
+  quietWhenOutputCloses();
   const json = asksForJson(argv.slice(2));
   let usage = '';
   // Under -o json, commander's own complaint becomes part of the JSON error, not a line of text.

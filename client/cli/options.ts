@@ -86,18 +86,36 @@ export function integerOption(min: number, max: number): (value: string) => numb
   return boundedOption(min, max, (value, n) => /^\d+$/.test(value.trim()) && Number.isSafeInteger(n), 'a whole number');
 }
 
-/** An option's number of seconds within bounds (decimals allowed). */
+/** An option's number of seconds within bounds, in decimal digits with a fraction if need be (`2`, `0.5`, `.5`). */
 export function secondsOption(min: number, max: number): (value: string) => number {
-  return boundedOption(min, max, (value, n) => value.trim() !== '' && Number.isFinite(n), 'a number of seconds');
+  return boundedOption(min, max, (value) => /^(\d+(\.\d*)?|\.\d+)$/.test(value.trim()), 'a number of seconds');
 }
 
-/** An option's duration (`30s`, `10m`, `2h`, or milliseconds) as milliseconds. */
+/** The longest `--timeout`: the longest a Node timer waits (2^31-1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * `--timeout`'s duration as whole milliseconds. Around it whitespace is ignored; the rest, at most 100
+ * characters, is a number (`2`, `1.5`, `.5`) and a unit, a space between them or not: `ms`, `s`, `m`,
+ * `h`, `d`, `w` or `y`, or a word for one (`msec`, `sec`, `second`, `min`, `minute`, `hr`, `hour`,
+ * `day`, `week`, `yr`, `year`, each also plural), in any case. A number alone is milliseconds; a fraction
+ * of a millisecond counts as a whole one. The duration is positive and at most MAX_TIMEOUT_MS; anything
+ * else is refused as a usage error naming the option. (`ms`, the SDK's own parser, reads the number and
+ * unit.)
+ */
 export function durationOption(value: string): number {
+  let ms: number;
   try {
-    return parseDurationMs(value, '--timeout', '30s, 10m or 2h');
+    ms = parseDurationMs(value, '--timeout', '30s, 10m or 2h');
   } catch (error) {
     throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
+  if (ms > MAX_TIMEOUT_MS) {
+    throw new InvalidArgumentError(
+      `--timeout: "${value}" is over the maximum of ${MAX_TIMEOUT_MS} ms (24.8 days: give 24d or less)`,
+    );
+  }
+  return Math.ceil(ms);
 }
 
 /** `--timeout`, for a command that waits on Temporal or a workflow: `fallback` is a duration such as `1m`. */

@@ -19,8 +19,31 @@ export function formatted(format: OutputFormat, value: unknown, text: () => stri
   return `${text()}\n`;
 }
 
+let stdoutGone = false;
+
+/** A write error on stdout (its reader went away, EPIPE: `eca … | head -1`) or stderr: ended quietly. */
+function onStdoutError(): void {
+  stdoutGone = true;
+}
+function onStderrError(): void {}
+
+/**
+ * Makes a closed stdout or stderr end the output quietly: without a handler Node throws the stream's
+ * EPIPE as an uncaught 'error' event, a stack trace and exit 1. With it nothing more is written to
+ * stdout, and the command ends with the exit code it would have had (0 after help). Installed once.
+ */
+export function quietWhenOutputCloses(): void {
+  if (!process.stdout.listeners('error').includes(onStdoutError)) process.stdout.on('error', onStdoutError);
+  if (!process.stderr.listeners('error').includes(onStderrError)) process.stderr.on('error', onStderrError);
+}
+
+/** Whether stdout has been closed by its reader: a command that would go on writing stops. */
+export function outputClosed(): boolean {
+  return stdoutGone;
+}
+
 export function out(format: OutputFormat, value: unknown, text: () => string): void {
-  process.stdout.write(formatted(format, value, text));
+  if (!stdoutGone) process.stdout.write(formatted(format, value, text));
 }
 
 /** Whether `format` is for scripts. */

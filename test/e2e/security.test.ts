@@ -30,7 +30,7 @@ import {
   uiCodecEndpointArgs,
 } from '../../codec/index.js';
 import type { RunningCodecServer } from '../../codec/index.js';
-import { FileDocumentStore } from '../../runtime/document-store.js';
+import { FileDocumentStore, sha1Of } from '../../runtime/document-store.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
@@ -219,8 +219,11 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     // The temporary passwords the brokerage handed out: the engine keeps them in its document store only,
     // readable through the store's keys.
     const temporaryPasswords: string[] = [];
-    for (const sha1 of await store.list()) {
-      const text = new TextDecoder().decode(await store.read(sha1));
+    const contentHashes: string[] = [];
+    for (const ref of await store.list()) {
+      const data = await store.read(ref);
+      contentHashes.push(sha1Of(data));
+      const text = new TextDecoder().decode(data);
       if (!text.startsWith('{')) continue;
       const content = JSON.parse(text) as { users?: { temporaryPassword?: string }[] };
       for (const user of content.users ?? [])
@@ -236,7 +239,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       ...keys.keys.map((key) => Buffer.from(key.key).toString('base64')),
     ];
 
-    // 1. Histories as the official CLI exports them: no personal data, no secrets, every payload ciphertext.
+    // 1. Histories as the official CLI exports them: no personal data, no secrets, every payload ciphertext
+    // (the documents' SHA-1s, in workflow inputs, included).
     let failuresSeen = 0;
     for (const [scenario, handle] of handles) {
       const { stdout } = await run(
@@ -246,7 +250,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       );
       const history = JSON.parse(stdout) as { events: unknown[] };
       assert.ok(history.events.length > 10, `${scenario}: a whole history`);
-      const payloads = assertPrivateHistory(scenario, history, [...personal, ...secrets], 'e2e-2');
+      const payloads = assertPrivateHistory(scenario, history, [...personal, ...secrets, ...contentHashes], 'e2e-2');
       assert.ok(payloads.length > 10, `${scenario}: payloads found`);
       // Inputs, results, summaries and memos are among them, and their identifiers are not readable.
       const where = payloads.map(({ path }) => path).join('\n');
@@ -343,8 +347,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     }
 
     // 3b. The document store on disk: every document encrypted, none of the applicants' data nor a password in
-    // any file; the files that record a document's holders and an owner's documents are empty (names only:
-    // hashes of owners, SHA-1 references).
+    // any file, nor a document's SHA-1 in any name; the files that record a document's holders and an owner's
+    // documents are empty (names only: hashes of owners, keyed names of documents).
     const files = (await readdir(join(dir, 'documents'), { recursive: true, withFileTypes: true })).filter((file) =>
       file.isFile(),
     );
@@ -353,7 +357,10 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       const bytes = await readFile(join(file.parentPath, file.name));
       if (/\.holders$|\/owners\/[0-9a-f]{64}$/.test(file.parentPath))
         assert.equal(bytes.length, 0, `${file.name}: a holder record with content`);
-      else assert.equal(bytes.subarray(0, 8).toString(), 'ECA-DOC1', `${file.name} is not encrypted`);
+      else assert.equal(bytes.subarray(0, 8).toString(), 'ECA-DOC2', `${file.name} is not encrypted`);
+      for (const hash of contentHashes) {
+        assert.ok(!join(file.parentPath, file.name).includes(hash), `${file.name}: a document's SHA-1 in a name`);
+      }
       const raw = bytes.toString('latin1');
       for (const needle of [...personal, ...temporaryPasswords]) {
         assert.ok(!raw.includes(needle), `${file.name} holds "${needle.slice(0, 6)}…" in the clear`);

@@ -9,13 +9,18 @@
  * can read the UI's settings then holds the token, so that form is for a UI that is itself access
  * controlled. `authorize` replaces the token check, e.g. to validate the access token a UI with
  * single sign-on forwards (`TEMPORAL_CODEC_PASS_ACCESS_TOKEN`). Browsers may call it from `uiOrigin` only.
+ *
+ * `/decode` decodes what it can and passes the rest through as it came (not encrypted, or not decrypting:
+ * unknown key id, wrong key, altered); `/encode` is all or nothing. Limits are checked as the body arrives
+ * (413). Every answer has `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`; refusals are JSON.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Payload } from '@temporalio/common';
-import { AesGcmPayloadCodec } from './aes-gcm-codec.js';
+import { AesGcmPayloadCodec, isEncryptedPayload, PayloadDecryptionError } from './aes-gcm-codec.js';
 import type { CodecKeyring } from './keyring.js';
 import { CodecConfigurationError } from './keyring.js';
 
@@ -33,8 +38,12 @@ export interface CodecServerOptions {
   authorize?: (authorization: string | undefined) => boolean | Promise<boolean>;
   /** Operational lines (never payloads or tokens). */
   log?: (line: string) => void;
-  /** Largest request body accepted; 16 MiB by default. */
+  /** Largest request body accepted, counted as it arrives; 16 MiB by default. */
   maxBodyBytes?: number;
+  /** Most payloads one request may carry, counted as the body arrives; 10,000 by default. */
+  maxPayloads?: number;
+  /** Most JSON values (objects, arrays, and the items after a comma) one body may hold; 200,000 by default. */
+  maxJsonValues?: number;
 }
 
 export interface RunningCodecServer {
@@ -53,63 +62,174 @@ export function uiCodecEndpointArgs(server: Pick<RunningCodecServer, 'uiEndpoint
   return ['--ui-codec-endpoint', server.uiEndpoint];
 }
 
-interface JsonPayload {
-  metadata?: Record<string, string>;
-  data?: string;
-}
+/** The limits of a request (413 over them): default values, and what each counts. */
+const LIMITS = { maxBodyBytes: 16 * 1024 * 1024, maxPayloads: 10_000, maxJsonValues: 200_000 };
+const COUNTED: Record<Limit, string> = { maxBodyBytes: 'bytes', maxPayloads: 'payloads', maxJsonValues: 'JSON values' };
+type Limit = keyof typeof LIMITS;
+/** Deepest nesting a body may have: the object, `payloads`, a payload, its metadata, and room for new fields. */
+const MAX_DEPTH = 8;
+const EXPECTED = 'expected { "payloads": [...] }';
+/** Headers of every answer: nothing decoded is kept by a cache, and no browser guesses another type. */
+const ANSWER_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+
+type JsonPayload = { metadata?: Record<string, string> | null; data?: string | null };
+/** A payload of a request: as it came (what a pass-through answers) and as bytes. */
+type Received = { json: JsonPayload; payload: Payload };
 
 class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** More fields of the JSON answer (a limit's name and value). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+function overLimit(limit: Limit, maximum: number): HttpError {
+  return new HttpError(413, `more than ${maximum} ${COUNTED[limit]} in one request (${limit})`, { limit, maximum });
 }
 
-function fromJson(payload: JsonPayload): Payload {
-  if (payload === null || typeof payload !== 'object') throw new HttpError(400, 'a payload must be an object');
-  const metadata: Record<string, Uint8Array> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
-    if (typeof value !== 'string') throw new HttpError(400, `metadata ${key} must be base64`);
-    metadata[key] = new Uint8Array(Buffer.from(value, 'base64'));
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Protobuf JSON bytes: base64, standard or URL-safe alphabet, padded or not. */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const base64Length = (text: string) =>
+  text.replace(/=+$/, '').length % 4 !== 1 && (!text.endsWith('=') || text.length % 4 === 0);
+
+function base64(value: unknown, where: string): Uint8Array {
+  if (typeof value !== 'string' || !BASE64.test(value) || !base64Length(value)) {
+    throw new HttpError(400, `${where} must be a base64 string`);
   }
-  if (payload.data !== undefined && typeof payload.data !== 'string') throw new HttpError(400, 'data must be base64');
-  return { metadata, data: new Uint8Array(Buffer.from(payload.data ?? '', 'base64')) };
+  return new Uint8Array(Buffer.from(value, 'base64'));
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function fromJson(json: unknown, index: number): Received {
+  const where = `payloads[${index}]`;
+  if (!isRecord(json)) throw new HttpError(400, `${where} must be an object`);
+  const { metadata, data } = json;
+  if (metadata !== undefined && metadata !== null && !isRecord(metadata)) {
+    throw new HttpError(400, `${where}.metadata must be an object of base64 strings`);
+  }
+  const entries = Object.entries(metadata ?? {}).map(([key, value]) => {
+    // A map key the protobuf decoder turns into a prototype: it would not come back from an encode.
+    if (key === '__proto__') throw new HttpError(400, `${where}.metadata may not have the key "__proto__"`);
+    return [key, base64(value, `${where}.metadata[${JSON.stringify(key).slice(0, 40)}]`)] as const;
+  });
+  const bytes = data === undefined || data === null ? new Uint8Array() : base64(data, `${where}.data`);
+  return { json, payload: { metadata: Object.fromEntries(entries), data: bytes } };
 }
 
 function toJson(payload: Payload): JsonPayload {
-  const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
-    if (value) metadata[key] = Buffer.from(value).toString('base64');
-  }
-  return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+  const entries = Object.entries(payload.metadata ?? {}).filter(([, value]) => value);
+  return {
+    metadata: Object.fromEntries(entries.map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+  };
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new HttpError(413, 'request body too large');
-    chunks.push(chunk);
+const [QUOTE, BACKSLASH, COMMA] = [0x22, 0x5c, 0x2c];
+const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY] = [0x7b, 0x5b, 0x7d, 0x5d];
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/**
+ * Follows a body's JSON structure as it arrives, building nothing, so that a body over `maxPayloads` (the
+ * elements of arrays directly under the top-level object: `payloads`) or `maxJsonValues` is refused before
+ * anything is parsed, as is one whose top level is not an object or that nests deeper than MAX_DEPTH.
+ * It does not validate the JSON; JSON.parse does, once the whole body is in.
+ */
+class BodyScanner {
+  private depth = 0;
+  private started = false;
+  private inString = false;
+  private escaped = false;
+  /** Whether the container at depth 2 is an array, and whether its current element has begun. */
+  private arrayAtTwo = false;
+  private elementOpen = false;
+  private payloads = 0;
+  private values = 0;
+
+  constructor(private readonly limits: Record<Limit, number>) {}
+
+  push(chunk: Buffer): void {
+    for (let index = 0; index < chunk.length; index++) this.step(chunk[index]!);
   }
+
+  private step(byte: number): void {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (byte === BACKSLASH) this.escaped = true;
+      else if (byte === QUOTE) this.inString = false;
+      return;
+    }
+    if (WHITESPACE.has(byte)) return;
+    if (!this.started && byte !== OPEN_OBJECT) throw new HttpError(400, EXPECTED);
+    this.started = true;
+    if (this.depth === 2 && this.arrayAtTwo && !this.elementOpen && byte !== COMMA && byte !== CLOSE_ARRAY) {
+      this.elementOpen = true;
+      if (++this.payloads > this.limits.maxPayloads) throw overLimit('maxPayloads', this.limits.maxPayloads);
+    }
+    const value = byte === COMMA || byte === OPEN_OBJECT || byte === OPEN_ARRAY;
+    if (value && ++this.values > this.limits.maxJsonValues) throw overLimit('maxJsonValues', this.limits.maxJsonValues);
+    if (byte === QUOTE) this.inString = true;
+    else if (byte === COMMA && this.depth === 2) this.elementOpen = false;
+    else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (++this.depth > MAX_DEPTH) throw new HttpError(400, `the body nests deeper than ${MAX_DEPTH} levels`);
+      if (this.depth === 2) [this.arrayAtTwo, this.elementOpen] = [byte === OPEN_ARRAY, false];
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) this.depth--;
+  }
+}
+
+/** The request's payloads, refused (413) as soon as the body is over a limit, never after reading it all. */
+async function readPayloads(request: IncomingMessage, service: CodecService): Promise<Received[]> {
+  const { maxBodyBytes, maxPayloads } = service.limits;
+  if (Number(request.headers['content-length']) > maxBodyBytes) throw overLimit('maxBodyBytes', maxBodyBytes);
+  const chunks: Buffer[] = [];
+  const scanner = new BodyScanner(service.limits);
+  let size = 0;
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const refuse = (error: Error) => {
+      // The rest of the body is read and dropped; the refusal closes the connection.
+      request.removeAllListeners('data').removeAllListeners('end').resume();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        if ((size += chunk.length) > maxBodyBytes) throw overLimit('maxBodyBytes', maxBodyBytes);
+        scanner.push(chunk);
+        chunks.push(chunk);
+      } catch (error) {
+        refuse(error as Error);
+      }
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    request.on('error', refuse).on('data', onData).on('end', onEnd);
+  });
+  return parsePayloads(body, maxPayloads);
+}
+
+function parsePayloads(body: Buffer, maxPayloads: number): Received[] {
+  let parsed: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
+  if (!isRecord(parsed) || !Array.isArray(parsed.payloads)) throw new HttpError(400, EXPECTED);
+  if (parsed.payloads.length > maxPayloads) throw overLimit('maxPayloads', maxPayloads);
+  return (parsed.payloads as unknown[]).map(fromJson);
 }
 
 /** What each request is checked and answered with. */
 interface CodecService {
   codec: AesGcmPayloadCodec;
   origins: Set<string>;
-  limit: number;
+  limits: Record<Limit, number>;
+  log: (line: string) => void;
   authorised: (request: IncomingMessage, pathToken: string | undefined) => Promise<boolean>;
 }
 
@@ -143,11 +263,46 @@ function answerCors(origins: Set<string>, request: IncomingMessage, response: Se
   return true;
 }
 
+/** The path's segments, and the token when it is the first of two (`/<token>/decode`), percent-decoded. */
+function route(request: IncomingMessage): { path: string[]; pathToken: string | undefined } {
+  if (request.httpVersion === '1.1' && !request.headers.host) throw new HttpError(400, 'no Host header');
+  try {
+    const path = new URL(request.url ?? '/', 'http://codec.invalid').pathname.split('/').filter(Boolean);
+    return { path, pathToken: path.length === 2 ? decodeURIComponent(path[0] ?? '') : undefined };
+  } catch {
+    throw new HttpError(400, 'the request path is malformed: not a URL path, or a % escape that is not UTF-8');
+  }
+}
+
+/** Decodes each payload it can; passes the others through as they came, and logs how many (no contents). */
+async function decodeEach(service: CodecService, received: Received[]): Promise<JsonPayload[]> {
+  const failures: string[] = [];
+  const answer: JsonPayload[] = [];
+  for (const { json, payload } of received) {
+    try {
+      answer.push(isEncryptedPayload(payload) ? toJson((await service.codec.decode([payload]))[0]!) : json);
+    } catch (error) {
+      failures.push(error instanceof PayloadDecryptionError ? error.message : 'the decrypted bytes are not a payload');
+      answer.push(json);
+    }
+  }
+  const summary = `${failures.length} of ${received.length} payloads passed through undecoded (first: ${failures[0]})`;
+  if (failures.length > 0) service.log(`decode: ${summary}`);
+  return answer;
+}
+
+async function encodeAll(service: CodecService, received: Received[]): Promise<JsonPayload[]> {
+  try {
+    return (await service.codec.encode(received.map(({ payload }) => payload))).map(toJson);
+  } catch (error) {
+    throw new HttpError(400, error instanceof Error ? error.message : 'cannot encode the payloads');
+  }
+}
+
 async function handle(service: CodecService, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if (answerCors(service.origins, request, response)) return;
-  const path = new URL(request.url ?? '/', 'http://codec.invalid').pathname.split('/').filter(Boolean);
+  const { path, pathToken } = route(request);
   const operation = path.at(-1);
-  const pathToken = path.length === 2 ? decodeURIComponent(path[0] ?? '') : undefined;
   if (path.length === 1 && operation === 'health' && request.method === 'GET') {
     response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;
@@ -158,16 +313,27 @@ async function handle(service: CodecService, request: IncomingMessage, response:
     response.setHeader('WWW-Authenticate', 'Bearer');
     throw new HttpError(401, 'unauthorised');
   }
-  const body = (await readBody(request, service.limit)) as { payloads?: unknown } | null;
-  if (!body || !Array.isArray(body.payloads)) throw new HttpError(400, 'expected { "payloads": [...] }');
-  const payloads = (body.payloads as JsonPayload[]).map(fromJson);
-  let result: Payload[];
-  try {
-    result = operation === 'encode' ? await service.codec.encode(payloads) : await service.codec.decode(payloads);
-  } catch (error) {
-    throw new HttpError(400, error instanceof Error ? error.message : 'cannot process the payloads');
-  }
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ payloads: result.map(toJson) }));
+  const received = await readPayloads(request, service);
+  const answer = operation === 'encode' ? await encodeAll(service, received) : await decodeEach(service, received);
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ payloads: answer }));
+}
+
+/** An answer written on the socket, where Node gives no response object (a request it cannot parse, CONNECT). */
+function answerRaw(socket: Duplex, status: number, message: string): void {
+  const inProgress = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!socket.writable || inProgress?.headersSent) return void socket.destroy();
+  const body = JSON.stringify({ error: message });
+  const headers = { ...ANSWER_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}Connection: close\r\n\r\n${body}`);
+}
+
+function limits(options: CodecServerOptions): Record<Limit, number> {
+  const chosen = { ...LIMITS };
+  for (const limit of Object.keys(LIMITS) as Limit[]) chosen[limit] = options[limit] ?? LIMITS[limit];
+  const wrong = Object.entries(chosen).find(([, value]) => !Number.isInteger(value) || value < 1);
+  if (wrong) throw new CodecConfigurationError(`${wrong[0]} must be a positive integer, not ${wrong[1]}`);
+  return chosen;
 }
 
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
@@ -176,21 +342,37 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       'the codec server needs a token of at least 16 characters (ECA_CODEC_SERVER_TOKEN)',
     );
   }
-  const codec = new AesGcmPayloadCodec(options.keys);
   const origins = new Set([options.uiOrigin ?? []].flat().map((origin) => origin.replace(/\/+$/, '')));
-  const authorised = authorisation(options);
   const log = options.log ?? (() => undefined);
-  const service: CodecService = { codec, origins, limit: options.maxBodyBytes ?? 16 * 1024 * 1024, authorised };
+  const service: CodecService = {
+    codec: new AesGcmPayloadCodec(options.keys),
+    origins,
+    limits: limits(options),
+    log,
+    authorised: authorisation(options),
+  };
 
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) response.setHeader(name, value);
     handle(service, request, response).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      const message = error instanceof HttpError ? error.message : 'internal error';
-      if (status >= 500 || status === 401 || status === 403) log(`${request.method ?? '?'} ${status} ${message}`);
-      if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: message }));
+      const { status, message, details } = error instanceof HttpError ? error : new HttpError(500, 'internal error');
+      if (status >= 500 || status === 401 || status === 403 || status === 413) {
+        log(`${request.method ?? '?'} ${status} ${message}`);
+      }
+      if (response.headersSent) return void response.end();
+      // A refused body may still be arriving: it is dropped, and the connection closes after the answer.
+      if (status === 413) response.setHeader('Connection', 'close');
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: message, ...details }));
     });
+  };
+  // Node's own answers (no Host, an unknown Expect, a request it cannot parse, CONNECT) would not be JSON.
+  const server = createServer({ requireHostHeader: false }, listener).on('checkExpectation', listener);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    answerRaw(socket, status, `not a valid HTTP request (${STATUS_CODES[status]})`);
   });
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerRaw(socket, 405, 'use POST'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

@@ -79,6 +79,25 @@ export function xmlWellFormednessError(xml: string): string | undefined {
   return `the XML is not well-formed: ${result.err.msg} (line ${result.err.line}, column ${result.err.col})`;
 }
 
+/**
+ * Runs a parser over XML the validator accepted. The parser refuses more than the validator does (elements nested
+ * deeper than its limit, the names `__proto__`, `constructor` and `prototype`): that is EcaSchemaError at path
+ * `what`, with a fixed text and no cause (the parser's own messages may quote the document).
+ */
+function parseWith(xmlParser: XMLParser, xml: string, what: string): unknown {
+  try {
+    return xmlParser.parse(xml) as unknown;
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : '';
+    const problem = /nested/i.test(message)
+      ? 'the XML nests elements too deeply'
+      : /reserved/i.test(message)
+        ? 'the XML uses a reserved name (__proto__, constructor or prototype) for an element or attribute'
+        : 'the XML cannot be read';
+    throw new EcaSchemaError(what, problem);
+  }
+}
+
 const namespaceParser = new XMLParser({
   preserveOrder: true,
   ignoreAttributes: false,
@@ -100,7 +119,7 @@ const namespaceParser = new XMLParser({
 export function rootNamespace(xml: string, what = 'xml'): string | undefined {
   const problem = xmlWellFormednessError(xml);
   if (problem) throw new EcaSchemaError(what, problem);
-  const entries = namespaceParser.parse(xml) as unknown;
+  const entries = parseWith(namespaceParser, xml, what);
   const root = Array.isArray(entries)
     ? (entries as unknown[]).filter(isRecord).find((entry) => {
         const name = Object.keys(entry).find((key) => key !== ATTRIBUTES);
@@ -120,7 +139,7 @@ export function rootNamespace(xml: string, what = 'xml'): string | undefined {
 export function parseXmlTree(xml: string, what = 'xml'): XmlNode {
   const problem = xmlWellFormednessError(xml);
   if (problem) throw new EcaSchemaError(what, problem);
-  const entries = parser.parse(xml) as unknown;
+  const entries = parseWith(parser, xml, what);
   const roots = Array.isArray(entries)
     ? (entries as unknown[])
         .filter(isRecord)

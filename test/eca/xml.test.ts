@@ -16,6 +16,7 @@ import {
   buildDocumentsReport,
   formatChecksumMismatchStatus,
 } from '../../simulator/formats/report-xml.js';
+import { rootNamespace } from '../../eca/xml-tree.js';
 import { parseSubmitDocumentsXml, parseUpdateRequestXml } from '../../simulator/formats/request-xml.js';
 
 const SHA_A = 'a'.repeat(40);
@@ -232,6 +233,15 @@ describe('eca/xml: request and report XML', function () {
       () => parseDocumentsReport('<!DOCTYPE x [<!ENTITY a "b">]><Process/>'),
       (error: unknown) => error instanceof EcaSchemaError && /DOCTYPE/.test(error.message),
     );
+  });
+
+  it('raises EcaSchemaError for XML the parser refuses although it is well-formed: deep nesting, reserved names', function () {
+    const deep = `<Process>${'<Documents>'.repeat(150)}${'</Documents>'.repeat(150)}</Process>`;
+    for (const xml of [deep, '<Process><constructor/></Process>', '<Process><Document __proto__="1"/></Process>']) {
+      assert.throws(() => parseDocumentsReport(xml), EcaSchemaError, xml.slice(0, 40));
+      assert.throws(() => parseCreateResponseXml(xml), EcaSchemaError, xml.slice(0, 40));
+      assert.throws(() => rootNamespace(xml), EcaSchemaError, xml.slice(0, 40));
+    }
   });
 
   it('round-trips the create response, keeping the temporary password secret', function () {

@@ -86,12 +86,17 @@ export interface Transport {
   ): Promise<{ parsed: ReturnType<(typeof responseSchemas)[S]['parse']>; raw: unknown }>;
 }
 
-/** The library's error for a failed call. */
-async function libraryError(error: unknown, operation: EcaOperation, timeoutMs: number): Promise<Error> {
+/** The library's error for a failed call; `read` bounds the reading of an error answer's body. */
+async function libraryError(
+  error: unknown,
+  operation: EcaOperation,
+  timeoutMs: number,
+  read: (body: Promise<string>) => Promise<string>,
+): Promise<Error> {
   if (error instanceof HTTPError) {
     let text = '';
     try {
-      text = await error.response.text();
+      text = await read(error.response.text());
     } catch {
       // The body is only for the excerpt.
     }
@@ -101,6 +106,21 @@ async function libraryError(error: unknown, operation: EcaOperation, timeoutMs: 
   if (error instanceof TimeoutError) return new EcaTimeoutError(operation, timeoutMs);
   if (error instanceof EcaError) return error;
   return new EcaNetworkError(operation, networkDetail(error), { cause: error });
+}
+
+/**
+ * The reading of an answer's body within `timeoutMs`: ky's timeout ends when the headers are in, so a body that
+ * stalls would hold the call for as long as the connection lasts. Past the time, `signal` aborts the call.
+ */
+function bodyDeadline(timeoutMs: number): { signal: AbortSignal; read: (body: Promise<string>) => Promise<string> } {
+  const controller = new AbortController();
+  return {
+    signal: controller.signal,
+    read: (body) => {
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      return body.finally(() => clearTimeout(timer));
+    },
+  };
 }
 
 /** The library's tracer: spans go nowhere until the process registers an OpenTelemetry SDK. */
@@ -159,11 +179,12 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
     mode: SendMode,
   ): Promise<{ status: number; text: string }> {
     const url = `${operation === 'preferenceSet' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
+    const deadline = bodyDeadline(timeoutMs);
     try {
-      const signal = options.signal?.();
+      const own = options.signal?.();
       const response = await http.post(url, {
         json: body,
-        ...(signal ? { signal } : {}),
+        signal: own ? AbortSignal.any([own, deadline.signal]) : deadline.signal,
         retry:
           mode === 'query'
             ? {
@@ -176,9 +197,10 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
               }
             : { limit: 0 },
       });
-      return { status: response.status, text: await response.text() };
+      return { status: response.status, text: await deadline.read(response.text()) };
     } catch (error) {
-      throw await libraryError(error, operation, timeoutMs);
+      if (deadline.signal.aborted) throw new EcaTimeoutError(operation, timeoutMs);
+      throw await libraryError(error, operation, timeoutMs, deadline.read);
     }
   }
 

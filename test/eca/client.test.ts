@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createStatusReader } from '../../activities/status.js';
 import { createEcaClient, EcaLanguageCodeError } from '../../eca/web-client/index.js';
 import type { EcaClient, EcaClientOptions } from '../../eca/web-client/index.js';
@@ -967,6 +969,34 @@ describe('eca/client: every operation against a local server', function () {
       const impatient = makeClient({ timeoutMs: 100, retry: 0 });
       server.on('/ws/eca/getPendingTasks', { delayMs: 1_000, body: { result: [] } });
       await expectError(impatient.getPendingTasks(), EcaTimeoutError, (error) => assert.equal(error.timeoutMs, 100));
+    });
+
+    it('times out with EcaTimeoutError when the body stalls after the head, and reads an error answer within the time', async function () {
+      this.timeout(10_000);
+      for (const status of [200, 500]) {
+        const stalling = createServer((request, response) => {
+          request.resume();
+          request.on('end', () => {
+            response.writeHead(status, { 'content-type': 'application/json', 'content-length': '100' });
+            response.write('{"result": [');
+          });
+        });
+        await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+        const { port } = stalling.address() as AddressInfo;
+        const impatient = createEcaClient({
+          baseUrl: `http://127.0.0.1:${port}`,
+          csid: CSID,
+          retry: 0,
+          timeoutMs: 100,
+        });
+        try {
+          if (status === 200) await expectError(impatient.getPendingTasks(), EcaTimeoutError);
+          else await expectError(impatient.getPendingTasks(), EcaHttpError, (error) => assert.equal(error.status, 500));
+        } finally {
+          stalling.closeAllConnections();
+          await new Promise((resolve) => stalling.close(resolve));
+        }
+      }
     });
 
     it('reports malformed JSON and shape mismatches as schema errors with the path', async function () {

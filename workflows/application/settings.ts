@@ -131,12 +131,9 @@ export function settingsProblems(overrides: unknown): string[] {
     problems.push(`settings.approvalCheckTime must be HH:MM (UTC), not ${JSON.stringify(time)}`);
   }
   const events = given.continueAsNewAfterEvents;
-  if (
-    events !== undefined &&
-    !(Number.isInteger(events) && (events as number) >= 100 && (events as number) <= 50_000)
-  ) {
+  if (events !== undefined && !(Number.isInteger(events) && (events as number) >= 10 && (events as number) <= 50_000)) {
     problems.push(
-      `settings.continueAsNewAfterEvents must be a whole number from 100 to 50000, not ${JSON.stringify(events)}`,
+      `settings.continueAsNewAfterEvents must be a whole number from 10 to 50000, not ${JSON.stringify(events)}`,
     );
   }
   const source = given.statusSource;

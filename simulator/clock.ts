@@ -10,6 +10,12 @@
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * The last instant the wire's timestamps can write (`YYYY-MM-DD HH:MM:SS` has a four-digit year): simulated time
+ * stops there. A jump past it is refused; a time scale that would run past it holds there.
+ */
+export const LATEST_SIMULATED_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** What a data dir keeps of the clock, so that simulated time carries on across a restart. */
 export interface ClockSnapshot {
   /** Simulated epoch ms at `realAnchor`. */
@@ -54,7 +60,7 @@ export class SimClock {
 
   /** Simulated epoch ms. */
   now(): number {
-    return this.#simAnchor + (this.#realNow() - this.#realAnchor) * this.#timeScale;
+    return Math.min(this.#simAnchor + (this.#realNow() - this.#realAnchor) * this.#timeScale, LATEST_SIMULATED_MS);
   }
 
   /** Real epoch ms plus explicit jumps: the clock of SSO URL validity. */
@@ -69,6 +75,7 @@ export class SimClock {
   /** Jumps simulated time (and the wall clock) forward. */
   advance(ms: number): number {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward');
+    if (this.now() + ms > LATEST_SIMULATED_MS) throw new RangeError('the clock cannot move past 9999-12-31');
     this.#reanchor();
     this.#simAnchor += ms;
     this.#jumpedMs += ms;
@@ -90,9 +97,8 @@ export class SimClock {
   }
 
   #reanchor(): void {
-    const real = this.#realNow();
-    this.#simAnchor += (real - this.#realAnchor) * this.#timeScale;
-    this.#realAnchor = real;
+    this.#simAnchor = this.now();
+    this.#realAnchor = this.#realNow();
   }
 }
 
@@ -125,6 +131,7 @@ export interface DurationParts {
   businessDays?: number;
 }
 
+/** The milliseconds of `parts` counted from `from`; infinite when they end past the last instant the clock shows. */
 export function durationMs(parts: DurationParts, from: number): number {
   let total =
     (parts.ms ?? 0) +
@@ -134,12 +141,18 @@ export function durationMs(parts: DurationParts, from: number): number {
     (parts.days ?? 0) * DAY_MS;
   let businessDays = parts.businessDays ?? 0;
   let at = from + total;
+  // Each business day is at least a day: a duration past the last instant is infinite, before any counting.
+  if (!(at + Math.max(businessDays, 0) * DAY_MS <= LATEST_SIMULATED_MS)) return Number.POSITIVE_INFINITY;
+  // Any seven days in a row hold five business days: whole weeks are skipped, the rest counted day by day.
+  const weeks = Math.max(Math.floor((businessDays - 1) / 5), 0);
+  at += weeks * 7 * DAY_MS;
+  businessDays -= weeks * 5;
   while (businessDays > 0) {
     at += DAY_MS;
     if (isBusinessDay(at)) businessDays -= 1;
   }
   total = at - from;
-  return total;
+  return at > LATEST_SIMULATED_MS ? Number.POSITIVE_INFINITY : total;
 }
 
 export { DAY_MS, HOUR_MS };

@@ -134,7 +134,7 @@ export class SimulatorControl {
 
   advanceClock(parts: DurationParts): ClockView {
     const ms = durationMs(parts, this.store.clock.now());
-    if (!Number.isFinite(ms) || ms < 0) throw new ControlError(400, 'the clock only moves forward');
+    if (!Number.isFinite(ms) || ms < 0) throw new ControlError(400, 'the clock only moves forward, to 9999-12-31');
     this.store.clock.advance(ms);
     this.store.changed();
     return this.clock();

@@ -93,6 +93,28 @@ describe('simulator control API and faults', function () {
     assert.equal(sim.control.calls().create, 2);
   });
 
+  it('refuses a clock jump past 9999-12-31 with 400, and keeps answering', async function () {
+    // The last of these counted business days one by one before it was refused.
+    for (const duration of [{ ms: 1e300 }, { days: 1e9 }, { businessDays: 3_000_000 }, { businessDays: 1e15 }]) {
+      const answer = await control(sim, 'POST', '/clock/advance', duration);
+      assert.equal(answer.status, 400, JSON.stringify(duration));
+      assert.match(String(answer.body.error), /9999-12-31/);
+    }
+    assert.equal((await control(sim, 'GET', '/state')).status, 200);
+    assert.equal((await status()).status, 200);
+  });
+
+  it('holds the clock at 9999-12-31 under a time scale that runs past it, and keeps answering', async function () {
+    assert.equal((await control(sim, 'PUT', '/clock/scale', { timeScale: 1e300 })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const { status: code, body } = await control(sim, 'GET', '/clock');
+    assert.equal(code, 200);
+    assert.equal(body.now, '9999-12-31T23:59:59.999Z');
+    const answer = await status();
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.timestamp, '9999-12-31 23:59:59');
+  });
+
   it('reset forgets accounts, faults and counts but keeps the firm', async function () {
     await createAccount(sim, firm, 'reset-1');
     await control(sim, 'POST', '/faults', { operation: 'getPendingTasks', kind: 'http500' });

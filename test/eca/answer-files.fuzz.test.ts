@@ -257,7 +257,7 @@ describe('eca client: file data of the answers (fuzz)', function () {
         next = json({ ...fileAnswer(op, await dataOf(file), flags), ...mutate });
         await outcome<unknown>(fileCall[op]());
       }),
-      fuzzParameters('eca client: file operation answers (envelope, OpenPGP, file XML)', 150),
+      fuzzParameters('eca client: file operation answers (envelope, OpenPGP, file XML)', 300),
     );
   });
 
@@ -272,7 +272,7 @@ describe('eca client: file data of the answers (fuzz)', function () {
           }
         }
       }),
-      fuzzParameters('eca parsers: report and create response XML called directly', 600),
+      fuzzParameters('eca parsers: report and create response XML called directly', 1000),
     );
   });
 });

@@ -42,7 +42,10 @@ describe('eca bulk: a filter parsed by a grammar, never past the firm', function
       () => bulkQuery('FIRM-A', "EcaCsid = 'FIRM-B'"),
       /"EcaCsid" cannot be filtered on here; the attributes are/,
     );
-    assert.throws(() => bulkQuery('FIRM-A', "EcaLifecycleState = 'x')"), /position 24: unexpected "\)" after a complete filter/);
+    assert.throws(
+      () => bulkQuery('FIRM-A', "EcaLifecycleState = 'x')"),
+      /position 24: unexpected "\)" after a complete filter/,
+    );
     assert.throws(() => bulkQuery('FIRM-A', "EcaLifecycleState = 'x"), /not closed/);
     assert.throws(() => bulkQuery('FIRM-A', '   '), /is empty/);
     assert.throws(() => bulkQuery('FIRM-A', '('.repeat(40) + "EcaAccountId = 'U1'" + ')'.repeat(40)), /nested/);

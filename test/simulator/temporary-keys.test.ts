@@ -21,7 +21,7 @@ async function startCli(): Promise<{ child: ReturnType<typeof spawn>; keysDir: s
   });
   const keysDir = /, keys in (.+)\)$/.exec(line)?.[1];
   assert.ok(keysDir?.startsWith(tmpdir()), line);
-  return { child, keysDir };
+  return { child, keysDir: keysDir! };
 }
 
 describe('simulator CLI without --data-dir', function () {

@@ -158,7 +158,8 @@ function csvRows(source: string, bytes: Buffer): Array<Record<string, string | u
 /** The items of a batch CSV's rows, every path checked to lead inside the CSV's folder. */
 async function csvItems(source: string): Promise<BatchItem[]> {
   const rows = csvRows(source, await readBatchCsv(source));
-  const base = resolve(source, '..');
+  // A CSV read from standard input names its files from the working directory, not from /dev.
+  const base = STDIN_PATHS.has(source) ? process.cwd() : resolve(source, '..');
   const items: BatchItem[] = [];
   for (const [index, row] of rows.entries()) {
     const where = `${source} row ${index + 2}`;
@@ -193,7 +194,12 @@ export async function batchItems(source: string): Promise<BatchItem[]> {
   if (info.isDirectory()) {
     const names = (await readdir(source)).filter((name) => extname(name).toLowerCase() === '.xml').sort();
     if (names.length === 0) throw new InvalidInputError(source, 'holds no .xml application files');
-    return names.map((name) => ({ application: join(source, name), documents: [] }));
+    // A symbolic link among them must lead inside the folder too, as a CSV row's file must.
+    const items: BatchItem[] = [];
+    for (const name of names) {
+      items.push({ application: await realInsideFolder(source, name, join(source, name)), documents: [] });
+    }
+    return items;
   }
   return csvItems(source);
 }

@@ -150,6 +150,24 @@ describe('eca CLI input (no engine)', function () {
       assertRefused(result, 3, /^eca: .*links\.csv row 2: "link\.xml" leads to .*outside the CSV's folder/);
     });
 
+    it('refuses a folder of applications holding a link out of it', async function () {
+      await assert.rejects(batchItems(folder), (error: unknown) => {
+        assert.ok(error instanceof InvalidInputError, String(error));
+        assert.match(error.message, /"(dangling|link)\.xml" leads to .*(outside|missing)/);
+        return true;
+      });
+    });
+
+    it('names the files of a CSV on stdin from the working directory', async function () {
+      const child = spawn(process.execPath, [ECA, 'apply-batch', '/dev/stdin'], { env: ENV, cwd: folder });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin.end('application,documents\nlink.xml,\n');
+      const code = await new Promise<number>((resolve) => child.once('exit', (exit) => resolve(exit ?? -1)));
+      // Resolved from the working directory (the batch folder), link.xml is the link out of it.
+      assertRefused({ code, stdout: '', stderr }, 3, /row 2: "link\.xml" leads to .*elsewhere\/secret\.xml", outside/);
+    });
+
     it('reads the real file of a link that stays inside, and leaves a missing file to its row', async function () {
       const real = await realpath(folder);
       const items = await batchItems(await csv('inside.csv', ['a.xml,alias/8001-scan.pdf', 'missing.xml,']));

@@ -3,12 +3,18 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { parseXmlTree } from '../eca/index.js';
+import { EcaCryptoError, parseXmlTree } from '../eca/index.js';
 import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
-import { answerError, callBrokerage, callBrokerageOrRefusal, finalFailure } from './brokerage-errors.js';
+import {
+  answerError,
+  callBrokerage,
+  callBrokerageOrRefusal,
+  finalFailure,
+  isEncryptionErrorText,
+} from './brokerage-errors.js';
 import { readAttachments } from './stored.js';
 import type { NamedDocument } from './stored.js';
 import type { WriteAttempt, WriteAttemptOptions } from './write-attempt.js';
@@ -67,7 +73,15 @@ export async function updateCall(
   if (sent.refusal) return { accepted: false, error: `update refused: HTTP ${sent.refusal.status}` };
   const response = sent.answer;
   if (!response.fileData?.name) {
-    return { accepted: false, error: answerError(response.raw) ?? 'update was not processed (no response file)' };
+    const error = answerError(response.raw);
+    // A payload the service could not decrypt or verify is the keys' problem, not the request's: a
+    // configuration error (alerted, retried until the keys are fixed, blocked past the bound), never a
+    // refusal the application is sent back for. Nothing was filed: the next attempt may send again.
+    if (error !== undefined && isEncryptionErrorText(error)) {
+      attempt?.answeredNotProcessed();
+      throw new EcaCryptoError('signature', `update: ${error}`);
+    }
+    return { accepted: false, error: error ?? 'update was not processed (no response file)' };
   }
   const { requestIds } = readUpdateResponse(response);
   return { accepted: true, requestIds, responseFile: response.fileData.name };

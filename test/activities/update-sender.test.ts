@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
 import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { createUpdateSender } from '../../activities/update-sender.js';
-import { EcaHttpError, EcaRequestError } from '../../eca/index.js';
+import { EcaCryptoError, EcaHttpError, EcaRequestError } from '../../eca/index.js';
+import { configurationErrorKind } from '../../activities/configuration-errors.js';
 import type { EcaClient, UpdateRequest, UpdateResponse } from '../../eca/index.js';
 import type { DocumentRef } from '../../domain/documents.js';
 import type { DocumentStore } from '../../runtime/document-store.js';
@@ -61,6 +62,24 @@ describe('update sender', function () {
       documents,
     );
     assert.deepEqual(await unprocessed.send('F1', '<Update/>', []), { accepted: false, error: 'bad account' });
+    // The service could not decrypt or verify the payload: the keys' problem (a configuration error that
+    // is retried and blocks past the bound), never a refusal of the request the application is sent back for.
+    const wrongKeys = createUpdateSender(
+      eca(() =>
+        Promise.resolve({
+          raw: {
+            error:
+              'Encryption error: the payload cannot be decrypted or verified with the keys agreed (signature: no valid signature by firmPublicKey)',
+          },
+        }),
+      ),
+      documents,
+    );
+    await assert.rejects(
+      wrongKeys.send('F1', '<Update/>', []),
+      (error: unknown) =>
+        error instanceof EcaCryptoError && error.stage === undefined && configurationErrorKind(error) === 'keys',
+    );
     const silent = createUpdateSender(
       eca(() => Promise.resolve({ raw: null })),
       documents,

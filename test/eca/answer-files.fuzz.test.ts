@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { zipSync } from 'fflate';
 import { generateKeyPair, loadPrivateKey, loadPublicKey, seal, toBase64 } from '../../eca/crypto.js';
 import type { EnvelopeKeys } from '../../eca/crypto.js';
-import { EcaError, EcaSchemaError } from '../../eca/errors.js';
+import { EcaSchemaError } from '../../eca/errors.js';
 import { createEcaClient } from '../../eca/web-client/index.js';
 import type { EcaClient } from '../../eca/web-client/index.js';
 import {
@@ -26,9 +26,9 @@ import {
 } from '../../eca/xml.js';
 import { buildCreateResponseXml, buildDocumentsReport } from '../../simulator/formats/report-xml.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
+import { outcome } from './typed-outcome.js';
 
 /** Longest a call may take before the test calls it a hang. */
-const ANSWER_WITHIN_MS = 10_000;
 const PASSPHRASE = 'fuzz phrase';
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -49,22 +49,6 @@ const json = (value: unknown, status = 200): Answer => ({
   contentType: 'application/json',
   body: Buffer.from(JSON.stringify(value)),
 });
-
-/** The call ended in time, and either answered or failed with one of the library's errors. */
-async function outcome<T>(call: Promise<T>): Promise<{ value: T } | { error: EcaError }> {
-  let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no outcome within ${ANSWER_WITHIN_MS} ms`)), ANSWER_WITHIN_MS);
-  });
-  try {
-    return { value: await Promise.race([call, hang]) };
-  } catch (error) {
-    if (error instanceof EcaError) return { error };
-    assert.fail(`not a typed error of the library: ${error instanceof Error ? error.stack : String(error)}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Mutations of an XML text: cuts, inserted markup, deep nesting, reserved and odd names, entities. */
 function xmlVariants(valid: fc.Arbitrary<string>): fc.Arbitrary<string> {

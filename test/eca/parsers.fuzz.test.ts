@@ -13,14 +13,14 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toBase64 } from '../../eca/crypto.js';
-import { EcaError, EcaSchemaError } from '../../eca/errors.js';
+import { EcaSchemaError } from '../../eca/errors.js';
 import { responseSchemas, validateResponse } from '../../eca/schemas/index.js';
 import { createEcaClient, parseEnumerationsBody } from '../../eca/web-client/index.js';
 import type { EcaClient } from '../../eca/web-client/index.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
+import { outcome } from './typed-outcome.js';
 
 /** Longest a call may take before the test calls it a hang. */
-const ANSWER_WITHIN_MS = 10_000;
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
@@ -158,22 +158,6 @@ const anyAnswer = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Answer> =>
     ),
     stall: fc.nat({ max: 9 }).map((draw) => draw === 0),
   });
-
-/** The call ended in time, and either answered or failed with one of the library's errors. */
-async function outcome<T>(call: Promise<T>): Promise<{ value: T } | { error: EcaError }> {
-  let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no outcome within ${ANSWER_WITHIN_MS} ms`)), ANSWER_WITHIN_MS);
-  });
-  try {
-    return { value: await Promise.race([call, hang]) };
-  } catch (error) {
-    if (error instanceof EcaError) return { error };
-    assert.fail(`not a typed error of the library: ${error instanceof Error ? error.stack : String(error)}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('eca client: parsers of the JSON answers (fuzz)', function () {
   this.timeout(120_000);

@@ -18,7 +18,7 @@ import {
 } from './messages.js';
 import type { AbandonRequest, EmptyRequest } from './messages.js';
 import type { ApplicationRun } from './run.js';
-import { requireAbandonInput, requireDocumentsInput, requireEmptyInput, requireResubmitInput } from './staff-input.js';
+import { requireDocumentsInput, requireResubmitInput, requireStaffInput } from './staff-input.js';
 import { installStaffSignals } from './staff-signals.js';
 
 export function installHandlers(run: ApplicationRun): void {
@@ -52,7 +52,7 @@ function installStaffUpdates(run: ApplicationRun): void {
   const handle = (event: LifecycleEvent) => run.handleStaff(event);
   setHandler(abandonUpdate, (request) => handle({ type: 'ABANDON', reason: request?.reason }), {
     validator: (request?: AbandonRequest) => {
-      requireAbandonInput(request);
+      requireStaffInput('abandon', request, ['reason']);
       run.allowed({ type: 'ABANDON', reason: request?.reason });
     },
   });
@@ -70,13 +70,13 @@ function installStaffUpdates(run: ApplicationRun): void {
   });
   setHandler(resetUpdate, () => handle({ type: 'RESET' }), {
     validator: (request?: EmptyRequest) => {
-      requireEmptyInput('reset', request);
+      requireStaffInput('reset', request);
       run.allowed({ type: 'RESET' });
     },
   });
   setHandler(retryUpdate, () => handle({ type: 'RETRY' }), {
     validator: (request?: EmptyRequest) => {
-      requireEmptyInput('retry', request);
+      requireStaffInput('retry', request);
       run.allowed({ type: 'RETRY' });
     },
   });

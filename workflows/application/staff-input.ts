@@ -20,7 +20,7 @@ export function describeMessage(type: LifecycleEventType): string {
   return MESSAGE_NAMES[type] ?? type;
 }
 
-export function invalid(message: string): ApplicationFailure {
+function invalid(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidArgument', message, nonRetryable: true });
 }
 
@@ -47,19 +47,9 @@ export function staffInputProblem(name: string, request: unknown, allowed: reado
   return bad.length ? `${name} takes ${shape}: ${bad.join(', ')} must be text` : undefined;
 }
 
-/** What is wrong with an `abandon` input (`{ "reason": "…" }`, the reason optional), or undefined. */
-export function abandonInputProblem(request: unknown): string | undefined {
-  return staffInputProblem('abandon', request, ['reason']);
-}
-
-export function requireAbandonInput(request: unknown): void {
-  const problem = abandonInputProblem(request);
-  if (problem) throw invalid(problem);
-}
-
-/** `reset`, `retry` and `pollNow` take `{}`. */
-export function requireEmptyInput(name: string, request: unknown): void {
-  const problem = staffInputProblem(name, request);
+/** An update's validator: refuses the input `staffInputProblem` finds wrong (`InvalidArgument`). */
+export function requireStaffInput(name: string, request: unknown, allowed: readonly string[] = []): void {
+  const problem = staffInputProblem(name, request, allowed);
   if (problem) throw invalid(problem);
 }
 

@@ -26,7 +26,7 @@ import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
 import type { RequestOutcome } from '../application/activities.js';
-import { requireEmptyInput } from '../application/staff-input.js';
+import { requireStaffInput } from '../application/staff-input.js';
 import type { EmptyRequest } from '../application/messages.js';
 
 const RETRY = {
@@ -205,7 +205,7 @@ async function followByFile(
     },
     {
       validator: (request?: EmptyRequest) => {
-        requireEmptyInput('retry', request);
+        requireStaffInput('retry', request);
         if (view.status !== 'UNCONFIRMED') {
           fail('NotAllowedInState', `retry is allowed only while the request is UNCONFIRMED, not ${view.status}`);
         }

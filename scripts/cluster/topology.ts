@@ -233,17 +233,7 @@ export class Topology {
     const args = ['--root', root, '--config', 'config', '--env', 'development', 'start'];
     // Kept before it answers, so that a failed start is stopped by close() too.
     const ui = (this.ui = start('temporal ui-server', binary, args, {}, { cwd: root }));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const answered = await fetch(`http://127.0.0.1:${this.uiPort}/`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (answered) return;
-      if (!ui.running) throw new Error(`the UI server exited:\n${ui.output}`);
-      if (Date.now() > deadline) throw new Error(`the UI server did not answer within 60 s:\n${ui.output}`);
-      await sleep(200);
-    }
+    await ui.waitForHttp(`http://127.0.0.1:${this.uiPort}/`, 60_000);
   }
 
   /** One more engine worker process on the default task queue, as configured in production. */

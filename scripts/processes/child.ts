@@ -131,6 +131,22 @@ export class Child {
     throw new Error(`${this.name}: no ${String(pattern)} within ${timeoutMs} ms:\n${this.output}`);
   }
 
+  /** Waits until `url` answers 2xx, the process exits, or the time is up (a server started as this process). */
+  async waitForHttp(url: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const answered = await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (answered) return;
+      if (!this.running) throw new Error(`${this.name} exited:\n${this.output}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not answer ${url} within ${timeoutMs} ms:\n${this.output}`);
+      await sleep(200);
+    }
+  }
+
   /**
    * SIGTERM (a stop) or SIGKILL (a crash) to the process's whole group, then waits for the exit
    * (SIGKILL to the group after `graceMs`), then checks that the process and every process it had

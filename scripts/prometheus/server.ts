@@ -44,8 +44,6 @@ export interface PrometheusAlert {
   value: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A Prometheus server on 127.0.0.1 with its configuration and rules written into `dir`. */
 export class PrometheusProcess {
   child: Child | undefined;
@@ -67,17 +65,7 @@ export class PrometheusProcess {
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
     ]);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ready = await fetch(`${this.url}/-/ready`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (ready) return;
-      if (!this.child.running) throw new Error(`prometheus exited:\n${this.child.output}`);
-      if (Date.now() > deadline) throw new Error(`prometheus was not ready within 60 s:\n${this.child.output}`);
-      await sleep(200);
-    }
+    await this.child.waitForHttp(`${this.url}/-/ready`, 60_000);
   }
 
   private async api<T>(path: string): Promise<T> {

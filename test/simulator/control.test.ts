@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { accountStatus, control, createAccount, firmKeys, op, start, type Firm } from './helpers.js';
+import { accountStatus, control, createAccount, firmKeys, op, start, startCli, type Firm } from './helpers.js';
 
 describe('simulator control API and faults', function () {
   let sim: RunningSimulator;
@@ -201,18 +200,7 @@ describe('simulator persistence', function () {
 
   it('CLI prints the listening line first and shuts down on SIGTERM', async function () {
     this.timeout(60_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', '--port', '0', '--data-dir', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const newline = out.indexOf('\n');
-        if (newline >= 0) resolve(out.slice(0, newline));
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
-    });
+    const { child, line } = await startCli(['--data-dir', dir]);
     const match = /^ECA simulator listening on (http:\/\/127\.0\.0\.1:\d+) \(CSID (\S+), keys in (.+)\)$/.exec(line);
     assert.ok(match, line);
     const [, url, csid, keysDir] = match;

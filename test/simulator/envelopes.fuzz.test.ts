@@ -17,7 +17,7 @@ import { APPLICATION_XML_EXAMPLE, buildSubmitDocumentsXml, buildUpdateRequestXml
 import type { RunningSimulator } from '../../simulator/server.js';
 import { send } from '../codec/codec-server-http.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
-import { createAccount, start } from './helpers.js';
+import { startWithAccounts } from './helpers.js';
 import type { Firm } from './helpers.js';
 
 const OPERATIONS = {
@@ -69,10 +69,7 @@ describe('simulator file operations (fuzz)', function () {
   let last = '';
 
   before(async function () {
-    ({ sim, firm } = await start());
-    const created = [await createAccount(sim, firm, 'FZ-1'), await createAccount(sim, firm, 'FZ-2')];
-    accounts = created.map((made) => made.accountId);
-    userNames = created.map((made) => made.userName);
+    ({ sim, firm, accounts, userNames } = await startWithAccounts());
     const stranger = await generateKeyPair({ name: 'Stranger', email: 'stranger@example.test' });
     strangers = [
       { ownPrivateKey: await loadPrivateKey(stranger.privateKey), peerPublicKey: firm.keys.peerPublicKey },

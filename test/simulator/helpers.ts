@@ -1,4 +1,5 @@
 /** Black-box helpers: a simulator per suite, raw JSON calls, and the firm side of the envelope. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { buildArchive, type ArchiveAttachment } from '../../eca/archive.js';
 import { loadPrivateKey, loadPublicKey, open, seal, type EnvelopeKeys } from '../../eca/crypto.js';
 import { APPLICATION_XML_EXAMPLE, parseCreateResponseXml } from '../../eca/xml.js';
@@ -23,6 +24,38 @@ export async function start(options: SimulatorOptions = {}): Promise<{ sim: Runn
   const sim = await startSimulator({ startTime: WEDNESDAY_10H, ...options });
   const keys = await firmKeys(sim.keys.firmPrivateKey, sim.keys.brokeragePublicKey);
   return { sim, firm: { csid: sim.csid, keys } };
+}
+
+/** A simulator with two accounts made through `create` (ids and user names), for suites that read or change them. */
+export async function startWithAccounts(): Promise<{
+  sim: RunningSimulator;
+  firm: Firm;
+  accounts: string[];
+  userNames: string[];
+}> {
+  const { sim, firm } = await start();
+  const created = [await createAccount(sim, firm, 'FZ-1'), await createAccount(sim, firm, 'FZ-2')];
+  return {
+    sim,
+    firm,
+    accounts: created.map((made) => made.accountId),
+    userNames: created.map((made) => made.userName),
+  };
+}
+
+/** The simulator's CLI (`simulator/main.ts`) as a process, with the first line it prints (where it listens). */
+export async function startCli(args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; line: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', '--port', '0', ...args]);
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const newline = out.indexOf('\n');
+      if (newline >= 0) resolve(out.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
+  });
+  return { child, line };
 }
 
 export interface JsonResponse {

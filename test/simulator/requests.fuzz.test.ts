@@ -12,7 +12,7 @@ import { ENUMERATION_TYPES } from '../../eca/enumerations.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { send } from '../codec/codec-server-http.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
-import { createAccount, start } from './helpers.js';
+import { startWithAccounts } from './helpers.js';
 import type { Firm } from './helpers.js';
 
 const PATHS: Record<string, string> = {
@@ -74,10 +74,7 @@ describe('simulator query routes (fuzz)', function () {
   let last = '';
 
   before(async function () {
-    ({ sim, firm } = await start());
-    const created = [await createAccount(sim, firm, 'FZ-1'), await createAccount(sim, firm, 'FZ-2')];
-    accounts = created.map((made) => made.accountId);
-    userNames = created.map((made) => made.userName);
+    ({ sim, firm, accounts, userNames } = await startWithAccounts());
   });
   after(async function () {
     await sim?.close();

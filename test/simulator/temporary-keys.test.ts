@@ -1,24 +1,14 @@
 /** The simulator's CLI without `--data-dir`: its temporary key directory (private keys) is gone when it ends. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { startCli } from './helpers.js';
 
-/** Starts the simulator CLI and gives its key directory, from the first line it prints. */
-async function startCli(): Promise<{ child: ReturnType<typeof spawn>; keysDir: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/main.ts', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const newline = out.indexOf('\n');
-      if (newline >= 0) resolve(out.slice(0, newline));
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
-  });
+/** Starts the simulator CLI without a data dir and gives its key directory, from the first line it prints. */
+async function startWithoutDataDir(): Promise<{ child: ChildProcess; keysDir: string }> {
+  const { child, line } = await startCli([]);
   const keysDir = /, keys in (.+)\)$/.exec(line)?.[1];
   assert.ok(keysDir?.startsWith(tmpdir()), line);
   return { child, keysDir: keysDir! };
@@ -34,7 +24,7 @@ describe('simulator CLI without --data-dir', function () {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`removes its temporary key directory on ${signal}`, async function () {
-      const { child, keysDir } = await startCli();
+      const { child, keysDir } = await startWithoutDataDir();
       left.push(keysDir);
       assert.ok(
         (await readdir(keysDir)).some((name) => name.includes('private')),

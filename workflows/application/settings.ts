@@ -103,7 +103,8 @@ export function settingsProblems(overrides: unknown): string[] {
   if (overrides === undefined || overrides === null) return [];
   if (typeof overrides !== 'object' || Array.isArray(overrides)) return ['settings must be an object'];
   const given = overrides as Record<string, unknown>;
-  const problems = Object.keys(given)
+  // Each check adds its problem, or undefined when the value is fine.
+  const problems: Array<string | undefined> = Object.keys(given)
     .filter((key) => !(key in DEFAULT_SETTINGS))
     .map((key) => `settings.${key} is not a setting (${Object.keys(DEFAULT_SETTINGS).join(', ')})`);
   const intervals = given.pollIntervals;
@@ -113,18 +114,18 @@ export function settingsProblems(overrides: unknown): string[] {
     } else {
       for (const [cadence, value] of Object.entries(intervals)) {
         problems.push(
-          ...(['tracking', 'documents', 'portal', 'approval'].includes(cadence)
-            ? [durationProblem(`settings.pollIntervals.${cadence}`, value)].filter((p): p is string => p !== undefined)
-            : [`settings.pollIntervals.${cadence} is not a poll interval (tracking, documents, portal, approval)`]),
+          ['tracking', 'documents', 'portal', 'approval'].includes(cadence)
+            ? durationProblem(`settings.pollIntervals.${cadence}`, value)
+            : `settings.pollIntervals.${cadence} is not a poll interval (tracking, documents, portal, approval)`,
         );
       }
     }
   }
   for (const name of DURATIONS) {
-    if (given[name] !== undefined) problems.push(durationProblem(`settings.${name}`, given[name]) ?? '');
+    if (given[name] !== undefined) problems.push(durationProblem(`settings.${name}`, given[name]));
   }
   if (given.documentRetention !== undefined && given.documentRetention !== null) {
-    problems.push(durationProblem('settings.documentRetention', given.documentRetention) ?? '');
+    problems.push(durationProblem('settings.documentRetention', given.documentRetention));
   }
   const time = given.approvalCheckTime;
   if (time !== undefined && !(typeof time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(time))) {
@@ -140,7 +141,7 @@ export function settingsProblems(overrides: unknown): string[] {
   if (source !== undefined && source !== 'sweep' && source !== 'poll') {
     problems.push(`settings.statusSource must be 'sweep' or 'poll', not ${JSON.stringify(source)}`);
   }
-  return problems.filter((problem) => problem !== '');
+  return problems.filter((problem): problem is string => problem !== undefined);
 }
 
 export function resolveSettings(overrides: SettingsOverrides | undefined): LifecycleSettings {

@@ -14,6 +14,16 @@ import type { TemporalProfile } from './temporal-profile.js';
 /** Sized for a worker of about 1 GiB: 500 resident workflows at ~1.5 MB each, plus the process itself. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
+/**
+ * How long one workflow activation may run in the workflow sandbox before the SDK stops it (its
+ * `isolateExecutionTimeout`, 5 s by default). On Node, that stop is not survivable: a `vm` timeout that
+ * fires in the sandbox's microtasks corrupts the thread's async-hooks stack and the process aborts
+ * ("async hook stack has become corrupted"; nodejs/node#38503, temporalio/sdk-typescript#939). So the
+ * bound is kept far above what an activation takes on a loaded host (milliseconds; seconds when the host
+ * is starved of CPU), and only a workflow that loops forever reaches it.
+ */
+export const DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS = 60_000;
+
 export { ConfigurationError };
 
 const durationMs = z.coerce.number().int().positive();
@@ -76,6 +86,7 @@ const schema = z.object({
     maxConcurrentActivityTaskExecutions: positiveInt.optional(),
     maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
     shutdownGraceTimeMs: durationMs.default(10_000),
+    isolateExecutionTimeoutMs: durationMs.default(DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS),
   }),
   telemetry: z.object({
     logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
@@ -109,6 +120,7 @@ const ENV: Record<string, string> = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: 'worker.maxConcurrentActivityTaskExecutions',
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 'worker.maxConcurrentWorkflowTaskExecutions',
   WORKER_SHUTDOWN_GRACE_MS: 'worker.shutdownGraceTimeMs',
+  WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: 'worker.isolateExecutionTimeoutMs',
   ECA_LOG_LEVEL: 'telemetry.logLevel',
   ECA_METRICS_ADDRESS: 'telemetry.metricsAddress',
   ECA_METRICS_GAUGE_INTERVAL_MS: 'telemetry.applicationsGaugeIntervalMs',

@@ -10,7 +10,7 @@ import type {
   WorkflowBundleOption,
   WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { ConfigurationError } from '../runtime/config.js';
+import { ConfigurationError, DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS } from '../runtime/config.js';
 import type { Tracing } from '../runtime/tracing.js';
 import { pingWorker } from '../activities/smoke.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
@@ -121,12 +121,22 @@ export interface EngineWorkerOptions {
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
   tuning?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
-  >;
+  > &
+    IsolateTimeout;
+}
+
+/**
+ * The SDK reads `isolateExecutionTimeout` from the options it is given, but does not declare it in
+ * `WorkerOptions` ("not exposed at the moment"); test/e2e/search-attributes.test.ts checks that it is
+ * still applied. See runtime/config.ts DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS for why it is set.
+ */
+interface IsolateTimeout {
+  isolateExecutionTimeout?: number;
 }
 
 /** A worker hosting the engine's workflows and activities on one task queue. */
 export async function createEngineWorker(options: EngineWorkerOptions): Promise<Worker> {
-  return Worker.create({
+  const workerOptions: WorkerOptions & IsolateTimeout = {
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
@@ -136,8 +146,11 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
     ...(options.codec
       ? { dataConverter: codecDataConverter(options.codec, { plaintext: options.plaintext ?? 'refuse' }) }
       : {}),
+    // See DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS: the SDK's 5 s aborts the process on a starved host.
+    isolateExecutionTimeout: DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS,
     ...options.tuning,
-  });
+  };
+  return Worker.create(workerOptions);
 }
 
 /**

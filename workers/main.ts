@@ -68,6 +68,7 @@ async function main(): Promise<void> {
       maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
       maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
       shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+      isolateExecutionTimeout: config.worker.isolateExecutionTimeoutMs,
     },
   });
   if (!codec) console.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);

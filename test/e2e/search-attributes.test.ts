@@ -29,6 +29,8 @@ describe('dev server', function () {
     const taskQueue = `sa-${randomUUID()}`;
     const csid = `CSID-${randomUUID()}`;
     const worker = await createEngineWorker({ connection: env.nativeConnection, taskQueue });
+    // A workflow activation is stopped only past 60 s (runtime/config.ts DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS).
+    assert.equal(worker.options.isolateExecutionTimeoutMs, 60_000);
     const start = (externalId: string, state: string) =>
       env.client.workflow.start<typeof engineSmokeCheck>('engineSmokeCheck', {
         taskQueue,

@@ -21,6 +21,7 @@ describe('worker configuration', function () {
     assert.equal(defaults.temporal.address, 'localhost:7233');
     assert.equal(defaults.temporal.taskQueue, 'eca-onboarding');
     assert.equal(defaults.polling.maxAccountsPerCall, 100);
+    assert.equal(defaults.worker.isolateExecutionTimeoutMs, 60_000, 'far above the SDK default of 5 s');
 
     const config = loadWorkerConfig({
       TEMPORAL_ADDRESS: 'temporal.example:7233',
@@ -28,12 +29,14 @@ describe('worker configuration', function () {
       ECA_CSID: 'FIRM1',
       ECA_POLL_MAX_ACCOUNTS_PER_CALL: '250',
       WORKER_MAX_CACHED_WORKFLOWS: '5000',
+      WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: '120000',
     });
     assert.equal(config.temporal.address, 'temporal.example:7233');
     assert.equal(config.temporal.tls.enabled, true, 'an API key implies TLS');
     assert.equal(config.brokerage.csid, 'FIRM1');
     assert.equal(config.polling.maxAccountsPerCall, 250);
     assert.equal(config.worker.maxCachedWorkflows, 5000);
+    assert.equal(config.worker.isolateExecutionTimeoutMs, 120_000);
   });
 
   it('names the variable of every invalid value', function () {

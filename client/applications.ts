@@ -20,7 +20,6 @@ import { ACCOUNT_APPLICATION_WORKFLOW, applicationWorkflowId, DEFAULT_TASK_QUEUE
 import type { ApplicationInput, ApplicationStateView } from '../workflows/application/messages.js';
 import {
   EcaAccountId,
-  EcaAccountStatus,
   EcaCsid,
   EcaExternalId,
   EcaLifecycleState,
@@ -33,6 +32,7 @@ import type { SweepInterval } from '../workflows/sweep/messages.js';
 import { settingsProblems } from '../workflows/application/settings.js';
 import type { DocumentInput } from './documents.js';
 import {
+  ApplicationConflictError,
   ApplicationFinishedError,
   EngineError,
   InvalidInputError,
@@ -110,6 +110,13 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
     ],
     staticSummary: `Account application ${externalId}`,
   });
+  if (existed) {
+    // The same external id on another file is a conflict, never silently the old application.
+    const state = await message(externalId, () => handle.query(stateQuery));
+    if (state.application && state.application.sha1 !== ref.sha1) {
+      throw new ApplicationConflictError(externalId, workflowId);
+    }
+  }
   return { handle, workflowId, externalId, existed };
 }
 
@@ -216,76 +223,6 @@ export async function retry(ctx: EngineContext, reference: string): Promise<Appl
 export async function pollNow(ctx: EngineContext, reference: string): Promise<void> {
   const handle = await findApplication(ctx, reference);
   await message(reference, () => handle.signal(pollNowSignal, {}));
-}
-
-export interface ApplicationFilter {
-  lifecycleState?: string;
-  accountStatus?: string;
-  csid?: string;
-  externalId?: string;
-  /** Started at or after / before (ISO 8601 or Date). */
-  startedAfter?: Date | string;
-  startedBefore?: Date | string;
-  /** Only running applications. */
-  running?: boolean;
-  limit?: number;
-}
-
-export interface ApplicationListEntry {
-  workflowId: string;
-  externalId?: string;
-  csid?: string;
-  accountId?: string;
-  lifecycleState?: string;
-  accountStatus?: string;
-  status: string;
-  startTime: Date;
-  closeTime?: Date;
-}
-
-/** The visibility query for a filter (also useful in the Temporal UI's search box). */
-export function applicationQuery(filter: ApplicationFilter): string {
-  const clauses = [`WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`];
-  const keyword = (name: string, value: string | undefined) => {
-    if (value !== undefined) clauses.push(`${name} = ${visibilityString(value)}`);
-  };
-  keyword('EcaLifecycleState', filter.lifecycleState);
-  keyword('EcaAccountStatus', filter.accountStatus);
-  keyword('EcaCsid', filter.csid);
-  keyword('EcaExternalId', filter.externalId);
-  const time = (value: Date | string, name: string) => {
-    const date = value instanceof Date ? value : new Date(value);
-    if (Number.isNaN(date.getTime())) throw new InvalidInputError(name, `"${String(value)}" is not a date`);
-    return date.toISOString();
-  };
-  if (filter.startedAfter) clauses.push(`StartTime >= '${time(filter.startedAfter, 'startedAfter')}'`);
-  if (filter.startedBefore) clauses.push(`StartTime < '${time(filter.startedBefore, 'startedBefore')}'`);
-  if (filter.running) clauses.push(`ExecutionStatus = 'Running'`);
-  return clauses.join(' AND ');
-}
-
-export async function listApplications(
-  ctx: EngineContext,
-  filter: ApplicationFilter = {},
-): Promise<ApplicationListEntry[]> {
-  const entries: ApplicationListEntry[] = [];
-  const limit = filter.limit ?? 1000;
-  for await (const execution of ctx.client.workflow.list({ query: applicationQuery(filter) })) {
-    const attributes = execution.typedSearchAttributes;
-    entries.push({
-      workflowId: execution.workflowId,
-      externalId: attributes.get(EcaExternalId),
-      csid: attributes.get(EcaCsid),
-      accountId: attributes.get(EcaAccountId),
-      lifecycleState: attributes.get(EcaLifecycleState),
-      accountStatus: attributes.get(EcaAccountStatus),
-      status: execution.status.name,
-      startTime: execution.startTime,
-      closeTime: execution.closeTime,
-    });
-    if (entries.length >= limit) break;
-  }
-  return entries;
 }
 
 export { DEFAULT_TASK_QUEUE, EngineError };

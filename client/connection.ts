@@ -73,12 +73,17 @@ async function tracingInterceptors(env: NodeJS.ProcessEnv): Promise<Pick<ClientO
   return { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } };
 }
 
-export async function connectEngine(
-  options: ConnectOptions = {},
+/** Temporal, the codec and the document store, for every firm: what a multi-firm service (api/) holds. */
+export interface ConnectedEngineBase extends Omit<EngineContext, 'csid'> {
+  connection: Connection;
+  close(): Promise<void>;
+}
+
+/** A connection for every firm: each call then names its firm in its context (`{ ...base, csid }`). */
+export async function connectEngineBase(
+  options: Omit<ConnectOptions, 'csid'> = {},
   env: NodeJS.ProcessEnv = process.env,
-): Promise<ConnectedEngine> {
-  const csid = options.csid ?? env.ECA_CSID;
-  if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
+): Promise<ConnectedEngineBase> {
   const keyring = configuredCodecKeyring(env);
   const dataConverter = keyring && codecDataConverter(keyring);
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
@@ -98,10 +103,18 @@ export async function connectEngine(
     pollIntervalMs: pollMs,
     ...(pollMs === undefined ? {} : { sweepInterval: pollMs }),
     connection,
-    csid,
     taskQueue: options.taskQueue ?? taskQueue,
     // Documents at rest under the same keys as the payloads (runtime/document-store.ts).
     store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents', { keyring }),
     close: () => connection.close(),
   };
+}
+
+export async function connectEngine(
+  options: ConnectOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConnectedEngine> {
+  const csid = options.csid ?? env.ECA_CSID;
+  if (!csid) throw new InvalidInputError('ECA_CSID', "the firm's client service id is required (--csid or ECA_CSID)");
+  return { ...(await connectEngineBase(options, env)), csid };
 }

@@ -13,7 +13,8 @@ export type EngineErrorCode =
   | 'TEMPORAL_UNAVAILABLE'
   | 'BROKERAGE_REFUSED'
   | 'SETUP_FAILED'
-  | 'NO_CREDENTIALS';
+  | 'NO_CREDENTIALS'
+  | 'CONFLICT';
 
 export class EngineError extends Error {
   override readonly name: string = 'EngineError';
@@ -57,6 +58,21 @@ export class ApplicationFinishedError extends EngineError {
   override readonly name = 'ApplicationFinishedError';
   constructor(readonly application: string) {
     super('APPLICATION_FINISHED', `application ${application} has finished: it takes no more messages`);
+  }
+}
+
+/** An application runs under this external id on another application XML: the new one was not taken. */
+export class ApplicationConflictError extends EngineError {
+  override readonly name = 'ApplicationConflictError';
+  constructor(
+    readonly externalId: string,
+    readonly workflowId: string,
+  ) {
+    super(
+      'CONFLICT',
+      `external id "${externalId}" is taken by an application on another XML (${workflowId}); ` +
+        'send the same file to reach it, `resubmit` to replace its XML, or use another external id',
+    );
   }
 }
 

@@ -4,6 +4,7 @@ export * from './connection.js';
 export * from './credentials.js';
 export * from './documents.js';
 export * from './errors.js';
+export * from './listing.js';
 export * from './maintenance.js';
 export * from './runs.js';
 export * from './schedules.js';

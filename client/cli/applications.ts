@@ -15,7 +15,7 @@ import { progressBar } from './progress.js';
 
 const api = () => import('../applications.js');
 const getState = deferred(api, 'getState');
-const listApplications = deferred(api, 'listApplications');
+const listApplications = deferred(() => import('../listing.js'), 'listApplications');
 const startApplication = deferred(api, 'startApplication');
 
 interface BatchResult {
@@ -98,7 +98,7 @@ async function watch(engine: ConnectedEngine, format: OutputFormat, intervalSeco
   const redraw = process.stdout.isTTY && format === 'text';
   try {
     for (let refresh = 1; !stop; refresh++) {
-      const entries = await listApplications(engine, { csid: engine.csid, running: true });
+      const entries = await listApplications(engine, { running: true });
       const at = new Date().toISOString();
       if (isJson(format)) {
         process.stdout.write(formatted('jsonl', { at, running: entries.length, applications: entries }, () => ''));
@@ -188,7 +188,7 @@ function addFollow(program: Command): void {
         const entries = await listApplications(engine, {
           lifecycleState: options.state,
           accountStatus: options.status,
-          csid: options.allFirms ? undefined : engine.csid,
+          allFirms: options.allFirms === true,
           running: options.running,
           limit: options.limit,
         });

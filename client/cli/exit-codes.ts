@@ -27,6 +27,7 @@ const ENGINE: Record<EngineErrorCode, Omit<ExitCode, 'code'>> = {
   BROKERAGE_REFUSED: { exitCode: 8, when: 'the brokerage refused or failed a call (the eca library, too)' },
   SETUP_FAILED: { exitCode: 9, when: '`setup` could not register the namespace or search attributes' },
   NO_CREDENTIALS: { exitCode: 10, when: 'no temporary password to hand out (none issued, or handed out already)' },
+  CONFLICT: { exitCode: 14, when: 'the external id is taken by an application on another application XML' },
 };
 
 export const EXIT_CODES: readonly ExitCode[] = [

@@ -3,7 +3,7 @@
  * scripts (`-o json`: one document; `-o jsonl`: one compact line per item of a list, else one line).
  */
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
-import type { ApplicationListEntry } from '../applications.js';
+import type { ApplicationListEntry } from '../listing.js';
 import { paintState } from './color.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'jsonl'] as const;

@@ -66,6 +66,11 @@ export interface ApplicationStateView {
   externalId: string;
   lifecycleState: string;
   done: boolean;
+  /**
+   * Which application XML the application runs on (the last resubmitted one): its SHA-1 and length, so
+   * that a start with the same external id tells the same file from a different one.
+   */
+  application: { sha1: string; length: number };
   accountId?: string;
   userName?: string;
   /** Where the create's users and temporary passwords are kept until staff take them (`eca password`). */

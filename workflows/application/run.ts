@@ -133,6 +133,7 @@ export class ApplicationRun {
       externalId: this.externalId,
       lifecycleState: state,
       done: this.snapshot.status === 'done',
+      application: { sha1: context.application.sha1, length: context.application.length },
       accountId: context.accountId,
       userName: context.userName,
       ...(context.credentials && { credentials: context.credentials }),

@@ -1,0 +1,138 @@
+/**
+ * Errors as RFC 9457 problem details (`application/problem+json`): a stable `code` per engine error
+ * class, the offending `field` when there is one, and the request id that is also in the logs.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { EngineError, InvalidInputError } from '../client/errors.js';
+import type { EngineErrorCode } from '../client/errors.js';
+import { ConfigurationError } from '../runtime/config-error.js';
+
+/** The problems the service answers with, besides the client API's own codes. */
+export type ApiProblemCode =
+  | EngineErrorCode
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
+
+interface ProblemType {
+  status: number;
+  title: string;
+}
+
+/** One row per code: its HTTP status and a title that never changes (the detail says the particulars). */
+export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
+  INVALID_INPUT: { status: 400, title: 'An input is invalid' },
+  UNAUTHENTICATED: { status: 401, title: 'No valid API key' },
+  FORBIDDEN: { status: 403, title: "The API key's role does not allow this" },
+  UNKNOWN_APPLICATION: { status: 404, title: 'No such application' },
+  NOT_FOUND: { status: 404, title: 'No such resource' },
+  NO_CREDENTIALS: { status: 404, title: 'No temporary credentials to hand out' },
+  NOT_ALLOWED_IN_STATE: { status: 409, title: 'Not allowed in the application’s state' },
+  APPLICATION_FINISHED: { status: 409, title: 'The application has finished' },
+  CONFLICT: { status: 409, title: 'The external id is taken by another application XML' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body is not JSON' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests for this API key' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+  SETUP_FAILED: { status: 500, title: 'Setup failed' },
+  BROKERAGE_REFUSED: { status: 502, title: 'The brokerage refused or failed a call' },
+  TEMPORAL_UNAVAILABLE: { status: 503, title: 'Temporal cannot be reached' },
+  UNAVAILABLE: { status: 503, title: 'The service is not ready' },
+};
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ApiProblemCode;
+  field?: string;
+  requestId: string;
+}
+
+/** The problem type's URI: a URN, stable across hosts and versions. */
+export const problemType = (code: ApiProblemCode) =>
+  `urn:eca-onboarding:problem:${code.toLowerCase().replace(/_/g, '-')}`;
+
+/** An error a route throws to answer with a problem. */
+export class ApiProblem extends Error {
+  override readonly name = 'ApiProblem';
+  constructor(
+    readonly code: ApiProblemCode,
+    message: string,
+    readonly field?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ApiProblemCode,
+  detail: string,
+  field?: string,
+): FastifyReply {
+  const { status, title } = PROBLEM_TYPES[code];
+  const body: Problem = {
+    type: problemType(code),
+    title,
+    status,
+    detail,
+    instance: request.url.split('?')[0] ?? request.url,
+    code,
+    ...(field === undefined ? {} : { field }),
+    requestId: String(request.id),
+  };
+  return reply.code(status).type('application/problem+json').send(body);
+}
+
+/** Where in the request a schema issue is: `body.documents.0.formNumber`, `query.pageSize`... */
+function issuePath(error: FastifyError): string | undefined {
+  const first = error.validation?.[0];
+  if (!first) return undefined;
+  const context = error.validationContext ?? 'body';
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return path ? `${context}.${path}` : context;
+}
+
+function fromError(error: unknown): { code: ApiProblemCode; detail: string; field?: string } {
+  if (error instanceof ApiProblem) return { code: error.code, detail: error.message, field: error.field };
+  if (error instanceof InvalidInputError) return { code: error.code, detail: error.message, field: error.input };
+  if (error instanceof EngineError) return { code: error.code, detail: error.message };
+  if (error instanceof ConfigurationError) return { code: 'UNAVAILABLE', detail: 'the service is misconfigured' };
+  const fastify = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(fastify)) {
+    const field = issuePath(fastify);
+    const first = fastify.validation[0];
+    return { code: 'INVALID_INPUT', detail: `${field ?? 'request'}: ${first?.message ?? 'invalid'}`, field };
+  }
+  if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { code: 'PAYLOAD_TOO_LARGE', detail: fastify.message };
+  if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'send the body as application/json' };
+  }
+  if (fastify.statusCode === 400) return { code: 'INVALID_INPUT', detail: fastify.message, field: 'body' };
+  if (fastify.statusCode === 429) return { code: 'RATE_LIMITED', detail: fastify.message };
+  return { code: 'INTERNAL', detail: 'an unexpected error; the request id is in the service log' };
+}
+
+/** Every error becomes a problem; unexpected ones are logged (with the request id), never their detail sent. */
+export function installProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const { code, detail, field } = fromError(error);
+    if (PROBLEM_TYPES[code].status >= 500) request.log.error({ err: error }, `request failed: ${code}`);
+    if (error instanceof ApiProblem) reply.headers(error.headers);
+    return sendProblem(request, reply, code, detail, field);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+  );
+}

@@ -1,0 +1,182 @@
+/**
+ * The service's request and response shapes: the single source of its validation, its TypeScript
+ * types and its OpenAPI document (each schema registered under a component name).
+ */
+import { z } from 'zod';
+import { MAX_DOCUMENT_BYTES } from '../domain/documents.js';
+import { MAX_APPLICATION_BYTES, MAX_PAGE_SIZE } from '../client/index.js';
+import { PROBLEM_TYPES } from './problems.js';
+import type { ApiProblemCode } from './problems.js';
+
+const component = <T extends z.ZodType>(schema: T, id: string, description: string): T =>
+  schema.meta({ id, description });
+
+/** Base64 of at most `bytes` bytes (4 characters per 3 bytes). */
+const base64 = (bytes: number) =>
+  z
+    .string()
+    .max(Math.ceil(bytes / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'is not base64');
+
+export const DocumentUpload = component(
+  z.object({
+    formNumber: z.string().regex(/^\d{1,10}$/, 'is not a form number (digits)'),
+    fileName: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}\.pdf$/i, 'is not a plain file name ending in .pdf')
+      .optional(),
+    contentBase64: base64(MAX_DOCUMENT_BYTES).describe(`The PDF, base64 (at most ${MAX_DOCUMENT_BYTES} bytes)`),
+  }),
+  'DocumentUpload',
+  'A PDF for a form of the application.',
+);
+
+export const StartApplicationRequest = component(
+  z.object({
+    applicationXml: z
+      .string()
+      .min(1)
+      .max(MAX_APPLICATION_BYTES)
+      .describe('The application XML; its Customer@external_id names the application (the idempotency key)'),
+    documents: z.array(DocumentUpload).max(20).optional(),
+  }),
+  'StartApplicationRequest',
+  'An application to start. The same XML again under its external id answers the existing application; another XML under it is a conflict (409).',
+);
+
+export const ProvideDocumentsRequest = component(
+  z.object({ documents: z.array(DocumentUpload).min(1).max(20) }),
+  'ProvideDocumentsRequest',
+  'PDFs the application asks for (its pending tasks name the forms).',
+);
+
+export const ResubmitRequest = component(
+  z.object({ applicationXml: z.string().min(1).max(MAX_APPLICATION_BYTES) }),
+  'ResubmitRequest',
+  'A corrected application XML, with the same external id.',
+);
+
+export const AbandonRequest = component(
+  z.object({ reason: z.string().max(500).optional() }),
+  'AbandonRequest',
+  'Why staff abandon the application (kept with it, encrypted).',
+);
+
+export const Task = component(
+  z.object({
+    formNumber: z.string(),
+    formName: z.string(),
+    action: z.string(),
+    state: z.string().optional(),
+    reason: z.string().optional(),
+    isRequiredForApproval: z.boolean().optional(),
+    isOnlineTask: z.boolean().optional(),
+  }),
+  'Task',
+  'A task the brokerage lists for the account.',
+);
+
+const isoTime = z.string().describe('ISO 8601 time');
+
+export const Application = component(
+  z.object({
+    workflowId: z.string(),
+    externalId: z.string(),
+    csid: z.string(),
+    lifecycleState: z.string().describe('The lifecycle state (README, "The lifecycle")'),
+    done: z.boolean().describe('The application has reached a final state'),
+    application: z.object({ sha1: z.string(), length: z.number().int() }),
+    accountId: z.string().optional(),
+    userName: z.string().optional(),
+    credentialsAvailable: z.boolean().describe('Temporary credentials wait to be taken (staff, once)'),
+    status: z.string().optional().describe("The account's status at the brokerage"),
+    stateText: z.string().optional(),
+    pendingTasks: z.array(Task),
+    waitingDocuments: z.array(z.string()).describe('Form numbers provided and not sent yet'),
+    corrections: z.array(z.string()),
+    lastRefusal: z.string().optional(),
+    abandonReason: z.string().optional(),
+    unconfirmed: z.object({ step: z.string(), reason: z.string(), responseFile: z.string().optional() }).optional(),
+    inDoubt: z.object({ step: z.string(), since: isoTime.optional(), reason: z.string().optional() }).optional(),
+    blocked: z.object({ step: z.string(), errorType: z.string(), reason: z.string(), since: isoTime }).optional(),
+    lastPollAt: isoTime.optional(),
+    nextPollAt: isoTime.optional(),
+    transitions: z.array(z.object({ state: z.string(), event: z.string(), at: isoTime })),
+    runs: z.number().int(),
+  }),
+  'Application',
+  "An application's state, as its workflow reports it.",
+);
+
+export const StartedApplication = component(
+  z.object({ existed: z.boolean(), application: Application }),
+  'StartedApplication',
+  'The application started, or the existing one of the same XML (`existed`).',
+);
+
+export const ApplicationSummary = component(
+  z.object({
+    workflowId: z.string(),
+    externalId: z.string().optional(),
+    accountId: z.string().optional(),
+    lifecycleState: z.string().optional(),
+    accountStatus: z.string().optional(),
+    status: z.string().describe('The workflow execution status (Running, Completed...)'),
+    startTime: isoTime,
+    closeTime: isoTime.optional(),
+  }),
+  'ApplicationSummary',
+  'An application as listed (from Temporal visibility: may lag its state by a second).',
+);
+
+export const ApplicationPage = component(
+  z.object({ applications: z.array(ApplicationSummary), cursor: z.string().optional() }),
+  'ApplicationPage',
+  'A page of applications; give `cursor` back for the next one.',
+);
+
+export const ListQuery = z.object({
+  lifecycleState: z.string().max(64).optional(),
+  accountStatus: z.string().max(64).optional(),
+  externalId: z.string().max(128).optional(),
+  startedAfter: z.iso.datetime({ offset: true }).optional(),
+  startedBefore: z.iso.datetime({ offset: true }).optional(),
+  running: z.enum(['true', 'false']).optional(),
+  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
+  cursor: z.string().max(4096).optional(),
+});
+
+export const ApplicationParams = z.object({
+  reference: z.string().min(1).max(200).describe('External id, account id or workflow id'),
+});
+
+export const Credentials = component(
+  z.object({
+    externalId: z.string(),
+    accountId: z.string().optional(),
+    users: z.array(z.object({ userName: z.string(), temporaryPassword: z.string().optional() })),
+    responseXml: z.string().optional(),
+  }),
+  'Credentials',
+  'Temporary credentials, handed out once: a second call is answered 404 NO_CREDENTIALS.',
+);
+
+export const ProblemDetails = component(
+  z.object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string(),
+    code: z.enum(Object.keys(PROBLEM_TYPES) as [ApiProblemCode, ...ApiProblemCode[]]),
+    field: z.string().optional(),
+    requestId: z.string(),
+  }),
+  'Problem',
+  'An error (RFC 9457): `code` is stable per kind of error, `field` names the offending input.',
+);
+
+/** The problem answers a route may give, by status. */
+export function problems(...statuses: number[]): Record<number, typeof ProblemDetails> {
+  return Object.fromEntries([400, 401, 403, 429, 500, 503, ...statuses].map((status) => [status, ProblemDetails]));
+}

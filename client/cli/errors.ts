@@ -4,6 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { EcaError } from '../../eca/errors.js';
+import { DatabaseError } from '../../runtime/database/errors.js';
 import { EngineError, InvalidScheduleOptions } from '../errors.js';
 import { paint } from './color.js';
 import { ecaErrorCode, exitCodeOf } from './exit-codes.js';
@@ -28,6 +29,8 @@ export function errorCode(error: unknown): ErrorCode {
   if (error instanceof EngineError) return error.code;
   if (error instanceof EcaError) return ecaErrorCode(error.code);
   if (error instanceof InvalidScheduleOptions) return 'INVALID_INPUT';
+  // A database URL that names no backend is configuration; anything else is a failure to reach or migrate it.
+  if (error instanceof DatabaseError) return error.problem === 'url' ? 'CONFIGURATION' : 'FAILED';
   if (error instanceof CommanderError) return 'USAGE';
   if (error instanceof Error && CONFIGURATION_ERRORS.includes(error.name)) return 'CONFIGURATION';
   return 'FAILED';

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { addApiKeyCommands } from './api-keys.js';
 import { addApplicationCommands } from './applications.js';
 import { addBulkCommands } from './bulk.js';
 import { setColorChoice } from './color.js';
@@ -56,6 +57,7 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
   addScheduleCommands(program);
   addUserCommands(program);
   addKeyCommands(program);
+  addApiKeyCommands(program);
   addCompletionCommand(program);
   return examples(program, [
     ['apply client-42.xml', 'start an application'],

@@ -18,6 +18,7 @@ describe('the README CLI reference', function () {
       'eca schedules delete',
       'eca maintenance status',
       'eca completion',
+      'eca api-keys revoke',
     ]) {
       assert.match(reference, new RegExp(`<code>${name}</code>`), name);
     }

@@ -1,0 +1,64 @@
+/**
+ * The two database backends every database test runs on: embedded PGlite in a temporary directory,
+ * and a real PostgreSQL from the machine's packages (scripts/cluster/postgres.ts), started once per
+ * file. Each test takes a fresh database of its own: a new directory, or a new PostgreSQL database.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { Postgres } from '../../scripts/cluster/postgres.js';
+
+export interface Backend {
+  readonly kind: 'embedded' | 'postgres';
+  /** A URL of a new, empty database. */
+  freshUrl(): Promise<string>;
+}
+
+export interface Backends {
+  embedded: Backend;
+  postgres: Backend & { server(): Postgres };
+  all: Backend[];
+}
+
+/** Registers the `before` / `after` hooks that start and stop the backends; call it inside a describe. */
+export function useDatabaseBackends(): Backends {
+  let dir = '';
+  let postgres: Postgres | undefined;
+  let admin: pg.Pool | undefined;
+  const name = () => `t${randomBytes(6).toString('hex')}`;
+
+  before(async function () {
+    this.timeout(120_000);
+    dir = await mkdtemp(join(tmpdir(), 'eca-db-'));
+    // PostgreSQL runs as its own user when the tests run as root: it must be able to pass through.
+    await chmod(dir, 0o711);
+    postgres = new Postgres({ dataDir: join(dir, 'postgres') });
+    await postgres.start();
+    admin = new pg.Pool({ ...connection(postgres), database: 'postgres', max: 1 });
+  });
+
+  after(async function () {
+    await admin?.end();
+    await postgres?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const embedded: Backend = { kind: 'embedded', freshUrl: () => Promise.resolve(`pglite:${join(dir, name())}`) };
+  const server: Backends['postgres'] = {
+    kind: 'postgres',
+    server: () => postgres!,
+    freshUrl: async () => {
+      const database = name();
+      await admin!.query(`CREATE DATABASE ${database}`);
+      const { user, password, host, port } = postgres!;
+      return `postgres://${user}:${password}@${host}:${port}/${database}`;
+    },
+  };
+  return { embedded, postgres: server, all: [embedded, server] };
+}
+
+function connection(server: Postgres): pg.PoolConfig {
+  return { host: server.host, port: server.port, user: server.user, password: server.password };
+}

@@ -5,10 +5,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problems.js';
+import type { ApiRole } from '../runtime/api-keys.js';
 
-export type ApiRole = 'onboarding' | 'staff' | 'ops';
-
-export const API_ROLES: readonly ApiRole[] = ['onboarding', 'staff', 'ops'];
+export type { ApiRole };
 
 /** The caller, as its API key says. */
 export interface Principal {

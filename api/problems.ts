@@ -92,7 +92,8 @@ export function sendProblem(
     ...(field === undefined ? {} : { field }),
     requestId: String(request.id),
   };
-  return reply.code(status).type('application/problem+json').send(body);
+  // Set here too: answers of the router itself (frameworkErrors) skip the onSend hook that sets it.
+  return reply.code(status).header('x-request-id', body.requestId).type('application/problem+json').send(body);
 }
 
 /** Where in the request a schema issue is: `body.documents.0.formNumber`, `query.pageSize`... */

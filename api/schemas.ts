@@ -21,9 +21,11 @@ const base64 = (bytes: number) =>
 export const DocumentUpload = component(
   z.object({
     formNumber: z.string().regex(/^\d{1,10}$/, 'is not a form number (digits)'),
+    // domain/documents.ts PDF_FILE_NAME, written without the `i` flag (JSON Schema patterns take no flags).
     fileName: z
       .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}\.pdf$/i, 'is not a plain file name ending in .pdf')
+      .max(200)
+      .regex(/^[\w.() -]+\.[pP][dD][fF]$/, 'is not a plain file name ending in .pdf')
       .optional(),
     contentBase64: base64(MAX_DOCUMENT_BYTES).describe(`The PDF, base64 (at most ${MAX_DOCUMENT_BYTES} bytes)`),
   }),
@@ -41,7 +43,7 @@ export const StartApplicationRequest = component(
     documents: z.array(DocumentUpload).max(20).optional(),
   }),
   'StartApplicationRequest',
-  'An application to start. The same XML again under its external id answers the existing application; another XML under it is a conflict (409).',
+  'An application to start. The same XML again under its external id answers the existing application; another XML under it is a conflict (409). The XML alone may also be sent as the body, as application/xml.',
 );
 
 export const ProvideDocumentsRequest = component(
@@ -147,7 +149,13 @@ export const ListQuery = z.object({
 });
 
 export const ApplicationParams = z.object({
-  reference: z.string().min(1).max(200).describe('External id, account id or workflow id'),
+  reference: z
+    .string()
+    .min(1)
+    .max(200)
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    .regex(/^[^\x00-\x1f\x7f]+$/, 'has control characters')
+    .describe('External id, account id or workflow id'),
 });
 
 export const Credentials = component(

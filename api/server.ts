@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import fastifyRateLimit from '@fastify/rate-limit';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -20,7 +21,7 @@ import { applicationRoutes } from './applications.js';
 import type { EngineBase } from './applications.js';
 import { installAuth } from './auth.js';
 import type { KeyVerifier } from './auth.js';
-import { ApiProblem, installProblemHandlers } from './problems.js';
+import { ApiProblem, installProblemHandlers, sendProblem } from './problems.js';
 import { problems } from './schemas.js';
 
 /** The largest request body: an application with its PDFs, base64 (checked while it streams in). */
@@ -32,10 +33,14 @@ export interface ApiOptions {
   /** Whether the service can serve: Temporal and the key database answer (throws what is wrong). */
   checkReady?: () => Promise<void>;
   bodyLimit?: number;
+  /** Requests per minute and API key (default 600); over it, 429 with Retry-After. */
+  rateLimitPerMinute?: number;
   logger?: FastifyServerOptions['logger'];
   /** The version in the OpenAPI document. */
   version?: string;
 }
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 
 /** A caller's request id is kept when it is a plain token; otherwise the service makes one. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -51,21 +56,57 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
     // Route parameters are ids of 200 characters at most; a longer one is refused by its schema.
     routerOptions: { maxParamLength: 256 },
+    // Errors the router meets before any route (a malformed percent-encoding...) are problems too.
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(request, reply, 'INVALID_INPUT', `the URL is malformed: ${error.message}`, 'url');
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installProblemHandlers(app);
+  // An application XML alone may be sent as it is (`curl --data-binary @application.xml`): it is read as
+  // `{ applicationXml }`, which the start and resubmit routes take.
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>
+    done(null, { applicationXml: body }),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
     reply.header('x-content-type-options', 'nosniff');
   });
 
+  await registerDocs(app, options.version);
+
+  installAuth(app, options.verifyKey);
+  // Per API key, after the key is checked (public routes carry none and are not limited).
+  await app.register(fastifyRateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (request) => request.principal?.keyId ?? 'public',
+    allowList: (request) => request.principal === undefined,
+    errorResponseBuilder: (_request, context) =>
+      new ApiProblem(
+        'RATE_LIMITED',
+        `over ${context.max} requests a minute for this API key; retry in ${context.after}`,
+      ),
+  });
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  serviceRoutes(api, options.checkReady);
+  api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
+  applicationRoutes(app, options.engine);
+  await app.ready();
+  return app;
+}
+
+/** The OpenAPI document (at /openapi.json) and its interactive reference (at /docs). */
+async function registerDocs(app: FastifyInstance, version = '0.1.0'): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'ECA onboarding API',
-        version: options.version ?? '0.1.0',
+        version,
         description:
           'Start and follow brokerage account applications. Every request but health, readiness and this description carries an API key of one firm: `Authorization: Bearer <key>`. Errors are RFC 9457 problem details with a stable `code`.',
       },
@@ -80,9 +121,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+}
 
-  installAuth(app, options.verifyKey);
-  const api = app.withTypeProvider<ZodTypeProvider>();
+/** Health and readiness: public, for load balancers and orchestrators. */
+function serviceRoutes(
+  api: ReturnType<FastifyInstance['withTypeProvider']>,
+  checkReady: ApiOptions['checkReady'],
+): void {
   api.get('/healthz', {
     schema: {
       tags: ['service'],
@@ -103,15 +148,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
     handler: async () => {
       try {
-        await options.checkReady?.();
+        await checkReady?.();
       } catch (error) {
         throw new ApiProblem('UNAVAILABLE', `not ready: ${(error as Error).message}`);
       }
       return { status: 'ready' as const };
     },
   });
-  api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
-  applicationRoutes(app, options.engine);
-  await app.ready();
-  return app;
 }

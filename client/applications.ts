@@ -126,6 +126,14 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
  * id is taken only when the workflow belongs to the firm.
  */
 export async function findApplication(ctx: EngineContext, reference: string): Promise<ApplicationHandle> {
+  // Temporal refuses such ids and queries with an internal error: refused here as the input they are.
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (reference.length === 0 || reference.length > 255 || /[\x00-\x1f\x7f]/.test(reference)) {
+    throw new InvalidInputError(
+      'reference',
+      'give an external id, account id or workflow id (1-255 printable characters)',
+    );
+  }
   const ownWorkflowId = reference.startsWith(applicationWorkflowId(ctx.csid, ''));
   const workflowId = ownWorkflowId ? reference : applicationWorkflowId(ctx.csid, reference);
   try {

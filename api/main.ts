@@ -1,0 +1,69 @@
+/**
+ * `npm run api` / `eca-api`: the onboarding API as a process. Temporal, codec keys and the document
+ * store come from the worker's variables (TEMPORAL_*, ECA_CODEC_KEYS, ECA_DOCUMENT_STORE); API keys
+ * from the engine's database (ECA_DATABASE_URL); where it listens from ECA_API_HOST / ECA_API_PORT.
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { connectEngineBase } from '../client/connection.js';
+import { ConfigurationError } from '../runtime/config-error.js';
+import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
+import { databaseKeyVerifier } from './keys.js';
+import { packageVersion } from './openapi.js';
+import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from './server.js';
+
+const settings = z.object({
+  ECA_API_HOST: z.string().min(1).default('127.0.0.1'),
+  ECA_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  ECA_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(DEFAULT_BODY_LIMIT),
+  ECA_API_RATE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  ECA_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export function apiSettings(env: NodeJS.ProcessEnv): z.output<typeof settings> {
+  const parsed = settings.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigurationError(`invalid API settings: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** Request logs name the route's pattern, never the path's ids nor the query. */
+const requestLog = (request: FastifyRequest) => ({
+  method: request.method,
+  route: request.routeOptions.url ?? 'unmatched',
+});
+
+async function main(): Promise<void> {
+  const env = apiSettings(process.env);
+  const db = await openDatabase(databaseUrlFromEnv(process.env));
+  const engine = await connectEngineBase({}, process.env);
+  const app = await buildApi({
+    engine,
+    verifyKey: databaseKeyVerifier(db),
+    checkReady: async () => {
+      await engine.client.workflowService.getSystemInfo({});
+      await db.query('SELECT 1');
+    },
+    bodyLimit: env.ECA_API_BODY_LIMIT,
+    rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
+    logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
+    version: await packageVersion(),
+  });
+  const address = await app.listen({ host: env.ECA_API_HOST, port: env.ECA_API_PORT });
+  console.log(`eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs)`);
+  const stop = async () => {
+    await app.close();
+    await engine.close();
+    await db.close();
+    console.log('eca api stopped');
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigurationError ? error.message : error);
+  process.exitCode = 1;
+});

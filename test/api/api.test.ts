@@ -1,0 +1,325 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../api/server.js';
+import { applicationOf } from '../../api/applications.js';
+import { ApplicationConflictError, getState, startApplication } from '../../client/index.js';
+import { databaseKeyVerifier } from '../../api/keys.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
+import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+
+const FAST = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+};
+
+describe('onboarding API (dev server, worker, simulator, embedded database)', function () {
+  this.timeout(180_000);
+  let env: TestWorkflowEnvironment;
+  let engine: EngineHarness;
+  let running: Promise<void>;
+  let db: Database;
+  let app: FastifyInstance;
+  let base: string;
+  let dir: string;
+  const keys: Record<string, string> = {};
+  const run = randomUUID().slice(0, 6);
+
+  const call = async (key: string | undefined, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+    };
+  };
+
+  before(async function () {
+    env = await devServerEnv();
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
+    running = engine.worker.run();
+    dir = await mkdtemp(join(tmpdir(), 'eca-api-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    const firm = engine.sim.csid;
+    const other = `OTHER-${run}`;
+    for (const [name, csid, role] of [
+      ['onboarding', firm, 'onboarding'],
+      ['staff', firm, 'staff'],
+      ['ops', firm, 'ops'],
+      ['otherOnboarding', other, 'onboarding'],
+      ['otherStaff', other, 'staff'],
+    ] as const) {
+      keys[name] = (await createApiKey(db, { csid, role, name: `test ${name}` })).key;
+    }
+    app = await buildApi({
+      engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue, settings: FAST },
+      verifyKey: databaseKeyVerifier(db),
+    });
+    base = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+
+  after(async function () {
+    await app?.close();
+    await db?.close();
+    engine.worker.shutdown();
+    await running;
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a Python program (standard library only) starts an application, provides a document, follows it to Open and takes the credentials once', async function () {
+    const externalId = `docs-required-py-${run}`;
+    await writeFile(join(dir, 'application.xml'), applicationXml(externalId));
+    await writeFile(join(dir, 'w9.pdf'), pdf(`${externalId} W-9`));
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      ['test/api/onboarding_client.py', base, externalId, join(dir, 'application.xml'), join(dir, 'w9.pdf')],
+      { env: { ...process.env, ECA_API_KEY: keys.onboarding, ECA_STAFF_KEY: keys.staff }, timeout: 150_000 },
+    );
+    const seen = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
+    const workflowId = `application-${engine.sim.csid}-${externalId}`;
+    assert.deepEqual(seen.start, { status: 201, existed: false, workflowId });
+    assert.deepEqual(seen.startAgain, { status: 200, existed: true });
+    assert.deepEqual(seen.conflict, { status: 409, code: 'CONFLICT', type: 'urn:eca-onboarding:problem:conflict' });
+    assert.equal(seen.asked?.state, 'needsDocuments');
+    assert.ok((seen.asked?.forms as string[]).length > 0, 'the application asked for forms');
+    assert.deepEqual(seen.provided, { status: 200, state: 'submittingDocuments' });
+    assert.equal(seen.final?.state, 'open');
+    assert.match(String(seen.final?.accountId), /\S/);
+    assert.deepEqual(seen.credentialsWithOnboardingKey, { status: 403, code: 'FORBIDDEN' });
+    assert.equal(seen.credentials?.status, 200);
+    assert.ok((seen.credentials?.users as number) >= 1, 'the credentials name a user');
+    assert.deepEqual(seen.credentialsAgain, { status: 404, code: 'NO_CREDENTIALS' });
+    assert.deepEqual(seen.listed, { status: 200, workflowIds: [workflowId] });
+    // The brokerage's own records: one account for the two starts and the conflicting third.
+    const records = engine.sim.control.records({ externalId });
+    assert.equal(records.externalIds[0]?.accountsCreated, 1);
+  });
+
+  it('an application started with the TypeScript client is the same one over HTTP, with the same answers', async function () {
+    const externalId = `stalled-same-${run}`;
+    const ctx = {
+      client: env.client,
+      store: engine.store,
+      csid: engine.sim.csid,
+      taskQueue: engine.taskQueue,
+      settings: FAST,
+    };
+    const started = await startApplication(ctx, { applicationXml: applicationXml(externalId) });
+    const overHttp = await call(keys.onboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(externalId),
+    });
+    assert.equal(overHttp.status, 200);
+    assert.equal(overHttp.body?.existed, true);
+    const application = overHttp.body?.application as { workflowId: string; lifecycleState: string };
+    assert.equal(application.workflowId, started.workflowId);
+    // Compared once it waits for the client (the stalled scenario stays there); poll times move on.
+    let state = await getState(ctx, externalId);
+    for (let i = 0; i < 300 && state.lifecycleState !== 'awaitingClient'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = await getState(ctx, externalId);
+    }
+    const read = await call(keys.ops, 'GET', `/v1/applications/${externalId}`);
+    const { lastPollAt: _a, nextPollAt: _b, ...viaHttp } = read.body ?? {};
+    const { lastPollAt: _c, nextPollAt: _d, ...viaClient } = applicationOf(started.workflowId, state);
+    assert.equal(viaClient.lifecycleState, 'awaitingClient');
+    assert.deepEqual(viaHttp, JSON.parse(JSON.stringify(viaClient)));
+    // The other XML under the same external id: a typed conflict in TypeScript, 409 over HTTP.
+    const other = `${applicationXml(externalId)}\n<!-- another file -->\n`;
+    await assert.rejects(
+      startApplication(ctx, { applicationXml: other }),
+      (error: unknown) => error instanceof ApplicationConflictError && error.code === 'CONFLICT',
+    );
+    assert.equal((await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: other })).status, 409);
+    await started.handle.terminate('test');
+  });
+
+  it("runs the README's curl examples as they are written", async function () {
+    const readme = await readFile('README.md', 'utf8');
+    const block = /<!-- http-examples[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/http-examples -->/.exec(readme)?.[1];
+    assert.ok(block, "the README's http-examples block");
+    const externalId = `stalled-readme-${run}`;
+    const cwd = await mkdtemp(join(dir, 'readme-'));
+    await writeFile(join(cwd, 'application.xml'), applicationXml(externalId));
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block], {
+      cwd,
+      env: { ...process.env, ECA_API: base, ECA_API_KEY: keys.onboarding, EXTERNAL_ID: externalId },
+    });
+    const workflowId = `application-${engine.sim.csid}-${externalId}`;
+    assert.match(stdout, /^\{"existed":false,"application":\{"workflowId":"[^"]+"/);
+    assert.equal(stdout.split(`"workflowId":"${workflowId}"`).length - 1, 3, 'started, read and listed');
+    assert.match(stdout, /\{"applications":\[/);
+    await env.client.workflow.getHandle(workflowId).terminate('test');
+  });
+
+  it("a key of another firm never sees nor changes the firm's applications, on any route", async function () {
+    const externalId = `stalled-scope-${run}`;
+    const started = await call(keys.onboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(externalId),
+    });
+    assert.equal(started.status, 201);
+    const application = started.body?.application as { workflowId: string };
+    const before = await call(keys.ops, 'GET', `/v1/applications/${externalId}`);
+    const document = (await call(undefined, 'GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const tried: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.includes('{reference}')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const reference of [externalId, application.workflowId]) {
+          const url = path.replace('{reference}', encodeURIComponent(reference));
+          const body = method === 'get' ? undefined : bodyFor(operation.operationId, externalId);
+          const answer = await call(keys.otherStaff, method.toUpperCase(), url, body);
+          assert.equal(answer.status, 404, `${operation.operationId} ${reference}: ${JSON.stringify(answer.body)}`);
+          assert.equal(answer.body?.code, 'UNKNOWN_APPLICATION');
+          tried.push(operation.operationId);
+        }
+      }
+    }
+    assert.ok(new Set(tried).size >= 8, `operations tried: ${[...new Set(tried)].join(', ')}`);
+    const listed = await call(keys.otherStaff, 'GET', `/v1/applications?externalId=${externalId}`);
+    assert.deepEqual(listed.body?.applications, []);
+    // Starting the same external id with the other firm's key makes the other firm's own application.
+    const theirs = await call(keys.otherOnboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(externalId),
+    });
+    assert.equal(theirs.status, 201);
+    assert.notEqual((theirs.body?.application as { workflowId: string }).workflowId, application.workflowId);
+    await env.client.workflow
+      .getHandle((theirs.body?.application as { workflowId: string }).workflowId)
+      .terminate('test');
+    const after = await call(keys.ops, 'GET', `/v1/applications/${externalId}`);
+    assert.deepEqual(
+      (after.body?.transitions as unknown[]).slice(0, (before.body?.transitions as unknown[]).length),
+      before.body?.transitions,
+    );
+    assert.equal(after.body?.lifecycleState === 'abandoning' || after.body?.lifecycleState === 'abandoned', false);
+    await env.client.workflow.getHandle(application.workflowId).terminate('test');
+  });
+
+  it('answers problems: no key, a wrong or revoked key, a role that may not, an invalid body, with the request id', async function () {
+    const none = await call(undefined, 'GET', '/v1/applications');
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="eca"');
+    assert.equal(none.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    assert.equal(none.body?.code, 'UNAUTHENTICATED');
+    assert.equal(none.body?.requestId, none.headers.get('x-request-id'));
+    assert.equal((await call(`${keys.ops}x`, 'GET', '/v1/applications')).status, 401);
+    const { key, record } = await createApiKey(db, { csid: engine.sim.csid, role: 'staff', name: 'revoked' });
+    assert.equal((await call(key, 'GET', '/v1/applications')).status, 200);
+    await revokeApiKey(db, record.id);
+    assert.equal((await call(key, 'GET', '/v1/applications')).status, 401);
+    const ops = await call(keys.ops, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(`happy-ops-${run}`),
+    });
+    assert.equal(ops.status, 403);
+    assert.equal(ops.body?.code, 'FORBIDDEN');
+    const invalid = await call(keys.onboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(`happy-bad-${run}`),
+      documents: [{ formNumber: 'W9', contentBase64: 'JVBERi0=' }],
+    });
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.body?.code, 'INVALID_INPUT');
+    assert.equal(invalid.body?.field, 'body.documents.0.formNumber');
+    const notXml = await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: '/etc/passwd' });
+    assert.equal(notXml.status, 400, 'a path is never read as a file');
+    assert.equal(notXml.body?.code, 'INVALID_INPUT');
+    const traced = await fetch(`${base}/v1/applications`, { headers: { 'x-request-id': 'trace-42' } });
+    assert.equal(traced.headers.get('x-request-id'), 'trace-42');
+    assert.equal(((await traced.json()) as { requestId: string }).requestId, 'trace-42');
+  });
+
+  it('limits requests per key, refuses a body over the limit while it streams in, and pages the list with a cursor bound to its filter', async function () {
+    const small = await buildApi({
+      engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue },
+      verifyKey: databaseKeyVerifier(db),
+      bodyLimit: 4096,
+      rateLimitPerMinute: 3,
+    });
+    try {
+      const list = (key: string) =>
+        small.inject({
+          method: 'GET',
+          url: '/v1/applications?pageSize=1',
+          headers: { authorization: `Bearer ${key}` },
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await list(keys.ops!)).statusCode, 200);
+      const limited = await list(keys.ops!);
+      assert.equal(limited.statusCode, 429);
+      assert.equal(limited.json<{ code: string }>().code, 'RATE_LIMITED');
+      assert.match(String(limited.headers['retry-after']), /^\d+$/);
+      assert.equal((await list(keys.staff!)).statusCode, 200, 'the limit is per key');
+      assert.equal((await small.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      const answer = await small.inject({
+        method: 'POST',
+        url: '/v1/applications',
+        headers: { authorization: `Bearer ${keys.onboarding}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ applicationXml: 'x'.repeat(10_000) }),
+      });
+      assert.equal(answer.statusCode, 413);
+      assert.equal(answer.json<{ code: string }>().code, 'PAYLOAD_TOO_LARGE');
+    } finally {
+      await small.close();
+    }
+    for (const n of [1, 2, 3]) {
+      const started = await call(keys.onboarding, 'POST', '/v1/applications', {
+        applicationXml: applicationXml(`stalled-page${n}-${run}`),
+      });
+      assert.equal(started.status, 201);
+    }
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await call(keys.ops, 'GET', `/v1/applications?pageSize=1${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      for (const entry of page.body?.applications as Array<{ workflowId: string }>) seen.add(entry.workflowId);
+      cursor = page.body?.cursor as string | undefined;
+      pages++;
+      if (pages === 1 && cursor) {
+        const misuse = await call(keys.ops, 'GET', `/v1/applications?pageSize=1&running=true&cursor=${cursor}`);
+        assert.equal(misuse.status, 400);
+        assert.equal(misuse.body?.field, 'cursor');
+      }
+    } while (cursor && pages < 50);
+    for (const n of [1, 2, 3]) assert.ok(seen.has(`application-${engine.sim.csid}-stalled-page${n}-${run}`));
+    assert.ok(pages >= 3, `${pages} pages of 1`);
+    for (const id of seen)
+      await env.client.workflow
+        .getHandle(id)
+        .terminate('test')
+        .catch(() => undefined);
+  });
+});
+
+/** A valid body for each message route, so that a refusal is about the firm, never the input. */
+function bodyFor(operationId: string, externalId: string): unknown {
+  switch (operationId) {
+    case 'provideDocuments':
+      return { documents: [{ formNumber: '8001', contentBase64: Buffer.from(pdf('x')).toString('base64') }] };
+    case 'resubmitApplication':
+      return { applicationXml: applicationXml(externalId) };
+    case 'abandonApplication':
+      return { reason: 'another firm' };
+    default:
+      return {};
+  }
+}

@@ -17,6 +17,7 @@ import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { start } from '../../scripts/processes.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
@@ -149,6 +150,61 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     );
     assert.equal((await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: other })).status, 409);
     await started.handle.terminate('test');
+  });
+
+  it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, SIGTERM stops it', async function () {
+    const database = `pglite:${join(dir, 'process-database')}`;
+    const cliEnv = { ...process.env, ECA_DATABASE_URL: database };
+    const created = await promisify(execFile)(
+      process.execPath,
+      [
+        'bin/eca.js',
+        'api-keys',
+        'create',
+        '--csid',
+        engine.sim.csid,
+        '--role',
+        'ops',
+        '--name',
+        'process test',
+        '-o',
+        'json',
+      ],
+      { env: cliEnv },
+    );
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const api = start('eca-api', process.execPath, ['bin/eca-api.js'], {
+      ECA_DATABASE_URL: database,
+      TEMPORAL_ADDRESS: env.address,
+      ECA_TASK_QUEUE: engine.taskQueue,
+      ECA_CODEC_DISABLED: 'true',
+      ECA_DOCUMENT_STORE: join(dir, 'process-documents'),
+      ECA_API_PORT: '0',
+    });
+    try {
+      const [, address] = await api.waitFor(/eca api on (http:\/\/\S+) /, 60_000);
+      assert.equal((await fetch(`${address}/readyz`)).status, 200);
+      const listed = await fetch(`${address}/v1/applications?pageSize=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(listed.status, 200, await listed.text());
+      // While the service owns the embedded database, the CLI reaches it through the service's socket.
+      const list = await promisify(execFile)(
+        process.execPath,
+        ['bin/eca.js', 'api-keys', 'list', '--all-firms', '-o', 'json'],
+        {
+          env: cliEnv,
+        },
+      );
+      assert.match(list.stdout, /process test/);
+      const report = await api.stop('SIGTERM');
+      assert.equal(report.wasRunning, true);
+      assert.deepEqual(report.survivors, []);
+      assert.equal(await api.exited, 0, api.output);
+      assert.match(api.output, /eca api stopped/);
+    } finally {
+      await api.stop('SIGKILL');
+    }
   });
 
   it("runs the README's curl examples as they are written", async function () {

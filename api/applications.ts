@@ -65,7 +65,7 @@ export function applicationOf(workflowId: string, view: ApplicationStateView): z
 const bytes = (base64: string) => new Uint8Array(Buffer.from(base64, 'base64'));
 
 /** Uploaded PDFs as the client API takes them: always bytes (a string would be read as a path). */
-const documentsOf = (uploads: z.output<typeof ProvideDocumentsRequest>['documents']): DocumentInput[] =>
+export const documentsOf = (uploads: z.output<typeof ProvideDocumentsRequest>['documents']): DocumentInput[] =>
   uploads.map((upload) => ({
     formNumber: upload.formNumber,
     fileName: upload.fileName,
@@ -82,7 +82,7 @@ async function read(ctx: EngineContext, reference: string): Promise<z.output<typ
   return applicationOf(handle.workflowId, await handle.query(stateQuery));
 }
 
-type Api = FastifyInstance<
+export type Api = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,

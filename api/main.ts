@@ -7,6 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { connectEngineBase } from '../client/connection.js';
 import { ConfigurationError } from '../runtime/config-error.js';
+import { createEcaClientFromConfig } from '../runtime/brokerage.js';
+import { loadWorkerConfig } from '../runtime/config.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
 import { databaseKeyVerifier } from './keys.js';
 import { packageVersion } from './openapi.js';
@@ -39,9 +41,14 @@ async function main(): Promise<void> {
   const env = apiSettings(process.env);
   const db = await openDatabase(databaseUrlFromEnv(process.env));
   const engine = await connectEngineBase({}, process.env);
+  // With ECA_CSID and that firm's keys (the worker's variables), SSO links and language preferences too.
+  const brokerage = process.env.ECA_CSID
+    ? { csid: process.env.ECA_CSID, eca: createEcaClientFromConfig(loadWorkerConfig(process.env).brokerage) }
+    : undefined;
   const app = await buildApi({
     engine,
     verifyKey: databaseKeyVerifier(db),
+    brokerage,
     checkReady: async () => {
       await engine.client.workflowService.getSystemInfo({});
       await db.query('SELECT 1');

@@ -7,6 +7,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { EngineError, InvalidInputError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
+import { EcaError } from '../eca/errors.js';
 
 /** The problems the service answers with, besides the client API's own codes. */
 export type ApiProblemCode =
@@ -109,6 +110,9 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (error instanceof ApiProblem) return { code: error.code, detail: error.message, field: error.field };
   if (error instanceof InvalidInputError) return { code: error.code, detail: error.message, field: error.input };
   if (error instanceof EngineError) return { code: error.code, detail: error.message };
+  if (error instanceof EcaError) {
+    return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
+  }
   if (error instanceof ConfigurationError) return { code: 'UNAVAILABLE', detail: 'the service is misconfigured' };
   const fastify = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastify)) {

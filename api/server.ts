@@ -20,6 +20,8 @@ import { z } from 'zod';
 import { applicationRoutes } from './applications.js';
 import type { EngineBase } from './applications.js';
 import { installAuth } from './auth.js';
+import { firmRoutes } from './firm.js';
+import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
 import { ApiProblem, installProblemHandlers, sendProblem } from './problems.js';
 import { problems } from './schemas.js';
@@ -30,6 +32,8 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 export interface ApiOptions {
   engine: EngineBase;
   verifyKey: KeyVerifier;
+  /** The brokerage client of the firm whose keys this service holds: SSO links and language preferences. */
+  brokerage?: FirmBrokerage;
   /** Whether the service can serve: Temporal and the key database answer (throws what is wrong). */
   checkReady?: () => Promise<void>;
   bodyLimit?: number;
@@ -95,6 +99,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   serviceRoutes(api, options.checkReady);
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
+  firmRoutes(api, options.engine, options.brokerage);
   await app.ready();
   return app;
 }

@@ -72,6 +72,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     app = await buildApi({
       engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue, settings: FAST },
       verifyKey: databaseKeyVerifier(db),
+      brokerage: { csid: firm, eca: engine.eca },
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -109,6 +110,10 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     assert.ok((seen.credentials?.users as number) >= 1, 'the credentials name a user');
     assert.deepEqual(seen.credentialsAgain, { status: 404, code: 'NO_CREDENTIALS' });
     assert.deepEqual(seen.listed, { status: 200, workflowIds: [workflowId] });
+    assert.deepEqual(seen.ssoLink, { status: 201, url: 'http' });
+    assert.deepEqual(seen.languages, { status: 204 });
+    assert.deepEqual(seen.maintenance, { status: 201, again: 200, same: true });
+    assert.deepEqual(seen.maintenanceRead, { status: 200, workflowId: true });
     // The brokerage's own records: one account for the two starts and the conflicting third.
     const records = engine.sim.control.records({ externalId });
     assert.equal(records.externalIds[0]?.accountsCreated, 1);
@@ -250,7 +255,30 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
         }
       }
     }
-    assert.ok(new Set(tried).size >= 8, `operations tried: ${[...new Set(tried)].join(', ')}`);
+    // The firm's maintenance request, read by workflow id with the other firm's key.
+    const maintenance = await call(keys.onboarding, 'POST', '/v1/maintenance-requests', {
+      accountId: 'SCOPE1',
+      firmType: 'advisor',
+      functionName: 'ChangeBaseCurrency',
+      body: '<Currency>CHF</Currency>',
+    });
+    assert.equal(maintenance.status, 201, JSON.stringify(maintenance.body));
+    const runId = String(maintenance.body?.workflowId);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.includes('{workflowId}')) continue;
+      for (const operation of Object.values(operations)) {
+        const answer = await call(keys.otherStaff, 'GET', path.replace('{workflowId}', encodeURIComponent(runId)));
+        assert.equal(answer.status, 404, `${operation.operationId}: ${JSON.stringify(answer.body)}`);
+        tried.push(operation.operationId);
+      }
+    }
+    const runs = await call(keys.otherStaff, 'GET', '/v1/maintenance-requests');
+    assert.deepEqual(runs.body?.runs, []);
+    // The service holds brokerage keys for the firm only: the other firm's key gets no SSO link.
+    const sso = await call(keys.otherOnboarding, 'POST', '/v1/sso-links', { userName: 'someone', ip: '203.0.113.7' });
+    assert.equal(sso.status, 403);
+    await env.client.workflow.getHandle(runId).terminate('test');
+    assert.ok(new Set(tried).size >= 10, `operations tried: ${[...new Set(tried)].join(', ')}`);
     const listed = await call(keys.otherStaff, 'GET', `/v1/applications?externalId=${externalId}`);
     assert.deepEqual(listed.body?.applications, []);
     // Starting the same external id with the other firm's key makes the other firm's own application.

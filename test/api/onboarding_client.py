@@ -80,6 +80,20 @@ def main():
     status, twice = call(base, staff, "POST", "/v1/applications/%s/credentials" % external_id, {})
     seen["credentialsAgain"] = {"status": status, "code": twice.get("code")}
 
+    link = {"userName": final.get("userName"), "ip": "203.0.113.7"}
+    status, sso = call(base, key, "POST", "/v1/sso-links", link)
+    seen["ssoLink"] = {"status": status, "url": sso.get("url", "")[:4]}
+    path = "/v1/account-holders/%s/languages" % final.get("userName")
+    status, _ = call(base, key, "PUT", path, {"lang1": "fr", "lang2": "en"})
+    seen["languages"] = {"status": status}
+    change = {"accountId": final["accountId"], "firmType": "advisor", "functionName": "ChangeBaseCurrency",
+              "body": "<Currency>CHF</Currency>", "requestKey": "currency-" + external_id}
+    status, request = call(base, key, "POST", "/v1/maintenance-requests", change)
+    status_again, again = call(base, key, "POST", "/v1/maintenance-requests", change)
+    seen["maintenance"] = {"status": status, "again": status_again, "same": request.get("workflowId") == again.get("workflowId")}
+    status, run = call(base, key, "GET", "/v1/maintenance-requests/" + request["workflowId"])
+    seen["maintenanceRead"] = {"status": status, "workflowId": run.get("workflowId") == request["workflowId"]}
+
     status, page = call(base, key, "GET", "/v1/applications?externalId=%s&pageSize=10" % external_id)
     seen["listed"] = {"status": status, "workflowIds": [a["workflowId"] for a in page["applications"]]}
     print(json.dumps(seen))

@@ -1,0 +1,202 @@
+/**
+ * The firm's other resources: SSO links and language preferences of account holders (calls to the
+ * brokerage with the firm's keys), maintenance requests and daily document submissions (workflows).
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { createSsoUrl, setLanguages } from '../client/brokerage.js';
+import { listRuns, runStatus, startMaintenance } from '../client/index.js';
+import type { EngineContext, RunKind } from '../client/index.js';
+import type { EcaClient } from '../eca/index.js';
+import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
+import { ONBOARDING, principalOf, READERS } from './auth.js';
+import type { Api, EngineBase } from './applications.js';
+import { documentsOf } from './applications.js';
+import { ApiProblem } from './problems.js';
+import { DocumentUpload, problems } from './schemas.js';
+
+/** The brokerage client of the one firm whose keys this service holds (ECA_CSID and its keys). */
+export interface FirmBrokerage {
+  csid: string;
+  eca: EcaClient;
+}
+
+const id = z.string().min(1).max(200);
+const isoTime = z.string().describe('ISO 8601 time');
+
+const SsoLinkRequest = z
+  .object({
+    userName: z.string().min(1).max(100),
+    ip: z.string().min(2).max(45).describe("The end user's one IPv4 or IPv6 address: the link works from it only"),
+    landing: z.string().max(64).optional().describe("A landing page of the spec's table"),
+  })
+  .meta({ id: 'SsoLinkRequest', description: 'A single sign-on link for an account holder, valid 60 seconds.' });
+
+const SsoLink = z
+  .object({ url: z.string(), expiresAt: isoTime })
+  .meta({ id: 'SsoLink', description: 'Hand it to the end user at once: it is a credential, never stored.' });
+
+const LanguagesRequest = z
+  .object({ lang1: z.string().min(2).max(3), lang2: z.string().min(2).max(3).optional() })
+  .meta({ id: 'LanguagesRequest', description: 'Preferred languages, short lower-case codes (en, zh, fra).' });
+
+const MaintenanceRequest = z
+  .object({
+    accountId: z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'is not an account number'),
+    firmType: z.enum(FIRM_TYPES),
+    functionName: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'is not an update function name'),
+    body: z
+      .string()
+      .max(1024 * 1024)
+      .refine((xml) => xml.trim() === '' || xml.trimStart().startsWith('<'), 'is not an XML fragment')
+      .optional()
+      .describe("The function element's content, an XML fragment"),
+    attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), z.string().max(256)).optional(),
+    attachments: z.array(DocumentUpload).max(20).optional(),
+    requestKey: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .optional()
+      .describe('Idempotency key: the same key never sends the function twice'),
+  })
+  .meta({ id: 'MaintenanceRequest', description: 'One update function for an account.' });
+
+const StartedRun = z.object({ workflowId: z.string(), existed: z.boolean() }).meta({ id: 'StartedRun' });
+
+const RunSummary = z
+  .object({
+    workflowId: z.string(),
+    status: z.string(),
+    startTime: isoTime,
+    closeTime: isoTime.optional(),
+    accountId: z.string().optional(),
+    functionName: z.string().optional(),
+    requestStatus: z.string().optional(),
+    alert: z.string().optional(),
+  })
+  .meta({ id: 'RunSummary' });
+
+const RunDetail = z
+  .object({
+    workflowId: z.string(),
+    status: z.string(),
+    startTime: isoTime,
+    closeTime: isoTime.optional(),
+    detail: z.unknown().optional().describe('The run’s state while it runs, its result once completed'),
+    note: z.string().optional(),
+  })
+  .meta({ id: 'RunDetail' });
+
+const RunParams = z.object({ workflowId: id });
+const RunListQuery = z.object({
+  accountId: z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,32}$/)
+    .optional(),
+  running: z.enum(['true', 'false']).optional(),
+});
+
+type ContextOf = (request: FastifyRequest) => EngineContext;
+
+/** The firm's brokerage client, or a problem when this service holds no keys for the caller's firm. */
+function brokerageOf(brokerage: FirmBrokerage | undefined, csid: string): EcaClient {
+  if (brokerage?.csid !== csid) {
+    throw new ApiProblem('FORBIDDEN', `this service holds no brokerage keys for firm ${csid}`);
+  }
+  return brokerage.eca;
+}
+
+export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage | undefined): void {
+  const ctxOf: ContextOf = (request) => ({ ...base, csid: principalOf(request).csid });
+  api.post('/v1/sso-links', {
+    config: { roles: ONBOARDING },
+    schema: {
+      tags: ['account holders'],
+      operationId: 'createSsoLink',
+      summary: 'A single sign-on link for an account holder, bound to their IP',
+      body: SsoLinkRequest,
+      response: { 201: SsoLink, ...problems(502) },
+    },
+    handler: async (request, reply) => {
+      const eca = brokerageOf(brokerage, principalOf(request).csid);
+      const link = await createSsoUrl(request.body, eca);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ url: link.url, expiresAt: link.expiresAt.toISOString() });
+    },
+  });
+  api.put('/v1/account-holders/:userName/languages', {
+    config: { roles: ONBOARDING },
+    schema: {
+      tags: ['account holders'],
+      operationId: 'setLanguages',
+      summary: "Set an account holder's preferred languages",
+      params: z.object({ userName: z.string().min(1).max(100) }),
+      body: LanguagesRequest,
+      response: { 204: z.null(), ...problems(502) },
+    },
+    handler: async (request, reply) => {
+      const eca = brokerageOf(brokerage, principalOf(request).csid);
+      // The answer's format is not in the spec: a call the brokerage refused is an error (EcaError).
+      await setLanguages({ userName: request.params.userName, ...request.body }, eca);
+      return reply.code(204).send(null);
+    },
+  });
+  api.post('/v1/maintenance-requests', {
+    config: { roles: ONBOARDING },
+    schema: {
+      tags: ['maintenance'],
+      operationId: 'startMaintenance',
+      summary: 'Send an update function for an account (idempotent by requestKey)',
+      body: MaintenanceRequest,
+      response: { 200: StartedRun, 201: StartedRun, ...problems(409, 413) },
+    },
+    handler: async (request, reply) => {
+      const { attachments, ...input } = request.body;
+      const started = await startMaintenance(ctxOf(request), { ...input, attachments: documentsOf(attachments ?? []) });
+      return reply.code(started.existed ? 200 : 201).send({ workflowId: started.workflowId, existed: started.existed });
+    },
+  });
+  runRoutes(api, ctxOf, 'maintenance', '/v1/maintenance-requests', 'MaintenanceRequest');
+  runRoutes(api, ctxOf, 'documents', '/v1/daily-documents', 'DailyDocuments');
+}
+
+/** Listing and reading the firm's runs of one kind. */
+function runRoutes(api: Api, ctxOf: ContextOf, kind: RunKind, path: string, name: string): void {
+  const tags = [kind === 'maintenance' ? 'maintenance' : 'daily documents'];
+  const iso = (date: Date | undefined) => date?.toISOString();
+  api.get(path, {
+    config: { roles: READERS },
+    schema: {
+      tags,
+      operationId: `list${name}s`,
+      summary: `The firm's ${kind === 'maintenance' ? 'maintenance requests' : 'daily document submissions'}, newest first (200 at most)`,
+      querystring: RunListQuery,
+      response: { 200: z.object({ runs: z.array(RunSummary) }), ...problems() },
+    },
+    handler: async (request) => {
+      const runs = await listRuns(ctxOf(request), kind, {
+        ...request.query,
+        running: request.query.running === 'true',
+      });
+      return {
+        runs: runs.map((run) => ({ ...run, startTime: run.startTime.toISOString(), closeTime: iso(run.closeTime) })),
+      };
+    },
+  });
+  api.get(`${path}/:workflowId`, {
+    config: { roles: READERS },
+    schema: {
+      tags,
+      operationId: `get${name}`,
+      summary: 'One run: its status and what it answers',
+      params: RunParams,
+      response: { 200: RunDetail, ...problems(404) },
+    },
+    handler: async (request) => {
+      const run = await runStatus(ctxOf(request), kind, request.params.workflowId);
+      return { ...run, startTime: run.startTime.toISOString(), closeTime: iso(run.closeTime) };
+    },
+  });
+}

@@ -50,6 +50,18 @@ function findBinary(name: string): string {
   );
 }
 
+/** Whether PostgreSQL's server binaries are on this machine (ECA_POSTGRES_BIN, PATH or Debian's folders). */
+export function postgresInstalled(): boolean {
+  try {
+    findBinary('initdb');
+    findBinary('postgres');
+    findBinary('psql');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The account PostgreSQL runs as when this process is root; undefined otherwise (runs as the caller). */
 function serverUser(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;

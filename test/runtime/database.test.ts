@@ -21,7 +21,7 @@ import {
 import type { Database } from '../../runtime/database/index.js';
 import { migrate } from '../../runtime/database/migrate.js';
 import { parseDatabaseUrl } from '../../runtime/database/url.js';
-import { useDatabaseBackends } from '../support/databases.js';
+import { describeOnPostgres, useDatabaseBackends } from '../support/databases.js';
 import { addToCounter, COUNTER_TABLE, counterValue } from './fixtures/counter.js';
 
 const HOLDER = 'test/runtime/fixtures/hold-database.ts';
@@ -158,7 +158,7 @@ describe('the database (runtime/database)', function () {
     });
   }
 
-  describe('on PostgreSQL', function () {
+  describeOnPostgres('on PostgreSQL', function () {
     it('lets openers that start together apply each migration once', async function () {
       const url = await backends.postgres.freshUrl();
       const dbs = await Promise.all(Array.from({ length: 6 }, () => open(url)));

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES } from '../domain/documents.js';
-import { MAX_APPLICATION_BYTES, MAX_PAGE_SIZE } from '../client/index.js';
+import { APPLICATION_STATES, MAX_APPLICATION_BYTES, MAX_PAGE_SIZE } from '../client/index.js';
 import { PROBLEM_TYPES } from './problems.js';
 import type { ApiProblemCode } from './problems.js';
 
@@ -85,7 +85,7 @@ export const Application = component(
     workflowId: z.string(),
     externalId: z.string(),
     csid: z.string(),
-    lifecycleState: z.string().describe('The lifecycle state (README, "The lifecycle")'),
+    lifecycleState: z.enum(APPLICATION_STATES).describe('The lifecycle state (README, "The application lifecycle")'),
     done: z.boolean().describe('The application has reached a final state'),
     application: z.object({ sha1: z.string(), length: z.number().int() }),
     accountId: z.string().optional(),
@@ -121,7 +121,10 @@ export const ApplicationSummary = component(
     workflowId: z.string(),
     externalId: z.string().optional(),
     accountId: z.string().optional(),
-    lifecycleState: z.string().optional(),
+    lifecycleState: z
+      .string()
+      .optional()
+      .describe('The lifecycle state, as the search attribute EcaLifecycleState last recorded it'),
     accountStatus: z.string().optional(),
     status: z.string().describe('The workflow execution status (Running, Completed...)'),
     startTime: isoTime,
@@ -138,7 +141,7 @@ export const ApplicationPage = component(
 );
 
 export const ListQuery = z.object({
-  lifecycleState: z.string().max(64).optional(),
+  lifecycleState: z.enum(APPLICATION_STATES).optional(),
   accountStatus: z.string().max(64).optional(),
   externalId: z.string().max(128).optional(),
   startedAfter: z.iso.datetime({ offset: true }).optional(),

@@ -3,6 +3,7 @@
  * read from it. Definitions only, so the client can import them without workflow code.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApplicationState } from '../../domain/application-states.js';
 import type { BlockedStepRecord, LifecycleOutcome, PersistedLifecycle } from '../lifecycle/index.js';
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot, TaskView } from '../../domain/account.js';
@@ -64,7 +65,7 @@ export interface ApplicationResult {
 export interface ApplicationStateView {
   csid: string;
   externalId: string;
-  lifecycleState: string;
+  lifecycleState: ApplicationState;
   done: boolean;
   /**
    * Which application XML the application runs on (the last resubmitted one): its SHA-1 and length, so

@@ -3,6 +3,7 @@
  * lifecycle, publish search attributes and current details, answer the `state` query. The steps
  * (steps.ts, updates.ts, waits.ts) and the message handlers (handlers.ts) work through it.
  */
+import type { ApplicationState } from '../../domain/application-states.js';
 import {
   ApplicationFailure,
   log,
@@ -131,7 +132,8 @@ export class ApplicationRun {
     return {
       csid: this.csid,
       externalId: this.externalId,
-      lifecycleState: state,
+      // A snapshot at rest is never on `pending` or `deciding` (transient): effects.ts checks the rest.
+      lifecycleState: state as ApplicationState,
       done: this.snapshot.status === 'done',
       application: { sha1: context.application.sha1, length: context.application.length },
       accountId: context.accountId,

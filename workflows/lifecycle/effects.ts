@@ -2,6 +2,7 @@
  * What the workflow does in each state of the lifecycle. The machine decides; this table says which
  * activity or wait a state stands for, so the workflow's loop is a plain interpreter of it.
  */
+import type { ApplicationState } from '../../domain/application-states.js';
 import type { SnapshotFrom, StateValueFrom } from 'xstate';
 import { documentPlan } from './tasks.js';
 import type { LifecycleMachine } from './machine.js';
@@ -69,6 +70,11 @@ const EFFECTS: { [State in LifecycleState]: (context: LifecycleContext) => Lifec
   pending: () => noEffect('pending'),
   deciding: () => noEffect('deciding'),
 };
+
+/** The states a snapshot rests in are the list callers see (domain/application-states.ts), no more, no less. */
+type RestingState = Exclude<LifecycleState, 'pending' | 'deciding'>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const APPLICATION_STATES_MATCH_THE_CHART: Same<RestingState, ApplicationState> = true;
 
 export function effectOf(snapshot: LifecycleSnapshot): LifecycleEffect {
   return EFFECTS[lifecycleState(snapshot)](snapshot.context);

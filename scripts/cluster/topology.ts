@@ -2,7 +2,8 @@
  * The production topology on one machine, every part a process of its own from the registries:
  * PostgreSQL, the Temporal services (frontend, matching, two history processes, internal worker) on
  * it, the namespace set up by `eca setup`, then the engine: the simulated brokerage, the codec server,
- * two engine workers and the Temporal UI server wired to the codec server, and Prometheus scraping the
+ * two engine workers, two replicas of the onboarding API on the engine's database (`eca` in the same
+ * PostgreSQL), the Temporal UI server wired to the codec server, and Prometheus scraping the
  * workers and the Temporal services with compose's jobs and alert rules (scripts/prometheus/).
  * `npm run cluster` and `npm run test:cluster` both stand on it.
  */
@@ -11,7 +12,15 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCodecKeyEntry } from '../../codec/index.js';
-import { freePort, SimulatorProcess, start, startTypeScript, startWorkerProcess } from '../processes.js';
+import pg from 'pg';
+import {
+  freePort,
+  SimulatorProcess,
+  start,
+  startApiProcess,
+  startTypeScript,
+  startWorkerProcess,
+} from '../processes.js';
 import type { Child, StopReport } from '../processes.js';
 import { clusterExecutables, uiServerExecutable } from '../temporal-servers.js';
 import { prometheusConfig } from '../prometheus/config.js';
@@ -54,6 +63,8 @@ export class Topology {
   ui: Child | undefined;
   uiPort = 0;
   readonly workers: Child[] = [];
+  /** The onboarding API's replicas (api/main.ts) and their addresses, on the engine's database. */
+  readonly apis: Array<{ child: Child; url: string }> = [];
   /** Every engine worker's metrics endpoint (`127.0.0.1:port`), kept when it stops: a dead one is a target down. */
   readonly workerMetrics = new Map<Child, string>();
   prometheus: PrometheusProcess | undefined;
@@ -70,6 +81,12 @@ export class Topology {
 
   get documentStore(): string {
     return join(this.dir, 'documents');
+  }
+
+  /** The engine's database (API keys) in the cluster's PostgreSQL: the `eca` database, as in compose. */
+  get databaseUrl(): string {
+    const { user, password, host, port } = this.postgres;
+    return `postgres://${user}:${password}@${host}:${port}/eca`;
   }
 
   get bundleDir(): string {
@@ -155,9 +172,11 @@ export class Topology {
     if (uiBinary) await this.startUi(uiBinary);
     await this.codecServer.waitFor(/eca codec server on/, 60_000);
     for (let i = 1; i <= (this.options.workers ?? 2); i++) await this.startWorker(`engine worker ${i}`);
+    await this.startApis(2);
     log(
       `simulator ${this.sim.url} (CSID ${this.sim.csid}), codec server ${this.codecUrl}, ` +
-        `${this.workers.length} engine workers${this.ui ? `, UI ${this.uiUrl}` : ''} (${elapsed(began)})`,
+        `${this.workers.length} engine workers, onboarding API ${this.apis.map((api) => api.url).join(' ')}` +
+        `${this.ui ? `, UI ${this.uiUrl}` : ''} (${elapsed(began)})`,
     );
     if (this.options.prometheus !== false) {
       began = Date.now();
@@ -260,6 +279,34 @@ export class Topology {
     return worker;
   }
 
+  /** The onboarding API's replicas on the `eca` database (created here; the API migrates it at start). */
+  private async startApis(count: number): Promise<void> {
+    const admin = new pg.Client({ ...this.postgresConnection(), database: 'postgres' });
+    await admin.connect();
+    try {
+      await admin.query('CREATE DATABASE eca');
+    } finally {
+      await admin.end();
+    }
+    for (let i = 1; i <= count; i++) {
+      this.apis.push(
+        await startApiProcess(`onboarding api ${i}`, {
+          temporalAddress: this.temporal.address,
+          taskQueue: 'eca-onboarding',
+          simulator: this.sim,
+          documentStore: this.documentStore,
+          codecKeys: this.codecKeys,
+          databaseUrl: this.databaseUrl,
+        }),
+      );
+    }
+  }
+
+  private postgresConnection(): pg.ClientConfig {
+    const { user, password, host, port } = this.postgres;
+    return { user, password, host, port };
+  }
+
   /** Every process this topology started, for a summary. */
   processes(): Array<{ name: string; pid: number | undefined }> {
     return [
@@ -270,6 +317,7 @@ export class Topology {
       })),
       { name: 'simulator', pid: this.sim.child?.pid },
       { name: 'codec server', pid: this.codecServer?.pid },
+      ...this.apis.map(({ child }) => ({ name: child.name, pid: child.pid })),
       ...this.workers.map((worker) => ({ name: worker.name, pid: worker.pid })),
       ...(this.ui ? [{ name: 'temporal ui-server', pid: this.ui.pid }] : []),
       { name: 'prometheus', pid: this.prometheus?.child?.pid },
@@ -294,6 +342,7 @@ export class Topology {
     await stop('prometheus stop', this.prometheus?.child ? this.prometheus : undefined);
     await stop('temporal ui-server stop', this.ui);
     await stop('codec server stop', this.codecServer);
+    await Promise.all(this.apis.map(({ child }) => stop(`${child.name} stop`, child)));
     await stop('simulator stop', this.sim.child ? this.sim : undefined);
     if (this.temporal) stopped.push(...(await this.temporal.stop()));
     await stop('postgres stop', this.postgres.child ? this.postgres : undefined);

@@ -209,10 +209,10 @@ export interface WorkerProcessOptions {
   compiledEntry?: string;
 }
 
-/** One worker process (workers/main.ts), configured as in production: through its environment. */
-export async function startWorkerProcess(name: string, options: WorkerProcessOptions): Promise<Child> {
+/** The engine's environment for the simulator as the brokerage: a worker's, and the API's (SSO links). */
+function engineEnv(options: WorkerProcessOptions): NodeJS.ProcessEnv {
   const sim = options.simulator;
-  const env: NodeJS.ProcessEnv = {
+  return {
     TEMPORAL_ADDRESS: options.temporalAddress,
     ECA_TASK_QUEUE: options.taskQueue,
     ECA_CSID: sim.csid,
@@ -226,6 +226,11 @@ export async function startWorkerProcess(name: string, options: WorkerProcessOpt
     ...(options.codecKeys ? { ECA_CODEC_KEYS: options.codecKeys } : { ECA_CODEC_DISABLED: 'true' }),
     ...options.env,
   };
+}
+
+/** One worker process (workers/main.ts), configured as in production: through its environment. */
+export async function startWorkerProcess(name: string, options: WorkerProcessOptions): Promise<Child> {
+  const env = engineEnv(options);
   const child = options.compiledEntry
     ? start(name, process.execPath, [options.compiledEntry], env, { cwd: dirname(options.compiledEntry) })
     : startTypeScript(name, 'workers/main.ts', [], env);
@@ -236,4 +241,20 @@ export async function startWorkerProcess(name: string, options: WorkerProcessOpt
     throw error;
   }
   return child;
+}
+
+/** One onboarding API process (api/main.ts) on `databaseUrl` and a free port; answers it and its address. */
+export async function startApiProcess(
+  name: string,
+  options: Omit<WorkerProcessOptions, 'compiledEntry'> & { databaseUrl: string },
+): Promise<{ child: Child; url: string }> {
+  const env = { ...engineEnv(options), ECA_DATABASE_URL: options.databaseUrl, ECA_API_PORT: '0' };
+  const child = startTypeScript(name, 'api/main.ts', [], env);
+  try {
+    const [, url] = await child.waitFor(/eca api on (http:\/\/\S+) /, 120_000);
+    return { child, url: url! };
+  } catch (error) {
+    await child.stop('SIGKILL');
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run test:cluster`: the production topology, really run (scripts/cluster/topology.ts):
  * PostgreSQL, the Temporal services as separate processes (frontend, matching, two history processes,
- * internal worker), `eca setup`, the simulator, the codec server and two engine workers. Applications
+ * internal worker), `eca setup`, the simulator, the codec server, two engine workers and two replicas of the
+ * onboarding API. Applications
  * run through it while one history process and one engine worker are SIGKILLed and restarted; every
  * application must end in its expected state with exactly one account and no duplicate request, as the
  * simulator's own records count them (test/faults/world.ts), and every history, exported with the
@@ -206,5 +207,49 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     } finally {
       world!.checkGone(await blocker.stop(), 'blocking worker stop');
     }
+  });
+
+  it('serves the onboarding API from two replicas on the engine database: a key of the CLI, one application started on one and followed on the other', async function () {
+    const cluster = topology!;
+    assert.equal(cluster.apis.length, 2);
+    const created = await run(
+      process.execPath,
+      [
+        'bin/eca.js',
+        'api-keys',
+        'create',
+        '--csid',
+        cluster.sim.csid,
+        '--role',
+        'onboarding',
+        '--name',
+        'cluster',
+        '-o',
+        'json',
+      ],
+      { env: { ...process.env, ECA_DATABASE_URL: cluster.databaseUrl } },
+    );
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const [first, second] = cluster.apis.map((api) => api.url);
+    for (const url of [first, second]) assert.equal((await fetch(`${url}/readyz`)).status, 200, url);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/xml' };
+    const externalId = 'happy-api-cluster';
+    const xml = personalXml(externalId, applicant('cluster', 'api00001'));
+    const started = await fetch(`${first}/v1/applications`, { method: 'POST', headers, body: xml });
+    assert.equal(started.status, 201, await started.clone().text());
+    const again = await fetch(`${second}/v1/applications`, { method: 'POST', headers, body: xml });
+    assert.equal(again.status, 200, 'the second replica answers the same application');
+    let state = '';
+    for (let i = 0; i < 600 && state !== 'open'; i++) {
+      const read = await fetch(`${second}/v1/applications/${externalId}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(read.status, 200);
+      state = ((await read.json()) as { lifecycleState: string }).lifecycleState;
+      if (state !== 'open') await sleep(200);
+    }
+    assert.equal(state, 'open');
+    const records = await world!.records();
+    assert.equal(records.externalIds.find((entry) => entry.externalId === externalId)?.accountsCreated, 1);
   });
 });

@@ -11,7 +11,11 @@
  * - waiting applications, in both modes on the same settings: per-application polls (`statusSource:
  *   'poll'`) and the firm's status sweep (`'sweep'`): brokerage calls, workflow tasks and activities
  *   per slot, worker RSS and heap, simulator status change → workflow transition p50/p99 (read from
- *   histories), pollNow → activity start p50/p99. Progress from visibility counts, never queries.
+ *   histories), pollNow → activity start p50/p99. Progress from visibility counts, never queries;
+ * - onboarding API: N applications started through the client, then N through the HTTP service (api/,
+ *   built in this process on the same connection, store and task queue), at the same concurrency, each
+ *   side's M reads after (getState / GET): starts/s, start and read p50/p99, the API's cost in % of the
+ *   client's start throughput (bench/api.ts).
  *
  * Prints a table and writes bench-results/<timestamp>.json (the phases and the report are in bench/).
  * Options (all optional):
@@ -21,6 +25,8 @@
  *   --slots 3              slots measured (1 when a slot is over a minute)
  *   --modes sweep,poll     waiting modes measured     --sweep-slot 10s          the sweep's slot
  *   --polls-per-second 25  sizes the per-application slot: max(10 s, waiting / this)
+ *   --api 300[,1000]       onboarding API phase sizes ('' skips it)
+ *   --api-reads 1000       reads on each side          --api-read-concurrency 10  reads in flight
  *   --batch-window N  --max-cached N   (default: the worker's configuration defaults)
  *   --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
  *   --db memory|file  --sqlite-pragma P (repeatable)

@@ -4,8 +4,22 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { DevServer, freePort, SimulatorProcess } from '../processes.js';
+import { apiPhase } from './api.js';
+import type { ApiComparison } from './api.js';
 import { round } from './measure.js';
-import { CEILING, CONCURRENCY, MODES, SIZES, TIME_SCALE, values, WAITING, WARM_UP } from './options.js';
+import {
+  API_READ_CONCURRENCY,
+  API_READS,
+  API_SIZES,
+  CEILING,
+  CONCURRENCY,
+  MODES,
+  SIZES,
+  TIME_SCALE,
+  values,
+  WAITING,
+  WARM_UP,
+} from './options.js';
 import { report } from './report.js';
 import { startBench } from './setup.js';
 import type { Bench, Cleanups } from './setup.js';
@@ -14,7 +28,10 @@ import type { Throughput } from './throughput.js';
 import { waitingPhase } from './waiting.js';
 import type { Waiting } from './waiting.js';
 
-/** The warm-up (not counted), the ceiling, then each throughput size and each waiting size in each mode. */
+/**
+ * The warm-up (not counted), the ceiling, then each throughput size, each onboarding API size and each
+ * waiting size in each mode.
+ */
 async function runPhases(bench: Bench) {
   console.log(`Warm-up: ${WARM_UP} applications and 100 no-op workflows (not counted)...`);
   await noopPhase(bench, 100);
@@ -29,6 +46,13 @@ async function runPhases(bench: Bench) {
     throughput.push(await applicationsPhase(bench, n, `n${n}`));
     console.log(`  ${JSON.stringify(throughput.at(-1))}`);
   }
+  const api: ApiComparison[] = [];
+  for (const n of API_SIZES) {
+    console.log(
+      `Onboarding API: ${n} applications started through the client, then through the API, ${CONCURRENCY} in flight; ${API_READS} reads each, ${API_READ_CONCURRENCY} in flight...`,
+    );
+    api.push(await apiPhase(bench, n));
+  }
   const waiting: Waiting[] = [];
   for (const w of WAITING) {
     for (const mode of MODES) {
@@ -37,7 +61,7 @@ async function runPhases(bench: Bench) {
       console.log(`  ${JSON.stringify(waiting.at(-1))}`);
     }
   }
-  return { ceiling, throughput, waiting };
+  return { ceiling, throughput, api, waiting };
 }
 
 export async function main(): Promise<void> {

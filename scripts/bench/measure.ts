@@ -13,7 +13,11 @@ export const round = (value: number, digits = 1) => Math.round(value * 10 ** dig
 export const mib = (bytes: number) => round(bytes / 2 ** 20, 0);
 
 /** Runs `count` jobs with at most `concurrency` in flight. */
-export async function pool(count: number, concurrency: number, job: (index: number) => Promise<void>): Promise<void> {
+export async function pool(
+  count: number,
+  concurrency: number,
+  job: (index: number) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(count, concurrency) }, async () => {

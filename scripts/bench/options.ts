@@ -18,6 +18,9 @@ export const { values } = parseArgs({
     modes: { type: 'string', default: 'sweep,poll' },
     'sweep-slot': { type: 'string', default: '10s' },
     'polls-per-second': { type: 'string', default: '25' },
+    api: { type: 'string', default: '300' },
+    'api-reads': { type: 'string', default: '1000' },
+    'api-read-concurrency': { type: 'string', default: '10' },
     'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
     'max-cached': { type: 'string', default: String(CONFIG_DEFAULTS.worker.maxCachedWorkflows) },
     'wft-slots': { type: 'string' },
@@ -44,3 +47,7 @@ for (const mode of MODES as string[])
 export const SWEEP_SLOT_MS = parseDurationMs(values['sweep-slot'], '--sweep-slot', '"10s"');
 export const POLLS_PER_SECOND = Number(values['polls-per-second']);
 export const WARM_UP = 20;
+/** The onboarding API phase: applications started on each side, reads of them, reads in flight. */
+export const API_SIZES = list(values.api).filter((n) => n > 0);
+export const API_READS = Number(values['api-reads']);
+export const API_READ_CONCURRENCY = Number(values['api-read-concurrency']);

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { table } from '../../client/cli/output.js';
 import { ROOT } from '../processes.js';
+import type { ApiComparison } from './api.js';
 import { round } from './measure.js';
 import type { Ceiling, Throughput } from './throughput.js';
 import type { Waiting } from './waiting.js';
@@ -14,6 +15,7 @@ export interface BenchResult {
   settings: unknown;
   ceiling: Ceiling;
   throughput: Throughput[];
+  api: ApiComparison[];
   waiting: Waiting[];
   totalSeconds: number;
 }
@@ -64,19 +66,55 @@ function waitingTable(waiting: Waiting[]): string {
   );
 }
 
+/** The issue's targets for the onboarding API on this machine: printed beside the figures, never asserted. */
+const API_TARGETS = { startCostPercent: 15, readP99Ms: 50 };
+
+function apiTable(api: ApiComparison[]): string {
+  const rows = api.flatMap((a) =>
+    a.starts.map((s) => {
+      const reads = s.side === 'client' || s.side === 'api' ? a.reads[s.side] : undefined;
+      return [
+        s.side,
+        String(s.applications),
+        String(s.startsPerSecond),
+        `${s.startP50Ms} / ${s.startP99Ms} ms`,
+        `${s.cpu.bench} / ${s.cpu.server}`,
+        reads ? String(reads.reads) : '—',
+        reads ? `${reads.readP50Ms} / ${reads.readP99Ms} ms` : '—',
+        reads ? `${reads.readMaxMs} ms` : '—',
+      ];
+    }),
+  );
+  const headers = ['SIDE', 'N', 'STARTS/S', 'START P50/P99', 'CPU BENCH/SERVER', 'READS', 'READ P50/P99', 'READ MAX'];
+  const lines = [table(headers, rows)];
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
+  for (const a of api) {
+    const p99 = a.reads.api.readP99Ms;
+    lines.push(
+      `Onboarding API (N=${a.applications}; in flight: ${a.concurrency} starts, ${a.readConcurrency} reads): ` +
+        `costs ${a.startCostPercent} % of the client's start throughput (target ≤ ${API_TARGETS.startCostPercent} %: ` +
+        `${met(a.startCostPercent <= API_TARGETS.startCostPercent)}); ` +
+        `read p99 ${p99} ms (target ≤ ${API_TARGETS.readP99Ms} ms: ${met(p99 <= API_TARGETS.readP99Ms)}); ` +
+        `API key check p50/p99 ${a.keyCheckP50Ms} / ${a.keyCheckP99Ms} ms`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** Prints the tables and writes the result to bench-results/<timestamp>.json. */
 export async function report(result: BenchResult): Promise<void> {
-  const { ceiling, throughput, waiting } = result;
+  const { ceiling, throughput, api, waiting } = result;
   console.log(
     `\nCeiling: ${ceiling.workflowsPerSecond} no-op workflows/s (${ceiling.workflowTasksPerSecond} workflow tasks/s, ${ceiling.activitiesPerSecond} activities/s)`,
   );
-  console.log(throughputTable(throughput, ceiling));
+  if (throughput.length > 0) console.log(throughputTable(throughput, ceiling));
   for (const t of throughput) {
     console.log(
       `Brokerage calls per application (N=${t.applications}): ${JSON.stringify(t.brokerageCallsPerApplication)}`,
     );
   }
-  console.log(waitingTable(waiting));
+  if (api.length > 0) console.log(apiTable(api));
+  if (waiting.length > 0) console.log(waitingTable(waiting));
   const outDir = join(ROOT, 'bench-results');
   await mkdir(outDir, { recursive: true });
   const file = join(outDir, `${result.at.replace(/[:.]/g, '-')}.json`);

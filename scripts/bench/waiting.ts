@@ -26,12 +26,12 @@ import { applicationXml } from './setup.js';
 import type { Bench } from './setup.js';
 
 /** Applications of this bench run whose workflow id starts with `prefix`, by visibility (no queries). */
-async function countApplications(bench: Bench, prefix: string, condition: string): Promise<number> {
+export async function countApplications(bench: Bench, prefix: string, condition: string): Promise<number> {
   const query = `WorkflowId STARTS_WITH '${prefix}' AND ${condition}`;
   return (await bench.client.workflow.count(query)).count;
 }
 
-async function stopSweep(bench: Bench): Promise<void> {
+export async function stopSweep(bench: Bench): Promise<void> {
   await bench.client.workflow
     .getHandle(sweepWorkflowId(bench.sim.csid))
     .terminate('bench: next phase')

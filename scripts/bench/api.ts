@@ -1,0 +1,301 @@
+/**
+ * The onboarding API phase, on the bench's worker and simulator. Starts: N `stalled` applications on
+ * each side in turn, CONCURRENCY in flight (after a warm-up of WARM_UP starts and reads, not counted),
+ * each side with its own external ids (the idempotency key: a start that finds one fails):
+ *
+ * - `client`: `startApplication` (the TypeScript client in this process);
+ * - `client+read`: `startApplication` then `getState` of the new application: what the API's start
+ *   route does through the client before it answers, i.e. the API's cost without HTTP;
+ * - `api`: `POST /v1/applications` with JSON `{applicationXml}` to the service (api/) built in this
+ *   process on 127.0.0.1, on the bench's Temporal connection, document store and task queue, with an
+ *   embedded database in a temp dir and one onboarding key.
+ *
+ * Reads: once every application of the `api` side waits (the others are terminated), M reads through
+ * the client (`getState`) and M through the API (`GET /v1/applications/{externalId}`) of those same
+ * applications (each read once before, not counted), in alternating blocks, so that both meet the same
+ * applications and the same moments of a shared machine. Stalled applications wait in awaitingClient for ever: the reads meet
+ * applications at rest (woken only by the firm's status sweep, every `--sweep-slot`), as an onboarding
+ * system's reads mostly do.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import { databaseKeyVerifier } from '../../api/keys.js';
+import { buildApi } from '../../api/server.js';
+import { getState, startApplication } from '../../client/applications.js';
+import type { EngineContext } from '../../client/applications.js';
+import { ensureStatusSweep } from '../../client/sweep.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { createApiKey } from '../../runtime/api-keys.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import { cpuSeconds, cpuShare, percentile, pool, round, sleep } from './measure.js';
+import { API_READ_CONCURRENCY, API_READS, CONCURRENCY, SWEEP_SLOT_MS, WARM_UP } from './options.js';
+import { applicationXml } from './setup.js';
+import type { Bench } from './setup.js';
+import { countApplications, stopSweep } from './waiting.js';
+
+/** High enough never to answer 429 during the phase (the default is 600 a minute and key). */
+const RATE_LIMIT_PER_MINUTE = 1_000_000_000;
+
+/** The service as the phase drives it, with the time each API key check took (ms). */
+interface Service {
+  base: string;
+  key: string;
+  keyChecks: number[];
+  close(): Promise<void>;
+}
+
+/** Builds and starts the API on 127.0.0.1 (a free port) over `ctx`, with its database in a temp dir. */
+async function startService(ctx: EngineContext): Promise<Service> {
+  const dir = await mkdtemp(join(tmpdir(), 'eca-bench-api-'));
+  let app: FastifyInstance | undefined;
+  let closeDb = () => Promise.resolve();
+  const close = async () => {
+    await app?.close();
+    await closeDb();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    closeDb = () => db.close();
+    const { key } = await createApiKey(db, { csid: ctx.csid, role: 'onboarding', name: 'bench' });
+    const verify = databaseKeyVerifier(db);
+    const keyChecks: number[] = [];
+    const { csid: _, ...engine } = ctx;
+    app = await buildApi({
+      engine,
+      verifyKey: async (presented) => {
+        const t = performance.now();
+        try {
+          return await verify(presented);
+        } finally {
+          keyChecks.push(performance.now() - t);
+        }
+      },
+      rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
+    });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    return { base, key, keyChecks, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** One request with the service's key (Node's fetch: undici's pooled keep-alive connections); its JSON. */
+async function call(service: Service, method: string, path: string, expected: number, body?: unknown) {
+  const response = await fetch(`${service.base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${service.key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== expected) {
+    throw new Error(`${method} ${path}: ${response.status} (expected ${expected}) ${text.slice(0, 300)}`);
+  }
+  return JSON.parse(text) as unknown;
+}
+
+export const SIDES = ['client', 'client+read', 'api'] as const;
+export type Side = (typeof SIDES)[number];
+
+/** How a side starts and reads an application, by external id. */
+interface SideOps {
+  start(externalId: string): Promise<unknown>;
+  read(externalId: string): Promise<unknown>;
+}
+
+function sideOps(side: Side, ctx: EngineContext, service: Service): SideOps {
+  const start = async (externalId: string) => {
+    const started = await startApplication(ctx, { applicationXml: applicationXml(externalId) });
+    if (started.existed) throw new Error(`${externalId}: already started (external ids must be new)`);
+    return started;
+  };
+  const read = (externalId: string) => getState(ctx, externalId);
+  switch (side) {
+    case 'client':
+      return { start, read };
+    case 'client+read':
+      return { start: async (externalId) => getState(ctx, (await start(externalId)).workflowId), read };
+    case 'api':
+      return {
+        start: (externalId) =>
+          call(service, 'POST', '/v1/applications', 201, { applicationXml: applicationXml(externalId) }),
+        read: (externalId) => call(service, 'GET', `/v1/applications/${encodeURIComponent(externalId)}`, 200),
+      };
+  }
+}
+
+/** Runs `count` jobs, `concurrency` in flight; each job's time (ms) and the whole run's (s). */
+async function timed(count: number, concurrency: number, job: (index: number) => Promise<unknown>) {
+  const latencies: number[] = [];
+  const began = performance.now();
+  await pool(count, concurrency, async (i) => {
+    const t = performance.now();
+    await job(i);
+    latencies.push(performance.now() - t);
+  });
+  return { latencies, seconds: (performance.now() - began) / 1000 };
+}
+
+/** Waits until the `total` applications whose workflow ids start with `prefix` wait in awaitingClient. */
+async function settle(bench: Bench, prefix: string, total: number): Promise<number> {
+  const t0 = Date.now();
+  for (let i = 0; ; i++) {
+    const waiting = await countApplications(bench, prefix, `EcaLifecycleState = 'awaitingClient'`);
+    if (waiting >= total) return (Date.now() - t0) / 1000;
+    if (i % 15 === 14) console.log(`  ${waiting}/${total} waiting after ${round((Date.now() - t0) / 1000)} s`);
+    if (Date.now() - t0 > 15 * 60_000) throw new Error(`only ${waiting} of ${total} applications ever waited`);
+    await sleep(1000);
+  }
+}
+
+const ms = (latencies: number[], p: number) => round(percentile(latencies, p));
+const maxMs = (latencies: number[]) => round(Math.max(...latencies));
+
+/** The external ids a side starts: its warm-up's, then the measured ones. */
+function sideIds(bench: Bench, side: Side, count: number) {
+  const tag = `stalled-api-${side.replace('+', '')}-n${count}-${bench.run}-`;
+  const warm = Array.from({ length: WARM_UP }, (_, i) => `${tag}warm-${i}`);
+  const measured = Array.from({ length: count }, (_, i) => `${tag}${i}`);
+  return { tag, warm, measured, all: [...warm, ...measured] };
+}
+
+async function terminate(bench: Bench, externalIds: string[]): Promise<void> {
+  await pool(externalIds.length, 50, (i) =>
+    bench.client.workflow
+      .getHandle(applicationWorkflowId(bench.sim.csid, externalIds[i]!))
+      .terminate('benchmark over')
+      .catch(() => undefined),
+  );
+}
+
+/**
+ * One side's starts: a warm-up (WARM_UP starts and reads, not counted), then `count` starts at
+ * CONCURRENCY in flight; done when every application of the side waits in awaitingClient.
+ */
+async function measureStarts(bench: Bench, side: Side, ops: SideOps, count: number) {
+  const ids = sideIds(bench, side, count);
+  await pool(WARM_UP, CONCURRENCY, (i) => ops.start(ids.warm[i]!));
+  await pool(WARM_UP, API_READ_CONCURRENCY, (i) => ops.read(ids.warm[i]!));
+  const cpuBefore = await cpuSeconds(bench.pids);
+  const starts = await timed(count, CONCURRENCY, (i) => ops.start(ids.measured[i]!));
+  const cpu = cpuShare(cpuBefore, await cpuSeconds(bench.pids), starts.seconds);
+  const allWaitingAfterSeconds = await settle(bench, applicationWorkflowId(bench.sim.csid, ids.tag), ids.all.length);
+  const result = {
+    side,
+    applications: count,
+    startSeconds: round(starts.seconds),
+    startsPerSecond: round(count / starts.seconds),
+    startP50Ms: ms(starts.latencies, 50),
+    startP99Ms: ms(starts.latencies, 99),
+    startMaxMs: maxMs(starts.latencies),
+    allWaitingAfterSeconds: round(allWaitingAfterSeconds),
+    cpu,
+  };
+  return { ids, result };
+}
+
+export type ApiStarts = Awaited<ReturnType<typeof measureStarts>>['result'];
+
+/** Reads in a block: alternating blocks keep both readers on the same moments of a shared machine. */
+const READ_BLOCK = 100;
+
+/**
+ * API_READS reads by each reader, spread over `externalIds` (applications at rest), in alternating
+ * blocks of READ_BLOCK at API_READ_CONCURRENCY in flight: both readers read the same applications.
+ */
+async function interleavedReads(readers: Record<'client' | 'api', SideOps>, externalIds: string[]) {
+  const names = ['client', 'api'] as const;
+  const samples = { client: { latencies: [] as number[], seconds: 0 }, api: { latencies: [] as number[], seconds: 0 } };
+  for (let done = 0, block = 0; done < API_READS; done += READ_BLOCK, block++) {
+    const size = Math.min(READ_BLOCK, API_READS - done);
+    for (const name of block % 2 === 0 ? names : [...names].reverse()) {
+      const run = await timed(size, API_READ_CONCURRENCY, (i) =>
+        readers[name].read(externalIds[(done + i) % externalIds.length]!),
+      );
+      samples[name].latencies.push(...run.latencies);
+      samples[name].seconds += run.seconds;
+    }
+  }
+  const summary = ({ latencies, seconds }: { latencies: number[]; seconds: number }) => ({
+    reads: latencies.length,
+    readSeconds: round(seconds),
+    readsPerSecond: round(latencies.length / seconds),
+    readP50Ms: ms(latencies, 50),
+    readP99Ms: ms(latencies, 99),
+    readMaxMs: maxMs(latencies),
+  });
+  return { client: summary(samples.client), api: summary(samples.api) };
+}
+
+/** How much lower the API's start rate is than the client's, in % of the client's (negative: higher). */
+const costPercent = (client: number, api: number) => round(((client - api) / client) * 100);
+
+/** Each side's starts in turn, the API's applications kept for the reads, the others terminated. */
+async function allStarts(bench: Bench, ctx: EngineContext, service: Service, count: number) {
+  const starts: ApiStarts[] = [];
+  let kept = { measured: [] as string[], all: [] as string[] };
+  for (const side of SIDES) {
+    console.log(`  ${side}: ${count} starts, ${CONCURRENCY} in flight...`);
+    const { ids, result } = await measureStarts(bench, side, sideOps(side, ctx, service), count);
+    starts.push(result);
+    console.log(`  ${JSON.stringify(result)}`);
+    if (side === 'api') kept = ids;
+    else await terminate(bench, ids.all);
+  }
+  return { starts, kept };
+}
+
+/** The phase (see the module comment): each side's starts, then the reads, then the API's cost. */
+export async function apiPhase(bench: Bench, count: number) {
+  const interval = `${SWEEP_SLOT_MS / 1000} seconds`;
+  const ctx: EngineContext = {
+    ...bench.ctx,
+    sweepInterval: SWEEP_SLOT_MS,
+    settings: {
+      statusSource: 'sweep',
+      pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
+    },
+  };
+  await stopSweep(bench);
+  await ensureStatusSweep(ctx, { force: true });
+  const service = await startService(ctx);
+  try {
+    const { starts, kept } = await allStarts(bench, ctx, service, count);
+    console.log(`  reads: ${API_READS} through the client and ${API_READS} through the API, alternating...`);
+    const cpuBefore = await cpuSeconds(bench.pids);
+    const readsBegan = performance.now();
+    const readers = { client: sideOps('client', ctx, service), api: sideOps('api', ctx, service) };
+    // Every application read once first (not counted): no reader meets an application's first read.
+    await pool(kept.measured.length, API_READ_CONCURRENCY, (i) => readers.client.read(kept.measured[i]!));
+    const reads = await interleavedReads(readers, kept.measured);
+    const readCpu = cpuShare(cpuBefore, await cpuSeconds(bench.pids), (performance.now() - readsBegan) / 1000);
+    console.log(`  ${JSON.stringify({ ...reads, readCpu })}`);
+    await terminate(bench, kept.all);
+    const [client, , api] = starts as [ApiStarts, ApiStarts, ApiStarts];
+    return {
+      applications: count,
+      concurrency: CONCURRENCY,
+      readConcurrency: API_READ_CONCURRENCY,
+      sweepSlot: interval,
+      starts,
+      reads,
+      readCpu,
+      startCostPercent: costPercent(client.startsPerSecond, api.startsPerSecond),
+      keyChecks: service.keyChecks.length,
+      keyCheckP50Ms: ms(service.keyChecks, 50),
+      keyCheckP99Ms: ms(service.keyChecks, 99),
+    };
+  } finally {
+    await service.close();
+    await stopSweep(bench);
+  }
+}
+
+export type ApiComparison = Awaited<ReturnType<typeof apiPhase>>;

@@ -7,7 +7,7 @@ import type { DocumentsActivities, SubmissionOutcome } from '../workflows/docume
 import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
-import type { FileDailyDocumentsLedger } from './forms.js';
+import type { DailyDocumentsLedger } from './daily-ledger.js';
 import { answerError, callBrokerageOrRefusal, typedFailure } from './brokerage-errors.js';
 import { currentAttempt } from './deadline.js';
 import { signedForms } from './stored.js';
@@ -15,7 +15,7 @@ import { signedForms } from './stored.js';
 export interface DocumentsActivityOptions {
   eca: EcaClient;
   store: DocumentStore;
-  ledger: FileDailyDocumentsLedger;
+  ledger: DailyDocumentsLedger;
   now?: () => Date;
   /** Told when a firm's day is recorded (the worker keeps the time: an alert when a day is missed). */
   onRecorded?: (result: DailyDocumentsResult) => void;

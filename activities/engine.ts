@@ -2,15 +2,16 @@
  * Every activity of the engine, built from one brokerage client and one document store: what a
  * worker registers. The worker process, the demo and the tests all assemble their activities here.
  */
-import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createApplicationActivities } from './application.js';
 import { statusReaderOf } from './status.js';
 import type { StatusReaderOptions } from './status.js';
-import type { FileDocumentStore } from '../runtime/document-store.js';
+import type { MaintainedDocumentStore } from '../runtime/document-store.js';
 import { createDocumentsActivities } from './documents.js';
 import type { DocumentsActivityOptions } from './documents.js';
-import { FileDailyDocumentsLedger, planCreateDocuments } from './forms.js';
+import { dailyLedgerBeside } from './daily-ledger.js';
+import type { DailyDocumentsLedger } from './daily-ledger.js';
+import { planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
@@ -23,7 +24,9 @@ import type { StepFailureBounds } from '../runtime/defaults.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 
 export interface EngineActivityOptions extends StatusReaderOptions {
-  store: FileDocumentStore;
+  store: MaintainedDocumentStore;
+  /** The days' records of the daily document submission; beside the store by default (daily-ledger.ts). */
+  ledger?: DailyDocumentsLedger;
   /** The day's clock (daily submission, signing times); the system clock by default. */
   now?: () => Date;
   /**
@@ -60,7 +63,7 @@ const BLOCKING_STEPS = [
 
 export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
-  const ledger = new FileDailyDocumentsLedger(join(store.root, 'daily'));
+  const ledger = options.ledger ?? dailyLedgerBeside(store);
   const statusReader = statusReaderOf(options);
   return {
     ledger,

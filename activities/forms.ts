@@ -31,6 +31,7 @@ import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { FormDocument } from '../domain/documents.js';
 import type { CatalogueForm } from '../workflows/documents/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
+import type { DailyDocumentsLedger } from './daily-ledger.js';
 
 export const FORMS_MANIFEST = 'forms.json';
 
@@ -133,7 +134,7 @@ async function unlessMissing<T>(read: () => Promise<T>): Promise<T | undefined> 
 }
 
 /** The days' records on the filesystem, beside the document store (the same shared volume). */
-export class FileDailyDocumentsLedger {
+export class FileDailyDocumentsLedger implements DailyDocumentsLedger {
   readonly root: string;
 
   constructor(root: string) {
@@ -190,7 +191,7 @@ export class FileDailyDocumentsLedger {
  * Without any recorded day (daily documents not set up for the firm) the caller's list is kept as is.
  */
 export async function planCreateDocuments(
-  ledger: FileDailyDocumentsLedger,
+  ledger: DailyDocumentsLedger,
   input: { csid: string; applicationXml: string; documents: FormDocument[]; now: Date },
 ): Promise<FormDocument[]> {
   const record = await ledger.latest(input.csid);

@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { FileDocumentStore } from '../runtime/document-store.js';
+import type { MaintainedDocumentStore } from '../runtime/document-store.js';
 import type { RetentionActivities } from '../workflows/retention/activities.js';
 
 /**
@@ -28,7 +28,7 @@ export interface ClosedOwnersReport {
 
 /** Releases the documents of every owner recorded by `releaseWhenClosed` whose workflow has closed. */
 export async function releaseClosedOwners(
-  store: FileDocumentStore,
+  store: Pick<MaintainedDocumentStore, 'closingOwners' | 'release'>,
   client: Client,
   now = Date.now(),
 ): Promise<ClosedOwnersReport> {
@@ -53,7 +53,7 @@ export async function releaseClosedOwners(
 }
 
 export interface RetentionActivityOptions {
-  store: FileDocumentStore;
+  store: MaintainedDocumentStore;
   /** The client that tells whether a workflow has closed; the worker's own (the activity's context) by default. */
   client?: Client;
 }

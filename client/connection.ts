@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { ClientOptions } from '@temporalio/client';
 import { tracingExporter } from '../runtime/tracing.js';
-import { FileDocumentStore } from '../runtime/document-store.js';
+import { openDocumentStore } from '../runtime/document-store-location.js';
 import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { codecDataConverter } from '../codec/data-converter.js';
@@ -86,6 +86,12 @@ export async function connectEngineBase(
 ): Promise<ConnectedEngineBase> {
   const keyring = configuredCodecKeyring(env);
   const dataConverter = keyring && codecDataConverter(keyring);
+  // Documents at rest under the same keys as the payloads, in a directory or the database
+  // (runtime/document-store-location.ts, ECA_DOCUMENT_STORE or its _FILE), opened at the first document.
+  const store = await openDocumentStore(options.documentStore ?? loadWorkerConfig(env).documentStore.path, {
+    keyring,
+    lazy: true,
+  });
   const { connection, namespace, taskQueue } = await connectTemporal(options, env);
   const client = new Client({
     connection,
@@ -104,9 +110,11 @@ export async function connectEngineBase(
     ...(pollMs === undefined ? {} : { sweepInterval: pollMs }),
     connection,
     taskQueue: options.taskQueue ?? taskQueue,
-    // Documents at rest under the same keys as the payloads (runtime/document-store.ts).
-    store: new FileDocumentStore(options.documentStore ?? env.ECA_DOCUMENT_STORE ?? '.data/documents', { keyring }),
-    close: () => connection.close(),
+    store,
+    close: async () => {
+      await connection.close();
+      await store.close();
+    },
   };
 }
 

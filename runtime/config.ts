@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FAILURE_BOUNDS } from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
+import { DEFAULT_DOCUMENT_STORE, parseDocumentStoreLocation } from './document-store-location.js';
 import { loadTemporalProfile } from './temporal-profile.js';
 import type { TemporalProfile } from './temporal-profile.js';
 
@@ -65,7 +66,16 @@ const schema = z.object({
     /** Accept http SSO URLs on loopback (a local simulator's portal); never in production. */
     ssoAllowInsecureLoopback: z.boolean().default(false),
   }),
-  documentStore: z.object({ path: z.string().min(1).default('.data/documents') }),
+  documentStore: z.object({
+    /** A directory (the filesystem store, shared by every host) or a database URL (document-store-location.ts). */
+    path: z
+      .string()
+      .default(DEFAULT_DOCUMENT_STORE)
+      .superRefine((location, context) => {
+        const parsed = parseDocumentStoreLocation(location);
+        if ('problem' in parsed) context.addIssue({ code: 'custom', message: parsed.problem });
+      }),
+  }),
   polling: z.object({
     /** How long a status read waits for others to join its call (see activities/batcher.ts). */
     batchWindowMs: durationMs.default(DEFAULT_BATCH_WINDOW_MS),

@@ -1,13 +1,15 @@
 /**
  * Re-encryption of the document store after a key rotation (`eca keys rotate`): every sealed file not
  * under the current key (the first of `ECA_CODEC_KEYS`), or still in the clear, is sealed anew under it
- * in place, one file at a time (written anew, then renamed over the old one), so that the older key can
- * be dropped. Idempotent and resumable: a second run finds the files done as `current`. A file whose
- * key is missing is counted as failed and left as it is, never deleted. References do not change.
+ * in place, one file at a time (in the filesystem store written anew, then renamed over the old one; in
+ * the database store its row updated under a lock), so that the older key can be dropped. Idempotent
+ * and resumable: a second run finds the files done as `current`. A file whose key is missing is counted
+ * as failed and left as it is, never deleted. References do not change.
  */
 import type { CodecKeyring } from '../codec/keyring.js';
 import { configuredCodecKeyring, CodecConfigurationError } from '../codec/keyring.js';
-import { FileDocumentStore } from './document-store.js';
+import { openDocumentStore } from './document-store-location.js';
+import type { MaintainedDocumentStore } from './document-store.js';
 
 export type RotationOutcome = 'reencrypted' | 'current' | 'failed' | 'gone';
 
@@ -48,7 +50,10 @@ export interface RotationOptions {
 }
 
 /** Re-encrypts every sealed file of `store` not under its current key (see the module's head). */
-export async function reencryptStore(store: FileDocumentStore, options: RotationOptions = {}): Promise<RotationReport> {
+export async function reencryptStore(
+  store: MaintainedDocumentStore,
+  options: RotationOptions = {},
+): Promise<RotationReport> {
   const keyId = store.currentKeyId;
   if (keyId === undefined) {
     throw new CodecConfigurationError('re-encryption needs the codec keys (ECA_CODEC_KEYS), the new key first');
@@ -88,14 +93,19 @@ export async function reencryptStore(store: FileDocumentStore, options: Rotation
   return report;
 }
 
-/** The store at `root` with this process's codec keys (ECA_CODEC_KEYS), re-encrypted. */
-export function reencryptStoreAt(
-  root: string,
+/** The store at `location` (a directory or a database URL) with this process's codec keys (ECA_CODEC_KEYS), re-encrypted. */
+export async function reencryptStoreAt(
+  location: string,
   options: RotationOptions & { keyring?: CodecKeyring; env?: NodeJS.ProcessEnv } = {},
 ): Promise<RotationReport> {
   const keyring = options.keyring ?? configuredCodecKeyring(options.env);
   if (!keyring) {
     throw new CodecConfigurationError('re-encryption needs the codec keys: ECA_CODEC_DISABLED=true has none');
   }
-  return reencryptStore(new FileDocumentStore(root, { keyring }), options);
+  const store = await openDocumentStore(location, { keyring });
+  try {
+    return await reencryptStore(store, options);
+  } finally {
+    await store.close();
+  }
 }

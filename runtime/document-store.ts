@@ -2,7 +2,9 @@
  * Content-addressed store for application XML, PDFs and response files: workflows carry a
  * `DocumentRef` ({ sha1, length, ref }) and never the bytes, so neither documents nor personal data
  * enter workflow history. The filesystem store is the default; its root must be shared by the
- * client (which puts documents) and the workers (which read them).
+ * client (which puts documents) and the workers (which read them). Where hosts share no disk, the
+ * engine's database keeps them instead (document-store-postgres.ts, the same references and sealing):
+ * `openDocumentStore` (document-store-location.ts) opens the one ECA_DOCUMENT_STORE names.
  *
  * The SDK's external payload storage offloads payloads by size, transparently; the engine needs more:
  * the SHA-1 and length are part of the brokerage's request XML, and workflows decide on them without
@@ -14,15 +16,31 @@
  * written in the clear before encryption was turned on. `eca keys rotate` (document-rotation.ts)
  * re-encrypts every file under the newest key, so that an older key can be dropped.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { CodecKeyring } from '../codec/keyring.js';
 import type { DocumentRef, ReleaseReport } from '../domain/documents.js';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from './document-errors.js';
+import {
+  BLOB_NAME,
+  blobName,
+  checkDocument,
+  CLOSING,
+  closingRef,
+  CLOSING_REF,
+  KEYED_REF,
+  LEGACY_REF,
+  openBlob,
+  ownerKey,
+  refOfName,
+  sha1Of,
+  UNOWNED,
+} from './document-refs.js';
+import type { BlobName } from './document-refs.js';
 import { DocumentKeys } from './document-sealing.js';
 
-export { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable };
+export { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable, sha1Of };
 
 export interface DocumentStore {
   /** Stores the bytes; with `owner` (an application's workflow id) the document is recorded as that application's. */
@@ -43,28 +61,42 @@ export interface DocumentStore {
   releaseWhenClosed(owner: string): Promise<void>;
 }
 
-/** A blob's reference: keyed name, or the SHA-1 a blob was named by before. The 2-digit folder is the name's start. */
-const KEYED_REF = /^hmac\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
-const LEGACY_REF = /^sha1\/([0-9a-f]{2})\/([0-9a-f]{40})$/;
-const BLOB_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** What `reencrypt` did with one sealed record. */
+export type ReencryptOutcome = 'reencrypted' | 'current' | 'gone';
+
+/**
+ * What the document retention (activities/retention.ts) and the key rotation (document-rotation.ts)
+ * ask of a store beyond DocumentStore. The filesystem store and the database store
+ * (document-store-postgres.ts) both have it; `openDocumentStore` (document-store-location.ts) opens either.
+ */
+export interface MaintainedDocumentStore extends DocumentStore {
+  /** Whether new documents are sealed (a keyring was given). */
+  readonly encrypts: boolean;
+  /** The key new documents are sealed under; undefined without a keyring. */
+  readonly currentKeyId: string | undefined;
+  /** The bytes stored under a reference's `ref` (as `list` gives them), decrypted. */
+  read(ref: string): Promise<Uint8Array>;
+  /** Releases every document `owner` stored: each is deleted once no other owner holds it. */
+  release(owner: string): Promise<ReleaseReport>;
+  /** The owners recorded by `releaseWhenClosed` and not released since; `unreadable` counts records whose key is missing. */
+  closingOwners(): Promise<{ owners: ClosingOwner[]; unreadable: number }>;
+  /** The reference (`ref`) of every stored document. */
+  list(): Promise<string[]>;
+  /** The reference of every sealed record: the documents, and the records of `releaseWhenClosed`. */
+  sealedFiles(): Promise<string[]>;
+  /**
+   * Seals one record (`sealedFiles`) anew under the current key: `current` when it is already, `gone`
+   * when it was removed meanwhile; DocumentUndecryptable when its key is missing (it is left as it is).
+   */
+  reencrypt(ref: string, options?: { dryRun?: boolean }): Promise<ReencryptOutcome>;
+  /** Lets go of what the store holds open (a database's connections). */
+  close(): Promise<void>;
+}
+
 /** Beside each blob, a folder of its holders: one empty file per owner key, or UNOWNED. */
 const HOLDERS = '.holders';
 /** A blob being handed out (`take`) is moved here first: one caller's rename succeeds. */
 const CLAIMED = '.claimed';
-/** The holder of a document stored without an owner: it is never released. */
-const UNOWNED = 'unowned';
-/** One sealed record per owner released once its workflow closed (`releaseWhenClosed`). */
-const CLOSING = 'closing';
-const CLOSING_REF = /^closing\/([0-9a-f]{64})$/;
-
-/** An owner's name in the store's folders (a workflow id may hold any character). */
-function ownerKey(owner: string): string {
-  return createHash('sha256').update(owner).digest('hex');
-}
-
-export function sha1Of(data: Uint8Array): string {
-  return createHash('sha1').update(data).digest('hex');
-}
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -92,11 +124,8 @@ async function writeAtomically(path: string, data: Uint8Array): Promise<void> {
   }
 }
 
-/** Where a blob is: its reference, its name, and whether it predates keyed names (named by its SHA-1). */
-interface BlobPlace {
-  ref: string;
-  name: string;
-  legacy: boolean;
+/** Where a blob is: its reference and name (document-refs.ts), and its file. */
+interface BlobPlace extends BlobName {
   path: string;
 }
 
@@ -119,7 +148,7 @@ export interface FileDocumentStoreOptions {
   keyring?: CodecKeyring;
 }
 
-export class FileDocumentStore implements DocumentStore {
+export class FileDocumentStore implements MaintainedDocumentStore {
   readonly root: string;
   private readonly keys: DocumentKeys;
 
@@ -139,37 +168,20 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   private place(ref: string): BlobPlace {
-    const match = KEYED_REF.exec(ref) ?? LEGACY_REF.exec(ref);
-    if (!match || !match[2]!.startsWith(match[1]!)) {
-      throw new DocumentNotFound(`not a document reference: "${ref.slice(0, 80)}"`);
-    }
-    return { ref, name: match[2]!, legacy: ref.startsWith('sha1/'), path: join(this.root, ref) };
+    return { ...blobName(ref), path: join(this.root, ref) };
   }
 
   private placeOfName(name: string): BlobPlace {
-    return this.place(`${name.length === 40 ? 'sha1' : 'hmac'}/${name.slice(0, 2)}/${name}`);
+    return this.place(refOfName(name));
   }
 
   /** The content of a blob read from `place`: decrypted, and a blob named by its SHA-1 checked against it. */
   private open(place: BlobPlace, blob: Buffer): Buffer {
-    if (!place.legacy && this.keys.header(blob).version === 0) {
-      throw new DocumentUndecryptable(`document ${place.ref} is not sealed, as every keyed-name document is`);
-    }
-    const data = this.keys.unseal(blob, place.ref, place.legacy ? place.name : undefined);
-    if (place.legacy && sha1Of(data) !== place.name) {
-      throw new DocumentCorrupted(`document ${place.ref} in ${this.root} does not match its SHA-1`);
-    }
-    return data;
+    return openBlob(this.keys, place, blob, this.root);
   }
 
   private check(ref: DocumentRef, data: Buffer): Buffer {
-    if (data.byteLength !== ref.length) {
-      throw new DocumentCorrupted(`document ${ref.ref} in ${this.root} does not match its length`);
-    }
-    if (sha1Of(data) !== ref.sha1) {
-      throw new DocumentCorrupted(`document ${ref.ref} in ${this.root} does not match its SHA-1`);
-    }
-    return data;
+    return checkDocument(ref, data, this.root);
   }
 
   async put(data: Uint8Array, options: PutOptions = {}): Promise<DocumentRef> {
@@ -240,7 +252,7 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   async releaseWhenClosed(owner: string): Promise<void> {
-    const ref = `${CLOSING}/${ownerKey(owner)}`;
+    const ref = closingRef(owner);
     const path = join(this.root, ref);
     if (await exists(path)) return;
     const record = JSON.stringify({ owner, since: Date.now() } satisfies ClosingOwner);
@@ -345,7 +357,7 @@ export class FileDocumentStore implements DocumentStore {
    * renamed over it. `current` when it is already; DocumentUndecryptable when its key is missing (the
    * file is left as it is). A document released or handed out meanwhile is not brought back.
    */
-  async reencrypt(ref: string, options: { dryRun?: boolean } = {}): Promise<'reencrypted' | 'current' | 'gone'> {
+  async reencrypt(ref: string, options: { dryRun?: boolean } = {}): Promise<ReencryptOutcome> {
     const closing = CLOSING_REF.test(ref);
     const place = closing ? undefined : this.place(ref);
     const path = place?.path ?? join(this.root, ref);
@@ -373,4 +385,7 @@ export class FileDocumentStore implements DocumentStore {
     if (wasHeld && !(await this.held(path)) && (await this.deleteUnheld(path))) return 'gone';
     return 'reencrypted';
   }
+
+  /** Nothing to let go of: files are opened per call. */
+  async close(): Promise<void> {}
 }

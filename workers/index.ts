@@ -15,4 +15,6 @@ export type { WorkerConfig } from '../runtime/config.js';
 export { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 export { createEcaClientFromConfig } from '../runtime/brokerage.js';
 export { FileDocumentStore } from '../runtime/document-store.js';
-export type { DocumentStore } from '../runtime/document-store.js';
+export type { DocumentStore, MaintainedDocumentStore } from '../runtime/document-store.js';
+export { PostgresDocumentStore } from '../runtime/document-store-postgres.js';
+export { openDocumentStore } from '../runtime/document-store-location.js';

@@ -10,7 +10,7 @@ import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker, prebuiltBundleDir } from './engine-worker.js';
 import { startTracing } from '../runtime/tracing.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
-import { FileDocumentStore } from '../runtime/document-store.js';
+import { openDocumentStore } from '../runtime/document-store-location.js';
 import { createEngineActivities } from '../activities/engine.js';
 import { codecDataConverter } from '../codec/data-converter.js';
 import {
@@ -36,8 +36,8 @@ async function main(): Promise<void> {
   const tracing = await startTracing('eca-worker');
   const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage, { signal: activitySignal }), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
-  // Documents at rest under the codec's keys (runtime/document-store.ts).
-  const store = new FileDocumentStore(config.documentStore.path, { keyring: codec });
+  // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
+  const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
   // The status sweep lists and signals applications: its payloads go through the same codec.
   const client = new Client({
     connection,
@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   gauge?.stop();
   await tracing?.shutdown();
   await connection.close();
+  await store.close();
   console.log('eca worker stopped');
 }
 

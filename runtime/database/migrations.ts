@@ -30,4 +30,36 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_csid ON api_keys (csid);
     `,
   },
+  {
+    version: 2,
+    name: 'documents',
+    // The document store in the database (runtime/document-store-postgres.ts): each blob sealed as the
+    // filesystem store seals its files, under the same reference; holders and records keyed by the
+    // SHA-256 of the owner's workflow id, never the id itself. Then the days' records of the daily
+    // document submission (activities/daily-ledger.ts), which the filesystem keeps beside its store.
+    sql: `
+      CREATE TABLE documents (
+        ref text PRIMARY KEY,
+        sealed bytea NOT NULL,
+        stored_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE document_holders (
+        ref text NOT NULL REFERENCES documents (ref) ON DELETE CASCADE,
+        holder text NOT NULL,
+        PRIMARY KEY (ref, holder)
+      );
+      CREATE INDEX document_holders_holder ON document_holders (holder);
+      CREATE TABLE document_closing_owners (
+        owner_key text PRIMARY KEY,
+        sealed bytea NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE daily_documents (
+        csid text NOT NULL,
+        day text NOT NULL,
+        record jsonb NOT NULL,
+        PRIMARY KEY (csid, day)
+      );
+    `,
+  },
 ];

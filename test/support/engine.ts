@@ -19,7 +19,7 @@ import { activitySignal } from '../../activities/deadline.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { createEngineActivities } from '../../activities/engine.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
-import type { FileDailyDocumentsLedger } from '../../activities/forms.js';
+import type { DailyDocumentsLedger } from '../../activities/daily-ledger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
 import { ecaClientFor } from '../../simulator/client.js';
@@ -34,7 +34,7 @@ export interface EngineHarness {
   eca: EcaClient;
   store: FileDocumentStore;
   /** Records of the daily document submissions (read by the create step). */
-  ledger: FileDailyDocumentsLedger;
+  ledger: DailyDocumentsLedger;
   statusReader: StatusReader;
   worker: Worker;
   taskQueue: string;

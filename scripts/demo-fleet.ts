@@ -1,17 +1,17 @@
 /**
  * The demo's applications: N applications spread over the simulator's scenarios, the firm's staff
  * played for each (documents, a correction, an abandon and reset), progress until every one is final,
- * and the summary table of outcomes against the expected ones. `npm run demo` runs it on the dev
- * server, `npm run cluster` on the cluster.
+ * and the summary table of outcomes against the expected ones, played as an onboarding system does:
+ * through the onboarding API (demo-systems.ts). `npm run demo` runs it on the dev server, `npm run
+ * cluster` on the cluster.
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
-import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
 import { table } from '../client/cli/output.js';
 import { APPLICATION_XML_EXAMPLE } from '../eca/index.js';
-import type { ApplicationStateView } from '../workflows/application/messages.js';
 import { wantsDocument } from '../workflows/lifecycle/tasks.js';
+import type { FleetApplication, OnboardingSystem } from './demo-systems.js';
 
 /** Each scenario, the staff action the demo plays for it, and the final state it must reach. */
 export const SCENARIOS = [
@@ -34,7 +34,7 @@ interface Tracked {
   externalId: string;
   scenario: ScenarioName;
   expected: string;
-  state?: ApplicationStateView;
+  state?: FleetApplication;
   documentRound: number;
   abandoned: boolean;
   resubmitted: boolean;
@@ -60,7 +60,7 @@ function pdf(label: string): Uint8Array {
 
 /** Starts `count` applications, plays the staff and shows progress until all are final (or the deadline). */
 export async function runDemoFleet(
-  ctx: EngineContext,
+  system: OnboardingSystem,
   options: { count: number; deadlineMs?: number; signal?: AbortSignal },
 ): Promise<FleetResult> {
   const { count } = options;
@@ -69,7 +69,7 @@ export async function runDemoFleet(
   for (let i = 0; i < count && !options.signal?.aborted; i++) {
     const scenario = SCENARIOS[i % SCENARIOS.length]!;
     const externalId = `${scenario.name}-${run}-${i + 1}`;
-    await startApplication(ctx, { applicationXml: applicationXml(externalId, scenario.name !== 'invalid') });
+    await system.start(applicationXml(externalId, scenario.name !== 'invalid'));
     tracked.push({
       externalId,
       scenario: scenario.name,
@@ -89,7 +89,7 @@ export async function runDemoFleet(
   let lastLine = 0;
   let finished = false;
   for (;;) {
-    await Promise.all(tracked.filter((app) => !app.state?.done).map((app) => staff(ctx, app)));
+    await Promise.all(tracked.filter((app) => !app.state?.done).map((app) => staff(system, app)));
     const done = tracked.filter((app) => app.state?.done).length;
     const states = new Map<string, number>();
     for (const app of tracked) {
@@ -135,9 +135,9 @@ export async function runDemoFleet(
 }
 
 /** Plays the firm's staff for one application: reads its state and answers what it waits for. */
-async function staff(ctx: EngineContext, app: Tracked): Promise<void> {
+async function staff(system: OnboardingSystem, app: Tracked): Promise<void> {
   try {
-    app.state = await getState(ctx, app.externalId);
+    app.state = await system.read(app.externalId);
   } catch {
     return; // not visible yet
   }
@@ -150,14 +150,14 @@ async function staff(ctx: EngineContext, app: Tracked): Promise<void> {
       formNumber,
       data: pdf(`${app.externalId} ${formNumber} #${app.documentRound}`),
     }));
-    app.state = await provideDocuments(ctx, app.externalId, documents).catch(() => state);
+    app.state = await system.provideDocuments(app.externalId, documents).catch(() => state);
   } else if (state.lifecycleState === 'needsCorrection' && !app.resubmitted) {
     app.resubmitted = true;
-    app.state = await resubmit(ctx, app.externalId, applicationXml(app.externalId, true));
+    app.state = await system.resubmit(app.externalId, applicationXml(app.externalId, true));
   } else if (app.scenario === 'stalled' && state.lifecycleState === 'awaitingClient' && !app.abandoned) {
     app.abandoned = true;
-    app.state = await abandon(ctx, app.externalId, 'demo: client unresponsive');
+    app.state = await system.abandon(app.externalId, 'demo: client unresponsive');
   } else if (state.lifecycleState === 'abandoned') {
-    app.state = await reset(ctx, app.externalId);
+    app.state = await system.reset(app.externalId);
   }
 }

@@ -22,7 +22,6 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { createEngineActivities } from '../activities/engine.js';
-import type { EngineContext } from '../client/applications.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
 import { table } from '../client/cli/output.js';
 import { setupNamespace } from '../client/setup.js';
@@ -33,6 +32,7 @@ import { startSimulator } from '../simulator/server.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
+import { startDemoApi } from './demo-systems.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 class UsageError extends Error {}
@@ -160,8 +160,11 @@ async function main(): Promise<number> {
     });
     console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
 
-    const ctx: EngineContext = { client, store, csid: sim.csid, taskQueue, settings: DEMO_SETTINGS };
-    const fleet = await runDemoFleet(ctx, { count });
+    // The demo's onboarding system goes through the onboarding API, as a partner firm's would.
+    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid);
+    cleanups.unshift(() => api.close());
+    console.log(`Onboarding API at ${api.url} (OpenAPI at ${api.url}/openapi.json, reference at ${api.url}/docs).`);
+    const fleet = await runDemoFleet(api.system, { count });
     if (!fleet.finished) {
       console.error('The demo did not finish within 10 minutes.');
       return 1;

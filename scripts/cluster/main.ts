@@ -1,19 +1,19 @@
 /**
  * `npm run cluster`: the production topology on this machine, every part a process of its own
  * (see topology.ts): PostgreSQL, the Temporal services on it, `eca setup`, the simulated brokerage,
- * the codec server, two engine workers, the Temporal UI server and Prometheus with the engine's alert rules.
- * Then the demo's applications run
- * through it, and a summary says where everything listens.
+ * the codec server, two engine workers, two onboarding API replicas, the Temporal UI server and Prometheus
+ * with the engine's alert rules. Then the demo's applications run through it, started and followed through
+ * the onboarding API, and a summary says where everything listens.
  *
  *   --applications N   how many demo applications (default 25; 0 runs none)
  *   --keep             leave everything running to explore (Ctrl-C stops every process started)
  */
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { FileDocumentStore } from '../../runtime/document-store.js';
 import { table } from '../../client/cli/output.js';
-import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
-import { DEMO_SETTINGS, runDemoFleet } from '../demo-fleet.js';
+import { runDemoFleet } from '../demo-fleet.js';
+import { httpSystem } from '../demo-systems.js';
+import { createApiKey } from '../../runtime/api-keys.js';
+import { openDatabase } from '../../runtime/database/index.js';
 import { deferSignalCleanup } from '../processes.js';
 import { Topology } from './topology.js';
 
@@ -37,6 +37,10 @@ async function printTopology(topology: Topology): Promise<void> {
       `Temporal UI: ${topology.uiUrl}/namespaces/default/workflows (payloads decoded by the codec server at ${topology.codecUrl})`,
     );
   }
+  console.log(
+    `Onboarding API: ${topology.apis.map((api) => api.url).join(' ')} (OpenAPI at /openapi.json, reference at /docs; ` +
+      `keys: ECA_DATABASE_URL=<the eca database> eca api-keys create ...)`,
+  );
   console.log(
     `Server metrics: ${topology.temporal
       .metricsEndpoints()
@@ -87,28 +91,24 @@ async function main(): Promise<number> {
     progress(`topology up in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     let failed = 0;
     if (count > 0) {
-      const connection = await Connection.connect({ address: topology.temporal.address });
+      // The applications go through the onboarding API's replicas, as an onboarding system's would.
+      const db = await openDatabase(topology.databaseUrl);
       try {
-        const keyring = parseCodecKeys(topology.codecKeys, 'cluster');
-        const client = new Client({ connection, dataConverter: codecDataConverter(keyring) });
+        const csid = topology.sim.csid;
+        const onboarding = (await createApiKey(db, { csid, role: 'onboarding', name: 'cluster demo' })).key;
+        const staff = (await createApiKey(db, { csid, role: 'staff', name: 'cluster demo staff' })).key;
         const stop = new AbortController();
         void stopRequested.then(() => stop.abort());
-        const fleet = await runDemoFleet(
-          {
-            client,
-            store: new FileDocumentStore(topology.documentStore, { keyring }),
-            csid: topology.sim.csid,
-            taskQueue: 'eca-onboarding',
-            settings: DEMO_SETTINGS,
-          },
-          { count, signal: stop.signal },
-        );
+        const fleet = await runDemoFleet(httpSystem(topology.apis[0]!.url, { onboarding, staff }), {
+          count,
+          signal: stop.signal,
+        });
         if (interrupted) return 130;
         console.log(`\n${fleet.summary}\n`);
         if (!fleet.finished) console.error('The applications did not all finish within 10 minutes.');
         failed = fleet.failed.length + (fleet.finished ? 0 : 1);
       } finally {
-        await connection.close();
+        await db.close();
       }
     }
     await printTopology(topology);

@@ -297,6 +297,8 @@ export class Topology {
           documentStore: this.documentStore,
           codecKeys: this.codecKeys,
           databaseUrl: this.databaseUrl,
+          // The simulator's business day passes in seconds: applications started here poll each second.
+          env: { ECA_POLL_INTERVAL: '1 second' },
         }),
       );
     }

@@ -20,6 +20,8 @@ describe('the demo', function () {
       );
     });
     assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);
+    // The demo's onboarding system goes through the onboarding API.
+    assert.match(stdout, /Onboarding API at http:\/\/127\.0\.0\.1:\d+ /);
     assert.match(stdout, /Started 7 applications over 7 scenarios/);
     for (const [scenario, expected] of [
       ['happy', 'open'],

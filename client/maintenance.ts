@@ -11,6 +11,7 @@ import { readInput, storeDocuments } from './documents.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';
 import { startOnce } from './start-once.js';
+import { EcaAccountId, EcaCsid, EcaUpdateFunction } from '../domain/search-attributes.js';
 
 export interface StartMaintenanceInput {
   accountId: string;
@@ -70,6 +71,12 @@ export async function startMaintenance(ctx: EngineContext, input: StartMaintenan
   const { handle, existed } = await startOnce<typeof accountMaintenance>(ctx, ACCOUNT_MAINTENANCE_WORKFLOW, {
     workflowId,
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    // Set at start too (the workflow upserts the same): a read right after the start finds it in its firm.
+    typedSearchAttributes: [
+      { key: EcaCsid, value: ctx.csid },
+      { key: EcaAccountId, value: input.accountId },
+      { key: EcaUpdateFunction, value: input.functionName },
+    ],
     args: [
       {
         csid: ctx.csid,

@@ -210,7 +210,7 @@ export interface WorkerProcessOptions {
 }
 
 /** The engine's environment for the simulator as the brokerage: a worker's, and the API's (SSO links). */
-function engineEnv(options: WorkerProcessOptions): NodeJS.ProcessEnv {
+export function engineEnv(options: WorkerProcessOptions): NodeJS.ProcessEnv {
   const sim = options.simulator;
   return {
     TEMPORAL_ADDRESS: options.temporalAddress,

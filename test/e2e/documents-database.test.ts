@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { formatCodecKeys, generateCodecKeyring } from '../../codec/index.js';
 import { openDatabase } from '../../runtime/database/index.js';
-import { SimulatorProcess, start } from '../../scripts/processes.js';
+import { engineEnv, SimulatorProcess, start } from '../../scripts/processes.js';
 import type { Child } from '../../scripts/processes.js';
 import { describeOnPostgres, useDatabaseBackends } from '../support/databases.js';
 import { applicant, personalFields, personalXml } from '../support/history-privacy.js';
@@ -47,19 +47,7 @@ describeOnPostgres('documents in the database: a worker and a client that share 
     hostA = await mkdtemp(join(tmpdir(), 'eca-host-a-'));
     hostB = await mkdtemp(join(tmpdir(), 'eca-host-b-'));
     // The worker as workers/main.ts runs in production, configured by its environment, in host A's directory.
-    const env: NodeJS.ProcessEnv = {
-      TEMPORAL_ADDRESS: dev.address,
-      ECA_TASK_QUEUE: taskQueue,
-      ECA_CSID: sim.csid,
-      ECA_BASE_URL: sim.url,
-      ECA_PREFERENCE_URL: `${sim.url}/pref`,
-      ECA_FIRM_PRIVATE_KEY: join(sim.keysDir, 'firm-private.asc'),
-      ECA_BROKERAGE_PUBLIC_KEY: join(sim.keysDir, 'brokerage-public.asc'),
-      ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'true',
-      ECA_DOCUMENT_STORE: url,
-      ECA_CODEC_KEYS: codecKeys,
-      ECA_LOG_LEVEL: 'WARN',
-    };
+    const env = engineEnv({ temporalAddress: dev.address, taskQueue, simulator: sim, documentStore: url, codecKeys });
     worker = start('worker on host A', process.execPath, ['--import', TSX, WORKER], env, {
       cwd: hostA,
     });

@@ -14,7 +14,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   abandon,
-  findApplication,
+  getState,
   listApplicationsPage,
   pollNow,
   provideDocuments,
@@ -25,7 +25,7 @@ import {
   takeCredentials,
 } from '../client/index.js';
 import type { DocumentInput, EngineContext } from '../client/index.js';
-import { stateQuery } from '../workflows/application/messages.js';
+import { applicationWorkflowId } from '../domain/workflow-ids.js';
 import type { ApplicationStateView } from '../workflows/application/messages.js';
 import { ONBOARDING, principalOf, READERS, STAFF } from './auth.js';
 import {
@@ -47,12 +47,15 @@ export type EngineBase = Omit<EngineContext, 'csid'>;
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-/** The workflow's view as the API shows it: times in ISO 8601, credentials as "waiting to be taken". */
-export function applicationOf(workflowId: string, view: ApplicationStateView): z.output<typeof Application> {
+/**
+ * The workflow's view as the API shows it: times in ISO 8601, credentials as "waiting to be taken", and
+ * the workflow id, which is derived from the firm and the external id (domain/workflow-ids.ts).
+ */
+export function applicationOf(view: ApplicationStateView): z.output<typeof Application> {
   const { credentials, lastPollAt, nextPollAt, inDoubt, blocked, transitions, staffNotices: _, ...rest } = view;
   return {
     ...rest,
-    workflowId,
+    workflowId: applicationWorkflowId(view.csid, view.externalId),
     credentialsAvailable: credentials !== undefined,
     lastPollAt: iso(lastPollAt),
     nextPollAt: iso(nextPollAt),
@@ -77,10 +80,7 @@ const xmlBytes = (xml: string) => new TextEncoder().encode(xml);
 const tags = ['applications'];
 const empty = z.object({}).strict();
 
-async function read(ctx: EngineContext, reference: string): Promise<z.output<typeof Application>> {
-  const handle = await findApplication(ctx, reference);
-  return applicationOf(handle.workflowId, await handle.query(stateQuery));
-}
+const read = async (ctx: EngineContext, reference: string) => applicationOf(await getState(ctx, reference));
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -89,11 +89,16 @@ export type Api = FastifyInstance<
   FastifyBaseLogger,
   ZodTypeProvider
 >;
-type ContextOf = (request: FastifyRequest) => EngineContext;
+export type ContextOf = (request: FastifyRequest) => EngineContext;
+
+/** A request's engine context: the service's, in the API key's firm (never one the request names). */
+export const contextOf =
+  (base: EngineBase): ContextOf =>
+  (request) => ({ ...base, csid: principalOf(request).csid });
 
 export function applicationRoutes(app: FastifyInstance, base: EngineBase): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const ctxOf: ContextOf = (request) => ({ ...base, csid: principalOf(request).csid });
+  const ctxOf = contextOf(base);
   startAndReadRoutes(api, ctxOf);
   messageRoutes(api, ctxOf);
   pollAndCredentialRoutes(api, ctxOf);
@@ -181,12 +186,8 @@ function messageRoutes(api: Api, ctxOf: ContextOf): void {
         body,
         response: { 200: Application, ...problems(404, 409, 413) },
       },
-      handler: async (request) => {
-        const ctx = ctxOf(request);
-        const handle = await findApplication(ctx, request.params.reference);
-        const view = await send(ctx, handle.workflowId, request.body as z.output<B>);
-        return applicationOf(handle.workflowId, view);
-      },
+      handler: async (request) =>
+        applicationOf(await send(ctxOf(request), request.params.reference, request.body as z.output<B>)),
     });
 
   action(

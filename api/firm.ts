@@ -2,18 +2,17 @@
  * The firm's other resources: SSO links and language preferences of account holders (calls to the
  * brokerage with the firm's keys), maintenance requests and daily document submissions (workflows).
  */
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { createSsoUrl, setLanguages } from '../client/brokerage.js';
 import { listRuns, runStatus, startMaintenance } from '../client/index.js';
-import type { EngineContext, RunKind } from '../client/index.js';
+import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
 import { ONBOARDING, principalOf, READERS } from './auth.js';
-import type { Api, EngineBase } from './applications.js';
-import { documentsOf } from './applications.js';
+import type { Api, ContextOf, EngineBase } from './applications.js';
+import { contextOf, documentsOf } from './applications.js';
 import { ApiProblem } from './problems.js';
-import { DocumentUpload, problems } from './schemas.js';
+import { DocumentUpload, isoTime, problems } from './schemas.js';
 
 /** The brokerage client of the one firm whose keys this service holds (ECA_CSID and its keys). */
 export interface FirmBrokerage {
@@ -22,7 +21,6 @@ export interface FirmBrokerage {
 }
 
 const id = z.string().min(1).max(200);
-const isoTime = z.string().describe('ISO 8601 time');
 
 const SsoLinkRequest = z
   .object({
@@ -96,8 +94,6 @@ const RunListQuery = z.object({
   running: z.enum(['true', 'false']).optional(),
 });
 
-type ContextOf = (request: FastifyRequest) => EngineContext;
-
 /** The firm's brokerage client, or a problem when this service holds no keys for the caller's firm. */
 function brokerageOf(brokerage: FirmBrokerage | undefined, csid: string): EcaClient {
   if (brokerage?.csid !== csid) {
@@ -107,7 +103,7 @@ function brokerageOf(brokerage: FirmBrokerage | undefined, csid: string): EcaCli
 }
 
 export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage | undefined): void {
-  const ctxOf: ContextOf = (request) => ({ ...base, csid: principalOf(request).csid });
+  const ctxOf = contextOf(base);
   api.post('/v1/sso-links', {
     config: { roles: ONBOARDING },
     schema: {

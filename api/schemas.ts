@@ -78,7 +78,7 @@ export const Task = component(
   'A task the brokerage lists for the account.',
 );
 
-const isoTime = z.string().describe('ISO 8601 time');
+export const isoTime = z.string().describe('ISO 8601 time');
 
 export const Application = component(
   z.object({

@@ -144,7 +144,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     }
     const read = await call(keys.ops, 'GET', `/v1/applications/${externalId}`);
     const { lastPollAt: _a, nextPollAt: _b, ...viaHttp } = read.body ?? {};
-    const { lastPollAt: _c, nextPollAt: _d, ...viaClient } = applicationOf(started.workflowId, state);
+    const { lastPollAt: _c, nextPollAt: _d, ...viaClient } = applicationOf(state);
     assert.equal(viaClient.lifecycleState, 'awaitingClient');
     assert.deepEqual(viaHttp, JSON.parse(JSON.stringify(viaClient)));
     // The other XML under the same external id: a typed conflict in TypeScript, 409 over HTTP.

@@ -157,6 +157,11 @@ export class Postgres {
     }
   }
 
+  /** A URL of one of its databases, with the password (for `pg` and the engine's ECA_DATABASE_URL). */
+  url(database: string): string {
+    return `postgres://${this.user}:${this.password}@${this.host}:${this.port}/${database}`;
+  }
+
   /** The environment temporal-sql-tool reads (SQL_*). */
   sqlToolEnv(): NodeJS.ProcessEnv {
     return {

@@ -85,8 +85,7 @@ export class Topology {
 
   /** The engine's database (API keys) in the cluster's PostgreSQL: the `eca` database, as in compose. */
   get databaseUrl(): string {
-    const { user, password, host, port } = this.postgres;
-    return `postgres://${user}:${password}@${host}:${port}/eca`;
+    return this.postgres.url('eca');
   }
 
   get bundleDir(): string {
@@ -281,7 +280,7 @@ export class Topology {
 
   /** The onboarding API's replicas on the `eca` database (created here; the API migrates it at start). */
   private async startApis(count: number): Promise<void> {
-    const admin = new pg.Client({ ...this.postgresConnection(), database: 'postgres' });
+    const admin = new pg.Client({ connectionString: this.postgres.url('postgres') });
     await admin.connect();
     try {
       await admin.query('CREATE DATABASE eca');
@@ -302,11 +301,6 @@ export class Topology {
         }),
       );
     }
-  }
-
-  private postgresConnection(): pg.ClientConfig {
-    const { user, password, host, port } = this.postgres;
-    return { user, password, host, port };
   }
 
   /** Every process this topology started, for a summary. */

@@ -55,7 +55,7 @@ export function useDatabaseBackends(): Backends {
     await chmod(dir, 0o711);
     postgres = new Postgres({ dataDir: join(dir, 'postgres') });
     await postgres.start();
-    admin = new pg.Pool({ ...connection(postgres), database: 'postgres', max: 1 });
+    admin = new pg.Pool({ connectionString: postgres.url('postgres'), max: 1 });
   });
 
   after(async function () {
@@ -71,13 +71,8 @@ export function useDatabaseBackends(): Backends {
     freshUrl: async () => {
       const database = name();
       await admin!.query(`CREATE DATABASE ${database}`);
-      const { user, password, host, port } = postgres!;
-      return `postgres://${user}:${password}@${host}:${port}/${database}`;
+      return postgres!.url(database);
     },
   };
   return { embedded, postgres: server, all: POSTGRES_INSTALLED ? [embedded, server] : [embedded] };
-}
-
-function connection(server: Postgres): pg.PoolConfig {
-  return { host: server.host, port: server.port, user: server.user, password: server.password };
 }

@@ -2,17 +2,11 @@
  * The onboarding system the demo plays, two ways: over HTTP through the onboarding API (api/), as a
  * partner firm's system in any language does, or in process through the TypeScript client.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { databaseKeyVerifier } from '../api/keys.js';
-import { buildApi } from '../api/server.js';
 import type { EngineBase } from '../api/applications.js';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
 import type { TaskView } from '../domain/account.js';
-import { createApiKey } from '../runtime/api-keys.js';
-import { openDatabase } from '../runtime/database/index.js';
+import { startLocalApi } from './local-api.js';
 
 /** What the demo reads of an application. */
 export interface FleetApplication {
@@ -81,27 +75,15 @@ export function httpSystem(baseUrl: string, keys: { onboarding: string; staff: s
   };
 }
 
-/**
- * The onboarding API in this process on a loopback port, its embedded database in a directory of its
- * own, with an onboarding and a staff key of the firm `csid`.
- */
+/** The onboarding API in this process (scripts/local-api.ts), with an onboarding and a staff key of `csid`. */
 export async function startDemoApi(
   engine: EngineBase,
   csid: string,
 ): Promise<{ url: string; system: OnboardingSystem; close(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'eca-demo-api-'));
-  const db = await openDatabase(`pglite:${join(dir, 'database')}`);
-  const app = await buildApi({ engine, verifyKey: databaseKeyVerifier(db), rateLimitPerMinute: 1_000_000 });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  const onboarding = (await createApiKey(db, { csid, role: 'onboarding', name: 'demo onboarding system' })).key;
-  const staff = (await createApiKey(db, { csid, role: 'staff', name: 'demo staff' })).key;
+  const api = await startLocalApi(engine, { csid, roles: ['onboarding', 'staff'], rateLimitPerMinute: 1_000_000 });
   return {
-    url,
-    system: httpSystem(url, { onboarding, staff }),
-    close: async () => {
-      await app.close();
-      await db.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    url: api.url,
+    system: httpSystem(api.url, { onboarding: api.keys.onboarding!, staff: api.keys.staff! }),
+    close: api.close,
   };
 }

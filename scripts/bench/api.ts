@@ -17,21 +17,14 @@
  * applications at rest (woken only by the firm's status sweep, every `--sweep-slot`), as an onboarding
  * system's reads mostly do.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
-import { databaseKeyVerifier } from '../../api/keys.js';
-import { buildApi } from '../../api/server.js';
 import { getState, startApplication } from '../../client/applications.js';
 import type { EngineContext } from '../../client/applications.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import { cpuSeconds, cpuShare, percentile, pool, round, sleep } from './measure.js';
 import { API_READ_CONCURRENCY, API_READS, CONCURRENCY, SWEEP_SLOT_MS, WARM_UP } from './options.js';
+import { startLocalApi } from '../local-api.js';
 import { applicationXml } from './setup.js';
 import type { Bench } from './setup.js';
 import { countApplications, stopSweep } from './waiting.js';
@@ -47,41 +40,24 @@ interface Service {
   close(): Promise<void>;
 }
 
-/** Builds and starts the API on 127.0.0.1 (a free port) over `ctx`, with its database in a temp dir. */
+/** The API in this process over `ctx` (scripts/local-api.ts), with one onboarding key and its checks timed. */
 async function startService(ctx: EngineContext): Promise<Service> {
-  const dir = await mkdtemp(join(tmpdir(), 'eca-bench-api-'));
-  let app: FastifyInstance | undefined;
-  let closeDb = () => Promise.resolve();
-  const close = async () => {
-    await app?.close();
-    await closeDb();
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    const db = await openDatabase(`pglite:${join(dir, 'database')}`);
-    closeDb = () => db.close();
-    const { key } = await createApiKey(db, { csid: ctx.csid, role: 'onboarding', name: 'bench' });
-    const verify = databaseKeyVerifier(db);
-    const keyChecks: number[] = [];
-    const { csid: _, ...engine } = ctx;
-    app = await buildApi({
-      engine,
-      verifyKey: async (presented) => {
-        const t = performance.now();
-        try {
-          return await verify(presented);
-        } finally {
-          keyChecks.push(performance.now() - t);
-        }
-      },
-      rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
-    });
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    return { base, key, keyChecks, close };
-  } catch (error) {
-    await close().catch(() => undefined);
-    throw error;
-  }
+  const keyChecks: number[] = [];
+  const { csid, ...engine } = ctx;
+  const api = await startLocalApi(engine, {
+    csid,
+    roles: ['onboarding'],
+    rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
+    verifyKey: (verify) => async (presented) => {
+      const t = performance.now();
+      try {
+        return await verify(presented);
+      } finally {
+        keyChecks.push(performance.now() - t);
+      }
+    },
+  });
+  return { base: api.url, key: api.keys.onboarding!, keyChecks, close: api.close };
 }
 
 /** One request with the service's key (Node's fetch: undici's pooled keep-alive connections); its JSON. */

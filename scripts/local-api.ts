@@ -1,0 +1,58 @@
+/**
+ * The onboarding API in this process on a loopback port, its embedded database in a temporary
+ * directory, with one key per role asked for: what the demo's onboarding system and the bench use.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineBase } from '../api/applications.js';
+import type { KeyVerifier } from '../api/auth.js';
+import { databaseKeyVerifier } from '../api/keys.js';
+import { buildApi } from '../api/server.js';
+import { createApiKey } from '../runtime/api-keys.js';
+import type { ApiRole } from '../runtime/api-keys.js';
+import { openDatabase } from '../runtime/database/index.js';
+
+export interface LocalApi {
+  url: string;
+  /** A key of the firm per role asked for. */
+  keys: Partial<Record<ApiRole, string>>;
+  close: () => Promise<void>;
+}
+
+export async function startLocalApi(
+  engine: EngineBase,
+  options: {
+    csid: string;
+    roles: readonly ApiRole[];
+    rateLimitPerMinute: number;
+    /** Wraps the database's key check (the bench times it). */
+    verifyKey?: (verify: KeyVerifier) => KeyVerifier;
+  },
+): Promise<LocalApi> {
+  const dir = await mkdtemp(join(tmpdir(), 'eca-local-api-'));
+  const parts: { close(): Promise<unknown> }[] = [];
+  const close = async () => {
+    for (const part of parts.reverse()) await part.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    parts.push(db);
+    const keys: LocalApi['keys'] = {};
+    for (const role of options.roles) {
+      keys[role] = (await createApiKey(db, { csid: options.csid, role, name: `local ${role}` })).key;
+    }
+    const verify = databaseKeyVerifier(db);
+    const app = await buildApi({
+      engine,
+      verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,
+      rateLimitPerMinute: options.rateLimitPerMinute,
+    });
+    parts.push(app);
+    return { url: await app.listen({ host: '127.0.0.1', port: 0 }), keys, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}

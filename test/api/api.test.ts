@@ -21,6 +21,7 @@ import { start } from '../../scripts/processes.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  requestPollInterval: '1 second',
 };
 
 describe('onboarding API (dev server, worker, simulator, embedded database)', function () {

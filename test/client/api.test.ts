@@ -22,6 +22,7 @@ import { devServerEnv } from '../support/servers.js';
 
 const FAST: StartApplicationInput['settings'] = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  requestPollInterval: '1 second',
 };
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {

@@ -21,6 +21,7 @@ import { saveHistory } from '../support/replay-fixtures.js';
 
 const FAST: ApplicationInput['settings'] = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  requestPollInterval: '1 second',
 };
 
 describe('end to end (dev server, worker, simulator)', function () {

@@ -22,6 +22,8 @@ export interface LifecycleSettings {
    * application stops in `unconfirmed` for staff.
    */
   requestConfirmTimeout: Duration;
+  /** The first wait between reads of a request that is PENDING; each next one doubles, up to 30 minutes. */
+  requestPollInterval: Duration;
   /**
    * How long a write whose outcome is not established yet is looked for before the application stops in
    * `unconfirmed` for staff: a create whose answer was lost (getResponseFile by external id), a processed
@@ -57,6 +59,7 @@ export const DEFAULT_SETTINGS: LifecycleSettings = {
   abandonedRetention: '30 days',
   continueAsNewAfterEvents: 2_000,
   requestConfirmTimeout: '2 days',
+  requestPollInterval: '1 minute',
   lostAnswerWindow: '1 hour',
   createConfirmInterval: '1 minute',
   statusSource: 'sweep',
@@ -89,6 +92,7 @@ function durationProblem(name: string, value: unknown): string | undefined {
 const DURATIONS = [
   'abandonedRetention',
   'requestConfirmTimeout',
+  'requestPollInterval',
   'lostAnswerWindow',
   'createConfirmInterval',
   'safetyPollInterval',

@@ -15,8 +15,7 @@ import type { UpdateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 
-/** Polls of a request sent with update, from one minute apart up to this. */
-const REQUEST_FIRST_POLL_MS = 60_000;
+/** Reads of a PENDING request sent with update, `requestPollInterval` apart at first, doubling up to this. */
 const REQUEST_POLL_MAX_MS = 30 * 60_000;
 
 /** The outcome of one update step: decided by the service, refused at once, or not established. */
@@ -130,7 +129,7 @@ async function sendAndFollow(
     run.apply({ type: 'REQUEST_SENT', responseFile });
   }
   const pace = new RequestPace({
-    firstDelayMs: REQUEST_FIRST_POLL_MS,
+    firstDelayMs: durationMs(run.settings.requestPollInterval),
     maxDelayMs: REQUEST_POLL_MAX_MS,
     deadline: Date.now() + durationMs(run.settings.requestConfirmTimeout),
   });
@@ -224,7 +223,10 @@ export async function settle(
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   if (!outcome.accepted) return { ok: false, error: 'unknown' in outcome ? outcome.unknown : outcome.error };
   for (const requestId of outcome.requestIds) {
-    const pace = new RequestPace({ firstDelayMs: REQUEST_FIRST_POLL_MS, maxDelayMs: REQUEST_POLL_MAX_MS });
+    const pace = new RequestPace({
+      firstDelayMs: durationMs(run.settings.requestPollInterval),
+      maxDelayMs: REQUEST_POLL_MAX_MS,
+    });
     for (;;) {
       const request = await service.readUpdateRequest.executeWithOptions(
         { summary: `getAmRequestStatus ${requestId}` },

@@ -11,6 +11,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { callSignalOf } from './deadline.js';
 import { z } from 'zod';
 import {
   abandon,
@@ -94,7 +95,7 @@ export type ContextOf = (request: FastifyRequest) => EngineContext;
 /** A request's engine context: the service's, in the API key's firm (never one the request names). */
 export const contextOf =
   (base: EngineBase): ContextOf =>
-  (request) => ({ ...base, csid: principalOf(request).csid });
+  (request) => ({ ...base, csid: principalOf(request).csid, signal: callSignalOf(request) });
 
 export function applicationRoutes(app: FastifyInstance, base: EngineBase): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -121,7 +122,8 @@ function startAndReadRoutes(api: Api, ctxOf: ContextOf): void {
         applicationXml: xmlBytes(applicationXml),
         documents: documentsOf(documents ?? []),
       });
-      const application = await read(ctx, started.workflowId);
+      // Answered from what the start knows: no query of a workflow that has not run its first task yet.
+      const application = applicationOf(started.state);
       return reply.code(started.existed ? 200 : 201).send({ existed: started.existed, application });
     },
   });

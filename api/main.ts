@@ -4,6 +4,7 @@
  * from the engine's database (ECA_DATABASE_URL); where it listens from ECA_API_HOST / ECA_API_PORT.
  */
 import type { FastifyRequest } from 'fastify';
+import { DEFAULT_CALL_TIMEOUT_MS } from './deadline.js';
 import { z } from 'zod';
 import { connectEngineBase } from '../client/connection.js';
 import { ConfigurationError } from '../runtime/config-error.js';
@@ -19,6 +20,7 @@ const settings = z.object({
   ECA_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   ECA_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(DEFAULT_BODY_LIMIT),
   ECA_API_RATE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  ECA_API_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_CALL_TIMEOUT_MS),
   ECA_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
 
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     },
     bodyLimit: env.ECA_API_BODY_LIMIT,
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
+    callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
     version: await packageVersion(),
   });

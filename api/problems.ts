@@ -8,6 +8,7 @@ import { EngineError, InvalidInputError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { EcaError } from '../eca/errors.js';
+import { abortKind } from './deadline.js';
 
 /** The problems the service answers with, besides the client API's own codes. */
 export type ApiProblemCode =
@@ -18,6 +19,7 @@ export type ApiProblemCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
+  | 'TIMEOUT'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -45,6 +47,7 @@ export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
   BROKERAGE_REFUSED: { status: 502, title: 'The brokerage refused or failed a call' },
   TEMPORAL_UNAVAILABLE: { status: 503, title: 'Temporal cannot be reached' },
   UNAVAILABLE: { status: 503, title: 'The service is not ready' },
+  TIMEOUT: { status: 504, title: 'The engine did not answer in time' },
 };
 
 export interface Problem {
@@ -113,6 +116,12 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (error instanceof EcaError) {
     return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
   }
+  if (abortKind(error) === 'timeout') {
+    return {
+      code: 'TIMEOUT',
+      detail: 'the engine did not answer within the call timeout; the request may be sent again',
+    };
+  }
   if (error instanceof ConfigurationError) return { code: 'UNAVAILABLE', detail: 'the service is misconfigured' };
   const fastify = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastify)) {
@@ -132,8 +141,13 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
 /** Every error becomes a problem; unexpected ones are logged (with the request id), never their detail sent. */
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    if (abortKind(error) === 'gone') {
+      request.log.info('the caller closed the connection before the answer');
+      return sendProblem(request, reply, 'UNAVAILABLE', 'the caller closed the connection');
+    }
     const { code, detail, field } = fromError(error);
-    if (PROBLEM_TYPES[code].status >= 500) request.log.error({ err: error }, `request failed: ${code}`);
+    if (PROBLEM_TYPES[code].status >= 500 && code !== 'TIMEOUT')
+      request.log.error({ err: error }, `request failed: ${code}`);
     if (error instanceof ApiProblem) reply.headers(error.headers);
     return sendProblem(request, reply, code, detail, field);
   });

@@ -113,7 +113,7 @@ export const Application = component(
 export const StartedApplication = component(
   z.object({ existed: z.boolean(), application: Application }),
   'StartedApplication',
-  'The application started, or the existing one of the same XML (`existed`).',
+  'The application started (201: as started, `validating` with no transition yet) or the existing one of the same XML (200, `existed`: its state now).',
 );
 
 export const ApplicationSummary = component(
@@ -189,5 +189,5 @@ export const ProblemDetails = component(
 
 /** The problem answers a route may give, by status. */
 export function problems(...statuses: number[]): Record<number, typeof ProblemDetails> {
-  return Object.fromEntries([400, 401, 403, 429, 500, 503, ...statuses].map((status) => [status, ProblemDetails]));
+  return Object.fromEntries([400, 401, 403, 429, 500, 503, 504, ...statuses].map((status) => [status, ProblemDetails]));
 }

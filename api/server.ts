@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { applicationRoutes } from './applications.js';
 import type { EngineBase } from './applications.js';
 import { installAuth } from './auth.js';
+import { DEFAULT_CALL_TIMEOUT_MS, installDeadlines } from './deadline.js';
 import { firmRoutes } from './firm.js';
 import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
@@ -37,6 +38,8 @@ export interface ApiOptions {
   /** Whether the service can serve: Temporal and the key database answer (throws what is wrong). */
   checkReady?: () => Promise<void>;
   bodyLimit?: number;
+  /** How long a request may wait on the engine (default 30 s); past it, 504 TIMEOUT. */
+  callTimeoutMs?: number;
   /** Requests per minute and API key (default 600); over it, 429 with Retry-After. */
   rateLimitPerMinute?: number;
   logger?: FastifyServerOptions['logger'];
@@ -68,6 +71,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installProblemHandlers(app);
+  installDeadlines(app, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   // An application XML alone may be sent as it is (`curl --data-binary @application.xml`): it is read as
   // `{ applicationXml }`, which the start and resubmit routes take.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>

@@ -3,9 +3,11 @@
  * Workflow code is imported as types and message definitions only.
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { within } from './abort.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../runtime/document-store.js';
+import type { DocumentRef } from '../domain/documents.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
 import {
   abandonUpdate,
@@ -54,6 +56,11 @@ export interface EngineContext {
   pollIntervalMs?: number;
   /** Slot of the firm's status sweep when this client starts it (default 5 minutes; ECA_POLL_INTERVAL sets it too). */
   sweepInterval?: SweepInterval;
+  /**
+   * Ends every call made with this context that waits (Temporal calls, a bulk job's progress) with the
+   * signal's reason when it aborts: `{ ...ctx, signal: AbortSignal.timeout(5_000) }` bounds one call.
+   */
+  signal?: AbortSignal;
 }
 
 export interface StartApplicationInput {
@@ -72,6 +79,12 @@ export interface StartedApplication {
   externalId: string;
   /** The application was already running (or finished): nothing new was started. */
   existed: boolean;
+  /**
+   * Its state as this call left it, with no further call: an existing application's as it answered the
+   * conflict check; a new one's as started (`validating`, no transition yet: the workflow has not run its
+   * first task). `getState` reads it later.
+   */
+  state: ApplicationStateView;
 }
 
 /**
@@ -83,41 +96,56 @@ export interface StartedApplication {
  * external id before anything is sent, and takes over its account instead of making a second one.
  */
 export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
-  // Refused before anything is stored or started (the workflow checks them again in its first task).
-  const problems = settingsProblems(input.settings ?? ctx.settings);
-  if (problems.length) throw new InvalidInputError('settings', problems.join('; '));
-  const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
-  const externalId = input.externalId ?? summary.externalId!;
-  if (input.externalId && summary.externalId !== input.externalId) {
-    throw new InvalidInputError(
-      'externalId',
-      `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
-    );
-  }
-  const workflowId = applicationWorkflowId(ctx.csid, externalId);
-  const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
-  const settings = input.settings ?? ctx.settings;
-  // Waiting applications wake on the firm's status sweep unless they poll on their own.
-  if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
-  const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
-    workflowId,
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
-    typedSearchAttributes: [
-      { key: EcaCsid, value: ctx.csid },
-      { key: EcaExternalId, value: externalId },
-      { key: EcaLifecycleState, value: 'validating' },
-    ],
-    staticSummary: `Account application ${externalId}`,
-  });
-  if (existed) {
+  return within(ctx, async () => {
+    // Refused before anything is stored or started (the workflow checks them again in its first task).
+    const problems = settingsProblems(input.settings ?? ctx.settings);
+    if (problems.length) throw new InvalidInputError('settings', problems.join('; '));
+    const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
+    const externalId = input.externalId ?? summary.externalId!;
+    if (input.externalId && summary.externalId !== input.externalId) {
+      throw new InvalidInputError(
+        'externalId',
+        `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
+      );
+    }
+    const workflowId = applicationWorkflowId(ctx.csid, externalId);
+    const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
+    const settings = input.settings ?? ctx.settings;
+    // Waiting applications wake on the firm's status sweep unless they poll on their own.
+    if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
+    const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
+      workflowId,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
+      typedSearchAttributes: [
+        { key: EcaCsid, value: ctx.csid },
+        { key: EcaExternalId, value: externalId },
+        { key: EcaLifecycleState, value: 'validating' },
+      ],
+      staticSummary: `Account application ${externalId}`,
+    });
+    if (!existed) return { handle, workflowId, externalId, existed, state: startingView(ctx.csid, externalId, ref) };
     // The same external id on another file is a conflict, never silently the old application.
     const state = await message(externalId, () => handle.query(stateQuery));
-    if (state.application && state.application.sha1 !== ref.sha1) {
-      throw new ApplicationConflictError(externalId, workflowId);
-    }
-  }
-  return { handle, workflowId, externalId, existed };
+    if (state.application.sha1 !== ref.sha1) throw new ApplicationConflictError(externalId, workflowId);
+    return { handle, workflowId, externalId, existed, state };
+  });
+}
+
+/** A new application's state before its workflow's first task. */
+function startingView(csid: string, externalId: string, application: DocumentRef): ApplicationStateView {
+  return {
+    csid,
+    externalId,
+    lifecycleState: 'validating',
+    done: false,
+    application: { sha1: application.sha1, length: application.length },
+    pendingTasks: [],
+    waitingDocuments: [],
+    corrections: [],
+    transitions: [],
+    runs: 0,
+  };
 }
 
 /**
@@ -126,34 +154,27 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
  * id is taken only when the workflow belongs to the firm.
  */
 export async function findApplication(ctx: EngineContext, reference: string): Promise<ApplicationHandle> {
-  // Temporal refuses such ids and queries with an internal error: refused here as the input they are.
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (reference.length === 0 || reference.length > 255 || /[\x00-\x1f\x7f]/.test(reference)) {
-    throw new InvalidInputError(
-      'reference',
-      'give an external id, account id or workflow id (1-255 printable characters)',
-    );
-  }
-  const ownWorkflowId = reference.startsWith(applicationWorkflowId(ctx.csid, ''));
-  const workflowId = ownWorkflowId ? reference : applicationWorkflowId(ctx.csid, reference);
-  try {
-    const description = await ctx.client.workflow.getHandle(workflowId).describe();
-    // CSIDs may prefix one another (`application-AB-C-1` starts with `application-AB-`): the attribute decides.
-    if (description.typedSearchAttributes.get(EcaCsid) === ctx.csid) {
-      return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
+  return within(ctx, async () => {
+    const workflowId = workflowIdOf(ctx, reference);
+    try {
+      const description = await ctx.client.workflow.getHandle(workflowId).describe();
+      // CSIDs may prefix one another (`application-AB-C-1` starts with `application-AB-`): the attribute decides.
+      if (description.typedSearchAttributes.get(EcaCsid) === ctx.csid) {
+        return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
+      }
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
-  const query = [
-    `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
-    `${EcaCsid.name} = ${visibilityString(ctx.csid)}`,
-    `${EcaAccountId.name} = ${visibilityString(reference)}`,
-  ].join(' AND ');
-  for await (const execution of ctx.client.workflow.list({ query, pageSize: 1 })) {
-    return ctx.client.workflow.getHandle<typeof accountApplication>(execution.workflowId);
-  }
-  throw new UnknownApplicationError(reference);
+    const query = [
+      `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
+      `${EcaCsid.name} = ${visibilityString(ctx.csid)}`,
+      `${EcaAccountId.name} = ${visibilityString(reference)}`,
+    ].join(' AND ');
+    for await (const execution of ctx.client.workflow.list({ query, pageSize: 1 })) {
+      return ctx.client.workflow.getHandle<typeof accountApplication>(execution.workflowId);
+    }
+    throw new UnknownApplicationError(reference);
+  });
 }
 
 /** Turns the workflow's refusals into the client's typed errors. */
@@ -175,14 +196,46 @@ function isClosedWorkflowError(error: unknown): boolean {
   return error instanceof Error && /workflow execution already completed|already completed/i.test(error.message);
 }
 
+/**
+ * The workflow id a reference names within the context's firm: a workflow id of the firm as it is, any
+ * other reference as an external id. Checked first: Temporal refuses such ids with an internal error.
+ */
+function workflowIdOf(ctx: EngineContext, reference: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (reference.length === 0 || reference.length > 255 || /[\x00-\x1f\x7f]/.test(reference)) {
+    throw new InvalidInputError(
+      'reference',
+      'give an external id, account id or workflow id (1-255 printable characters)',
+    );
+  }
+  return reference.startsWith(applicationWorkflowId(ctx.csid, ''))
+    ? reference
+    : applicationWorkflowId(ctx.csid, reference);
+}
+
+/**
+ * An application's state. By external id or workflow id (the usual references) it is one query: the
+ * answer's CSID says whether the workflow is the firm's (CSIDs may prefix one another). Anything else
+ * is found as `findApplication` finds it.
+ */
 export async function getState(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
-  const handle = await findApplication(ctx, reference);
-  return handle.query(stateQuery);
+  return within(ctx, async () => {
+    try {
+      const view = await ctx.client.workflow.getHandle(workflowIdOf(ctx, reference)).query(stateQuery);
+      if (view.csid === ctx.csid) return view;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    const handle = await findApplication(ctx, reference);
+    return handle.query(stateQuery);
+  });
 }
 
 export async function abandon(ctx: EngineContext, reference: string, reason?: string): Promise<ApplicationStateView> {
-  const handle = await findApplication(ctx, reference);
-  return message(reference, () => handle.executeUpdate(abandonUpdate, { args: [{ reason }] }));
+  return within(ctx, async () => {
+    const handle = await findApplication(ctx, reference);
+    return message(reference, () => handle.executeUpdate(abandonUpdate, { args: [{ reason }] }));
+  });
 }
 
 export async function resubmit(
@@ -190,16 +243,18 @@ export async function resubmit(
   reference: string,
   applicationXml: Uint8Array | string,
 ): Promise<ApplicationStateView> {
-  const handle = await findApplication(ctx, reference);
-  const { ref, summary } = await storeApplication(ctx.store, applicationXml, ctx.csid);
-  const state = await handle.query(stateQuery);
-  if (summary.externalId !== state.externalId) {
-    throw new InvalidInputError(
-      'application XML',
-      `external_id "${summary.externalId}" is not this application's ("${state.externalId}")`,
-    );
-  }
-  return message(reference, () => handle.executeUpdate(resubmitUpdate, { args: [ref] }));
+  return within(ctx, async () => {
+    const handle = await findApplication(ctx, reference);
+    const { ref, summary } = await storeApplication(ctx.store, applicationXml, ctx.csid);
+    const state = await handle.query(stateQuery);
+    if (summary.externalId !== state.externalId) {
+      throw new InvalidInputError(
+        'application XML',
+        `external_id "${summary.externalId}" is not this application's ("${state.externalId}")`,
+      );
+    }
+    return message(reference, () => handle.executeUpdate(resubmitUpdate, { args: [ref] }));
+  });
 }
 
 export async function provideDocuments(
@@ -207,15 +262,19 @@ export async function provideDocuments(
   reference: string,
   documents: DocumentInput[],
 ): Promise<ApplicationStateView> {
-  if (documents.length === 0) throw new InvalidInputError('documents', 'give at least one PDF');
-  const handle = await findApplication(ctx, reference);
-  const stored = await storeDocuments(ctx.store, documents, handle.workflowId);
-  return message(reference, () => handle.executeUpdate(provideDocumentsUpdate, { args: [stored] }));
+  return within(ctx, async () => {
+    if (documents.length === 0) throw new InvalidInputError('documents', 'give at least one PDF');
+    const handle = await findApplication(ctx, reference);
+    const stored = await storeDocuments(ctx.store, documents, handle.workflowId);
+    return message(reference, () => handle.executeUpdate(provideDocumentsUpdate, { args: [stored] }));
+  });
 }
 
 export async function reset(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
-  const handle = await findApplication(ctx, reference);
-  return message(reference, () => handle.executeUpdate(resetUpdate, { args: [{}] }));
+  return within(ctx, async () => {
+    const handle = await findApplication(ctx, reference);
+    return message(reference, () => handle.executeUpdate(resetUpdate, { args: [{}] }));
+  });
 }
 
 /**
@@ -224,13 +283,17 @@ export async function reset(ctx: EngineContext, reference: string): Promise<Appl
  * request is followed, nothing is sent twice.
  */
 export async function retry(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
-  const handle = await findApplication(ctx, reference);
-  return message(reference, () => handle.executeUpdate(retryUpdate, { args: [{}] }));
+  return within(ctx, async () => {
+    const handle = await findApplication(ctx, reference);
+    return message(reference, () => handle.executeUpdate(retryUpdate, { args: [{}] }));
+  });
 }
 
 export async function pollNow(ctx: EngineContext, reference: string): Promise<void> {
-  const handle = await findApplication(ctx, reference);
-  await message(reference, () => handle.signal(pollNowSignal, {}));
+  return within(ctx, async () => {
+    const handle = await findApplication(ctx, reference);
+    await message(reference, () => handle.signal(pollNowSignal, {}));
+  });
 }
 
 export { DEFAULT_TASK_QUEUE, EngineError };

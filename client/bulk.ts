@@ -6,6 +6,7 @@
  * application records what it did with one (accepted or refused, and why) in its `staffNotices`.
  */
 import { randomUUID } from 'node:crypto';
+import { pause, within } from './abort.js';
 import type { Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
@@ -71,64 +72,71 @@ async function encodeArgs(ctx: EngineContext, args: unknown[]): Promise<Payload[
 
 /** What the query matches now: a count and a sample; a bad query is refused here with the server's reason. */
 export async function planBulk(ctx: EngineContext, input: Pick<BulkInput, 'query'>): Promise<BulkPlan> {
-  const query = bulkQuery(ctx.csid, input.query);
-  let matching: number;
-  const sample: string[] = [];
-  try {
-    matching = (await ctx.client.workflow.count(query)).count;
-    for await (const execution of ctx.client.workflow.list({ query, pageSize: 20 })) {
-      sample.push(execution.workflowId);
-      if (sample.length >= 20) break;
+  return within(ctx, async () => {
+    const query = bulkQuery(ctx.csid, input.query);
+    let matching: number;
+    const sample: string[] = [];
+    try {
+      matching = (await ctx.client.workflow.count(query)).count;
+      for await (const execution of ctx.client.workflow.list({ query, pageSize: 20 })) {
+        sample.push(execution.workflowId);
+        if (sample.length >= 20) break;
+      }
+    } catch (error) {
+      // The client's ServiceError wraps the server's answer: INVALID_ARGUMENT (gRPC code 3) names the problem.
+      const cause =
+        error instanceof Error ? (error.cause as { code?: number; details?: string } | undefined) : undefined;
+      if (cause?.code === 3) throw new InvalidInputError('--query', cause.details ?? 'the server refused the query');
+      if (error instanceof Error && /invalid|syntax|unknown|not defined|operator/i.test(error.message)) {
+        throw new InvalidInputError('--query', error.message);
+      }
+      throw error;
     }
-  } catch (error) {
-    // The client's ServiceError wraps the server's answer: INVALID_ARGUMENT (gRPC code 3) names the problem.
-    const cause = error instanceof Error ? (error.cause as { code?: number; details?: string } | undefined) : undefined;
-    if (cause?.code === 3) throw new InvalidInputError('--query', cause.details ?? 'the server refused the query');
-    if (error instanceof Error && /invalid|syntax|unknown|not defined|operator/i.test(error.message)) {
-      throw new InvalidInputError('--query', error.message);
-    }
-    throw error;
-  }
-  return { query, matching, sample };
+    return { query, matching, sample };
+  });
 }
 
 /** Starts the batch (or only plans it, with `dryRun`). */
 export async function startBulk(ctx: EngineContext, input: BulkInput): Promise<BulkJob | BulkPlan> {
-  const plan = await planBulk(ctx, input);
-  if (input.dryRun || plan.matching === 0) return plan;
-  const request: AbandonRequest = input.reason === undefined ? {} : { reason: input.reason };
-  const [signal, args] = input.action === 'abandon' ? [abandonSignal.name, [request]] : [pollNowSignal.name, [{}]];
-  const jobId = `eca-bulk-${input.action}-${randomUUID()}`;
-  await ctx.client.workflowService.startBatchOperation({
-    namespace: ctx.client.options.namespace,
-    jobId,
-    visibilityQuery: plan.query,
-    // The batch record is not encrypted: the staff's reason travels only in the signal's (encrypted) input.
-    reason: `eca bulk ${input.action}`,
-    maxOperationsPerSecond: input.rate ?? 0,
-    signalOperation: {
-      signal,
-      input: { payloads: await encodeArgs(ctx, args) },
-      identity: ctx.client.options.identity,
-    },
+  return within(ctx, async () => {
+    const plan = await planBulk(ctx, input);
+    if (input.dryRun || plan.matching === 0) return plan;
+    const request: AbandonRequest = input.reason === undefined ? {} : { reason: input.reason };
+    const [signal, args] = input.action === 'abandon' ? [abandonSignal.name, [request]] : [pollNowSignal.name, [{}]];
+    const jobId = `eca-bulk-${input.action}-${randomUUID()}`;
+    await ctx.client.workflowService.startBatchOperation({
+      namespace: ctx.client.options.namespace,
+      jobId,
+      visibilityQuery: plan.query,
+      // The batch record is not encrypted: the staff's reason travels only in the signal's (encrypted) input.
+      reason: `eca bulk ${input.action}`,
+      maxOperationsPerSecond: input.rate ?? 0,
+      signalOperation: {
+        signal,
+        input: { payloads: await encodeArgs(ctx, args) },
+        identity: ctx.client.options.identity,
+      },
+    });
+    return { ...plan, jobId };
   });
-  return { ...plan, jobId };
 }
 
 /** Where a batch job stands. */
 export async function bulkJobState(ctx: EngineContext, jobId: string): Promise<BulkJobState> {
-  const job = await ctx.client.workflowService.describeBatchOperation({
-    namespace: ctx.client.options.namespace,
-    jobId,
+  return within(ctx, async () => {
+    const job = await ctx.client.workflowService.describeBatchOperation({
+      namespace: ctx.client.options.namespace,
+      jobId,
+    });
+    const state = proto.temporal.api.enums.v1.BatchOperationState[job.state ?? 0] ?? 'UNSPECIFIED';
+    return {
+      jobId,
+      state: state.replace(/^BATCH_OPERATION_STATE_/, ''),
+      total: Number(job.totalOperationCount ?? 0),
+      completed: Number(job.completeOperationCount ?? 0),
+      failed: Number(job.failureOperationCount ?? 0),
+    };
   });
-  const state = proto.temporal.api.enums.v1.BatchOperationState[job.state ?? 0] ?? 'UNSPECIFIED';
-  return {
-    jobId,
-    state: state.replace(/^BATCH_OPERATION_STATE_/, ''),
-    total: Number(job.totalOperationCount ?? 0),
-    completed: Number(job.completeOperationCount ?? 0),
-    failed: Number(job.failureOperationCount ?? 0),
-  };
 }
 
 /** Follows a job until it is no longer running, reporting each change; answers its last state. */
@@ -137,10 +145,12 @@ export async function awaitBulkJob(
   jobId: string,
   onProgress: (state: BulkJobState) => void = () => undefined,
 ): Promise<BulkJobState> {
-  for (;;) {
-    const state = await bulkJobState(ctx, jobId);
-    onProgress(state);
-    if (state.state !== 'RUNNING' && state.state !== 'UNSPECIFIED') return state;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+  return within(ctx, async () => {
+    for (;;) {
+      const state = await bulkJobState(ctx, jobId);
+      onProgress(state);
+      if (state.state !== 'RUNNING' && state.state !== 'UNSPECIFIED') return state;
+      await pause(1000, ctx.signal);
+    }
+  });
 }

@@ -3,6 +3,7 @@
  * the document store, encrypted, never in history or logs, and handed out once to staff, then deleted.
  */
 import { DocumentNotFound } from '../runtime/document-store.js';
+import { within } from './abort.js';
 import type { EngineContext } from './applications.js';
 import { getState } from './applications.js';
 import { EngineError } from './errors.js';
@@ -35,34 +36,36 @@ export class CredentialsUnavailableError extends EngineError {
  * with NO_CREDENTIALS, as every later call is.
  */
 export async function takeCredentials(ctx: EngineContext, reference: string): Promise<TakenCredentials> {
-  const state = await getState(ctx, reference);
-  if (!state.credentials) {
-    throw new CredentialsUnavailableError(
-      reference,
-      'no temporary credentials were recorded (no account yet, or it was found again after a lost create answer)',
-    );
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await ctx.store.take(state.credentials);
-  } catch (error) {
-    if (!(error instanceof DocumentNotFound)) throw error;
-    throw new CredentialsUnavailableError(
-      reference,
-      "already handed out, or deleted with the application's documents after its retention",
-    );
-  }
-  const kept = JSON.parse(new TextDecoder().decode(bytes)) as {
-    users?: Array<{ userName: string; temporaryPassword?: string }>;
-    responseXml?: string;
-  };
-  return {
-    externalId: state.externalId,
-    ...(state.accountId !== undefined && { accountId: state.accountId }),
-    users: (kept.users ?? []).map((user) => ({
-      userName: user.userName,
-      ...(user.temporaryPassword !== undefined && { temporaryPassword: user.temporaryPassword }),
-    })),
-    ...(kept.responseXml !== undefined && { responseXml: kept.responseXml }),
-  };
+  return within(ctx, async () => {
+    const state = await getState(ctx, reference);
+    if (!state.credentials) {
+      throw new CredentialsUnavailableError(
+        reference,
+        'no temporary credentials were recorded (no account yet, or it was found again after a lost create answer)',
+      );
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await ctx.store.take(state.credentials);
+    } catch (error) {
+      if (!(error instanceof DocumentNotFound)) throw error;
+      throw new CredentialsUnavailableError(
+        reference,
+        "already handed out, or deleted with the application's documents after its retention",
+      );
+    }
+    const kept = JSON.parse(new TextDecoder().decode(bytes)) as {
+      users?: Array<{ userName: string; temporaryPassword?: string }>;
+      responseXml?: string;
+    };
+    return {
+      externalId: state.externalId,
+      ...(state.accountId !== undefined && { accountId: state.accountId }),
+      users: (kept.users ?? []).map((user) => ({
+        userName: user.userName,
+        ...(user.temporaryPassword !== undefined && { temporaryPassword: user.temporaryPassword }),
+      })),
+      ...(kept.responseXml !== undefined && { responseXml: kept.responseXml }),
+    };
+  });
 }

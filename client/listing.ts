@@ -3,6 +3,7 @@
  * holding the whole namespace asks for every firm, page by page with an opaque cursor.
  */
 import { createHash } from 'node:crypto';
+import { within } from './abort.js';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
@@ -103,13 +104,15 @@ export async function listApplications(
   ctx: EngineContext,
   filter: ApplicationFilter = {},
 ): Promise<ApplicationListEntry[]> {
-  const entries: ApplicationListEntry[] = [];
-  const limit = filter.limit ?? 1000;
-  for await (const execution of ctx.client.workflow.list({ query: scopedQuery(ctx, filter) })) {
-    entries.push(entryOf(execution));
-    if (entries.length >= limit) break;
-  }
-  return entries;
+  return within(ctx, async () => {
+    const entries: ApplicationListEntry[] = [];
+    const limit = filter.limit ?? 1000;
+    for await (const execution of ctx.client.workflow.list({ query: scopedQuery(ctx, filter) })) {
+      entries.push(entryOf(execution));
+      if (entries.length >= limit) break;
+    }
+    return entries;
+  });
 }
 
 /**
@@ -139,24 +142,26 @@ export async function listApplicationsPage(
   filter: Omit<ApplicationFilter, 'limit'> = {},
   page: { pageSize?: number; cursor?: string } = {},
 ): Promise<ApplicationPage> {
-  const pageSize = page.pageSize ?? 100;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw new InvalidInputError('pageSize', `${pageSize} is not a whole number from 1 to ${MAX_PAGE_SIZE}`);
-  }
-  const query = scopedQuery(ctx, filter);
-  const response = await ctx.client.workflowService.listWorkflowExecutions({
-    namespace: ctx.client.options.namespace,
-    query,
-    pageSize,
-    nextPageToken: page.cursor === undefined ? undefined : decodeCursor(query, page.cursor),
-  });
-  const applications = await Promise.all(
-    (response.executions ?? []).map(async (raw) =>
-      entryOf(
-        await executionInfoFromRaw(raw, ctx.client.options.loadedDataConverter, raw, ctx.client.options.namespace),
+  return within(ctx, async () => {
+    const pageSize = page.pageSize ?? 100;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw new InvalidInputError('pageSize', `${pageSize} is not a whole number from 1 to ${MAX_PAGE_SIZE}`);
+    }
+    const query = scopedQuery(ctx, filter);
+    const response = await ctx.client.workflowService.listWorkflowExecutions({
+      namespace: ctx.client.options.namespace,
+      query,
+      pageSize,
+      nextPageToken: page.cursor === undefined ? undefined : decodeCursor(query, page.cursor),
+    });
+    const applications = await Promise.all(
+      (response.executions ?? []).map(async (raw) =>
+        entryOf(
+          await executionInfoFromRaw(raw, ctx.client.options.loadedDataConverter, raw, ctx.client.options.namespace),
+        ),
       ),
-    ),
-  );
-  const token = response.nextPageToken;
-  return { applications, ...(token && token.length > 0 ? { cursor: encodeCursor(query, token) } : {}) };
+    );
+    const token = response.nextPageToken;
+    return { applications, ...(token && token.length > 0 ? { cursor: encodeCursor(query, token) } : {}) };
+  });
 }

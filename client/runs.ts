@@ -4,6 +4,7 @@
  * its result; either way from the server alone when no worker is up (search attributes, status).
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { within } from './abort.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ACCOUNT_MAINTENANCE_WORKFLOW, DAILY_DOCUMENTS_WORKFLOW } from '../domain/workflow-ids.js';
 import {
@@ -85,13 +86,15 @@ function entry(execution: WorkflowExecutionInfo): RunListEntry {
 
 /** The firm's runs of `kind`, newest first. */
 export async function listRuns(ctx: EngineContext, kind: RunKind, filter: RunFilter = {}): Promise<RunListEntry[]> {
-  const entries: RunListEntry[] = [];
-  const limit = filter.limit ?? 200;
-  for await (const execution of ctx.client.workflow.list({ query: runQuery(ctx.csid, kind, filter) })) {
-    entries.push(entry(execution));
-    if (entries.length >= limit) break;
-  }
-  return entries;
+  return within(ctx, async () => {
+    const entries: RunListEntry[] = [];
+    const limit = filter.limit ?? 200;
+    for await (const execution of ctx.client.workflow.list({ query: runQuery(ctx.csid, kind, filter) })) {
+      entries.push(entry(execution));
+      if (entries.length >= limit) break;
+    }
+    return entries;
+  });
 }
 
 async function answer(
@@ -118,24 +121,26 @@ async function answer(
 
 /** One run of the firm, by workflow id: its status and what it answers. */
 export async function runStatus(ctx: EngineContext, kind: RunKind, workflowId: string): Promise<RunStatus> {
-  let description;
-  try {
-    description = await ctx.client.workflow.getHandle(workflowId).describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) {
-      throw new EngineError('UNKNOWN_APPLICATION', `no workflow "${workflowId}" (\`eca ${kind} list\` shows them)`);
+  return within(ctx, async () => {
+    let description;
+    try {
+      description = await ctx.client.workflow.getHandle(workflowId).describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) {
+        throw new EngineError('UNKNOWN_APPLICATION', `no workflow "${workflowId}" (\`eca ${kind} list\` shows them)`);
+      }
+      throw error;
     }
-    throw error;
-  }
-  if (description.type !== WORKFLOW_TYPES[kind] || description.typedSearchAttributes.get(EcaCsid) !== ctx.csid) {
-    throw new EngineError('UNKNOWN_APPLICATION', `"${workflowId}" is no ${kind} run of firm ${ctx.csid}`);
-  }
-  const status = description.status.name;
-  return {
-    workflowId,
-    status,
-    startTime: description.startTime,
-    closeTime: description.closeTime,
-    ...(await answer(ctx.client, kind, workflowId, status)),
-  };
+    if (description.type !== WORKFLOW_TYPES[kind] || description.typedSearchAttributes.get(EcaCsid) !== ctx.csid) {
+      throw new EngineError('UNKNOWN_APPLICATION', `"${workflowId}" is no ${kind} run of firm ${ctx.csid}`);
+    }
+    const status = description.status.name;
+    return {
+      workflowId,
+      status,
+      startTime: description.startTime,
+      closeTime: description.closeTime,
+      ...(await answer(ctx.client, kind, workflowId, status)),
+    };
+  });
 }

@@ -145,6 +145,21 @@ describe('client API (dev server, worker, simulator)', function () {
     }
   });
 
+  it("stops a call that waits when its signal aborts, with the signal's reason", async function () {
+    // No worker polls this queue: a query of the application waits for one.
+    const idle = { ...ctx, taskQueue: `nobody-${run}`, settings: { ...FAST, statusSource: 'poll' as const } };
+    const { externalId, handle } = await startApplication(idle, { applicationXml: applicationXml(`idle-${run}`) });
+    const began = Date.now();
+    await assert.rejects(getState({ ...idle, signal: AbortSignal.timeout(500) }, externalId), { name: 'TimeoutError' });
+    const waited = Date.now() - began;
+    assert.ok(waited >= 450 && waited < 10_000, `rejected after ${waited} ms`);
+    const stop = new AbortController();
+    stop.abort();
+    await assert.rejects(pollNow({ ...idle, signal: stop.signal }, externalId), { name: 'AbortError' });
+    assert.equal((await handle.describe()).status.name, 'RUNNING', 'the application itself is left as it was');
+    await handle.terminate('test finished');
+  });
+
   it('refuses bad input before anything is sent', async function () {
     await assert.rejects(
       startApplication(ctx, { applicationXml: '<Applications><Application>' }),

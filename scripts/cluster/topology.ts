@@ -4,7 +4,8 @@
  * it, the namespace set up by `eca setup`, then the engine: the simulated brokerage, the codec server,
  * two engine workers, two replicas of the onboarding API on the engine's database (`eca` in the same
  * PostgreSQL), the Temporal UI server wired to the codec server, and Prometheus scraping the
- * workers and the Temporal services with compose's jobs and alert rules (scripts/prometheus/).
+ * workers and the Temporal services with compose's jobs and alert rules (scripts/prometheus/). The
+ * document store is the engine's database too, as in compose: the workers share no directory.
  * `npm run cluster` and `npm run test:cluster` both stand on it.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCodecKeyEntry } from '../../codec/index.js';
 import pg from 'pg';
+import { openDatabase } from '../../runtime/database/index.js';
 import {
   freePort,
   SimulatorProcess,
@@ -79,11 +81,15 @@ export class Topology {
     this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: options.timeScale ?? 20_000 });
   }
 
+  /**
+   * ECA_DOCUMENT_STORE of the workers, the API replicas and any client: the engine's database, as in
+   * compose (runtime/document-store-postgres.ts), so that no process depends on a shared directory.
+   */
   get documentStore(): string {
-    return join(this.dir, 'documents');
+    return this.databaseUrl;
   }
 
-  /** The engine's database (API keys) in the cluster's PostgreSQL: the `eca` database, as in compose. */
+  /** The engine's database (API keys, documents) in the cluster's PostgreSQL: the `eca` database, as in compose. */
   get databaseUrl(): string {
     return this.postgres.url('eca');
   }
@@ -106,9 +112,9 @@ export class Topology {
     let topology: Topology | undefined;
     try {
       // PostgreSQL runs as its own user when started by root: it must be able to pass through. Every
-      // other directory is this user's alone (the simulator's keys, documents, the UI's configuration).
+      // other directory is this user's alone (the simulator's keys, the UI's configuration).
       await chmod(dir, 0o711);
-      for (const sub of ['simulator', 'documents', 'temporal', 'ui', 'workflow-bundles', 'prometheus']) {
+      for (const sub of ['simulator', 'temporal', 'ui', 'workflow-bundles', 'prometheus']) {
         await mkdir(join(dir, sub), { mode: 0o700 });
       }
       topology = new Topology(dir, options);
@@ -149,6 +155,10 @@ export class Topology {
     began = Date.now();
     await this.setupNamespace();
     log(`namespace set up with eca setup (${elapsed(began)})`);
+
+    began = Date.now();
+    await this.createEngineDatabase();
+    log(`engine database eca created and migrated (${elapsed(began)})`);
 
     began = Date.now();
     // The workers load a prebuilt workflow bundle, as in the image (Dockerfile), instead of bundling at start.
@@ -278,8 +288,11 @@ export class Topology {
     return worker;
   }
 
-  /** The onboarding API's replicas on the `eca` database (created here; the API migrates it at start). */
-  private async startApis(count: number): Promise<void> {
+  /**
+   * The `eca` database, created and brought to the current schema once, before any worker or API replica
+   * opens it (each would migrate it too, one at a time under the migrations' advisory lock: nothing left to do).
+   */
+  private async createEngineDatabase(): Promise<void> {
     const admin = new pg.Client({ connectionString: this.postgres.url('postgres') });
     await admin.connect();
     try {
@@ -287,6 +300,11 @@ export class Topology {
     } finally {
       await admin.end();
     }
+    await (await openDatabase(this.databaseUrl)).close();
+  }
+
+  /** The onboarding API's replicas on the `eca` database (created by createEngineDatabase). */
+  private async startApis(count: number): Promise<void> {
     for (let i = 1; i <= count; i++) {
       this.apis.push(
         await startApiProcess(`onboarding api ${i}`, {

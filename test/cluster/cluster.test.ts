@@ -7,11 +7,13 @@
  * application must end in its expected state with exactly one account and no duplicate request, as the
  * simulator's own records count them (test/faults/world.ts), and every history, exported with the
  * real `temporal` CLI, must hold none of the applicants' personal data and only encrypted payloads.
+ * The document store is the engine's database (`eca`): the workers' documents are rows there, not files.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { startWorkerProcess } from '../../scripts/processes.js';
@@ -19,6 +21,7 @@ import { thresholdsWith } from '../../scripts/prometheus/rules.js';
 import type { PrometheusAlert } from '../../scripts/prometheus/server.js';
 import { startApplication } from '../../client/applications.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { stateQuery } from '../../workflows/application/messages.js';
 import { assertGone, printReports, runFleet, World } from '../faults/world.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml } from '../support/history-privacy.js';
 import type { Applicant } from '../support/history-privacy.js';
@@ -26,6 +29,42 @@ import type { Applicant } from '../support/history-privacy.js';
 const run = promisify(execFile);
 const APPLICATIONS = Number(process.env.CLUSTER_APPLICATIONS ?? 200);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Checks that the applications' documents are in the `eca` database's document store: the XML the client
+ * stored for each, and the response file each worker kept after the create (the state's `credentials`),
+ * every one a row of `documents`. Answers how many rows and how many response files were found there.
+ */
+async function assertDocumentsInDatabase(
+  cluster: Topology,
+  client: World['client'],
+  workflowIds: string[],
+): Promise<{ rows: number; responseFiles: number }> {
+  const db = new pg.Client({ connectionString: cluster.databaseUrl });
+  await db.connect();
+  let refs: Set<string>;
+  try {
+    refs = new Set((await db.query<{ ref: string }>('SELECT ref FROM documents')).rows.map((row) => row.ref));
+  } finally {
+    await db.end();
+  }
+  assert.ok(refs.size >= workflowIds.length, `documents in the eca database: ${refs.size}`);
+  const queue = [...workflowIds];
+  let responseFiles = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let workflowId = queue.shift(); workflowId; workflowId = queue.shift()) {
+        const state = await client.workflow.getHandle(workflowId).query(stateQuery);
+        if (!state.credentials) continue;
+        assert.ok(refs.has(state.credentials.ref), `${workflowId}: its response file is in the eca database`);
+        responseFiles++;
+      }
+    }),
+  );
+  // A create recovered after a lost answer may keep no response file; most keep one.
+  assert.ok(responseFiles > workflowIds.length / 2, `response files in the database: ${responseFiles}`);
+  return { rows: refs.size, responseFiles };
+}
 
 describe('the production topology: a Temporal cluster on PostgreSQL, every part a process', function () {
   this.timeout(30 * 60_000);
@@ -86,6 +125,12 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
         return 2;
       },
     });
+
+    const documents = await assertDocumentsInDatabase(cluster, world!.client, report.workflowIds);
+    console.log(
+      `      document store: ${documents.rows} documents in the eca database, ` +
+        `${documents.responseFiles} response files kept there by the workers`,
+    );
 
     // Every history as the official CLI exports it: no personal data, every payload ciphertext.
     const cli = await devServerExecutable();

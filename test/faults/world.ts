@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import * as openpgp from 'openpgp';
-import { FileDocumentStore } from '../../runtime/document-store.js';
+import { openDocumentStore } from '../../runtime/document-store-location.js';
+import type { MaintainedDocumentStore } from '../../runtime/document-store.js';
 import { getState, provideDocuments, resubmit, retry, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
@@ -140,7 +141,7 @@ export interface WorldParts {
   sim: SimulatorProcess;
   /** `ECA_CODEC_KEYS` of the workers. */
   codecKeys: string;
-  /** The workers' document store. */
+  /** The workers' document store: its location (ECA_DOCUMENT_STORE), a directory or a database URL. */
   documentStore: string;
 }
 
@@ -148,7 +149,9 @@ export class World {
   readonly dir: string;
   readonly sim: SimulatorProcess;
   readonly codecKeys: string;
-  readonly store: FileDocumentStore;
+  /** The workers' ECA_DOCUMENT_STORE: the parts' location, or a directory of this world's own. */
+  readonly documentStore: string;
+  private opened: MaintainedDocumentStore | undefined;
   readonly workers = new Set<Child>();
   /** Process stops checked with `checkGone` so far. */
   processStops = 0;
@@ -164,7 +167,7 @@ export class World {
       this.givenAddress = parts.address;
       this.sim = parts.sim;
       this.codecKeys = parts.codecKeys;
-      this.store = new FileDocumentStore(parts.documentStore, { keyring: parseCodecKeys(parts.codecKeys, 'faults') });
+      this.documentStore = parts.documentStore;
       return;
     }
     // WAL without fsync: durable across process stops and kills (what the cases do), not power loss;
@@ -176,7 +179,18 @@ export class World {
     // One simulated business day in about four seconds.
     this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000, listingLag: LISTING_LAG });
     this.codecKeys = generateCodecKeyEntry('faults');
-    this.store = new FileDocumentStore(join(dir, 'documents'), { keyring: parseCodecKeys(this.codecKeys, 'faults') });
+    this.documentStore = join(dir, 'documents');
+  }
+
+  /** The workers' document store, as a client opens it (`openDocumentStore`): by `start` or `attach`. */
+  get store(): MaintainedDocumentStore {
+    if (!this.opened) throw new Error('the document store is not open');
+    return this.opened;
+  }
+
+  private async openStore(): Promise<void> {
+    const keyring = parseCodecKeys(this.codecKeys, 'faults');
+    this.opened = await openDocumentStore(this.documentStore, { keyring });
   }
 
   /** The dev server this world started (only for a world from `start`). */
@@ -193,6 +207,7 @@ export class World {
   static async start(): Promise<World> {
     const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')));
     try {
+      await world.openStore();
       const started = await Promise.allSettled([world.server.start(), world.sim.start()]);
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
@@ -209,8 +224,15 @@ export class World {
    * then stops only the workers this world started, and leaves the parts to their owner.
    */
   static async attach(parts: WorldParts): Promise<World> {
-    const world = new World(parts.documentStore, parts);
-    await world.connect();
+    // A directory of its own for its files (protectedFirmKey): the store may be a database.
+    const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')), parts);
+    try {
+      await world.openStore();
+      await world.connect();
+    } catch (error) {
+      await world.close().catch(() => undefined);
+      throw error;
+    }
     return world;
   }
 
@@ -277,7 +299,7 @@ export class World {
       temporalAddress: this.address,
       taskQueue,
       simulator: this.sim,
-      documentStore: this.store.root,
+      documentStore: this.documentStore,
       codecKeys: this.codecKeys,
       // A held request fails after 4 s; polls are merged within 20 ms.
       env: { ECA_TIMEOUT_MS: '4000', ECA_POLL_BATCH_WINDOW_MS: '20', WORKER_SHUTDOWN_GRACE_MS: '2000', ...env },
@@ -328,10 +350,12 @@ export class World {
     const workerReports = await this.stopWorkers().catch(() => []);
     workerReports.forEach((report, i) => stopped.push({ what: `${names[i] ?? 'worker'} stop`, report }));
     await this.connection?.close().catch(() => undefined);
-    if (!this.devServer) return stopped;
-    const [server, sim] = await Promise.allSettled([this.devServer.stop(), this.sim.stop()]);
-    if (server.status === 'fulfilled') stopped.push({ what: 'dev server stop', report: server.value });
-    if (sim.status === 'fulfilled') stopped.push({ what: 'simulator stop', report: sim.value });
+    await this.opened?.close().catch(() => undefined);
+    if (this.devServer) {
+      const [server, sim] = await Promise.allSettled([this.devServer.stop(), this.sim.stop()]);
+      if (server.status === 'fulfilled') stopped.push({ what: 'dev server stop', report: server.value });
+      if (sim.status === 'fulfilled') stopped.push({ what: 'simulator stop', report: sim.value });
+    }
     await rm(this.dir, { recursive: true, force: true });
     return stopped;
   }

@@ -11,7 +11,7 @@ import { ConfigurationError } from '../runtime/config-error.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
-import { databaseKeyVerifier } from './keys.js';
+import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from './keys.js';
 import { packageVersion } from './openapi.js';
 import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from './server.js';
 
@@ -20,6 +20,7 @@ const settings = z.object({
   ECA_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   ECA_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(DEFAULT_BODY_LIMIT),
   ECA_API_RATE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  ECA_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_KEY_CACHE_MS),
   ECA_API_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_CALL_TIMEOUT_MS),
   ECA_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     : undefined;
   const app = await buildApi({
     engine,
-    verifyKey: databaseKeyVerifier(db),
+    verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
     brokerage,
     checkReady: async () => {
       await engine.client.workflowService.getSystemInfo({});

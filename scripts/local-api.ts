@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineBase } from '../api/applications.js';
 import type { KeyVerifier } from '../api/auth.js';
-import { databaseKeyVerifier } from '../api/keys.js';
+import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from '../api/keys.js';
 import { buildApi } from '../api/server.js';
 import { createApiKey } from '../runtime/api-keys.js';
 import type { ApiRole } from '../runtime/api-keys.js';
@@ -43,7 +43,7 @@ export async function startLocalApi(
     for (const role of options.roles) {
       keys[role] = (await createApiKey(db, { csid: options.csid, role, name: `local ${role}` })).key;
     }
-    const verify = databaseKeyVerifier(db);
+    const verify = databaseKeyVerifier(db, { cacheMs: DEFAULT_KEY_CACHE_MS });
     const app = await buildApi({
       engine,
       verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,

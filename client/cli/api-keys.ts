@@ -116,7 +116,7 @@ export function addApiKeyCommands(program: Command): void {
   ]);
   const revocation = group
     .command('revoke')
-    .description('revoke a key for good: requests with it are refused (asks first)')
+    .description("revoke a key for good: requests with it are refused (within the API's key cache, 5 s) (asks first)")
     .argument('<id>', 'the key id (the part after eca_, as `list` shows it)');
   yesOption(revocation).action(revoke);
   examples(revocation, [['api-keys revoke 7h3kq2m5xz4a --yes', 'revoke without asking']]);

@@ -21,7 +21,7 @@ const CONNECTION_OPTIONS: ReadonlyArray<[flags: string, description: string, env
   ['--namespace <name>', 'Temporal namespace', 'TEMPORAL_NAMESPACE'],
   ['--task-queue <name>', 'task queue of the workers', 'ECA_TASK_QUEUE'],
   ['--csid <id>', "the firm's client service id", 'ECA_CSID'],
-  ['--document-store <dir>', 'document store directory', 'ECA_DOCUMENT_STORE'],
+  ['--document-store <location>', 'document store: a directory, postgres://… or pglite:<dir>', 'ECA_DOCUMENT_STORE'],
 ];
 
 export function addGlobalOptions(program: Command): Command {

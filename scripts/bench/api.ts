@@ -4,8 +4,6 @@
  * each side with its own external ids (the idempotency key: a start that finds one fails):
  *
  * - `client`: `startApplication` (the TypeScript client in this process);
- * - `client+read`: `startApplication` then `getState` of the new application: what the API's start
- *   route does through the client before it answers, i.e. the API's cost without HTTP;
  * - `api`: `POST /v1/applications` with JSON `{applicationXml}` to the service (api/) built in this
  *   process on 127.0.0.1, on the bench's Temporal connection, document store and task queue, with an
  *   embedded database in a temp dir and one onboarding key.
@@ -17,6 +15,7 @@
  * applications at rest (woken only by the firm's status sweep, every `--sweep-slot`), as an onboarding
  * system's reads mostly do.
  */
+import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getState, startApplication } from '../../client/applications.js';
 import type { EngineContext } from '../../client/applications.js';
@@ -37,6 +36,7 @@ interface Service {
   base: string;
   key: string;
   keyChecks: number[];
+  agent: Agent;
   close(): Promise<void>;
 }
 
@@ -57,27 +57,52 @@ async function startService(ctx: EngineContext): Promise<Service> {
       }
     },
   });
-  return { base: api.url, key: api.keys.onboarding!, keyChecks, close: api.close };
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const close = async () => {
+    agent.destroy();
+    await api.close();
+  };
+  return { base: api.url, key: api.keys.onboarding!, keyChecks, agent, close };
 }
 
-/** One request with the service's key (Node's fetch: undici's pooled keep-alive connections); its JSON. */
-async function call(service: Service, method: string, path: string, expected: number, body?: unknown) {
-  const response = await fetch(`${service.base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${service.key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * One request with the service's key; its JSON. Through node:http with keep-alive connections: Node's
+ * `fetch` (undici) costs the caller about four times the CPU a request, and the caller shares this
+ * process with the worker, so the API's figures would carry the caller's HTTP client.
+ */
+function call(service: Service, method: string, path: string, expected: number, body?: unknown): Promise<unknown> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${service.base}${path}`,
+      {
+        method,
+        agent: service.agent,
+        headers: {
+          authorization: `Bearer ${service.key}`,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (response.statusCode !== expected) {
+            reject(new Error(`${method} ${path}: ${response.statusCode} (expected ${expected}) ${text.slice(0, 300)}`));
+          } else resolve(JSON.parse(text) as unknown);
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
   });
-  const text = await response.text();
-  if (response.status !== expected) {
-    throw new Error(`${method} ${path}: ${response.status} (expected ${expected}) ${text.slice(0, 300)}`);
-  }
-  return JSON.parse(text) as unknown;
 }
 
-export const SIDES = ['client', 'client+read', 'api'] as const;
+export const SIDES = ['client', 'api'] as const;
 export type Side = (typeof SIDES)[number];
 
 /** How a side starts and reads an application, by external id. */
@@ -96,8 +121,6 @@ function sideOps(side: Side, ctx: EngineContext, service: Service): SideOps {
   switch (side) {
     case 'client':
       return { start, read };
-    case 'client+read':
-      return { start: async (externalId) => getState(ctx, (await start(externalId)).workflowId), read };
     case 'api':
       return {
         start: (externalId) =>
@@ -135,8 +158,8 @@ const ms = (latencies: number[], p: number) => round(percentile(latencies, p));
 const maxMs = (latencies: number[]) => round(Math.max(...latencies));
 
 /** The external ids a side starts: its warm-up's, then the measured ones. */
-function sideIds(bench: Bench, side: Side, count: number) {
-  const tag = `stalled-api-${side.replace('+', '')}-n${count}-${bench.run}-`;
+function sideIds(bench: Bench, side: Side, count: number, roundIndex: number) {
+  const tag = `stalled-api-${side}-n${count}-r${roundIndex}-${bench.run}-`;
   const warm = Array.from({ length: WARM_UP }, (_, i) => `${tag}warm-${i}`);
   const measured = Array.from({ length: count }, (_, i) => `${tag}${i}`);
   return { tag, warm, measured, all: [...warm, ...measured] };
@@ -155,8 +178,8 @@ async function terminate(bench: Bench, externalIds: string[]): Promise<void> {
  * One side's starts: a warm-up (WARM_UP starts and reads, not counted), then `count` starts at
  * CONCURRENCY in flight; done when every application of the side waits in awaitingClient.
  */
-async function measureStarts(bench: Bench, side: Side, ops: SideOps, count: number) {
-  const ids = sideIds(bench, side, count);
+async function measureStarts(bench: Bench, side: Side, ops: SideOps, count: number, roundIndex: number) {
+  const ids = sideIds(bench, side, count, roundIndex);
   await pool(WARM_UP, CONCURRENCY, (i) => ops.start(ids.warm[i]!));
   await pool(WARM_UP, API_READ_CONCURRENCY, (i) => ops.read(ids.warm[i]!));
   const cpuBefore = await cpuSeconds(bench.pids);
@@ -165,7 +188,10 @@ async function measureStarts(bench: Bench, side: Side, ops: SideOps, count: numb
   const allWaitingAfterSeconds = await settle(bench, applicationWorkflowId(bench.sim.csid, ids.tag), ids.all.length);
   const result = {
     side,
+    round: roundIndex,
     applications: count,
+    latencies: starts.latencies,
+    seconds: starts.seconds,
     startSeconds: round(starts.seconds),
     startsPerSecond: round(count / starts.seconds),
     startP50Ms: ms(starts.latencies, 50),
@@ -177,7 +203,7 @@ async function measureStarts(bench: Bench, side: Side, ops: SideOps, count: numb
   return { ids, result };
 }
 
-export type ApiStarts = Awaited<ReturnType<typeof measureStarts>>['result'];
+export type ApiStarts = ReturnType<typeof sideTotal>;
 
 /** Reads in a block: alternating blocks keep both readers on the same moments of a shared machine. */
 const READ_BLOCK = 100;
@@ -213,19 +239,52 @@ async function interleavedReads(readers: Record<'client' | 'api', SideOps>, exte
 /** How much lower the API's start rate is than the client's, in % of the client's (negative: higher). */
 const costPercent = (client: number, api: number) => round(((client - api) / client) * 100);
 
-/** Each side's starts in turn, the API's applications kept for the reads, the others terminated. */
+/** Rounds of starts: each side starts count / START_ROUNDS applications a round, the order alternating. */
+const START_ROUNDS = 4;
+
+/** One side's rounds as one figure: all its starts over all its rounds' time. */
+function sideTotal(side: Side, rounds: Array<Awaited<ReturnType<typeof measureStarts>>['result']>) {
+  const mine = rounds.filter((r) => r.side === side);
+  const latencies = mine.flatMap((r) => r.latencies);
+  const seconds = mine.reduce((sum, r) => sum + r.seconds, 0);
+  const cpu = (part: 'bench' | 'server') =>
+    `${Math.round(mine.reduce((sum, r) => sum + parseFloat(r.cpu[part] ?? '0'), 0) / mine.length)}%`;
+  return {
+    side,
+    applications: latencies.length,
+    rounds: mine.map((r) => r.startsPerSecond),
+    startSeconds: round(seconds),
+    startsPerSecond: round(latencies.length / seconds),
+    startP50Ms: ms(latencies, 50),
+    startP99Ms: ms(latencies, 99),
+    startMaxMs: maxMs(latencies),
+    cpu: { bench: cpu('bench'), server: cpu('server') },
+  };
+}
+
+/**
+ * Each side's starts in START_ROUNDS alternating rounds (client then API, API then client...), so that
+ * both sides meet the same moments of a shared machine; the API's applications are kept for the reads,
+ * the client's terminated.
+ */
 async function allStarts(bench: Bench, ctx: EngineContext, service: Service, count: number) {
-  const starts: ApiStarts[] = [];
-  let kept = { measured: [] as string[], all: [] as string[] };
-  for (const side of SIDES) {
-    console.log(`  ${side}: ${count} starts, ${CONCURRENCY} in flight...`);
-    const { ids, result } = await measureStarts(bench, side, sideOps(side, ctx, service), count);
-    starts.push(result);
-    console.log(`  ${JSON.stringify(result)}`);
-    if (side === 'api') kept = ids;
-    else await terminate(bench, ids.all);
+  const rounds: Array<Awaited<ReturnType<typeof measureStarts>>['result']> = [];
+  const kept = { measured: [] as string[], all: [] as string[] };
+  const perRound = Math.max(1, Math.round(count / START_ROUNDS));
+  for (let r = 0; r < START_ROUNDS; r++) {
+    for (const side of r % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+      console.log(`  round ${r + 1}/${START_ROUNDS}, ${side}: ${perRound} starts, ${CONCURRENCY} in flight...`);
+      const { ids, result } = await measureStarts(bench, side, sideOps(side, ctx, service), perRound, r);
+      rounds.push(result);
+      const { latencies: _latencies, seconds: _seconds, ...shown } = result;
+      console.log(`  ${JSON.stringify(shown)}`);
+      if (side === 'api') {
+        kept.measured.push(...ids.measured);
+        kept.all.push(...ids.all);
+      } else await terminate(bench, ids.all);
+    }
   }
-  return { starts, kept };
+  return { starts: SIDES.map((side) => sideTotal(side, rounds)), kept };
 }
 
 /** The phase (see the module comment): each side's starts, then the reads, then the API's cost. */
@@ -254,7 +313,7 @@ export async function apiPhase(bench: Bench, count: number) {
     const readCpu = cpuShare(cpuBefore, await cpuSeconds(bench.pids), (performance.now() - readsBegan) / 1000);
     console.log(`  ${JSON.stringify({ ...reads, readCpu })}`);
     await terminate(bench, kept.all);
-    const [client, , api] = starts as [ApiStarts, ApiStarts, ApiStarts];
+    const [client, api] = starts as [ApiStarts, ApiStarts];
     return {
       applications: count,
       concurrency: CONCURRENCY,

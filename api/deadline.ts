@@ -1,8 +1,9 @@
 /**
  * Every engine call a request makes is bounded: it carries a signal (the client API's `signal`) that
  * aborts when the call timeout passes (504 TIMEOUT) or when the caller closes the connection (nothing
- * is waited for on behalf of nobody). What Temporal already holds stays: a start is idempotent by
- * external id, so the caller sends it again.
+ * is waited for on behalf of nobody). The clock starts once the request is in (body read, key and
+ * schema checked): a slow upload does not spend it. What Temporal already holds stays: a start is
+ * idempotent by external id, so the caller sends it again.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -17,12 +18,18 @@ declare module 'fastify' {
 
 export function installDeadlines(app: FastifyInstance, timeoutMs: number): void {
   app.decorateRequest('callSignal', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    const gone = new AbortController();
+  app.addHook('preHandler', async (request, reply) => {
+    // One controller and one timer a request, both released when the response closes.
+    const calls = new AbortController();
+    const timer = setTimeout(
+      () => calls.abort(new DOMException(`no answer from the engine within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort(new DOMException('the caller closed the connection', 'AbortError'));
+      clearTimeout(timer);
+      if (!reply.raw.writableFinished) calls.abort(new DOMException('the caller closed the connection', 'AbortError'));
     });
-    request.callSignal = AbortSignal.any([gone.signal, AbortSignal.timeout(timeoutMs)]);
+    request.callSignal = calls.signal;
   });
 }
 

@@ -146,8 +146,8 @@ export function installProblemHandlers(app: FastifyInstance): void {
       return sendProblem(request, reply, 'UNAVAILABLE', 'the caller closed the connection');
     }
     const { code, detail, field } = fromError(error);
-    if (PROBLEM_TYPES[code].status >= 500 && code !== 'TIMEOUT')
-      request.log.error({ err: error }, `request failed: ${code}`);
+    if (code === 'TIMEOUT') request.log.warn(`request timed out: ${detail}`);
+    else if (PROBLEM_TYPES[code].status >= 500) request.log.error({ err: error }, `request failed: ${code}`);
     if (error instanceof ApiProblem) reply.headers(error.headers);
     return sendProblem(request, reply, code, detail, field);
   });

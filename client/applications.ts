@@ -3,7 +3,7 @@
  * Workflow code is imported as types and message definitions only.
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { within } from './abort.js';
+import { shielded, within } from './abort.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../runtime/document-store.js';
@@ -100,36 +100,46 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
     // Refused before anything is stored or started (the workflow checks them again in its first task).
     const problems = settingsProblems(input.settings ?? ctx.settings);
     if (problems.length) throw new InvalidInputError('settings', problems.join('; '));
-    const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
-    const externalId = input.externalId ?? summary.externalId!;
-    if (input.externalId && summary.externalId !== input.externalId) {
-      throw new InvalidInputError(
-        'externalId',
-        `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
-      );
-    }
-    const workflowId = applicationWorkflowId(ctx.csid, externalId);
-    const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
-    const settings = input.settings ?? ctx.settings;
-    // Waiting applications wake on the firm's status sweep unless they poll on their own.
-    if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
-    const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
-      workflowId,
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
-      typedSearchAttributes: [
-        { key: EcaCsid, value: ctx.csid },
-        { key: EcaExternalId, value: externalId },
-        { key: EcaLifecycleState, value: 'validating' },
-      ],
-      staticSummary: `Account application ${externalId}`,
-    });
+    // Once its documents are stored, the start runs to its end even when the caller's signal aborts:
+    // documents are never left without the workflow that owns them.
+    const { handle, workflowId, externalId, ref, existed } = await shielded(ctx, () => storeAndStart(ctx, input));
     if (!existed) return { handle, workflowId, externalId, existed, state: startingView(ctx.csid, externalId, ref) };
-    // The same external id on another file is a conflict, never silently the old application.
+    // The same external id on another file is a conflict, never silently the old application; so is a
+    // workflow id of another firm's (CSIDs may prefix one another: `AB` + `C-1`, `AB-C` + `1`).
     const state = await message(externalId, () => handle.query(stateQuery));
-    if (state.application.sha1 !== ref.sha1) throw new ApplicationConflictError(externalId, workflowId);
+    if (state.csid !== ctx.csid || state.application.sha1 !== ref.sha1) {
+      throw new ApplicationConflictError(externalId, workflowId);
+    }
     return { handle, workflowId, externalId, existed, state };
   });
+}
+
+async function storeAndStart(ctx: EngineContext, input: StartApplicationInput) {
+  const { ref, summary } = await storeApplication(ctx.store, input.applicationXml, ctx.csid);
+  const externalId = input.externalId ?? summary.externalId!;
+  if (input.externalId && summary.externalId !== input.externalId) {
+    throw new InvalidInputError(
+      'externalId',
+      `"${input.externalId}" differs from the XML's external_id "${summary.externalId}"`,
+    );
+  }
+  const workflowId = applicationWorkflowId(ctx.csid, externalId);
+  const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
+  const settings = input.settings ?? ctx.settings;
+  // Waiting applications wake on the firm's status sweep unless they poll on their own.
+  if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
+  const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
+    workflowId,
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    args: [{ csid: ctx.csid, externalId, application: ref, documents, settings }],
+    typedSearchAttributes: [
+      { key: EcaCsid, value: ctx.csid },
+      { key: EcaExternalId, value: externalId },
+      { key: EcaLifecycleState, value: 'validating' },
+    ],
+    staticSummary: `Account application ${externalId}`,
+  });
+  return { handle, workflowId, externalId, ref, existed };
 }
 
 /** A new application's state before its workflow's first task. */
@@ -215,18 +225,23 @@ function workflowIdOf(ctx: EngineContext, reference: string): string {
 
 /**
  * An application's state. By external id or workflow id (the usual references) it is one query: the
- * answer's CSID says whether the workflow is the firm's (CSIDs may prefix one another). Anything else
- * is found as `findApplication` finds it.
+ * answer's CSID says whether the workflow is the firm's (CSIDs may prefix one another). Anything else,
+ * and a query that fails, goes the way of `findApplication`, which checks the firm first: another
+ * firm's workflow is never reported on, not even by its error.
  */
 export async function getState(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   return within(ctx, async () => {
+    const workflowId = workflowIdOf(ctx, reference);
+    let failure: Error | undefined;
     try {
-      const view = await ctx.client.workflow.getHandle(workflowIdOf(ctx, reference)).query(stateQuery);
+      const view = await ctx.client.workflow.getHandle(workflowId).query(stateQuery);
       if (view.csid === ctx.csid) return view;
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      if (!(error instanceof WorkflowNotFoundError)) failure = error as Error;
     }
     const handle = await findApplication(ctx, reference);
+    // The firm's own workflow failed the query: its error is the answer (it is not asked twice).
+    if (failure !== undefined && handle.workflowId === workflowId) throw failure;
     return handle.query(stateQuery);
   });
 }
@@ -246,6 +261,8 @@ export async function resubmit(
   return within(ctx, async () => {
     const handle = await findApplication(ctx, reference);
     const { ref, summary } = await storeApplication(ctx.store, applicationXml, ctx.csid);
+    // A store write cannot be stopped half-way: the signal is looked at before the next step.
+    ctx.signal?.throwIfAborted();
     const state = await handle.query(stateQuery);
     if (summary.externalId !== state.externalId) {
       throw new InvalidInputError(
@@ -266,6 +283,7 @@ export async function provideDocuments(
     if (documents.length === 0) throw new InvalidInputError('documents', 'give at least one PDF');
     const handle = await findApplication(ctx, reference);
     const stored = await storeDocuments(ctx.store, documents, handle.workflowId);
+    ctx.signal?.throwIfAborted();
     return message(reference, () => handle.executeUpdate(provideDocumentsUpdate, { args: [stored] }));
   });
 }

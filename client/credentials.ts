@@ -45,6 +45,8 @@ export async function takeCredentials(ctx: EngineContext, reference: string): Pr
       );
     }
     let bytes: Uint8Array;
+    // Taken, the credentials are gone from the store: never taken for a caller that has given up.
+    ctx.signal?.throwIfAborted();
     try {
       bytes = await ctx.store.take(state.credentials);
     } catch (error) {

@@ -1,6 +1,6 @@
 /** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
 import { randomUUID } from 'node:crypto';
-import { within } from './abort.js';
+import { shielded, within } from './abort.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
@@ -61,42 +61,52 @@ export async function startMaintenance(ctx: EngineContext, input: StartMaintenan
       if (problem) throw new InvalidInputError('body', `malformed XML: ${problem}`);
     }
     const requestKey = input.requestKey ?? randomUUID();
-    const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
-    // The body and attachments (security answers, tax forms) are the request's: released once its
-    // workflow has closed (activities/retention.ts), recorded before they are stored.
-    await ctx.store.releaseWhenClosed(workflowId);
-    const owner = { owner: workflowId };
-    const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml), owner);
-    const attachments = (await storeDocuments(ctx.store, input.attachments ?? [], workflowId)).map(
-      ({ formNumber: _formNumber, ...attachment }) => attachment,
-    );
-    const { handle, existed } = await startOnce<typeof accountMaintenance>(ctx, ACCOUNT_MAINTENANCE_WORKFLOW, {
-      workflowId,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      // Set at start too (the workflow upserts the same): a read right after the start finds it in its firm.
-      typedSearchAttributes: [
-        { key: EcaCsid, value: ctx.csid },
-        { key: EcaAccountId, value: input.accountId },
-        { key: EcaUpdateFunction, value: input.functionName },
-      ],
-      args: [
-        {
-          csid: ctx.csid,
-          accountId: input.accountId,
-          firmType: input.firmType as FirmType,
-          functionName: input.functionName,
-          body,
-          attributes: input.attributes,
-          attachments,
-          requestKey,
-          ...(ctx.pollIntervalMs === undefined
-            ? {}
-            : { firstPollInterval: `${ctx.pollIntervalMs}ms`, maxPollInterval: `${ctx.pollIntervalMs}ms` }),
-        },
-      ],
-    });
-    return { handle, workflowId, existed };
+    // Once its body is stored, the start runs to its end even when the caller's signal aborts.
+    return shielded(ctx, () => storeAndStart(ctx, input, bodyXml, requestKey));
   });
+}
+
+async function storeAndStart(
+  ctx: EngineContext,
+  input: StartMaintenanceInput,
+  bodyXml: string,
+  requestKey: string,
+): Promise<StartedMaintenance> {
+  const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
+  // The body and attachments (security answers, tax forms) are the request's: released once its
+  // workflow has closed (activities/retention.ts), recorded before they are stored.
+  await ctx.store.releaseWhenClosed(workflowId);
+  const owner = { owner: workflowId };
+  const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml), owner);
+  const attachments = (await storeDocuments(ctx.store, input.attachments ?? [], workflowId)).map(
+    ({ formNumber: _formNumber, ...attachment }) => attachment,
+  );
+  const { handle, existed } = await startOnce<typeof accountMaintenance>(ctx, ACCOUNT_MAINTENANCE_WORKFLOW, {
+    workflowId,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    // Set at start too (the workflow upserts the same): a read right after the start finds it in its firm.
+    typedSearchAttributes: [
+      { key: EcaCsid, value: ctx.csid },
+      { key: EcaAccountId, value: input.accountId },
+      { key: EcaUpdateFunction, value: input.functionName },
+    ],
+    args: [
+      {
+        csid: ctx.csid,
+        accountId: input.accountId,
+        firmType: input.firmType as FirmType,
+        functionName: input.functionName,
+        body,
+        attributes: input.attributes,
+        attachments,
+        requestKey,
+        ...(ctx.pollIntervalMs === undefined
+          ? {}
+          : { firstPollInterval: `${ctx.pollIntervalMs}ms`, maxPollInterval: `${ctx.pollIntervalMs}ms` }),
+      },
+    ],
+  });
+  return { handle, workflowId, existed };
 }
 
 export { FIRM_TYPES };

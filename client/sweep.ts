@@ -3,7 +3,7 @@
  * of a firm, and read by ops. One workflow per CSID, `status-sweep-<CSID>` (workflows/sweep).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { within } from './abort.js';
+import { shielded, within } from './abort.js';
 import type { EngineContext } from './applications.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
@@ -37,24 +37,27 @@ export async function ensureStatusSweep(
     // Compressed time sets short poll intervals: the sweep follows the tracking interval then.
     const tracking = ctx.settings?.pollIntervals?.tracking as SweepInterval | undefined;
     const interval: SweepInterval = ctx.sweepInterval ?? tracking ?? DEFAULT_SWEEP_INTERVAL;
-    // A sweep left on another task queue (the workers moved to a new one) would never run again: it
-    // follows the queue the firm's applications are now started on.
-    const running = ctx.client.workflow.getHandle(workflowId);
-    try {
-      const described = await running.describe();
-      if (described.status.name === 'RUNNING' && described.taskQueue !== taskQueue) {
-        await running.terminate(`the firm's applications now start on task queue ${taskQueue}`);
+    // A sweep left on another task queue (the workers moved to a new one) would never run again: it is
+    // replaced by one on the queue the firm's applications now start on. Both steps run to their end
+    // even when the caller's signal aborts, so that the firm is never left without its sweep.
+    await shielded(ctx, async () => {
+      const running = ctx.client.workflow.getHandle(workflowId);
+      try {
+        const described = await running.describe();
+        if (described.status.name === 'RUNNING' && described.taskQueue !== taskQueue) {
+          await running.terminate(`the firm's applications now start on task queue ${taskQueue}`);
+        }
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
-    await ctx.client.workflow.start<typeof firmStatusSweep>(FIRM_STATUS_SWEEP_WORKFLOW, {
-      taskQueue,
-      workflowId,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{ csid: ctx.csid, interval }],
-      typedSearchAttributes: [{ key: EcaCsid, value: ctx.csid }],
-      staticSummary: `Status sweep of ${ctx.csid} every ${String(interval)}`,
+      await ctx.client.workflow.start<typeof firmStatusSweep>(FIRM_STATUS_SWEEP_WORKFLOW, {
+        taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [{ csid: ctx.csid, interval }],
+        typedSearchAttributes: [{ key: EcaCsid, value: ctx.csid }],
+        staticSummary: `Status sweep of ${ctx.csid} every ${String(interval)}`,
+      });
     });
     seen.set(key, Date.now());
     return { workflowId };

@@ -153,10 +153,18 @@ describe('client API (dev server, worker, simulator)', function () {
     await assert.rejects(getState({ ...idle, signal: AbortSignal.timeout(500) }, externalId), { name: 'TimeoutError' });
     const waited = Date.now() - began;
     assert.ok(waited >= 450 && waited < 10_000, `rejected after ${waited} ms`);
+    // An update waits for a worker too: it ends at the caller's abort, with the caller's reason.
     const stop = new AbortController();
-    stop.abort();
-    await assert.rejects(pollNow({ ...idle, signal: stop.signal }, externalId), { name: 'AbortError' });
-    assert.equal((await handle.describe()).status.name, 'RUNNING', 'the application itself is left as it was');
+    setTimeout(() => stop.abort(), 300);
+    await assert.rejects(abandon({ ...idle, signal: stop.signal }, externalId, 'test'), { name: 'AbortError' });
+    // Aborted before it begins, a start stores nothing and starts nothing.
+    const before = (await engine.store.list()).length;
+    await assert.rejects(
+      startApplication({ ...idle, signal: AbortSignal.abort() }, { applicationXml: applicationXml(`never-${run}`) }),
+      { name: 'AbortError' },
+    );
+    assert.equal((await engine.store.list()).length, before);
+    await assert.rejects(getState(idle, `never-${run}`), UnknownApplicationError);
     await handle.terminate('test finished');
   });
 

@@ -22,7 +22,7 @@ export interface LifecycleSettings {
    * application stops in `unconfirmed` for staff.
    */
   requestConfirmTimeout: Duration;
-  /** The first wait between reads of a request that is PENDING; each next one doubles, up to 30 minutes. */
+  /** The first wait between reads of a request that is PENDING; each next one doubles, up to 30 minutes (also its cap). */
   requestPollInterval: Duration;
   /**
    * How long a write whose outcome is not established yet is looked for before the application stops in

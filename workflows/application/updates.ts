@@ -129,7 +129,7 @@ async function sendAndFollow(
     run.apply({ type: 'REQUEST_SENT', responseFile });
   }
   const pace = new RequestPace({
-    firstDelayMs: durationMs(run.settings.requestPollInterval),
+    firstDelayMs: Math.min(durationMs(run.settings.requestPollInterval), REQUEST_POLL_MAX_MS),
     maxDelayMs: REQUEST_POLL_MAX_MS,
     deadline: Date.now() + durationMs(run.settings.requestConfirmTimeout),
   });
@@ -224,7 +224,7 @@ export async function settle(
   if (!outcome.accepted) return { ok: false, error: 'unknown' in outcome ? outcome.unknown : outcome.error };
   for (const requestId of outcome.requestIds) {
     const pace = new RequestPace({
-      firstDelayMs: durationMs(run.settings.requestPollInterval),
+      firstDelayMs: Math.min(durationMs(run.settings.requestPollInterval), REQUEST_POLL_MAX_MS),
       maxDelayMs: REQUEST_POLL_MAX_MS,
     });
     for (;;) {

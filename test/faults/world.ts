@@ -48,6 +48,8 @@ const FAST = {
   // stops in `unconfirmed` for the staff.
   createConfirmInterval: '5 seconds',
   lostAnswerWindow: '2 minutes',
+  // A PENDING update request is read again after 5 s (then 10, 20...), not after the default minute.
+  requestPollInterval: '5 seconds',
 } as const;
 
 /**

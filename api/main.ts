@@ -13,6 +13,7 @@ import { loadWorkerConfig } from '../runtime/config.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
 import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from './keys.js';
 import { packageVersion } from './openapi.js';
+import { createApiMetrics, parseMetricsAddress, serveMetrics } from './metrics.js';
 import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from './server.js';
 
 const settings = z.object({
@@ -22,6 +23,18 @@ const settings = z.object({
   ECA_API_RATE_LIMIT: z.coerce.number().int().min(1).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
   ECA_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_KEY_CACHE_MS),
   ECA_API_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_CALL_TIMEOUT_MS),
+  /** host:port of the Prometheus metrics listener (GET /metrics); none when unset. */
+  ECA_METRICS_ADDRESS: z
+    .string()
+    .optional()
+    .superRefine((address, context) => {
+      if (address === undefined) return;
+      try {
+        parseMetricsAddress(address);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   ECA_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
 });
 
@@ -48,6 +61,7 @@ async function main(): Promise<void> {
   const brokerage = process.env.ECA_CSID
     ? { csid: process.env.ECA_CSID, eca: createEcaClientFromConfig(loadWorkerConfig(process.env).brokerage) }
     : undefined;
+  const metrics = env.ECA_METRICS_ADDRESS === undefined ? undefined : createApiMetrics();
   const app = await buildApi({
     engine,
     verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
@@ -61,11 +75,18 @@ async function main(): Promise<void> {
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
     version: await packageVersion(),
+    metrics,
   });
   const address = await app.listen({ host: env.ECA_API_HOST, port: env.ECA_API_PORT });
-  console.log(`eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs)`);
+  const metricsListener =
+    metrics && env.ECA_METRICS_ADDRESS ? await serveMetrics(metrics, env.ECA_METRICS_ADDRESS) : undefined;
+  console.log(
+    `eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs` +
+      `${metricsListener ? `, metrics at ${metricsListener.url}/metrics` : ''})`,
+  );
   const stop = async () => {
     await app.close();
+    await metricsListener?.close();
     await engine.close();
     await db.close();
     console.log('eca api stopped');

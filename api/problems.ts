@@ -23,6 +23,13 @@ export type ApiProblemCode =
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The problem a reply answers with (set by sendProblem): the `code` label of the API's metrics. */
+    problemCode?: ApiProblemCode;
+  }
+}
+
 interface ProblemType {
   status: number;
   title: string;
@@ -96,6 +103,7 @@ export function sendProblem(
     ...(field === undefined ? {} : { field }),
     requestId: String(request.id),
   };
+  reply.problemCode = code;
   // Set here too: answers of the router itself (frameworkErrors) skip the onSend hook that sets it.
   return reply.code(status).header('x-request-id', body.requestId).type('application/problem+json').send(body);
 }
@@ -140,6 +148,7 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
 
 /** Every error becomes a problem; unexpected ones are logged (with the request id), never their detail sent. */
 export function installProblemHandlers(app: FastifyInstance): void {
+  app.decorateReply('problemCode', undefined);
   app.setErrorHandler((error, request, reply) => {
     if (abortKind(error) === 'gone') {
       request.log.info('the caller closed the connection before the answer');

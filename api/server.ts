@@ -24,6 +24,8 @@ import { DEFAULT_CALL_TIMEOUT_MS, installDeadlines } from './deadline.js';
 import { firmRoutes } from './firm.js';
 import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
+import { countUnrouted, installMetrics } from './metrics.js';
+import type { ApiMetrics } from './metrics.js';
 import { ApiProblem, installProblemHandlers, sendProblem } from './problems.js';
 import { problems } from './schemas.js';
 
@@ -45,6 +47,8 @@ export interface ApiOptions {
   logger?: FastifyServerOptions['logger'];
   /** The version in the OpenAPI document. */
   version?: string;
+  /** Where every answer is counted and timed (api/metrics.ts); served by the caller on a listener of its own. */
+  metrics?: ApiMetrics;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -66,11 +70,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // Errors the router meets before any route (a malformed percent-encoding...) are problems too.
     frameworkErrors: (error, request, reply) => {
       void sendProblem(request, reply, 'INVALID_INPUT', `the URL is malformed: ${error.message}`, 'url');
+      // Answered before any hook runs: counted here.
+      countUnrouted(options.metrics, request.method, 400, 'INVALID_INPUT');
     },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installProblemHandlers(app);
+  if (options.metrics) installMetrics(app, options.metrics);
   installDeadlines(app, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   // An application XML alone may be sent as it is (`curl --data-binary @application.xml`): it is read as
   // `{ applicationXml }`, which the start and resubmit routes take.

@@ -52,7 +52,7 @@ async function printTopology(topology: Topology): Promise<void> {
       .filter((alert) => alert.state === 'firing')
       .map((alert) => alert.labels.alertname);
     console.log(
-      `Prometheus: ${topology.prometheus.url} (workers and Temporal services scraped, alert rules of deploy/prometheus; ` +
+      `Prometheus: ${topology.prometheus.url} (workers, API replicas and Temporal services scraped, alert rules of deploy/prometheus; ` +
         `firing: ${firing.length ? firing.join(', ') : 'none'})`,
     );
   }

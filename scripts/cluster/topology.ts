@@ -67,6 +67,8 @@ export class Topology {
   readonly workers: Child[] = [];
   /** The onboarding API's replicas (api/main.ts) and their addresses, on the engine's database. */
   readonly apis: Array<{ child: Child; url: string }> = [];
+  /** Each API replica's metrics listener (`host:port`), scraped by Prometheus's job eca-api. */
+  readonly apiMetrics = new Map<Child, string>();
   /** Every engine worker's metrics endpoint (`127.0.0.1:port`), kept when it stops: a dead one is a target down. */
   readonly workerMetrics = new Map<Child, string>();
   prometheus: PrometheusProcess | undefined;
@@ -204,7 +206,7 @@ export class Topology {
     this.prometheus = new PrometheusProcess({ binary, dir, port: await freePort() });
     const temporal = this.temporal.metricsEndpoints().map((endpoint) => new URL(endpoint.url).host);
     const config = prometheusConfig(
-      { workers: { file: join(dir, 'workers.json') }, temporal },
+      { workers: { file: join(dir, 'workers.json') }, apis: [...this.apiMetrics.values()], temporal },
       { ruleFiles: ['alerts.yml'], interval: options.interval },
     );
     await this.prometheus.start({
@@ -306,18 +308,19 @@ export class Topology {
   /** The onboarding API's replicas on the `eca` database (created by createEngineDatabase). */
   private async startApis(count: number): Promise<void> {
     for (let i = 1; i <= count; i++) {
-      this.apis.push(
-        await startApiProcess(`onboarding api ${i}`, {
-          temporalAddress: this.temporal.address,
-          taskQueue: 'eca-onboarding',
-          simulator: this.sim,
-          documentStore: this.documentStore,
-          codecKeys: this.codecKeys,
-          databaseUrl: this.databaseUrl,
-          // The simulator's business day passes in seconds: applications started here poll each second.
-          env: { ECA_POLL_INTERVAL: '1 second' },
-        }),
-      );
+      const metrics = `127.0.0.1:${await freePort()}`;
+      const api = await startApiProcess(`onboarding api ${i}`, {
+        temporalAddress: this.temporal.address,
+        taskQueue: 'eca-onboarding',
+        simulator: this.sim,
+        documentStore: this.documentStore,
+        codecKeys: this.codecKeys,
+        databaseUrl: this.databaseUrl,
+        // The simulator's business day passes in seconds: applications started here poll each second.
+        env: { ECA_POLL_INTERVAL: '1 second', ECA_METRICS_ADDRESS: metrics },
+      });
+      this.apis.push(api);
+      this.apiMetrics.set(api.child, metrics);
     }
   }
 

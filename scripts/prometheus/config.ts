@@ -8,6 +8,8 @@ export interface ScrapeTargets {
    * targets Prometheus watches (file_sd: `npm run cluster`, whose workers come and go on new ports).
    */
   workers: string[] | 'dns' | { file: string };
+  /** The onboarding API replicas' metrics listeners (`ECA_METRICS_ADDRESS`), `dns` for compose's `api` replicas. */
+  apis?: string[] | 'dns';
   /** The Temporal server's (or each Temporal service's) metrics endpoints. */
   temporal: string[];
   /** The codec server, the onboarding API... any further engine endpoint (job `eca-service`). */
@@ -27,8 +29,11 @@ export function prometheusConfig(
     scrape_configs: [
       {
         job_name: 'eca-worker',
-        ...workerDiscovery(targets.workers, interval),
+        ...discovery('worker', targets.workers, interval),
       },
+      ...(targets.apis === undefined || targets.apis.length === 0
+        ? []
+        : [{ job_name: 'eca-api', ...discovery('api', targets.apis, interval) }]),
       { job_name: 'temporal-server', static_configs: [{ targets: targets.temporal }] },
       ...(targets.services?.length
         ? [{ job_name: 'eca-service', static_configs: [{ targets: targets.services }] }]
@@ -37,10 +42,11 @@ export function prometheusConfig(
   };
 }
 
-function workerDiscovery(workers: ScrapeTargets['workers'], interval: string): Record<string, unknown> {
+/** Where a job's targets come from: compose's service by DNS, a list, or a file Prometheus watches. */
+function discovery(service: string, targets: ScrapeTargets['workers'], interval: string): Record<string, unknown> {
   // One A record per container: `docker compose up --scale worker=N` needs no change here.
-  if (workers === 'dns')
-    return { dns_sd_configs: [{ names: ['worker'], type: 'A', port: 9464, refresh_interval: interval }] };
-  if (Array.isArray(workers)) return { static_configs: [{ targets: workers }] };
-  return { file_sd_configs: [{ files: [workers.file], refresh_interval: interval }] };
+  if (targets === 'dns')
+    return { dns_sd_configs: [{ names: [service], type: 'A', port: 9464, refresh_interval: interval }] };
+  if (Array.isArray(targets)) return { static_configs: [{ targets }] };
+  return { file_sd_configs: [{ files: [targets.file], refresh_interval: interval }] };
 }

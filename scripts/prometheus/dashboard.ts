@@ -19,7 +19,7 @@ interface Panel {
 /** The dashboard's panels: the queries they run, by title. */
 export function dashboardPanels(): Panel[] {
   const q = queries(DEFAULT_THRESHOLDS);
-  return [...applicationPanels(q), ...platformPanels(q)];
+  return [...applicationPanels(q), ...platformPanels(q), ...apiPanels(q)];
 }
 
 type Queries = ReturnType<typeof queries>;
@@ -117,6 +117,26 @@ function platformPanels(q: Queries): Panel[] {
       unit: 's',
       description: 'Alert EcaDailyDocumentsLate.',
       targets: [{ expr: q.dailyDocumentsAgeSeconds, legend: '{{csid}}' }],
+    },
+  ];
+}
+
+function apiPanels(q: Queries): Panel[] {
+  return [
+    {
+      title: 'Onboarding API: requests per second by route and status',
+      unit: 'reqps',
+      description: 'Every replica; alert EcaApiErrors on the 5xx share.',
+      targets: [{ expr: q.apiRequests, legend: '{{route}} {{status}}' }],
+    },
+    {
+      title: 'Onboarding API: answer time p99, and replicas up',
+      unit: 'short',
+      description: 'Duration in ms by route; alert EcaApiDown.',
+      targets: [
+        { expr: q.apiLatencyP99, legend: '{{route}} p99 ms' },
+        { expr: q.apisUp, legend: 'up {{instance}}' },
+      ],
     },
   ];
 }

@@ -33,9 +33,13 @@ export function rulesYaml(thresholds: AlertThresholds = DEFAULT_THRESHOLDS): str
 /** Compose's Prometheus configuration (targets found by Docker's DNS). */
 export function composeConfigYaml(): string {
   return toYaml(
-    prometheusConfig({ workers: 'dns', temporal: ['temporal:8000'] }, { ruleFiles: ['alerts.yml'] }) as never,
+    prometheusConfig(
+      { workers: 'dns', apis: 'dns', temporal: ['temporal:8000'] },
+      { ruleFiles: ['alerts.yml'] },
+    ) as never,
     [
-      'Prometheus for docker-compose.yml: every worker replica (found by DNS, :9464/metrics, ECA_METRICS_ADDRESS)',
+      'Prometheus for docker-compose.yml: every worker and onboarding API replica (found by DNS, :9464/metrics,',
+      'ECA_METRICS_ADDRESS)',
       "and the Temporal server (PROMETHEUS_ENDPOINT), with the engine's alert rules (alerts.yml).",
       GENERATED,
     ].join('\n'),

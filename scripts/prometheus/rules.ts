@@ -31,6 +31,14 @@ export interface AlertThresholds {
   workflowTaskFailuresFor: PromDuration;
   /** No daily documents recorded for a firm for this long: `EcaDailyDocumentsLate` (a day and two hours). */
   dailyDocumentsLateAfter: PromDuration;
+  /** An onboarding API replica's metrics endpoint unreachable this long: `EcaApiDown`. */
+  apiDownFor: PromDuration;
+  /** Share of a route's requests the onboarding API answers with a 5xx problem (TIMEOUT, TEMPORAL_UNAVAILABLE...). */
+  apiErrorRatio: number;
+  /** Requests per second of a route below which its error share is not judged. */
+  apiMinRequestRate: number;
+  /** How long the error share must hold: `EcaApiErrors`. */
+  apiErrorsFor: PromDuration;
   /** The window of rates and increases. */
   rateWindow: PromDuration;
 }
@@ -47,6 +55,10 @@ export const DEFAULT_THRESHOLDS: AlertThresholds = {
   notPollingFor: '5m',
   workflowTaskFailuresFor: '10m',
   dailyDocumentsLateAfter: '26h',
+  apiDownFor: '2m',
+  apiErrorRatio: 0.05,
+  apiMinRequestRate: 0.01,
+  apiErrorsFor: '10m',
   rateWindow: '5m',
 };
 
@@ -95,6 +107,7 @@ export function thresholdsWith(
 export function queries(t: AlertThresholds) {
   const w = t.rateWindow;
   const callRate = `sum by (operation) (rate(eca_brokerage_calls[${w}]))`;
+  const apiRate = `sum by (route) (rate(eca_api_requests[${w}]))`;
   const polls = (answer: 'succeed' | 'empty') =>
     `sum by (instance) (rate(temporal_workflow_task_queue_poll_${answer}{job="eca-worker"}[${w}]))`;
   return {
@@ -124,6 +137,12 @@ export function queries(t: AlertThresholds) {
     startToOpenP50: `histogram_quantile(0.5, sum by (le) (rate(temporal_workflow_endtoend_latency_bucket{workflow_type="accountApplication"}[1h])))`,
     dailyDocumentsAgeSeconds: `time() - max by (csid) (max_over_time(eca_daily_documents_recorded_seconds[${LAST_SUCCESS_LOOKBACK}]))`,
     scheduleMissedCatchup: 'sum by (namespace) (increase(schedule_missed_catchup_window[1h]))',
+    apisUp: 'up{job="eca-api"}',
+    apiRequests: `sum by (route, status) (rate(eca_api_requests[${w}]))`,
+    apiRequestRate: apiRate,
+    apiErrorShare:
+      `sum by (route, code) (rate(eca_api_requests{status=~"5.."}[${w}]))` + ` / ignoring (code) group_left ${apiRate}`,
+    apiLatencyP99: `histogram_quantile(0.99, sum by (route, le) (rate(eca_api_request_duration_ms_bucket[${w}])))`,
   };
 }
 
@@ -150,7 +169,7 @@ function rule(
 
 export function alertRules(t: AlertThresholds = DEFAULT_THRESHOLDS): AlertRule[] {
   const q = queries(t);
-  return [...engineRules(t, q), ...platformRules(t, q)];
+  return [...engineRules(t, q), ...platformRules(t, q), ...apiRules(t, q)];
 }
 
 type Queries = ReturnType<typeof queries>;
@@ -245,6 +264,26 @@ function platformRules(t: AlertThresholds, q: Queries): AlertRule[] {
       summary: 'A schedule missed its catch-up window in namespace {{ $labels.namespace }}',
       description:
         'A scheduled run (daily documents) was skipped: the Temporal server was down or behind past the catch-up window.',
+    }),
+  ];
+}
+
+/** The onboarding API's replicas. */
+function apiRules(t: AlertThresholds, q: Queries): AlertRule[] {
+  return [
+    rule('EcaApiDown', {
+      expr: `${q.apisUp} == 0`,
+      for: t.apiDownFor,
+      labels: { severity: 'critical' },
+      summary: 'Onboarding API replica {{ $labels.instance }} is down',
+      description: `Its metrics endpoint has not answered for ${t.apiDownFor}: the process is gone or hung; the gateway sends its callers to the other replicas.`,
+    }),
+    rule('EcaApiErrors', {
+      expr: `(${q.apiErrorShare}) > ${t.apiErrorRatio} and on (route) (${q.apiRequestRate}) > ${t.apiMinRequestRate}`,
+      for: t.apiErrorsFor,
+      labels: { severity: 'warning' },
+      summary: 'The onboarding API answers {{ $labels.route }} with {{ $labels.code }}',
+      description: `{{ $value | humanizePercentage }} of {{ $labels.route }} requests were answered with a 5xx {{ $labels.code }} for ${t.apiErrorsFor} (threshold ${t.apiErrorRatio * 100} %).`,
     }),
   ];
 }

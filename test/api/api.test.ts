@@ -158,7 +158,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     await started.handle.terminate('test');
   });
 
-  it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, SIGTERM stops it', async function () {
+  it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, metrics on their own listener, SIGTERM stops it', async function () {
     const database = `pglite:${join(dir, 'process-database')}`;
     const cliEnv = { ...process.env, ECA_DATABASE_URL: database };
     const created = await promisify(execFile)(
@@ -186,14 +186,47 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       ECA_CODEC_DISABLED: 'true',
       ECA_DOCUMENT_STORE: join(dir, 'process-documents'),
       ECA_API_PORT: '0',
+      ECA_METRICS_ADDRESS: '127.0.0.1:0',
     });
     try {
-      const [, address] = await api.waitFor(/eca api on (http:\/\/\S+) /, 60_000);
+      const [, address, metricsUrl] = await api.waitFor(
+        /eca api on (http:\/\/\S+) .*metrics at (http:\/\/\S+)\)/,
+        60_000,
+      );
       assert.equal((await fetch(`${address}/readyz`)).status, 200);
       const listed = await fetch(`${address}/v1/applications?pageSize=1`, {
         headers: { authorization: `Bearer ${key}` },
       });
       assert.equal(listed.status, 200, await listed.text());
+      const unknown = await fetch(`${address}/v1/applications/secret-reference-${run}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(unknown.status, 404);
+      assert.equal((await fetch(`${address}/v1/applications`)).status, 401);
+      assert.equal((await fetch(`${address}/v1/applications/%E0%A4%A`)).status, 400, 'a malformed URL');
+      // The metrics are on their own listener, never on the API's port (which the gateway publishes).
+      assert.equal((await fetch(`${address}/metrics`)).status, 404);
+      const metrics = await (await fetch(metricsUrl!)).text();
+      const requests = (labels: Record<string, string>) =>
+        metrics
+          .split('\n')
+          .filter((line) => line.startsWith('eca_api_requests{'))
+          .filter((line) => Object.entries(labels).every(([name, value]) => line.includes(`${name}="${value}"`)))
+          .map((line) => Number(line.split(' ').at(-1)));
+      const csid = engine.sim.csid;
+      assert.deepEqual(requests({ csid, route: '/v1/applications', method: 'GET', status: '200', code: '' }), [1]);
+      assert.deepEqual(
+        requests({ csid, route: '/v1/applications/:reference', status: '404', code: 'UNKNOWN_APPLICATION' }),
+        [1],
+      );
+      assert.deepEqual(requests({ csid: '', route: '/v1/applications', status: '401', code: 'UNAUTHENTICATED' }), [1]);
+      assert.deepEqual(requests({ csid: '', route: 'unmatched', status: '404', code: 'NOT_FOUND' }), [1]);
+      assert.deepEqual(requests({ csid: '', route: '/readyz', status: '200' }), [1]);
+      assert.deepEqual(requests({ route: 'unmatched', status: '400', code: 'INVALID_INPUT' }), [1]);
+      // The list and the request without a key: two answers of GET /v1/applications timed.
+      assert.match(metrics, /^eca_api_request_duration_ms_count\{route="\/v1\/applications",method="GET"\} 2$/m);
+      assert.match(metrics, /^process_resident_memory_bytes \d+/m);
+      assert.doesNotMatch(metrics, new RegExp(`secret-reference|${key}`), 'an id or the key in the metrics');
       // While the service owns the embedded database, the CLI reaches it through the service's socket.
       const list = await promisify(execFile)(
         process.execPath,

@@ -296,5 +296,26 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     assert.equal(state, 'open');
     const records = await world!.records();
     assert.equal(records.externalIds.find((entry) => entry.externalId === externalId)?.accountsCreated, 1);
+
+    // Prometheus's job eca-api scraped both replicas: the start counted on the first (201), the same start
+    // again on the second (200), each with the key's firm and the route's pattern, never the external id.
+    const [firstMetrics, secondMetrics] = cluster.apis.map((api) => cluster.apiMetrics.get(api.child)!);
+    const starts = `eca_api_requests{job="eca-api", route="/v1/applications", method="POST", csid="${cluster.sim.csid}"}`;
+    let counted: Array<{ metric: Record<string, string>; value: [number, string] }> = [];
+    for (let i = 0; i < 60; i++) {
+      counted = await cluster.prometheus!.query(starts);
+      if (counted.length >= 2) break;
+      await sleep(1000);
+    }
+    const byInstance = new Map(counted.map((sample) => [sample.metric.instance, sample]));
+    assert.equal(byInstance.get(firstMetrics)?.metric.status, '201', JSON.stringify(counted));
+    assert.equal(byInstance.get(secondMetrics)?.metric.status, '200', JSON.stringify(counted));
+    const targets = (await cluster.prometheus!.targets()).filter((target) => target.labels.job === 'eca-api');
+    assert.deepEqual(
+      targets.map((target) => target.health),
+      ['up', 'up'],
+    );
+    const labels = await cluster.prometheus!.query('count by (route) (eca_api_requests)');
+    assert.ok(!labels.some((sample) => sample.metric.route?.includes(externalId)), 'a route label holds an id');
   });
 });

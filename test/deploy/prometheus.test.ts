@@ -97,6 +97,7 @@ describe('alert rules and dashboard (real promtool)', function () {
       'eca_brokerage_call_duration_ms_bucket',
       'eca_sweep_duration_ms_bucket',
       'eca_sweep_brokerage_calls',
+      'eca_api_request_duration_ms_bucket',
       'temporal_workflow_task_schedule_to_start_latency_bucket',
       'temporal_workflow_endtoend_latency_bucket',
     ]);
@@ -123,9 +124,10 @@ describe('alert rules and dashboard (real promtool)', function () {
   });
 
   it('every metric the rules read is exported by the code that should export it', async function () {
-    // The engine's from workers/metrics.ts, the SDK's from Temporal Core's source (prefixed `temporal_`),
+    // The engine's from workers/metrics.ts (the onboarding API's from api/metrics.ts), the SDK's from Temporal Core's source (prefixed `temporal_`),
     // the Temporal server's by name; the cluster test sees the ones a run produces in a real scrape.
     const engine = await readFile('workers/metrics.ts', 'utf8');
+    const api = await readFile('api/metrics.ts', 'utf8');
     const core = await readFile(
       'node_modules/@temporalio/core-bridge/sdk-core/crates/sdk-core/src/telemetry/metrics.rs',
       'utf8',
@@ -134,7 +136,9 @@ describe('alert rules and dashboard (real promtool)', function () {
     const read = new Set(alertRules().flatMap((rule) => metricNames(rule.expr)));
     assert.ok(read.size >= 10, `metrics read by the rules: ${[...read].join(', ')}`);
     for (const name of read) {
-      if (name.startsWith('eca_'))
+      if (name.startsWith('eca_api_'))
+        assert.match(api, new RegExp(`name: '${name}'`), `${name} is not created in api/metrics.ts`);
+      else if (name.startsWith('eca_'))
         assert.match(engine, new RegExp(`'${name}'`), `${name} is not created in workers/metrics.ts`);
       else if (name.startsWith('temporal_')) {
         assert.match(core, new RegExp(`"${name.slice('temporal_'.length)}"`), `${name} is not a Temporal Core metric`);

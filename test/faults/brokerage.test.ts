@@ -1,72 +1,21 @@
 /**
- * `npm run test:faults`: many applications in flight while the brokerage misbehaves and processes
- * die. Every case ends with each application in its expected final state, exactly one account per
- * application and no failed workflow (see world.ts). The counts are printed at the end. Every
- * process stopped or killed, mid-case or after it, is checked to be gone with all it had started.
+ * `npm run test:faults`, the brokerage misbehaving: answers lost, 5xx, timeouts and malformed JSON, a
+ * wrong or rotated key, a document gone from the store, while many applications are in flight. The
+ * processes' faults are in processes.test.ts; both run at once, each on a world of its own.
  */
 import assert from 'node:assert/strict';
 import { dailyDocuments } from '../../workflows/index.js';
 import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import { writeFormsDir } from '../support/forms.js';
 import { getState, resubmit, retry } from '../../client/applications.js';
-import { assertGone, World, printReports, runFleet } from './world.js';
+import { runFleet } from './world.js';
+import { APPLICATIONS, describeFaults, simulatorFaults } from './suite.js';
 
-const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 40);
-
-interface FaultRuleView {
-  id: number;
-  count?: number;
-}
-
-/** Adds simulator fault rules; the function returned removes them and says how many fired. */
-async function simulatorFaults(
-  world: World,
-  rules: Array<{ operation: string; kind: string; rate?: number; count: number; ms?: number }>,
-): Promise<() => Promise<number>> {
-  const added: Array<{ id: number; count: number }> = [];
-  for (const rule of rules) {
-    const { id } = await world.sim.control<FaultRuleView>('POST', '/faults', rule);
-    added.push({ id, count: rule.count });
-  }
-  return async () => {
-    const { faults } = await world.sim.control<{ faults: FaultRuleView[] }>('GET', '/faults');
-    let fired = 0;
-    for (const rule of added) {
-      const left = faults.find((candidate) => candidate.id === rule.id)?.count ?? 0;
-      fired += rule.count - left;
-      await world.sim.control('DELETE', `/faults/${rule.id}`).catch(() => undefined);
-    }
-    return fired;
-  };
-}
-
-describe('fault injection (real processes: dev server, simulator, workers)', function () {
-  // Above the longest case's own deadline (12 minutes), so that a slow case fails with its diagnosis.
-  this.timeout(14 * 60_000);
-  let world: World;
-  let queue = 0;
-  const nextQueue = () => `faults-${process.pid}-${++queue}`;
-
-  before(async function () {
-    world = await World.start();
-  });
-
-  afterEach(async function () {
-    await world?.clearFaults();
-    const stopped = (await world?.stopWorkers()) ?? [];
-    for (const report of stopped) assertGone(report, `${report.name} stop after the case`);
-  });
-
-  after(async function () {
-    printReports();
-    const stopped = (await world?.close()) ?? [];
-    for (const { what, report } of stopped) assertGone(report, what);
-  });
-
+describeFaults('fault injection, the brokerage (real processes: dev server, simulator, workers)', (suite) => {
   it('simulator answers 5xx, times out, drops connections and sends malformed JSON on every operation', async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
-    await runFleet(world, {
+    const taskQueue = suite.nextQueue();
+    await suite.world.worker('worker', taskQueue);
+    await runFleet(suite.world, {
       name: 'simulator 5xx/timeout/drop/malformed',
       taskQueue,
       applications: APPLICATIONS,
@@ -90,10 +39,10 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   it("create's response is lost after the account was made, and its file is listed 21-30 s late", async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
+    const taskQueue = suite.nextQueue();
+    await suite.world.worker('worker', taskQueue);
     const lost = Math.ceil(APPLICATIONS / 2);
-    await runFleet(world, {
+    await runFleet(suite.world, {
       name: 'create response lost',
       taskQueue,
       applications: APPLICATIONS,
@@ -103,12 +52,12 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   it("update's and submitDocuments' responses are lost after the service processed them", async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
+    const taskQueue = suite.nextQueue();
+    await suite.world.worker('worker', taskQueue);
     // One docs-required application in four sends one DocumentSubmission: lose half of their answers.
     const lostUpdates = Math.ceil(APPLICATIONS / 8);
     let submissions: Array<{ day: string }> = [];
-    await runFleet(world, {
+    await runFleet(suite.world, {
       name: 'update + submitDocuments response lost',
       taskQueue,
       applications: APPLICATIONS,
@@ -145,22 +94,22 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   it('the firm key passphrase is wrong, then fixed, while applications are in flight: all heal', async function () {
-    const taskQueue = nextQueue();
-    const { keyFile, passphrase } = await world.protectedFirmKey();
-    const wrong = await world.worker('worker (wrong passphrase)', taskQueue, {
+    const taskQueue = suite.nextQueue();
+    const { keyFile, passphrase } = await suite.world.protectedFirmKey();
+    const wrong = await suite.world.worker('worker (wrong passphrase)', taskQueue, {
       ECA_FIRM_PRIVATE_KEY: keyFile,
       ECA_FIRM_KEY_PASSPHRASE: 'not-the-passphrase',
     });
     const alerts = () => wrong.output.match(/configuration error \(keys\)/g)?.length ?? 0;
     let alerted = 0;
-    await runFleet(world, {
+    await runFleet(suite.world, {
       name: 'wrong passphrase, then fixed',
       listingLag: false,
       taskQueue,
       applications: APPLICATIONS,
       faultKinds: 'firm key passphrase wrong',
       // Every call with a file needs the key: each attempt fails, retryably, with an alert in the log. Fixed
-      // once the alerts show (counted in the last 20 kB of output the world keeps).
+      // once the alerts show (counted in the last 20 kB of output the suite.world keeps).
       disruptWhen: () => alerts() >= 5,
       disrupt: async (w) => {
         alerted = alerts();
@@ -176,12 +125,12 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   it('the brokerage holds another key for the firm while applications are in flight: keys blamed, never the applications', async function () {
-    const taskQueue = nextQueue();
+    const taskQueue = suite.nextQueue();
     // Key problems are configuration errors: alerted and retried for 20 s, then the application is blocked
     // with the configuration reason (which the staff see, and this case checks).
-    await world.worker('worker', taskQueue, { ECA_BLOCK_AFTER_MS: '20000' });
-    const csid = encodeURIComponent(world.sim.csid);
-    const other = await world.sim.control<{ keys: { firmPublicKey: string } }>('POST', '/firms', {
+    await suite.world.worker('worker', taskQueue, { ECA_BLOCK_AFTER_MS: '20000' });
+    const csid = encodeURIComponent(suite.world.sim.csid);
+    const other = await suite.world.sim.control<{ keys: { firmPublicKey: string } }>('POST', '/firms', {
       name: 'RotatedKey',
     });
     let previous: string | undefined;
@@ -190,9 +139,10 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
     // The firm's key is agreed again however the case ends: a case that fails with the brokerage still
     // holding the other key must not fail every case after it.
     const agreeAgain = async () => {
-      if (original !== undefined) await world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: original });
+      if (original !== undefined)
+        await suite.world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: original });
     };
-    const report = await runFleet(world, {
+    const report = await runFleet(suite.world, {
       name: 'firm key rotated at the brokerage, then agreed again',
       taskQueue,
       applications: APPLICATIONS,
@@ -213,7 +163,7 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
         if (state.lifecycleState !== 'blocked') return;
         // The first blocked application tells the staff; they agree the keys again and retry each one.
         if (previous !== undefined) {
-          await world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: previous });
+          await suite.world.sim.control('PUT', `/firms/${csid}/public-key`, { publicKey: previous });
           previous = undefined;
         }
         const blocked = state.blocked;
@@ -228,11 +178,11 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
   });
 
   it('application XML gone from the document store: blocked past the bound, resubmitted by staff, opened', async function () {
-    const taskQueue = nextQueue();
+    const taskQueue = suite.nextQueue();
     let removed = 0;
     const removedIds = new Set<string>();
     const unexpected: string[] = [];
-    const report = await runFleet(world, {
+    const report = await runFleet(suite.world, {
       name: 'missing document, resubmitted',
       listingLag: false,
       taskQueue,
@@ -263,109 +213,5 @@ describe('fault injection (real processes: dev server, simulator, workers)', fun
     assert.ok(removed > 0);
     assert.deepEqual(unexpected, [], 'blocked otherwise than by the removed XML');
     assert.equal(report.unblocked, removed, 'every application whose XML was removed was blocked, then resubmitted');
-  });
-
-  it('a client without the codec tells every application in flight to abandon: refused, none disturbed', async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
-    // What a client without the codec can send: a plaintext input, no input at all (nothing for the strict
-    // codec to refuse), or a plaintext input shaped like the SDK's patch marker (which the codec lets through).
-    const inputs: unknown[][] = [[{ reason: 'sent in plaintext' }], [], [{ id: 'status-sweep', deprecated: false }]];
-    let updates = 0;
-    let refused = 0;
-    // AbandonAccount requests the simulator recorded (its own records, kept across cases).
-    const abandons = async () =>
-      (await world.records()).accounts.reduce(
-        (sum, account) => sum + (account.requestsPerFunction.AbandonAccount ?? 0),
-        0,
-      );
-    const abandonsBefore = await abandons();
-    await runFleet(world, {
-      name: 'plaintext client',
-      listingLag: false,
-      taskQueue,
-      applications: APPLICATIONS,
-      faultKinds: 'plaintext, empty and marker-shaped abandon signals + updates',
-      disrupt: async (w) => {
-        const plain = w.plaintextClient();
-        const query = `TaskQueue = '${taskQueue}' AND WorkflowType = 'accountApplication' AND ExecutionStatus = 'Running'`;
-        for await (const execution of plain.workflow.list({ query })) {
-          const handle = plain.workflow.getHandle(execution.workflowId);
-          for (const args of inputs) {
-            await handle.signal('abandon', ...args).catch(() => undefined);
-            updates++;
-            // Refused to its sender; the reason is encrypted for codec holders, so any error counts.
-            await handle.executeUpdate('abandon', { args } as never).then(
-              () => undefined,
-              () => refused++,
-            );
-          }
-        }
-        return updates * 2;
-      },
-    });
-    // Every application ended in its scenario's state (runFleet), and the brokerage saw no abandon at all.
-    assert.ok(updates > 0, 'no application was running when the plaintext client sent its messages');
-    assert.equal(refused, updates, 'a plaintext, empty or marker-shaped update was accepted');
-    assert.equal(await abandons(), abandonsBefore, 'AbandonAccount reached the brokerage');
-  });
-
-  it('a worker is killed (SIGKILL) mid-run and another one started', async function () {
-    const taskQueue = nextQueue();
-    const first = await world.worker('worker 1', taskQueue);
-    await runFleet(world, {
-      name: 'worker SIGKILL, new worker',
-      taskQueue,
-      applications: APPLICATIONS,
-      disrupt: async (w) => {
-        await w.killWorker(first);
-        await w.worker('worker 2', taskQueue);
-        return 1;
-      },
-    });
-  });
-
-  it('two workers share the queue and one dies', async function () {
-    const taskQueue = nextQueue();
-    const [doomed] = await Promise.all([world.worker('worker A', taskQueue), world.worker('worker B', taskQueue)]);
-    await runFleet(world, {
-      name: 'two workers, one SIGKILLed',
-      taskQueue,
-      applications: APPLICATIONS,
-      disrupt: async (w) => {
-        await w.killWorker(doomed);
-        return 1;
-      },
-    });
-  });
-
-  it('the Temporal dev server is stopped and restarted on the same database file', async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
-    await runFleet(world, {
-      name: 'dev server restart',
-      taskQueue,
-      applications: APPLICATIONS,
-      disrupt: async (w) => {
-        w.checkGone(await w.server.restart('SIGTERM'), 'dev server restart');
-        return 1;
-      },
-    });
-  });
-
-  it('the simulator restarts from its data dir', async function () {
-    const taskQueue = nextQueue();
-    await world.worker('worker', taskQueue);
-    await runFleet(world, {
-      name: 'simulator restart',
-      taskQueue,
-      applications: APPLICATIONS,
-      // A create sent while the simulator is down is refused before it is processed, and sent again.
-      createCallsMayFail: true,
-      disrupt: async (w) => {
-        w.checkGone(await w.sim.restart(), 'simulator restart');
-        return 1;
-      },
-    });
   });
 });

@@ -77,9 +77,20 @@ async function main(): Promise<void> {
     version: await packageVersion(),
     metrics,
   });
-  const address = await app.listen({ host: env.ECA_API_HOST, port: env.ECA_API_PORT });
-  const metricsListener =
-    metrics && env.ECA_METRICS_ADDRESS ? await serveMetrics(metrics, env.ECA_METRICS_ADDRESS) : undefined;
+  let metricsListener: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  let address: string;
+  try {
+    // The metrics listener first: a taken port stops the start before the API serves anyone.
+    metricsListener =
+      metrics && env.ECA_METRICS_ADDRESS ? await serveMetrics(metrics, env.ECA_METRICS_ADDRESS) : undefined;
+    address = await app.listen({ host: env.ECA_API_HOST, port: env.ECA_API_PORT });
+  } catch (error) {
+    await metricsListener?.close();
+    await app.close();
+    await engine.close();
+    await db.close();
+    throw error;
+  }
   console.log(
     `eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs` +
       `${metricsListener ? `, metrics at ${metricsListener.url}/metrics` : ''})`,

@@ -26,10 +26,10 @@ export interface ApiMetrics {
 /** Buckets in ms: a read answers in milliseconds, a start in tens of them, a timed-out call in 30 s. */
 const DURATION_BUCKETS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000];
 
-/** A registry of the API's metrics, with the process's own (`defaults: false` leaves them out, for tests in one process). */
-export function createApiMetrics(options: { defaults?: boolean } = {}): ApiMetrics {
+/** A registry of the API's metrics, with the process's own (CPU, memory, event loop). */
+export function createApiMetrics(): ApiMetrics {
   const registry = new Registry();
-  if (options.defaults !== false) collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
     requests: new Counter({

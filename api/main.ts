@@ -61,7 +61,11 @@ async function main(): Promise<void> {
   const brokerage = process.env.ECA_CSID
     ? { csid: process.env.ECA_CSID, eca: createEcaClientFromConfig(loadWorkerConfig(process.env).brokerage) }
     : undefined;
-  const metrics = env.ECA_METRICS_ADDRESS === undefined ? undefined : createApiMetrics();
+  // The metrics and where they are served, together: both or neither.
+  const metrics =
+    env.ECA_METRICS_ADDRESS === undefined
+      ? undefined
+      : { address: env.ECA_METRICS_ADDRESS, registry: createApiMetrics() };
   const app = await buildApi({
     engine,
     verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
@@ -75,14 +79,13 @@ async function main(): Promise<void> {
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
     version: await packageVersion(),
-    metrics,
+    metrics: metrics?.registry,
   });
   let metricsListener: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   let address: string;
   try {
     // The metrics listener first: a taken port stops the start before the API serves anyone.
-    metricsListener =
-      metrics && env.ECA_METRICS_ADDRESS ? await serveMetrics(metrics, env.ECA_METRICS_ADDRESS) : undefined;
+    metricsListener = metrics ? await serveMetrics(metrics.registry, metrics.address) : undefined;
     address = await app.listen({ host: env.ECA_API_HOST, port: env.ECA_API_PORT });
   } catch (error) {
     await metricsListener?.close();

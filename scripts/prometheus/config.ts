@@ -12,7 +12,7 @@ export interface ScrapeTargets {
   apis?: string[] | 'dns';
   /** The Temporal server's (or each Temporal service's) metrics endpoints. */
   temporal: string[];
-  /** The codec server, the onboarding API... any further engine endpoint (job `eca-service`). */
+  /** Any further engine endpoint, such as the codec server's (job `eca-service`). */
   services?: string[];
 }
 
@@ -31,9 +31,7 @@ export function prometheusConfig(
         job_name: 'eca-worker',
         ...discovery('worker', targets.workers, interval),
       },
-      ...(targets.apis === undefined || targets.apis.length === 0
-        ? []
-        : [{ job_name: 'eca-api', ...discovery('api', targets.apis, interval) }]),
+      ...(targets.apis?.length ? [{ job_name: 'eca-api', ...discovery('api', targets.apis, interval) }] : []),
       { job_name: 'temporal-server', static_configs: [{ targets: targets.temporal }] },
       ...(targets.services?.length
         ? [{ job_name: 'eca-service', static_configs: [{ targets: targets.services }] }]

@@ -22,6 +22,8 @@ import { DEFAULT_STEP_FAILURE_BOUNDS } from '../runtime/defaults.js';
 import type { ConfigurationAlert } from './configuration-errors.js';
 import type { StepFailureBounds } from '../runtime/defaults.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
+import { createEventActivities } from './events.js';
+import type { EventSink } from './events.js';
 
 export interface EngineActivityOptions extends StatusReaderOptions {
   store: MaintainedDocumentStore;
@@ -48,6 +50,8 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   onSweepFailed?: SweepActivityOptions['onSweepFailed'];
   /** Told when a firm's daily documents are recorded (documents.ts): their schedule ran to its end. */
   onDailyDocumentsRecorded?: DocumentsActivityOptions['onRecorded'];
+  /** Where the applications' lifecycle events are written: the event log in the engine's database (runtime/events.ts). */
+  events: EventSink;
 }
 
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
@@ -88,6 +92,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
           onSweepFailed: options.onSweepFailed,
         }),
         ...createRetentionActivities({ store }),
+        ...createEventActivities(options.events),
       },
       {
         alert: options.onConfigurationError,

@@ -2,6 +2,7 @@
  * The onboarding system the demo plays, two ways: over HTTP through the onboarding API (api/), as a
  * partner firm's system in any language does, or in process through the TypeScript client.
  */
+import type { Database } from '../runtime/database/index.js';
 import type { EngineBase } from '../api/applications.js';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
@@ -79,8 +80,14 @@ export function httpSystem(baseUrl: string, keys: { onboarding: string; staff: s
 export async function startDemoApi(
   engine: EngineBase,
   csid: string,
+  database?: Database,
 ): Promise<{ url: string; system: OnboardingSystem; close(): Promise<void> }> {
-  const api = await startLocalApi(engine, { csid, roles: ['onboarding', 'staff'], rateLimitPerMinute: 1_000_000 });
+  const api = await startLocalApi(engine, {
+    csid,
+    roles: ['onboarding', 'staff'],
+    rateLimitPerMinute: 1_000_000,
+    ...(database && { database }),
+  });
   return {
     url: api.url,
     system: httpSystem(api.url, { onboarding: api.keys.onboarding!, staff: api.keys.staff! }),

@@ -21,6 +21,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
+import { openDatabase } from '../runtime/database/index.js';
+import { EventLog } from '../runtime/events.js';
 import { createEngineActivities } from '../activities/engine.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
 import { table } from '../client/cli/output.js';
@@ -141,7 +143,17 @@ async function main(): Promise<number> {
     const eca = ecaClientFor(sim, { signal: activitySignal });
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const sweeps = new SweepTally();
-    const { activities } = createEngineActivities({ eca, store, client, onSweep: (report) => sweeps.add(report) });
+    // The engine's database, embedded: the workers write the applications' events, the API serves them.
+    const database = await openDatabase(`pglite:${join(dir, 'database')}`);
+    cleanups.push(() => database.close());
+    const events = new EventLog(database);
+    const { activities } = createEngineActivities({
+      eca,
+      store,
+      client,
+      events,
+      onSweep: (report) => sweeps.add(report),
+    });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
     // The worker process's defaults (runtime/config.ts): the demo runs the engine as production does.
     const defaults = loadWorkerConfig({});
@@ -161,7 +173,7 @@ async function main(): Promise<number> {
     console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
 
     // The demo's onboarding system goes through the onboarding API, as a partner firm's would.
-    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid);
+    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid, database);
     cleanups.unshift(() => api.close());
     console.log(`Onboarding API at ${api.url} (OpenAPI at ${api.url}/openapi.json, reference at ${api.url}/docs).`);
     const fleet = await runDemoFleet(api.system, { count });

@@ -1,6 +1,6 @@
 /**
- * The onboarding API in this process on a loopback port, its embedded database in a temporary
- * directory, with one key per role asked for: what the demo's onboarding system and the bench use.
+ * The onboarding API in this process on a loopback port, on the caller's database or an embedded one
+ * in a temporary directory, with one key per role asked for: what the demo's onboarding system and the bench use.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { buildApi } from '../api/server.js';
 import { createApiKey } from '../runtime/api-keys.js';
 import type { ApiRole } from '../runtime/api-keys.js';
 import { openDatabase } from '../runtime/database/index.js';
+import type { Database } from '../runtime/database/index.js';
 
 export interface LocalApi {
   url: string;
@@ -28,6 +29,8 @@ export async function startLocalApi(
     rateLimitPerMinute: number;
     /** Wraps the database's key check (the bench times it). */
     verifyKey?: (verify: KeyVerifier) => KeyVerifier;
+    /** The engine's database (its event log: the workers write to it); one of its own in a temporary directory otherwise. */
+    database?: Database;
   },
 ): Promise<LocalApi> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-local-api-'));
@@ -37,8 +40,8 @@ export async function startLocalApi(
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const db = await openDatabase(`pglite:${join(dir, 'database')}`);
-    parts.push(db);
+    const db = options.database ?? (await openDatabase(`pglite:${join(dir, 'database')}`));
+    if (!options.database) parts.push(db);
     const keys: LocalApi['keys'] = {};
     for (const role of options.roles) {
       keys[role] = (await createApiKey(db, { csid: options.csid, role, name: `local ${role}` })).key;

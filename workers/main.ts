@@ -21,6 +21,8 @@ import {
   configuredCodecKeyring,
 } from '../codec/keyring.js';
 import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './metrics.js';
+import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../runtime/database/index.js';
+import { EventLog } from '../runtime/events.js';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -38,6 +40,9 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
+  // The engine's database (ECA_DATABASE_URL, shared with the onboarding API): the applications' event log.
+  const databaseUrl = databaseUrlFromEnv(process.env);
+  const database = await openDatabase(databaseUrl);
   // The status sweep lists and signals applications: its payloads go through the same codec.
   const client = new Client({
     connection,
@@ -53,6 +58,7 @@ async function main(): Promise<void> {
     stepFailureBounds: config.steps,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
+    events: new EventLog(database),
   });
   const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';
   const worker = await createEngineWorker({
@@ -88,7 +94,8 @@ async function main(): Promise<void> {
   console.log(
     `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}); ` +
       `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
-      (tracing ? '; tracing on (OpenTelemetry)' : ''),
+      (tracing ? '; tracing on (OpenTelemetry)' : '') +
+      `; events to ${redactUrl(databaseUrl)}`,
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
@@ -96,11 +103,17 @@ async function main(): Promise<void> {
   await tracing?.shutdown();
   await connection.close();
   await store.close();
+  await database.close();
   console.log('eca worker stopped');
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigurationError || error instanceof CodecConfigurationError) console.error(error.message);
-  else console.error('eca worker failed:', error instanceof Error ? error.message : error);
+  if (
+    error instanceof ConfigurationError ||
+    error instanceof CodecConfigurationError ||
+    error instanceof DatabaseError
+  ) {
+    console.error(error.message);
+  } else console.error('eca worker failed:', error instanceof Error ? error.message : error);
   process.exit(1);
 });

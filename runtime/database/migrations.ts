@@ -62,4 +62,51 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'events, webhook endpoints, deadline policies',
+    // The lifecycle's event log (runtime/events.ts): one row per event, written by the application
+    // workflows (idempotent on the event's id), read in (tx, position) order below the oldest open
+    // transaction, so that a cursor never skips an event committed late. Then the firms' webhook
+    // endpoints (runtime/webhooks.ts: secrets sealed, the cursor of what was delivered), and the
+    // firms' deadline policies (domain/deadlines.ts), read by the applications when they wait.
+    sql: `
+      CREATE TABLE events (
+        id text PRIMARY KEY,
+        position bigserial NOT NULL,
+        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        csid text NOT NULL,
+        external_id text NOT NULL,
+        seq integer NOT NULL,
+        type text NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now(),
+        body jsonb NOT NULL
+      );
+      CREATE INDEX events_firm_order ON events (csid, tx, position);
+      CREATE INDEX events_application_order ON events (csid, external_id, tx, position);
+      CREATE TABLE webhook_endpoints (
+        id text PRIMARY KEY,
+        csid text NOT NULL,
+        url text NOT NULL,
+        description text NOT NULL DEFAULT '',
+        secrets bytea NOT NULL,
+        state text NOT NULL CHECK (state IN ('active', 'paused', 'deleted')),
+        cursor_tx xid8 NOT NULL,
+        cursor_position bigint NOT NULL,
+        delivered integer NOT NULL DEFAULT 0,
+        failures integer NOT NULL DEFAULT 0,
+        last_error text,
+        last_error_at timestamptz,
+        last_delivered_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX webhook_endpoints_csid ON webhook_endpoints (csid);
+      CREATE TABLE deadline_policies (
+        csid text PRIMARY KEY,
+        policy jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

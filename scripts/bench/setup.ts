@@ -18,6 +18,8 @@ import type { CodecKeyring } from '../../codec/index.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import { EventLog } from '../../runtime/events.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { DevServer, SimulatorProcess } from '../processes.js';
 import type { Pids } from './measure.js';
@@ -81,14 +83,17 @@ async function engineActivities(sim: SimulatorProcess, client: Client, keys: Cod
     signal: activitySignal,
   });
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
+  // The engine's database, embedded, as the worker's default: the applications write their events there.
+  const database = await openDatabase(`pglite:${join(dir, 'database')}`);
   const { activities } = createEngineActivities({
     eca,
     store,
     client,
     batchWindowMs: BATCH_WINDOW_MS,
     maxAccountsPerCall: CONFIG_DEFAULTS.polling.maxAccountsPerCall,
+    events: new EventLog(database),
   });
-  return { store, activities };
+  return { store, activities, database };
 }
 
 /** The engine's worker and the no-op worker, both with the tuning the options ask for. */
@@ -155,7 +160,8 @@ export async function startBench(
     () => nativeConnection.close(),
     () => connection.close(),
   );
-  const { store, activities } = await engineActivities(sim, client, keys, dir);
+  const { store, activities, database } = await engineActivities(sim, client, keys, dir);
+  cleanups.push(() => database.close());
   const tracker: Tracker = {
     startedAt: new Map(),
     firstActivityAt: new Map(),

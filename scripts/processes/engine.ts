@@ -4,7 +4,7 @@
  * restartable on the same port, file or queue. Loopback addresses only.
  */
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { setupNamespace } from '../../client/setup.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from '../temporal-servers.js';
@@ -203,10 +203,21 @@ export interface WorkerProcessOptions {
   documentStore: string;
   /** `ECA_CODEC_KEYS`; payloads are not encrypted when absent. */
   codecKeys?: string;
+  /**
+   * `ECA_DATABASE_URL` (the event log, API keys...): the same PostgreSQL as the document store when it is
+   * one, otherwise embedded PostgreSQL beside the store's directory, shared by the processes that share the store.
+   */
+  databaseUrl?: string;
   /** Further environment (WORKER_MAX_CACHED_WORKFLOWS, ECA_TIMEOUT_MS, ...). */
   env?: NodeJS.ProcessEnv;
   /** A compiled worker entry run by `node` alone (an installed package's dist/workers/main.js); the sources by default. */
   compiledEntry?: string;
+}
+
+/** The database of processes that share the document store `documentStore` (see `databaseUrl`). */
+export function databaseBeside(documentStore: string): string {
+  if (/^postgres(ql)?:/i.test(documentStore)) return documentStore;
+  return `pglite:${join(dirname(resolve(documentStore)), 'database')}`;
 }
 
 /** The engine's environment for the simulator as the brokerage: a worker's, and the API's (SSO links). */
@@ -222,6 +233,7 @@ export function engineEnv(options: WorkerProcessOptions): NodeJS.ProcessEnv {
     ECA_BROKERAGE_PUBLIC_KEY: join(sim.keysDir, 'brokerage-public.asc'),
     ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'true',
     ECA_DOCUMENT_STORE: options.documentStore,
+    ECA_DATABASE_URL: options.databaseUrl ?? databaseBeside(options.documentStore),
     ECA_LOG_LEVEL: 'WARN',
     ...(options.codecKeys ? { ECA_CODEC_KEYS: options.codecKeys } : { ECA_CODEC_DISABLED: 'true' }),
     ...options.env,
@@ -246,9 +258,9 @@ export async function startWorkerProcess(name: string, options: WorkerProcessOpt
 /** One onboarding API process (api/main.ts) on `databaseUrl` and a free port; answers it and its address. */
 export async function startApiProcess(
   name: string,
-  options: Omit<WorkerProcessOptions, 'compiledEntry'> & { databaseUrl: string },
+  options: Omit<WorkerProcessOptions, 'compiledEntry'>,
 ): Promise<{ child: Child; url: string }> {
-  const env = { ...engineEnv(options), ECA_DATABASE_URL: options.databaseUrl, ECA_API_PORT: '0' };
+  const env = { ...engineEnv(options), ECA_API_PORT: '0' };
   const child = startTypeScript(name, 'api/main.ts', [], env);
   try {
     const [, url] = await child.waitFor(/eca api on (http:\/\/\S+) /, 120_000);

@@ -28,6 +28,7 @@ import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
+import { RecordedEvents } from './events.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -36,6 +37,8 @@ export interface EngineHarness {
   /** Records of the daily document submissions (read by the create step). */
   ledger: DailyDocumentsLedger;
   statusReader: StatusReader;
+  /** The lifecycle events the applications wrote. */
+  events: RecordedEvents;
   worker: Worker;
   taskQueue: string;
   close(): Promise<void>;
@@ -76,11 +79,13 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: options.codec });
   // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
   const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;
+  const events = new RecordedEvents();
   const { activities, ledger, statusReader } = createEngineActivities({
     eca,
     store,
     statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
     now,
+    events,
     ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     // The status sweep lists and signals applications as the worker process does (same codec).
     client: new Client({
@@ -104,6 +109,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     store,
     ledger,
     statusReader,
+    events,
     worker,
     taskQueue,
     async close() {

@@ -110,6 +110,26 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount',
     ).length;
     assert.ok(upserts < polls, `${upserts} search attribute writes for ${polls} polls`);
+
+    // One event per state entered, numbered in order, each with the account once it exists.
+    const lifecycleEvents = harness.events.all;
+    assert.deepEqual(
+      lifecycleEvents.map((event) => event.type).filter((type) => type !== 'application.tracking'),
+      [
+        'application.validating',
+        'application.validated',
+        'application.created',
+        'application.awaiting_approval',
+        'application.open',
+      ],
+    );
+    assert.deepEqual(
+      lifecycleEvents.map((event) => event.seq),
+      lifecycleEvents.map((_, i) => i + 1),
+    );
+    assert.equal(lifecycleEvents.at(-1)?.accountId, result.accountId);
+    assert.equal(lifecycleEvents.at(-1)?.data.status, 'O');
+    assert.equal(harness.events.repeated, 0);
   });
 
   it('documents required: waits for staff, submits the provided PDFs, then opens', async function () {
@@ -143,6 +163,18 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       await handle.executeUpdate(provideDocumentsUpdate, { args: [[await documentFor(harness, '8002', 'b')]] });
       const result = await handle.result();
       assert.equal(result.outcome, 'open');
+      // The brokerage's reason reaches the firm as an event of its own, once.
+      const rejections = harness.events.all.filter((event) => event.type === 'application.document_rejected');
+      assert.equal(rejections.length, 1);
+      assert.equal(rejections[0]?.data.formNumber, '8002');
+      assert.match(rejections[0]?.data.reason ?? '', /older than three months/);
+      const needs = harness.events.all.find((event) => event.type === 'application.needs_documents');
+      assert.deepEqual(needs?.data.tasks?.sort(), ['8001', '8002']);
+      assert.equal(
+        harness.events.all.filter((event) => event.type === 'application.staff_action').length,
+        2,
+        'two provideDocuments',
+      );
     });
   });
 
@@ -277,6 +309,15 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(result.outcome, 'open');
       const states = result.transitions.map((transition) => transition.state);
       assert.ok(states.includes('resetting'));
+      const types = harness.events.all.map((event) => event.type);
+      const abandon = types.indexOf('application.staff_action');
+      assert.deepEqual(types.slice(abandon, abandon + 3), [
+        'application.staff_action',
+        'application.abandoning',
+        'application.abandoned',
+      ]);
+      assert.ok(types.includes('application.reset'), types.join(' '));
+      assert.equal(types.at(-1), 'application.open');
     });
   });
 
@@ -765,6 +806,13 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const view = await handle.query(stateQuery);
       assert.ok(view.runs >= 1, `expected at least one continue-as-new, got ${view.runs}`);
       assert.equal(result.transitions[0]?.state, 'validating', 'transitions of earlier runs were carried');
+      // The runs number their events as one application: no gap, no repeat, one id each.
+      const events = harness.events.all;
+      assert.deepEqual(
+        events.map((event) => event.seq),
+        events.map((_, i) => i + 1),
+      );
+      assert.equal(new Set(events.map((event) => event.id)).size, events.length);
     });
   });
 });

@@ -39,6 +39,8 @@ export interface CarriedState {
   observed?: string;
   /** A `pollNow` received and not yet served when the run continued as new: the next run reads first. */
   pollRequested?: boolean;
+  /** The number of the application's last lifecycle event (events.ts): the next run goes on from it. */
+  eventSeq?: number;
 }
 
 /**

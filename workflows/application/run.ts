@@ -27,6 +27,8 @@ import {
 } from '../../domain/search-attributes.js';
 import { PATCH_UPSERT_ON_CHANGE } from '../patches.js';
 import { renderDetails } from './details.js';
+import { EventOutbox, eventsOfStep } from './events.js';
+import type { EventDraft } from './events.js';
 import type {
   AccountObservation,
   ApplicationInput,
@@ -61,6 +63,8 @@ export class ApplicationRun {
   observed: string;
   /** The newest wake-up of the status sweep. */
   observation: AccountObservation | undefined;
+  /** The lifecycle events made and not yet written to the event log (events.ts). */
+  readonly outbox: EventOutbox;
   /** The search attributes last written, so that a poll that changes nothing writes nothing. */
   private published: string | undefined;
   /** `eca_lifecycle_transitions` (see workers/metrics.ts); the SDK records nothing while replaying. */
@@ -83,6 +87,11 @@ export class ApplicationRun {
     this.lastPollAt = input.carried?.lastPollAt;
     this.pollRequested = input.carried?.pollRequested ?? false;
     this.observed = input.carried?.observed ?? NO_OBSERVATION;
+    this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
+    if (!input.carried) {
+      const state = lifecycleState(this.snapshot) as ApplicationState;
+      this.emit({ type: 'application.validating', from: state, to: state, data: {} });
+    }
     this.transitionsMetric = metricMeter.createCounter(
       'eca_lifecycle_transitions',
       'transition',
@@ -96,9 +105,16 @@ export class ApplicationRun {
   }
 
   apply(event: LifecycleEvent): void {
-    const before = lifecycleState(this.snapshot);
-    this.snapshot = step(this.snapshot, event);
+    const previous = this.snapshot;
+    const before = lifecycleState(previous);
+    this.snapshot = step(previous, event);
     const after = lifecycleState(this.snapshot);
+    const drafts = eventsOfStep(
+      event,
+      { state: before as ApplicationState, context: previous.context },
+      { state: after as ApplicationState, context: this.snapshot.context },
+    );
+    for (const draft of drafts) this.emit(draft);
     if (after !== before) {
       const transitions = this.transitions;
       transitions.push({ state: after, event: event.type, at: Date.now() });
@@ -107,6 +123,11 @@ export class ApplicationRun {
       this.transitionsMetric.add(1, { from: before, to: after, event: event.type });
     }
     this.publish();
+  }
+
+  /** Makes an event of this application (written to the event log in order, events.ts). */
+  emit(draft: EventDraft): void {
+    this.outbox.add(draft, { csid: this.csid, externalId: this.externalId, accountId: this.snapshot.context.accountId });
   }
 
   publish(): void {
@@ -196,6 +217,7 @@ export class ApplicationRun {
       lastPollAt: this.lastPollAt,
       runs: this.runs + 1,
       observed: this.observed,
+      eventSeq: this.outbox.lastSeq,
       ...(this.pollRequested && { pollRequested: this.pollRequested }),
     };
   }

@@ -68,7 +68,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
           if (settings.documentRetention !== null && patched(PATCH_DOCUMENT_RETENTION)) {
             await startDocumentRetention(run, durationMs(settings.documentRetention));
           }
-          await condition(allHandlersFinished);
+          await condition(() => allHandlersFinished() && run.outbox.written);
           return run.result(effect.outcome);
         }
 
@@ -132,7 +132,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
     }
 
     if (shouldContinueAsNew(settings.continueAsNewAfterEvents)) {
-      await condition(allHandlersFinished);
+      await condition(() => allHandlersFinished() && run.outbox.written);
       log.info('continuing as new', { state: lifecycleState(run.snapshot), events: workflowInfo().historyLength });
       await continueAsNew<typeof accountApplication>({
         ...run.input,

@@ -1,0 +1,175 @@
+/**
+ * The event log: lifecycle events (domain/events.ts) in the engine's database, in one order per firm
+ * that every reader sees the same way, so that a cursor (the SSE `Last-Event-ID`, a webhook endpoint's
+ * progress) resumes exactly where it stopped.
+ *
+ * Rows are ordered by (transaction id, position). A reader sees only rows of transactions older than
+ * the oldest one still open (`pg_snapshot_xmin`): a transaction that commits late, behind a reader that
+ * already went past later positions, can never be skipped. (A transaction held open stalls readers
+ * until it ends; nothing else writes to this table, and appends are one short statement.)
+ */
+import { createHash } from 'node:crypto';
+import type { Queryable } from './database/index.js';
+import type { EventData, EventType, LifecycleEventRecord } from '../domain/events.js';
+import type { ApplicationState } from '../domain/application-states.js';
+
+/** Where a reader stands in the log: after the event at (tx, position). `0-0` is before the first. */
+export interface EventCursor {
+  tx: string;
+  position: string;
+}
+
+export const LOG_START: EventCursor = { tx: '0', position: '0' };
+
+const CURSOR = /^(\d{1,20})-(\d{1,20})$/;
+
+/** A cursor's text: `<tx>-<position>` (the SSE event id). */
+export function formatCursor(cursor: EventCursor): string {
+  return `${cursor.tx}-${cursor.position}`;
+}
+
+/** Reads a cursor's text; undefined when it is not one. */
+export function parseCursor(text: string): EventCursor | undefined {
+  const match = CURSOR.exec(text.trim());
+  if (!match) return undefined;
+  return { tx: BigInt(match[1]!).toString(), position: BigInt(match[2]!).toString() };
+}
+
+/** An event as the workflow gives it: its id is made from the application's key and its sequence number. */
+export interface NewEvent {
+  /** The application's workflow id and first run id: unique per application, stable across continue-as-new. */
+  application: string;
+  seq: number;
+  type: EventType;
+  csid: string;
+  externalId: string;
+  accountId?: string;
+  from: ApplicationState;
+  to: ApplicationState;
+  /** Workflow time, ms since the epoch. */
+  at: number;
+  data: EventData;
+}
+
+/** An event and its place in the log. */
+export interface LoggedEvent {
+  cursor: EventCursor;
+  event: LifecycleEventRecord;
+  recordedAt: Date;
+}
+
+/** The event's id: the same for the same application and sequence number, whoever writes it and how often. */
+export function eventId(application: string, seq: number): string {
+  return `evt_${createHash('sha256').update(`${application}\n${seq}`).digest('hex').slice(0, 32)}`;
+}
+
+export function toRecord(event: NewEvent): LifecycleEventRecord {
+  return {
+    id: eventId(event.application, event.seq),
+    type: event.type,
+    csid: event.csid,
+    externalId: event.externalId,
+    ...(event.accountId !== undefined && { accountId: event.accountId }),
+    from: event.from,
+    to: event.to,
+    at: new Date(event.at).toISOString(),
+    seq: event.seq,
+    data: event.data,
+  };
+}
+
+interface EventRow {
+  tx: string;
+  position: string;
+  body: LifecycleEventRecord;
+  recorded_at: Date;
+}
+
+export interface ReadOptions {
+  /** The firm whose events to read. */
+  csid: string;
+  after: EventCursor;
+  /** One application's events only. */
+  externalId?: string;
+  /** At most this many (default 500). */
+  limit?: number;
+}
+
+export const DEFAULT_READ_LIMIT = 500;
+
+export class EventLog {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Appends events in one statement: an event already in the log (same id) is left as it is, so a
+   * step that writes again after a lost answer writes nothing twice. Answers how many were new.
+   */
+  async append(events: readonly NewEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const records = events.map(toRecord);
+    const rows = await this.db.query<{ id: string }>(
+      `INSERT INTO events (id, csid, external_id, seq, type, occurred_at, body)
+       SELECT e.id, e.csid, e.external_id, e.seq, e.type, e.occurred_at, e.body
+       FROM jsonb_to_recordset($1::jsonb)
+         AS e(id text, csid text, external_id text, seq integer, type text, occurred_at timestamptz, body jsonb)
+       ORDER BY e.seq
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [
+        JSON.stringify(
+          records.map((record) => ({
+            id: record.id,
+            csid: record.csid,
+            external_id: record.externalId,
+            seq: record.seq,
+            type: record.type,
+            occurred_at: record.at,
+            body: record,
+          })),
+        ),
+      ],
+    );
+    return rows.length;
+  }
+
+  /** The firm's events after `after`, oldest first, only those no open transaction can still precede. */
+  async read(options: ReadOptions): Promise<LoggedEvent[]> {
+    const limit = options.limit ?? DEFAULT_READ_LIMIT;
+    const params: unknown[] = [options.csid, options.after.tx, options.after.position, limit];
+    const application = options.externalId === undefined ? '' : 'AND external_id = $5';
+    if (options.externalId !== undefined) params.push(options.externalId);
+    const rows = await this.db.query<EventRow>(
+      `SELECT tx::text AS tx, position, body, recorded_at FROM events
+       WHERE csid = $1 AND (tx, position) > ($2::xid8, $3::bigint) ${application}
+         AND tx < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY tx, position
+       LIMIT $4`,
+      params,
+    );
+    return rows.map((row) => ({
+      cursor: { tx: row.tx, position: String(row.position) },
+      event: row.body,
+      recordedAt: row.recorded_at,
+    }));
+  }
+
+  /** The cursor after the firm's last visible event (a reader starting "now" starts here). */
+  async end(csid: string): Promise<EventCursor> {
+    const [row] = await this.db.query<{ tx: string; position: string }>(
+      `SELECT tx::text AS tx, position FROM events
+       WHERE csid = $1 AND tx < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY tx DESC, position DESC LIMIT 1`,
+      [csid],
+    );
+    return row ? { tx: row.tx, position: String(row.position) } : LOG_START;
+  }
+
+  /** How many of the firm's events lie after `after` (a webhook endpoint's backlog). */
+  async countAfter(csid: string, after: EventCursor): Promise<number> {
+    const [row] = await this.db.query<{ count: string }>(
+      `SELECT count(*) AS count FROM events WHERE csid = $1 AND (tx, position) > ($2::xid8, $3::bigint)`,
+      [csid, after.tx, after.position],
+    );
+    return Number(row?.count ?? 0);
+  }
+}

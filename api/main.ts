@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
     version: await packageVersion(),
     metrics: metrics?.registry,
+    database: db,
   });
   let metricsListener: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   let address: string;

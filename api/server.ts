@@ -25,6 +25,10 @@ import { firmRoutes } from './firm.js';
 import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
 import { countUnrouted, installMetrics } from './metrics.js';
+import { eventRoutes } from './events.js';
+import type { EventStreamOptions } from './events.js';
+import { EventLog } from '../runtime/events.js';
+import type { Queryable } from '../runtime/database/index.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiProblem, installProblemHandlers, sendProblem } from './problems.js';
 import { problems } from './schemas.js';
@@ -49,6 +53,13 @@ export interface ApiOptions {
   version?: string;
   /** Where every answer is counted and timed (api/metrics.ts); served by the caller on a listener of its own. */
   metrics?: ApiMetrics;
+  /**
+   * The engine's database, which the workers write the lifecycle events to: with it, the service serves
+   * them (/v1/events) and the firm's webhook endpoints and deadline policies.
+   */
+  database?: Queryable;
+  /** How event streams look for new events and keep quiet connections open. */
+  eventStream?: EventStreamOptions;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -111,6 +122,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
   firmRoutes(api, options.engine, options.brokerage);
+  if (options.database) eventRoutes(app, new EventLog(options.database), options.eventStream);
   await app.ready();
   return app;
 }

@@ -51,6 +51,7 @@ export async function startLocalApi(
       engine,
       verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,
       rateLimitPerMinute: options.rateLimitPerMinute,
+      database: db,
     });
     parts.push(app);
     return { url: await app.listen({ host: '127.0.0.1', port: 0 }), keys, close };

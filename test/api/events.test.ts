@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Client, Connection } from '@temporalio/client';
+import { buildApi } from '../../api/server.js';
+import { databaseKeyVerifier } from '../../api/keys.js';
+import { followEvents } from '../../client/event-stream.js';
+import type { FollowedEvent } from '../../client/event-stream.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
+import { createApiKey } from '../../runtime/api-keys.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { EventLog } from '../../runtime/events.js';
+import type { NewEvent } from '../../runtime/events.js';
+
+describe('onboarding API: lifecycle events (SSE and pages, embedded database)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let db: Database;
+  let log: EventLog;
+  let connection: Connection;
+  let keys: { firmA: string; firmB: string };
+  const apps: FastifyInstance[] = [];
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'eca-events-api-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    log = new EventLog(db);
+    connection = Connection.lazy({ address: '127.0.0.1:1' });
+    keys = {
+      firmA: (await createApiKey(db, { csid: 'FIRM-A', role: 'ops', name: 'a' })).key,
+      firmB: (await createApiKey(db, { csid: 'FIRM-B', role: 'onboarding', name: 'b' })).key,
+    };
+  });
+
+  after(async function () {
+    for (const app of apps) await app.close();
+    await connection?.close();
+    await db?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function serve(): Promise<{ app: FastifyInstance; url: string }> {
+    const app = await buildApi({
+      engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'documents')) },
+      verifyKey: databaseKeyVerifier(db),
+      database: db,
+      eventStream: { pollMs: 50, heartbeatMs: 200 },
+    });
+    apps.push(app);
+    return { app, url: await app.listen({ host: '127.0.0.1', port: 0 }) };
+  }
+
+  let seq = 0;
+  function event(csid: string, externalId: string): NewEvent {
+    seq++;
+    return {
+      application: `wf-${externalId}/run`,
+      seq,
+      type: 'application.needs_documents',
+      csid,
+      externalId,
+      from: 'tracking',
+      to: 'needsDocuments',
+      at: Date.now(),
+      data: { tasks: ['8001'] },
+    };
+  }
+
+  async function collect(
+    stream: AsyncGenerator<FollowedEvent>,
+    count: number,
+    received: FollowedEvent[] = [],
+  ): Promise<FollowedEvent[]> {
+    for await (const followed of stream) {
+      received.push(followed);
+      if (received.length === count) break;
+    }
+    return received;
+  }
+
+  it("streams the firm's events only, from a cursor, and resumes after a restart of the service without a gap", async function () {
+    const first = await serve();
+    await log.append([event('FIRM-A', 'A-1'), event('FIRM-B', 'B-1'), event('FIRM-A', 'A-2')]);
+    const controller = new AbortController();
+    const reconnects: string[] = [];
+    const stream = followEvents({
+      url: first.url,
+      apiKey: keys.firmA,
+      after: 'start',
+      signal: controller.signal,
+      onReconnect: (reason) => reconnects.push(reason),
+    });
+    const received = await collect(stream, 2);
+    assert.deepEqual(
+      received.map((followed) => followed.event.externalId),
+      ['A-1', 'A-2'],
+    );
+
+    // The service goes away; events are written meanwhile; a new one on another port has the same log.
+    await first.app.close();
+    await log.append([event('FIRM-A', 'A-3'), event('FIRM-A', 'A-4')]);
+    const second = await serve();
+    const resumed = followEvents({ url: second.url, apiKey: keys.firmA, after: received[1]!.cursor });
+    const more = await collect(resumed, 2);
+    assert.deepEqual(
+      more.map((followed) => followed.event.externalId),
+      ['A-3', 'A-4'],
+    );
+    assert.ok(more.every((followed) => followed.event.csid === 'FIRM-A'));
+    controller.abort();
+    // The first reader saw its service close and tried again.
+    await stream.return(undefined);
+    assert.equal(new Set(more.map((followed) => followed.event.id)).size, 2);
+  });
+
+  it('a reader that connected before any event misses none of those written while it reconnects', async function () {
+    const { url, app } = await serve();
+    const controller = new AbortController();
+    const stream = followEvents({ url, apiKey: keys.firmB, signal: controller.signal, maxBackoffMs: 100 });
+    // Starts at "now": connects, learns the cursor, then the service restarts before anything is written.
+    const pending = collect(stream, 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.close();
+    await log.append([event('FIRM-B', 'B-2'), event('FIRM-B', 'B-3')]);
+    // Same port is not guaranteed: the reader keeps trying the old URL, so serve there again.
+    const port = Number(new URL(url).port);
+    const again = await buildApi({
+      engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'documents')) },
+      verifyKey: databaseKeyVerifier(db),
+      database: db,
+      eventStream: { pollMs: 50 },
+    });
+    apps.push(again);
+    await again.listen({ host: '127.0.0.1', port });
+    const received = await pending;
+    controller.abort();
+    assert.deepEqual(
+      received.map((followed) => followed.event.externalId),
+      ['B-2', 'B-3'],
+    );
+  });
+
+  it('answers pages of JSON, one application at a time, and refuses a malformed cursor', async function () {
+    const { url } = await serve();
+    const headers = { authorization: `Bearer ${keys.firmA}` };
+    const page = (await (await fetch(`${url}/v1/events?after=start&limit=2`, { headers })).json()) as {
+      events: Array<{ cursor: string; event: { externalId: string } }>;
+      cursor: string;
+    };
+    assert.equal(page.events.length, 2);
+    const next = (await (await fetch(`${url}/v1/events?after=${page.cursor}&limit=100`, { headers })).json()) as {
+      events: Array<{ event: { externalId: string; csid: string } }>;
+    };
+    assert.ok(next.events.length >= 2);
+    assert.ok(next.events.every((item) => item.event.csid === 'FIRM-A'));
+    const one = (await (await fetch(`${url}/v1/applications/A-3/events?after=start`, { headers })).json()) as {
+      events: Array<{ event: { externalId: string } }>;
+    };
+    assert.deepEqual(
+      one.events.map((item) => item.event.externalId),
+      ['A-3'],
+    );
+    const bad = await fetch(`${url}/v1/events?after=yesterday`, { headers });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { field: string }).field, 'after');
+    const stale = await fetch(`${url}/v1/events`, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'x' },
+    });
+    assert.equal(stale.status, 400);
+    const anonymous = await fetch(`${url}/v1/events`);
+    assert.equal(anonymous.status, 401);
+  });
+
+  it('sends a comment line on a quiet stream, and closing the service ends its streams', async function () {
+    const { url, app } = await serve();
+    const response = await fetch(`${url}/v1/events`, {
+      headers: { authorization: `Bearer ${keys.firmA}`, accept: 'text/event-stream' },
+    });
+    assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes(': keep-alive')) text += new TextDecoder().decode((await reader.read()).value);
+    assert.match(text, /^retry: \d+\nid: \d+-\d+\n\n/);
+    const closed = app.close();
+    for (;;) if ((await reader.read()).done) break;
+    await closed;
+  });
+});

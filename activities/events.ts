@@ -4,7 +4,8 @@
  * or a worker killed mid-write writes nothing twice and loses nothing (the workflow keeps the events
  * until the write is recorded in its history).
  */
-import type { NewEvent } from '../runtime/events.js';
+import type { NewEvent } from '../domain/events.js';
+import type { EventActivities } from '../workflows/application/activities.js';
 
 /** Where events go: the event log in the engine's database, or a test's own sink. */
 export interface EventSink {
@@ -12,16 +13,10 @@ export interface EventSink {
   append(events: readonly NewEvent[]): Promise<number>;
 }
 
-export interface RecordEventsInput {
-  events: NewEvent[];
-}
-
-export function createEventActivities(sink: EventSink) {
+export function createEventActivities(sink: EventSink): EventActivities {
   return {
-    async recordEvents(input: RecordEventsInput): Promise<{ written: number }> {
+    async recordEvents(input) {
       return { written: await sink.append(input.events) };
     },
   };
 }
-
-export type EventActivities = ReturnType<typeof createEventActivities>;

@@ -110,12 +110,77 @@ function frame(logged: LoggedEvent): string {
   return `id: ${formatCursor(logged.cursor)}\nevent: ${logged.event.type}\ndata: ${JSON.stringify(logged.event)}\n\n`;
 }
 
+/** Streams the firm's events after `from.after` until the client or the service closes. */
+async function stream(
+  reply: FastifyReply,
+  log: EventLog,
+  from: { csid: string; after: EventCursor; externalId?: string },
+  streams: Set<() => void>,
+  options: EventStreamOptions,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-content-type-options': 'nosniff',
+  });
+  let open = true;
+  let wake: (() => void) | undefined;
+  const end = () => {
+    open = false;
+    wake?.();
+  };
+  streams.add(end);
+  raw.once('close', end);
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const write = async (text: string) => {
+    if (!raw.write(text)) await new Promise<void>((resolve) => raw.once('drain', resolve).once('close', resolve));
+  };
+  let cursor = from.after;
+  let quietSince = Date.now();
+  try {
+    // The cursor it starts after, as an id without data: a client that reconnects before any event resumes there.
+    await write(`retry: ${RECONNECT_MS}\nid: ${formatCursor(cursor)}\n\n`);
+    while (open) {
+      const events = await log.read({ ...from, after: cursor, limit: STREAM_BATCH });
+      for (const logged of events) {
+        if (!open) break;
+        await write(frame(logged));
+        cursor = logged.cursor;
+      }
+      if (events.length > 0) quietSince = Date.now();
+      else if (Date.now() - quietSince >= (options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)) {
+        await write(': keep-alive\n\n');
+        quietSince = Date.now();
+      }
+      if (events.length < STREAM_BATCH) await pause(options.pollMs ?? DEFAULT_POLL_MS);
+    }
+  } catch (error) {
+    // The log could not be read: the client reconnects with its last id and misses nothing.
+    reply.log.warn({ error: (error as Error).message }, 'event stream ended');
+  } finally {
+    streams.delete(end);
+    raw.end();
+  }
+}
+
 export function eventRoutes(app: FastifyInstance, log: EventLog, options: EventStreamOptions = {}): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const streams = new Set<() => void>();
   // Streams never end by themselves: closing the service ends them, so that it does not wait for their clients.
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     for (const end of streams) end();
+    done();
   });
 
   async function answer(
@@ -133,68 +198,8 @@ export function eventRoutes(app: FastifyInstance, log: EventLog, options: EventS
         cursor: formatCursor(events.at(-1)?.cursor ?? after),
       };
     }
-    await stream(reply, { csid, after, externalId });
+    await stream(reply, log, { csid, after, externalId }, streams, options);
     return reply;
-  }
-
-  async function stream(
-    reply: FastifyReply,
-    from: { csid: string; after: EventCursor; externalId?: string },
-  ): Promise<void> {
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
-    });
-    let open = true;
-    let wake: (() => void) | undefined;
-    const end = () => {
-      open = false;
-      wake?.();
-    };
-    streams.add(end);
-    raw.once('close', end);
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    const write = async (text: string) => {
-      if (!raw.write(text)) await new Promise<void>((resolve) => raw.once('drain', resolve).once('close', resolve));
-    };
-    let cursor = from.after;
-    let quietSince = Date.now();
-    try {
-      // The cursor it starts after, as an id without data: a client that reconnects before any event resumes there.
-      await write(`retry: ${RECONNECT_MS}\nid: ${formatCursor(cursor)}\n\n`);
-      while (open) {
-        const events = await log.read({ ...from, after: cursor, limit: STREAM_BATCH });
-        for (const logged of events) {
-          if (!open) break;
-          await write(frame(logged));
-          cursor = logged.cursor;
-        }
-        if (events.length > 0) quietSince = Date.now();
-        else if (Date.now() - quietSince >= (options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)) {
-          await write(': keep-alive\n\n');
-          quietSince = Date.now();
-        }
-        if (events.length < STREAM_BATCH) await pause(options.pollMs ?? DEFAULT_POLL_MS);
-      }
-    } catch (error) {
-      // The log could not be read: the client reconnects with its last id and misses nothing.
-      reply.log.warn({ error: (error as Error).message }, 'event stream ended');
-    } finally {
-      streams.delete(end);
-      raw.end();
-    }
   }
 
   api.get('/v1/events', {

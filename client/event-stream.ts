@@ -94,9 +94,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * reopened after the last event received, with backoff. 401, 403 and 400 end it with EventStreamRefused.
  */
 export async function* followEvents(options: FollowOptions): AsyncGenerator<FollowedEvent> {
-  const path = options.externalId
-    ? `/v1/applications/${encodeURIComponent(options.externalId)}/events`
-    : '/v1/events';
+  const path = options.externalId ? `/v1/applications/${encodeURIComponent(options.externalId)}/events` : '/v1/events';
   let after = options.after ?? 'now';
   let attempt = 0;
   while (!options.signal?.aborted) {

@@ -10,8 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Queryable } from './database/index.js';
-import type { EventData, EventType, LifecycleEventRecord } from '../domain/events.js';
-import type { ApplicationState } from '../domain/application-states.js';
+import type { LifecycleEventRecord, NewEvent } from '../domain/events.js';
+
+export type { NewEvent };
 
 /** Where a reader stands in the log: after the event at (tx, position). `0-0` is before the first. */
 export interface EventCursor {
@@ -33,22 +34,6 @@ export function parseCursor(text: string): EventCursor | undefined {
   const match = CURSOR.exec(text.trim());
   if (!match) return undefined;
   return { tx: BigInt(match[1]!).toString(), position: BigInt(match[2]!).toString() };
-}
-
-/** An event as the workflow gives it: its id is made from the application's key and its sequence number. */
-export interface NewEvent {
-  /** The application's workflow id and first run id: unique per application, stable across continue-as-new. */
-  application: string;
-  seq: number;
-  type: EventType;
-  csid: string;
-  externalId: string;
-  accountId?: string;
-  from: ApplicationState;
-  to: ApplicationState;
-  /** Workflow time, ms since the epoch. */
-  at: number;
-  data: EventData;
 }
 
 /** An event and its place in the log. */

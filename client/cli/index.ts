@@ -18,6 +18,7 @@ import { addMaintenanceCommands } from './maintenance.js';
 import { addGlobalOptions, examples } from './options.js';
 import { quietWhenOutputCloses } from './output.js';
 import { addDailyDocumentsCommands } from './daily-documents.js';
+import { addEventCommands } from './events.js';
 import { addScheduleCommands } from './schedules.js';
 import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
@@ -58,6 +59,7 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
   addUserCommands(program);
   addKeyCommands(program);
   addApiKeyCommands(program);
+  addEventCommands(program);
   addCompletionCommand(program);
   return examples(program, [
     ['apply client-42.xml', 'start an application'],

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,11 +183,49 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     });
     assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
     const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
     let text = '';
-    while (!text.includes(': keep-alive')) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes(': keep-alive')) {
+      const { value } = await reader.read();
+      text += decoder.decode(value as Uint8Array | undefined, { stream: true });
+    }
     assert.match(text, /^retry: \d+\nid: \d+-\d+\n\n/);
     const closed = app.close();
     for (;;) if ((await reader.read()).done) break;
     await closed;
+  });
+
+  it('`eca events tail` prints the events from a cursor, as lines or JSON, and says what is missing', async function () {
+    const { url } = await serve();
+    const eca = (args: string[], env: Record<string, string> = {}) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const { ECA_API_URL: _url, ECA_API_KEY: _key, ECA_OUTPUT: _output, ...inherited } = process.env;
+        execFile(
+          process.execPath,
+          [fileURLToPath(new URL('../../bin/eca.js', import.meta.url)), 'events', 'tail', ...args],
+          { env: { ...inherited, NO_COLOR: '1', ...env } },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        );
+      });
+    const lines = await eca(['--after', 'start', '--count', '2', '--api-url', url], { ECA_API_KEY: keys.firmA });
+    assert.equal(lines.code, 0, lines.stderr);
+    assert.match(
+      lines.stdout,
+      /^\S+ {2}A-1 {2}needs_documents {2}tracking → needsDocuments {2}tasks 8001\n\S+ {2}A-2 /,
+    );
+    const one = await eca(['--after', 'start', '--count', '1', '--application', 'A-3', '-o', 'jsonl'], {
+      ECA_API_URL: url,
+      ECA_API_KEY: keys.firmA,
+    });
+    const parsed = JSON.parse(one.stdout) as { cursor: string; event: { externalId: string } };
+    assert.equal(parsed.event.externalId, 'A-3');
+    assert.match(parsed.cursor, /^\d+-\d+$/);
+    const missing = await eca(['--api-url', url]);
+    assert.equal(missing.code, 3);
+    assert.match(missing.stderr, /--api-key/);
+    const refused = await eca(['--api-url', url, '--api-key', 'eca_aaaaaaaaaaaa_' + 'a'.repeat(43)]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refused \(HTTP 401\)/);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot } from '../../domain/account.js';
+import type { NewEvent } from '../../domain/events.js';
 
 export interface ApplicationRef {
   csid: string;
@@ -128,4 +129,10 @@ export interface ApplicationActivities {
   ): Promise<UpdateOutcome>;
   /** One read of getAmRequestStatus by account, matched on the update's response file name. */
   readRequestByFile(input: AccountRef & { responseFile: string }): Promise<RequestOutcome>;
+}
+
+/** The application's lifecycle events, written to the event log (activities/events.ts): a local activity. */
+export interface EventActivities {
+  /** Appends events, leaving those the log already holds (same application and number). */
+  recordEvents(input: { events: NewEvent[] }): Promise<{ written: number }>;
 }

@@ -10,10 +10,9 @@
 import { log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
-import type { EventData, EventType } from '../../domain/events.js';
-import type { EventActivities } from '../../activities/events.js';
+import type { EventData, EventType, NewEvent } from '../../domain/events.js';
 import type { LifecycleContext, LifecycleEvent } from '../lifecycle/index.js';
-import type { NewEvent } from '../../runtime/events.js';
+import type { EventActivities } from './activities.js';
 
 const { recordEvents } = proxyLocalActivities<EventActivities>({
   startToCloseTimeout: '30 seconds',
@@ -84,7 +83,9 @@ export function eventsOfStep(
   if (action) drafts.push({ type: 'application.staff_action', from: before.state, to: after.state, data: { action } });
   if (event.type === 'STATUS') {
     const rejectedBefore = new Set(
-      before.context.tasks.filter((task) => task.state === 'Rejected').map((task) => `${task.formNumber}\n${task.reason}`),
+      before.context.tasks
+        .filter((task) => task.state === 'Rejected')
+        .map((task) => `${task.formNumber}\n${task.reason}`),
     );
     for (const task of after.context.tasks) {
       if (task.state !== 'Rejected' || rejectedBefore.has(`${task.formNumber}\n${task.reason}`)) continue;

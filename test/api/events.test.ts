@@ -182,12 +182,12 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
       headers: { authorization: `Bearer ${keys.firmA}`, accept: 'text/event-stream' },
     });
     assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-    const reader = response.body!.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let text = '';
     while (!text.includes(': keep-alive')) {
-      const { value } = await reader.read();
-      text += decoder.decode(value as Uint8Array | undefined, { stream: true });
+      const chunk: ReadableStreamReadResult<Uint8Array> = await reader.read();
+      text += decoder.decode(chunk.value, { stream: true });
     }
     assert.match(text, /^retry: \d+\nid: \d+-\d+\n\n/);
     const closed = app.close();

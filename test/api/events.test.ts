@@ -182,16 +182,16 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
       headers: { authorization: `Bearer ${keys.firmA}`, accept: 'text/event-stream' },
     });
     assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
     const decoder = new TextDecoder();
     let text = '';
     while (!text.includes(': keep-alive')) {
-      const chunk: ReadableStreamReadResult<Uint8Array> = await reader.read();
-      text += decoder.decode(chunk.value, { stream: true });
+      const chunk = await chunks.next();
+      text += decoder.decode(chunk.done ? undefined : chunk.value, { stream: true });
     }
     assert.match(text, /^retry: \d+\nid: \d+-\d+\n\n/);
     const closed = app.close();
-    for (;;) if ((await reader.read()).done) break;
+    for (;;) if ((await chunks.next()).done) break;
     await closed;
   });
 

@@ -23,7 +23,12 @@ import type { ConfigurationAlert } from './configuration-errors.js';
 import type { StepFailureBounds } from '../runtime/defaults.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { createEventActivities } from './events.js';
+import { createDeadlinePolicyActivities } from './deadline-policies.js';
+import { DeadlinePolicies } from '../runtime/deadline-policies.js';
 import type { EventSink } from './events.js';
+import { createWebhookActivities } from './webhooks.js';
+import type { Database } from '../runtime/database/index.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 
 export interface EngineActivityOptions extends StatusReaderOptions {
   store: MaintainedDocumentStore;
@@ -52,6 +57,10 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   onDailyDocumentsRecorded?: DocumentsActivityOptions['onRecorded'];
   /** Where the applications' lifecycle events are written: the event log in the engine's database (runtime/events.ts). */
   events: EventSink;
+  /** The engine's database, for webhook delivery (activities/webhooks.ts); without it the worker delivers no webhooks. */
+  database?: Database;
+  /** The payload codec's keys, which seal the webhook endpoints' secrets (the API process must use the same). */
+  keyring?: CodecKeyring;
 }
 
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
@@ -93,6 +102,9 @@ export function createEngineActivities(options: EngineActivityOptions) {
         }),
         ...createRetentionActivities({ store }),
         ...createEventActivities(options.events),
+        // Without the database, every firm follows the default deadlines.
+        ...createDeadlinePolicyActivities(options.database && new DeadlinePolicies(options.database)),
+        ...(options.database && createWebhookActivities({ db: options.database, keyring: options.keyring })),
       },
       {
         alert: options.onConfigurationError,

@@ -12,6 +12,7 @@ export const DAILY_DOCUMENTS_WORKFLOW = 'dailyDocuments';
 export const DAILY_DOCUMENTS_TRIGGER_WORKFLOW = 'dailyDocumentsTrigger';
 export const DOCUMENT_RETENTION_WORKFLOW = 'documentRetention';
 export const FIRM_STATUS_SWEEP_WORKFLOW = 'firmStatusSweep';
+export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
 
 /** `application-<CSID>-<externalId>`: one workflow per application, found by every tool. */
 export function applicationWorkflowId(csid: string, externalId: string): string {
@@ -25,6 +26,11 @@ export function documentRetentionWorkflowId(csid: string, externalId: string): s
 
 export function sweepWorkflowId(csid: string): string {
   return `status-sweep-${csid}`;
+}
+
+/** `webhook-delivery-<endpointId>`: one delivery workflow per webhook endpoint (its id is unique across firms). */
+export function webhookDeliveryWorkflowId(endpointId: string): string {
+  return `webhook-delivery-${endpointId}`;
 }
 
 /**

@@ -59,6 +59,9 @@ async function main(): Promise<void> {
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
     events: new EventLog(database),
+    // Webhook delivery and the firms' deadline policies, from the same database; secrets sealed under the codec's keys.
+    database,
+    keyring: codec,
   });
   const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';
   const worker = await createEngineWorker({

@@ -5,3 +5,4 @@ export { dailyDocuments, dailyDocumentsTrigger } from './documents/workflow.js';
 export { accountMaintenance } from './maintenance/workflow.js';
 export { firmStatusSweep } from './sweep/workflow.js';
 export { documentRetention } from './retention/workflow.js';
+export { webhookDelivery } from './webhooks/workflow.js';

@@ -29,6 +29,8 @@ import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
 import { RecordedEvents } from './events.js';
+import type { Database } from '../../runtime/database/index.js';
+import type { EventSink } from '../../activities/events.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -55,6 +57,10 @@ export interface EngineOptions {
   codec?: CodecKeyring;
   /** When an application's failing step is blocked (the worker's defaults otherwise). */
   stepFailureBounds?: StepFailureBounds;
+  /** The engine's database: the firms' deadline policies and webhook endpoints (defaults and none without). */
+  database?: Database;
+  /** Where the applications write their events: `events` of the harness (in memory) by default, or the event log of a database. */
+  events?: EventSink;
 }
 
 type AnyActivity = (...args: never[]) => Promise<unknown>;
@@ -85,7 +91,8 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     store,
     statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
     now,
-    events,
+    events: options.events ?? events,
+    ...(options.database && { database: options.database }),
     ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     // The status sweep lists and signals applications as the worker process does (same codec).
     client: new Client({

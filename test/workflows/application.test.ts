@@ -26,6 +26,11 @@ import type { EngineHarness, EngineOptions } from '../support/engine.js';
 import { timeSkippingEnv } from '../support/servers.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 type Handle = WorkflowHandle<typeof accountApplication>;
 
@@ -814,5 +819,75 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       );
       assert.equal(new Set(events.map((event) => event.id)).size, events.length);
     });
+  });
+
+  it('deadlines: reminders then overdue under the defaults, as events and in the state view; nothing else happens', async function () {
+    const harness = await setUp();
+    // Reads once a week: the month passes in few activities.
+    const handle = await start(harness, 'docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(handle, 'needsDocuments');
+      assert.equal(waiting.deadline?.state, 'needsDocuments');
+      assert.equal(waiting.deadline?.overdue, false);
+      const entered = waiting.transitions.at(-1)!.at;
+      assert.equal(waiting.deadline?.due, entered + 30 * 86_400_000, 'the default: 30 days');
+      await env.sleep('31 days');
+      const late = await handle.query(stateQuery);
+      assert.equal(late.lifecycleState, 'needsDocuments', 'the default escalation is none');
+      assert.equal(late.deadline?.overdue, true);
+      // A workflow left waiting would hold the shared server's time skipping.
+      await handle.terminate('test done');
+    });
+    const marks = harness.events.all.filter((event) => ['application.reminder', 'application.overdue'].includes(event.type));
+    assert.deepEqual(
+      marks.map((event) => [event.type, event.data.deadline?.reminder]),
+      [
+        ['application.reminder', 1],
+        ['application.reminder', 2],
+        ['application.reminder', 3],
+        ['application.overdue', undefined],
+      ],
+    );
+    assert.ok(marks.every((event) => event.data.deadline?.state === 'needsDocuments' && event.to === 'needsDocuments'));
+  });
+
+  it("deadlines: a firm's policy set while applications wait applies to them; escalation abandons with the deadline as reason", async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'eca-deadlines-'));
+    const database = await openDatabase(`pglite:${dir}`);
+    const escalations = expectLog(/^deadline passed: escalated$/);
+    try {
+      const harness = await setUp({ database });
+      const handle = await start(harness, 'docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
+      await harness.worker.runUntil(async () => {
+        await waitForState(handle, 'needsDocuments');
+        // Set after the application started waiting (under the defaults): read again within a day.
+        await new DeadlinePolicies(database).set(harness.sim.csid, {
+          needsDocuments: { deadline: '2d', reminders: ['12h'], escalation: 'abandon' },
+        });
+        await env.sleep('3 days');
+        const abandoned = await waitForState(handle, 'abandoned');
+        assert.match(abandoned.abandonReason ?? '', /^deadline passed: needsDocuments for longer than 2d$/);
+      });
+      const types = harness.events.all.map((event) => event.type);
+      const from = types.indexOf('application.needs_documents');
+      // The policy was read again at the next daily refresh, past its reminder: told then, the deadline a day later.
+      assert.deepEqual(types.slice(from), [
+        'application.needs_documents',
+        'application.reminder',
+        'application.overdue',
+        'application.escalated',
+        'application.abandoning',
+        'application.abandoned',
+      ]);
+      assert.ok(!types.includes('application.staff_action'), 'no staff acted');
+      const escalated = harness.events.all.find((event) => event.type === 'application.escalated');
+      assert.equal(escalated?.data.deadline?.escalation, 'abandon');
+      assert.equal(harness.sim.control.account(harness.events.all.at(-1)!.accountId!)?.status, 'A');
+      assert.equal(escalations.seen, 1);
+    } finally {
+      escalations.done();
+      await database.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

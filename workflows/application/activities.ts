@@ -6,6 +6,7 @@
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot } from '../../domain/account.js';
 import type { NewEvent } from '../../domain/events.js';
+import type { DeadlinePolicy } from '../../domain/deadlines.js';
 
 export interface ApplicationRef {
   csid: string;
@@ -135,4 +136,9 @@ export interface ApplicationActivities {
 export interface EventActivities {
   /** Appends events, leaving those the log already holds (same application and number). */
   recordEvents(input: { events: NewEvent[] }): Promise<{ written: number }>;
+}
+
+/** The firm's deadline policy, its own entries over the defaults (activities/deadline-policies.ts): a local activity. */
+export interface DeadlineActivities {
+  readDeadlinePolicy(input: { csid: string }): Promise<DeadlinePolicy>;
 }

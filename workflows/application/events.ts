@@ -39,7 +39,8 @@ const NAMED_BY_EVENT: Partial<Record<LifecycleEvent['type'], EventType>> = {
   RESET_CONFIRMED: 'application.reset',
 };
 
-const STAFF_ACTIONS: Partial<Record<LifecycleEvent['type'], string>> = {
+/** The name of a staff message, as the `staff_action` event gives it. */
+export const STAFF_ACTIONS: Partial<Record<LifecycleEvent['type'], string>> = {
   RESUBMIT: 'resubmit',
   PROVIDE_DOCUMENTS: 'provideDocuments',
   ABANDON: 'abandon',
@@ -70,8 +71,8 @@ function stateData(to: ApplicationState, context: LifecycleContext, event: Lifec
 }
 
 /**
- * The events one step makes: the staff message that caused it, documents the brokerage newly rejected
- * (a status read), then the change of state, if any.
+ * The events one step makes: documents the brokerage newly rejected (a status read), then the change
+ * of state, if any. (A staff message is told before its step: ApplicationRun.handleStaff.)
  */
 export function eventsOfStep(
   event: LifecycleEvent,
@@ -79,8 +80,6 @@ export function eventsOfStep(
   after: { state: ApplicationState; context: LifecycleContext },
 ): EventDraft[] {
   const drafts: EventDraft[] = [];
-  const action = STAFF_ACTIONS[event.type];
-  if (action) drafts.push({ type: 'application.staff_action', from: before.state, to: after.state, data: { action } });
   if (event.type === 'STATUS') {
     const rejectedBefore = new Set(
       before.context.tasks

@@ -41,6 +41,8 @@ export interface CarriedState {
   pollRequested?: boolean;
   /** The number of the application's last lifecycle event (events.ts): the next run goes on from it. */
   eventSeq?: number;
+  /** The waiting state's entry whose deadline is watched, and its last mark told (deadlines.ts). */
+  deadline?: { entry: number; markAt?: number };
 }
 
 /**
@@ -103,6 +105,15 @@ export interface ApplicationStateView {
   runs: number;
   /** Staff signals received by this run, the newest last (a signal cannot answer: this is its answer). */
   staffNotices?: StaffNotice[];
+  /** The deadline of the waiting state (workflows/application/deadlines.ts), while it waits in one that has one. */
+  deadline?: {
+    state: ApplicationState;
+    /** ms since the epoch */
+    due: number;
+    nextReminderAt?: number;
+    overdue: boolean;
+    escalation: 'none' | 'alert' | 'abandon';
+  };
 }
 
 /** A staff signal as it was taken: accepted, refused (why), or of a name the workflow does not know. */

@@ -27,7 +27,8 @@ import {
 } from '../../domain/search-attributes.js';
 import { PATCH_UPSERT_ON_CHANGE } from '../patches.js';
 import { renderDetails } from './details.js';
-import { EventOutbox, eventsOfStep } from './events.js';
+import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
+import type { DeadlineView } from './deadlines.js';
 import type { EventDraft } from './events.js';
 import type {
   AccountObservation,
@@ -63,6 +64,11 @@ export class ApplicationRun {
   observed: string;
   /** The newest wake-up of the status sweep. */
   observation: AccountObservation | undefined;
+  /** Where the application stands with the deadline of its waiting state (deadlines.ts). */
+  deadline: DeadlineView | undefined;
+  /** The entry into a waiting state whose deadline marks are being told, and the last mark told (carried). */
+  deadlineEntry: number | undefined;
+  deadlineMarkAt: number | undefined;
   /** The lifecycle events made and not yet written to the event log (events.ts). */
   readonly outbox: EventOutbox;
   /** The search attributes last written, so that a poll that changes nothing writes nothing. */
@@ -88,6 +94,8 @@ export class ApplicationRun {
     this.pollRequested = input.carried?.pollRequested ?? false;
     this.observed = input.carried?.observed ?? NO_OBSERVATION;
     this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
+    this.deadlineEntry = input.carried?.deadline?.entry;
+    this.deadlineMarkAt = input.carried?.deadline?.markAt;
     if (!input.carried) {
       const state = lifecycleState(this.snapshot) as ApplicationState;
       this.emit({ type: 'application.validating', from: state, to: state, data: {} });
@@ -177,6 +185,7 @@ export class ApplicationRun {
       transitions: [...this.transitions],
       runs: this.runs,
       ...(this.staffNotices.length > 0 ? { staffNotices: [...this.staffNotices] } : {}),
+      ...(this.deadline && { deadline: { ...this.deadline } }),
     };
   }
 
@@ -194,8 +203,17 @@ export class ApplicationRun {
 
   handleStaff(event: LifecycleEvent): ApplicationStateView {
     this.messages++;
+    const action = STAFF_ACTIONS[event.type];
+    const state = lifecycleState(this.snapshot) as ApplicationState;
+    if (action) this.emit({ type: 'application.staff_action', from: state, to: state, data: { action } });
     this.apply(event);
     return this.view();
+  }
+
+  /** A deadline's escalation (deadlines.ts): taken as a staff message is, told as `escalated` instead. */
+  handleEscalation(event: LifecycleEvent): void {
+    this.messages++;
+    this.apply(event);
   }
 
   /** When an abandoned application's retention ends: `abandonedRetention` after it entered its state. */
@@ -218,6 +236,9 @@ export class ApplicationRun {
       runs: this.runs + 1,
       observed: this.observed,
       eventSeq: this.outbox.lastSeq,
+      ...(this.deadlineEntry !== undefined && {
+        deadline: { entry: this.deadlineEntry, ...(this.deadlineMarkAt !== undefined && { markAt: this.deadlineMarkAt }) },
+      }),
       ...(this.pollRequested && { pollRequested: this.pollRequested }),
     };
   }

@@ -25,6 +25,7 @@ import { resolveSettings, settingsProblems } from './settings.js';
 import { blockOrThrow, createEvent, runCreate, startDocumentRetention } from './steps.js';
 import { runUpdate, sendUnrecorded, settle, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
+import { watchDeadlines } from './deadlines.js';
 
 const UPDATE_FUNCTIONS: Record<'submitDocuments' | 'abandon' | 'reset', UpdateFunction> = {
   submitDocuments: 'DocumentSubmission',
@@ -43,6 +44,10 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   installHandlers(run);
   run.sweepMode = settings.statusSource === 'sweep' && patched(PATCH_STATUS_SWEEP);
   run.publish();
+  watchDeadlines(run).catch((error: unknown) => {
+    // A policy the activity let through and the domain refused: the application goes on without deadlines.
+    log.error('deadlines not watched', { error: (error as Error).message });
+  });
   return lifecycleLoop(run);
 }
 

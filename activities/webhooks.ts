@@ -1,0 +1,111 @@
+/**
+ * Webhook delivery (workflows/webhooks): one activity delivers an endpoint's events for a window of
+ * time, in the log's order, each acknowledged event moving the endpoint's cursor (compare-and-set:
+ * a replay meanwhile wins, and reading starts again from where it put the cursor).
+ *
+ * At least once: the cursor moves only after a 2xx, so an event whose answer was lost is sent again,
+ * with the same `webhook-id`. A failure is recorded on the endpoint (its count, error and time: what
+ * `eca webhooks list` shows) and fails the activity; the workflow's retry policy sends again with
+ * backoff and pauses the endpoint when the attempts run out. Nothing is dropped: a paused endpoint
+ * keeps its cursor, and its backlog is sent when it is resumed.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { CodecKeyring } from '../codec/keyring.js';
+import type { Queryable } from '../runtime/database/index.js';
+import { EventLog } from '../runtime/events.js';
+import type { EventCursor } from '../runtime/events.js';
+import { redactedError } from '../runtime/webhook-input.js';
+import { WebhookEndpoints } from '../runtime/webhooks.js';
+import type { WebhookTarget } from '../runtime/webhooks.js';
+import type { WebhookActivities } from '../workflows/webhooks/activities.js';
+import type { WebhookDeliveryReport } from '../workflows/webhooks/messages.js';
+import { postEvent } from './webhook-post.js';
+
+/** The failure type of a delivery the receiver did not acknowledge (retried by the workflow). */
+export const WEBHOOK_DELIVERY_FAILED = 'WebhookDeliveryFailed';
+
+export interface WebhookActivityOptions {
+  /** The engine's database: the event log and the endpoints. */
+  db: Queryable;
+  /** The payload codec's keys, which seal the endpoints' secrets (runtime/webhook-secrets.ts). */
+  keyring?: CodecKeyring;
+  /** HTTP transport (tests); the global fetch by default. */
+  fetch?: typeof fetch;
+  /** Per request (default 10 seconds). */
+  timeoutMs?: number;
+  /** How often an idle endpoint looks for new events (default 250 ms). */
+  pollMs?: number;
+  /** Events read at once (default 100). */
+  batch?: number;
+}
+
+const HEARTBEAT_MS = 1_000;
+
+export function createWebhookActivities(options: WebhookActivityOptions): WebhookActivities {
+  const endpoints = new WebhookEndpoints(options.db, options.keyring);
+  const log = new EventLog(options.db);
+  const send = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pollMs = options.pollMs ?? 250;
+  const batch = options.batch ?? 100;
+
+  /** Sends the events after the endpoint's cursor until it is caught up; answers the state it stopped in. */
+  async function drain(target: WebhookTarget, report: WebhookDeliveryReport, signal: AbortSignal) {
+    const { endpoint, secrets } = target;
+    let cursor: EventCursor = endpoint.cursor;
+    const events = await log.read({ csid: endpoint.csid, after: cursor, limit: batch });
+    for (const { cursor: at, event } of events) {
+      const outcome = await postEvent(endpoint.url, event, secrets, { fetch: send, timeoutMs, signal });
+      if (!outcome.ok) {
+        const message = `event ${event.id} (${event.type}): ${outcome.error}`;
+        await endpoints.recordFailure(endpoint.id, message);
+        throw ApplicationFailure.retryable(redactedError(message), WEBHOOK_DELIVERY_FAILED);
+      }
+      const state = await endpoints.advance(endpoint.id, cursor, at);
+      if (state === undefined) {
+        report.rewound++;
+        return { idle: false };
+      }
+      report.delivered++;
+      cursor = at;
+      if (state !== 'active') return { idle: false };
+    }
+    return { idle: events.length === 0 };
+  }
+
+  return {
+    async deliverWebhooks({ endpointId, maxMs }): Promise<WebhookDeliveryReport> {
+      const context = Context.current();
+      const began = Date.now();
+      const report: WebhookDeliveryReport = { state: 'active', delivered: 0, rewound: 0, durationMs: 0 };
+      // A slow receiver must not look like a dead worker: heartbeats go on during each request.
+      const beat = setInterval(() => context.heartbeat({ delivered: report.delivered }), HEARTBEAT_MS);
+      try {
+        while (Date.now() - began < maxMs) {
+          context.heartbeat({ delivered: report.delivered });
+          const target = await endpoints.target(endpointId).catch(async (error: unknown) => {
+            // Secrets that cannot be opened (a key missing from ECA_CODEC_KEYS): shown on the endpoint too.
+            await endpoints.recordFailure(endpointId, error instanceof Error ? error.message : String(error));
+            throw error;
+          });
+          report.state = target ? target.endpoint.state : 'missing';
+          if (!target || target.endpoint.state !== 'active') break;
+          const { idle } = await drain(target, report, context.cancellationSignal);
+          if (idle) await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
+        }
+        return { ...report, durationMs: Date.now() - began };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    async pauseWebhook({ endpointId, error }): Promise<boolean> {
+      return endpoints.pauseAfterFailures(endpointId, error);
+    },
+
+    async webhookState({ endpointId }): Promise<WebhookDeliveryReport['state']> {
+      return (await endpoints.stateOf(endpointId)) ?? 'missing';
+    },
+  };
+}

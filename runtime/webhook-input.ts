@@ -1,0 +1,109 @@
+/**
+ * What a caller gives the webhook registry (runtime/webhooks.ts), checked, and the typed errors it
+ * answers with: the API and the CLI map them to their own answers (400 naming the field, 404).
+ */
+import { formatCursor, parseCursor } from './events.js';
+import type { EventCursor } from './events.js';
+
+export type WebhookInputField = 'csid' | 'url' | 'description' | 'cursor' | 'keepPreviousForMs';
+
+/** An input the registry cannot take; `field` names it. */
+export class WebhookInputError extends Error {
+  override readonly name = 'WebhookInputError';
+  constructor(
+    readonly field: WebhookInputField,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** No endpoint of that id for that firm (or it was deleted, for anything but reading it). */
+export class WebhookNotFoundError extends Error {
+  override readonly name = 'WebhookNotFoundError';
+  constructor(
+    readonly csid: string,
+    readonly endpointId: string,
+    deleted = false,
+  ) {
+    super(`webhook endpoint ${endpointId} of firm ${csid} ${deleted ? 'is deleted' : 'does not exist'}`);
+  }
+}
+
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 200;
+/** A rotated-out secret signs at most this long after the rotation. */
+export const MAX_KEEP_PREVIOUS_MS = 30 * 24 * 60 * 60 * 1000;
+
+export function checkCsid(csid: string): string {
+  const trimmed = csid.trim();
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(trimmed)) {
+    throw new WebhookInputError('csid', `"${trimmed}" is not a CSID (1 to 64 letters, digits, '.', '_' or '-')`);
+  }
+  return trimmed;
+}
+
+/**
+ * An endpoint's URL: absolute, http or https, no user name or password (they would sit in the table
+ * and in every listing; a receiver authenticates deliveries by their signature).
+ */
+export function checkWebhookUrl(url: string): string {
+  const trimmed = url.trim();
+  if (trimmed.length === 0 || trimmed.length > MAX_URL_LENGTH) {
+    throw new WebhookInputError('url', `give an absolute http or https URL of up to ${MAX_URL_LENGTH} characters`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    throw new WebhookInputError('url', 'is not an absolute URL (e.g. https://example.com/webhooks)');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new WebhookInputError('url', `scheme ${parsed.protocol.replace(/:$/, '')} is not http or https`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new WebhookInputError('url', 'must not carry a user name or password: deliveries are signed instead');
+  }
+  return parsed.toString();
+}
+
+export function checkDescription(description: string | undefined): string {
+  const trimmed = (description ?? '').trim();
+  // eslint-disable-next-line no-control-regex -- descriptions are printed in tables: no control characters
+  if (trimmed.length > MAX_DESCRIPTION_LENGTH || /[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) {
+    throw new WebhookInputError('description', `give up to ${MAX_DESCRIPTION_LENGTH} printable characters`);
+  }
+  return trimmed;
+}
+
+/** A cursor given as `<tx>-<position>` text or as one. */
+export function checkCursor(cursor: EventCursor | string): EventCursor {
+  const text = typeof cursor === 'string' ? cursor : formatCursor(cursor);
+  const parsed = parseCursor(text);
+  if (!parsed) throw new WebhookInputError('cursor', `"${text}" is not an event cursor (<tx>-<position>)`);
+  return parsed;
+}
+
+export function checkKeepPrevious(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_KEEP_PREVIOUS_MS) {
+    throw new WebhookInputError(
+      'keepPreviousForMs',
+      `give whole milliseconds from 0 to ${MAX_KEEP_PREVIOUS_MS} (30 days)`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * An error's text as an endpoint keeps and shows it: no secret (a `whsec_` value is masked), no
+ * control characters, at most 500 characters.
+ */
+export function redactedError(text: string): string {
+  return (
+    text
+      .replace(/whsec_[A-Za-z0-9+/=]+/g, 'whsec_…')
+      // eslint-disable-next-line no-control-regex -- shown in tables and logs
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+      .slice(0, 500)
+  );
+}

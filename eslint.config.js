@@ -56,7 +56,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'bin/*.js'] },
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'examples/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

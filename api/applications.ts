@@ -53,7 +53,17 @@ const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date
  * the workflow id, which is derived from the firm and the external id (domain/workflow-ids.ts).
  */
 export function applicationOf(view: ApplicationStateView): z.output<typeof Application> {
-  const { credentials, lastPollAt, nextPollAt, inDoubt, blocked, transitions, staffNotices: _, ...rest } = view;
+  const {
+    credentials,
+    lastPollAt,
+    nextPollAt,
+    inDoubt,
+    blocked,
+    transitions,
+    deadline,
+    staffNotices: _,
+    ...rest
+  } = view;
   return {
     ...rest,
     workflowId: applicationWorkflowId(view.csid, view.externalId),
@@ -63,6 +73,9 @@ export function applicationOf(view: ApplicationStateView): z.output<typeof Appli
     ...(inDoubt && { inDoubt: { ...inDoubt, since: iso(inDoubt.since) } }),
     ...(blocked && { blocked: { ...blocked, since: new Date(blocked.since).toISOString() } }),
     transitions: transitions.map((t) => ({ ...t, at: new Date(t.at).toISOString() })),
+    ...(deadline && {
+      deadline: { ...deadline, due: iso(deadline.due)!, nextReminderAt: iso(deadline.nextReminderAt) },
+    }),
   };
 }
 

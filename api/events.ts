@@ -17,7 +17,7 @@ import { formatCursor, LOG_START, parseCursor } from '../runtime/events.js';
 import type { EventCursor, EventLog, LoggedEvent } from '../runtime/events.js';
 import { principalOf, READERS } from './auth.js';
 import { ApiProblem } from './problems.js';
-import { isoTime, problems } from './schemas.js';
+import { ApplicationParams, isoTime, problems } from './schemas.js';
 
 export interface EventStreamOptions {
   /** How often a stream with nothing new looks at the log again (default 250 ms). */
@@ -80,7 +80,7 @@ const EventQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
 });
 
-const ApplicationEventParams = z.object({ reference: z.string().min(1).max(200).describe('The external id') });
+const ApplicationEventParams = ApplicationParams;
 
 /** The cursor a request starts after: `Last-Event-ID` first, then `after`. */
 async function startingCursor(
@@ -174,7 +174,15 @@ async function stream(
   }
 }
 
-export function eventRoutes(app: FastifyInstance, log: EventLog, options: EventStreamOptions = {}): void {
+/** The external id of the application a request's `reference` names in the key's firm (UNKNOWN_APPLICATION otherwise). */
+export type ApplicationResolver = (request: FastifyRequest, reference: string) => Promise<string>;
+
+export function eventRoutes(
+  app: FastifyInstance,
+  log: EventLog,
+  resolve: ApplicationResolver,
+  options: EventStreamOptions = {},
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const streams = new Set<() => void>();
   // Streams never end by themselves: closing the service ends them, so that it does not wait for their clients.
@@ -222,12 +230,13 @@ export function eventRoutes(app: FastifyInstance, log: EventLog, options: EventS
     schema: {
       tags: ['events'],
       operationId: 'listApplicationEvents',
-      summary: "One application's lifecycle events (by external id): a stream or a page of JSON",
+      summary: "One application's lifecycle events: a stream or a page of JSON",
       params: ApplicationEventParams,
       querystring: EventQuery,
       headers: z.object({ 'last-event-id': z.string().max(64).optional() }),
-      response: { 200: EventPage, ...problems() },
+      response: { 200: EventPage, ...problems(404) },
     },
-    handler: (request, reply) => answer(request, reply, request.query, request.params.reference),
+    handler: async (request, reply) =>
+      answer(request, reply, request.query, await resolve(request, request.params.reference)),
   });
 }

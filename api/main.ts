@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { DEFAULT_CALL_TIMEOUT_MS } from './deadline.js';
 import { z } from 'zod';
 import { connectEngineBase } from '../client/connection.js';
+import { configuredCodecKeyring } from '../codec/keyring.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
     version: await packageVersion(),
     metrics: metrics?.registry,
     database: db,
+    // The workers' keys: the webhook secrets the API seals are the ones their deliveries open.
+    keyring: configuredCodecKeyring(),
   });
   let metricsListener: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   let address: string;

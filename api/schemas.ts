@@ -105,6 +105,16 @@ export const Application = component(
     nextPollAt: isoTime.optional(),
     transitions: z.array(z.object({ state: z.string(), event: z.string(), at: isoTime })),
     runs: z.number().int(),
+    deadline: z
+      .object({
+        state: z.enum(APPLICATION_STATES),
+        due: isoTime,
+        nextReminderAt: isoTime.optional(),
+        overdue: z.boolean(),
+        escalation: z.enum(['none', 'alert', 'abandon']),
+      })
+      .optional()
+      .describe('The waiting state\'s deadline (README, "Follow your applications")'),
   }),
   'Application',
   "An application's state, as its workflow reports it.",

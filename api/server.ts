@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -17,7 +17,8 @@ import {
 } from 'fastify-type-provider-zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { applicationRoutes } from './applications.js';
+import { applicationRoutes, contextOf } from './applications.js';
+import { getState } from '../client/index.js';
 import type { EngineBase } from './applications.js';
 import { installAuth } from './auth.js';
 import { DEFAULT_CALL_TIMEOUT_MS, installDeadlines } from './deadline.js';
@@ -26,6 +27,9 @@ import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
 import { countUnrouted, installMetrics } from './metrics.js';
 import { eventRoutes } from './events.js';
+import { webhookRoutes } from './webhooks.js';
+import { deadlineRoutes } from './deadlines.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 import type { EventStreamOptions } from './events.js';
 import { EventLog } from '../runtime/events.js';
 import type { Queryable } from '../runtime/database/index.js';
@@ -60,6 +64,8 @@ export interface ApiOptions {
   database?: Queryable;
   /** How event streams look for new events and keep quiet connections open. */
   eventStream?: EventStreamOptions;
+  /** The payload codec's keys, which seal the webhook secrets: the workers' own (ECA_CODEC_KEYS); without, stored in the clear. */
+  keyring?: CodecKeyring;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -122,7 +128,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
   firmRoutes(api, options.engine, options.brokerage);
-  if (options.database) eventRoutes(app, new EventLog(options.database), options.eventStream);
+  if (options.database) {
+    const ctxOf = contextOf(options.engine);
+    // An application's events are found by its external id, whichever reference the request gives.
+    const resolve = async (request: FastifyRequest, reference: string) =>
+      (await getState(ctxOf(request), reference)).externalId;
+    eventRoutes(app, new EventLog(options.database), resolve, options.eventStream);
+  }
+  if (options.database)
+    webhookRoutes(app, { database: options.database, engine: options.engine, keyring: options.keyring });
+  if (options.database) deadlineRoutes(app, options.database);
   await app.ready();
   return app;
 }

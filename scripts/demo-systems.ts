@@ -3,6 +3,7 @@
  * partner firm's system in any language does, or in process through the TypeScript client.
  */
 import type { Database } from '../runtime/database/index.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 import type { EngineBase } from '../api/applications.js';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
 import type { EngineContext } from '../client/applications.js';
@@ -81,12 +82,14 @@ export async function startDemoApi(
   engine: EngineBase,
   csid: string,
   database?: Database,
+  keyring?: CodecKeyring,
 ): Promise<{ url: string; system: OnboardingSystem; close(): Promise<void> }> {
   const api = await startLocalApi(engine, {
     csid,
     roles: ['onboarding', 'staff'],
     rateLimitPerMinute: 1_000_000,
     ...(database && { database }),
+    keyring,
   });
   return {
     url: api.url,

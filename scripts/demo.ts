@@ -22,6 +22,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { openDatabase } from '../runtime/database/index.js';
+import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
 import { createEngineActivities } from '../activities/engine.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
@@ -124,6 +125,26 @@ async function connectTemporal(
   return { nativeConnection: env.nativeConnection, client: env.client, uiAddress };
 }
 
+/**
+ * The engine's database, embedded: the worker writes the applications' events, the API serves them.
+ * Closed after the worker and the API have stopped (they are stopped first), before the directory goes.
+ */
+async function openDemoDatabase(dir: string, cleanups: Cleanups): Promise<Database> {
+  const database = await openDatabase(`pglite:${join(dir, 'database')}`);
+  cleanups.unshift(() => database.close());
+  return database;
+}
+
+/** What the applications told their firm: the events in the log, by type (README, "Follow your applications"). */
+async function eventsSummary(database: Database): Promise<string> {
+  const rows = await database.query<{ type: string; count: string }>(
+    'SELECT type, count(*) AS count FROM events GROUP BY type ORDER BY count(*) DESC, type',
+  );
+  const total = rows.reduce((sum, row) => sum + Number(row.count), 0);
+  const kinds = rows.map((row) => `${row.type.replace(/^application\./, '')} ${row.count}`).join(', ');
+  return `Events: ${total} in the log (${kinds}); follow them with /v1/events or webhooks.`;
+}
+
 async function main(): Promise<number> {
   const count = positive('applications', values.applications, 5000);
   const timeScale = positive('time-scale', values['time-scale'], 1_000_000);
@@ -143,15 +164,15 @@ async function main(): Promise<number> {
     const eca = ecaClientFor(sim, { signal: activitySignal });
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const sweeps = new SweepTally();
-    // The engine's database, embedded: the workers write the applications' events, the API serves them.
-    const database = await openDatabase(`pglite:${join(dir, 'database')}`);
-    cleanups.push(() => database.close());
-    const events = new EventLog(database);
+    const database = await openDemoDatabase(dir, cleanups);
     const { activities } = createEngineActivities({
       eca,
       store,
       client,
-      events,
+      events: new EventLog(database),
+      // Webhook endpoints and deadline policies of the demo's firm, secrets sealed under the demo's keys.
+      database,
+      keyring: keys,
       onSweep: (report) => sweeps.add(report),
     });
     const taskQueue = `eca-demo-${randomUUID().slice(0, 8)}`;
@@ -173,7 +194,7 @@ async function main(): Promise<number> {
     console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
 
     // The demo's onboarding system goes through the onboarding API, as a partner firm's would.
-    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid, database);
+    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid, database, keys);
     cleanups.unshift(() => api.close());
     console.log(`Onboarding API at ${api.url} (OpenAPI at ${api.url}/openapi.json, reference at ${api.url}/docs).`);
     const fleet = await runDemoFleet(api.system, { count });
@@ -191,6 +212,7 @@ async function main(): Promise<number> {
       )}\n`,
     );
     console.log(sweeps.summary());
+    console.log(await eventsSummary(database));
     console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s for ${count} applications.`);
     if (uiAddress) {
       console.log(

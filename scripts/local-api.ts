@@ -11,6 +11,7 @@ import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from '../api/keys.js';
 import { buildApi } from '../api/server.js';
 import { createApiKey } from '../runtime/api-keys.js';
 import type { ApiRole } from '../runtime/api-keys.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 import { openDatabase } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
 
@@ -31,6 +32,8 @@ export async function startLocalApi(
     verifyKey?: (verify: KeyVerifier) => KeyVerifier;
     /** The engine's database (its event log: the workers write to it); one of its own in a temporary directory otherwise. */
     database?: Database;
+    /** The workers' codec keys, which seal the webhook secrets (stored in the clear without). */
+    keyring?: CodecKeyring;
   },
 ): Promise<LocalApi> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-local-api-'));
@@ -52,6 +55,7 @@ export async function startLocalApi(
       verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,
       rateLimitPerMinute: options.rateLimitPerMinute,
       database: db,
+      keyring: options.keyring,
     });
     parts.push(app);
     return { url: await app.listen({ host: '127.0.0.1', port: 0 }), keys, close };

@@ -6,8 +6,9 @@ import { CommanderError } from 'commander';
 import { EcaError } from '../../eca/errors.js';
 import { DatabaseError } from '../../runtime/database/errors.js';
 import { EngineError, InvalidScheduleOptions } from '../errors.js';
+import { OnboardingApiError } from '../api-http.js';
 import { paint } from './color.js';
-import { ecaErrorCode, exitCodeOf } from './exit-codes.js';
+import { apiErrorCode, ecaErrorCode, exitCodeOf } from './exit-codes.js';
 import type { CliErrorCode, ErrorCode } from './exit-codes.js';
 
 /** A failure only the command line knows: a wait past its timeout, an action not confirmed. */
@@ -27,6 +28,7 @@ const CONFIGURATION_ERRORS = ['EcaConfigurationError', 'EcaCodecConfigurationErr
 export function errorCode(error: unknown): ErrorCode {
   if (error instanceof CliError) return error.code;
   if (error instanceof EngineError) return error.code;
+  if (error instanceof OnboardingApiError) return apiErrorCode(error.code);
   if (error instanceof EcaError) return ecaErrorCode(error.code);
   if (error instanceof InvalidScheduleOptions) return 'INVALID_INPUT';
   // A database URL that names no backend is configuration; anything else is a failure to reach or migrate it.

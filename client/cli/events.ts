@@ -64,7 +64,10 @@ async function tail(_options: TailOptions, command: Command): Promise<void> {
       if (options.count !== undefined && ++seen >= options.count) break;
     }
   } catch (error) {
-    if (error instanceof EventStreamRefused) throw new CliError('FAILED', error.message);
+    // A key refused is configuration, as for the other commands that call the API (client/cli/api-options.ts).
+    if (error instanceof EventStreamRefused) {
+      throw new CliError(error.status === 400 ? 'FAILED' : 'CONFIGURATION', error.message);
+    }
     throw error;
   }
 }
@@ -87,4 +90,5 @@ export function addEventCommands(program: Command): void {
     ['events tail --after start -o jsonl', 'every event the log holds, one JSON object per line with its cursor'],
     ['events tail --application client-42', 'one application'],
   ]);
+  examples(group, [['events tail --api-url http://127.0.0.1:8080 --api-key "$KEY"', "follow the firm's events"]]);
 }

@@ -7,7 +7,7 @@ import type { EcaErrorCode } from '../../eca/errors.js';
 import type { EngineErrorCode } from '../errors.js';
 
 /** Failures the command line itself knows about, besides the client API's and the eca library's. */
-export type CliErrorCode = 'FAILED' | 'USAGE' | 'CONFIGURATION' | 'TIMEOUT' | 'NOT_CONFIRMED';
+export type CliErrorCode = 'FAILED' | 'USAGE' | 'CONFIGURATION' | 'TIMEOUT' | 'NOT_CONFIRMED' | 'NOT_FOUND';
 
 export type ErrorCode = CliErrorCode | EngineErrorCode;
 
@@ -38,6 +38,11 @@ export const EXIT_CODES: readonly ExitCode[] = [
   { exitCode: 11, code: 'CONFIGURATION', when: 'the configuration is wrong: keys, codec keys, environment' },
   { exitCode: 12, code: 'TIMEOUT', when: 'a wait ran past its --timeout (what was asked may still happen)' },
   { exitCode: 13, code: 'NOT_CONFIRMED', when: 'a destructive action was not confirmed (answer y, or give --yes)' },
+  {
+    exitCode: 15,
+    code: 'NOT_FOUND',
+    when: 'the onboarding API has no such resource for the firm (a webhook endpoint id)',
+  },
 ];
 
 /** The exit code of an error code. */
@@ -48,4 +53,15 @@ export function exitCodeOf(code: ErrorCode): number {
 /** The eca library's errors: input it refused before sending, or the brokerage's (or its transport's) failure. */
 export function ecaErrorCode(code: EcaErrorCode): EngineErrorCode {
   return code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED';
+}
+
+/**
+ * The onboarding API's problem codes (api/problems.ts): its engine codes are the client's own; a key it
+ * refuses is configuration; what it cannot do now (rate limit, unavailable) is a failure to try again.
+ */
+export function apiErrorCode(code: string): ErrorCode {
+  if (code in ENGINE) return code as EngineErrorCode;
+  if (code === 'NOT_FOUND' || code === 'TIMEOUT') return code;
+  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') return 'CONFIGURATION';
+  return 'FAILED';
 }

@@ -19,6 +19,8 @@ import { addGlobalOptions, examples } from './options.js';
 import { quietWhenOutputCloses } from './output.js';
 import { addDailyDocumentsCommands } from './daily-documents.js';
 import { addEventCommands } from './events.js';
+import { addWebhookCommands } from './webhooks.js';
+import { addDeadlineCommands } from './deadlines.js';
 import { addScheduleCommands } from './schedules.js';
 import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
@@ -60,6 +62,8 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
   addKeyCommands(program);
   addApiKeyCommands(program);
   addEventCommands(program);
+  addWebhookCommands(program);
+  addDeadlineCommands(program);
   addCompletionCommand(program);
   return examples(program, [
     ['apply client-42.xml', 'start an application'],

@@ -260,7 +260,8 @@ export async function startApiProcess(
   name: string,
   options: Omit<WorkerProcessOptions, 'compiledEntry'>,
 ): Promise<{ child: Child; url: string }> {
-  const env = { ...engineEnv(options), ECA_API_PORT: '0' };
+  // A free port unless the caller's environment names one (a restart on the same port).
+  const env = { ECA_API_PORT: '0', ...engineEnv(options) };
   const child = startTypeScript(name, 'api/main.ts', [], env);
   try {
     const [, url] = await child.waitFor(/eca api on (http:\/\/\S+) /, 120_000);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { EventLog } from '../../runtime/events.js';
+import { followEvents } from '../../client/event-stream.js';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -55,10 +57,11 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
 
   before(async function () {
     env = await devServerEnv();
-    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
-    running = engine.worker.run();
     dir = await mkdtemp(join(tmpdir(), 'eca-api-'));
     db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    // The worker writes the applications' events where the service reads them.
+    engine = await startEngine(env, { simulator: { timeScale: 20_000 }, events: new EventLog(db), database: db });
+    running = engine.worker.run();
     const firm = engine.sim.csid;
     const other = `OTHER-${run}`;
     for (const [name, csid, role] of [
@@ -74,6 +77,8 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue, settings: FAST },
       verifyKey: databaseKeyVerifier(db),
       brokerage: { csid: firm, eca: engine.eca },
+      database: db,
+      eventStream: { pollMs: 100 },
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -137,9 +142,9 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     assert.equal(overHttp.body?.existed, true);
     const application = overHttp.body?.application as { workflowId: string; lifecycleState: string };
     assert.equal(application.workflowId, started.workflowId);
-    // Compared once it waits for the client (the stalled scenario stays there); poll times move on.
+    // Compared once it waits for the client (the stalled scenario stays there) with its deadline read; poll times move on.
     let state = await getState(ctx, externalId);
-    for (let i = 0; i < 300 && state.lifecycleState !== 'awaitingClient'; i++) {
+    for (let i = 0; i < 300 && (state.lifecycleState !== 'awaitingClient' || !state.deadline); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       state = await getState(ctx, externalId);
     }
@@ -262,6 +267,69 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     assert.equal(stdout.split(`"workflowId":"${workflowId}"`).length - 1, 3, 'started, read and listed');
     assert.match(stdout, /\{"applications":\[/);
     await env.client.workflow.getHandle(workflowId).terminate('test');
+  });
+
+  it("an application's events: streamed by any of its references until it is open, the same as a page, none for another firm", async function () {
+    const externalId = `happy-events-${run}`;
+    const started = await call(keys.onboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(externalId),
+    });
+    assert.equal(started.status, 201);
+    const { workflowId } = started.body?.application as { workflowId: string };
+    const stop = new AbortController();
+    const streamed: string[] = [];
+    for await (const { event } of followEvents({
+      url: base,
+      apiKey: keys.ops!,
+      after: 'start',
+      externalId: workflowId,
+      signal: stop.signal,
+    })) {
+      assert.equal(event.externalId, externalId);
+      streamed.push(event.type);
+      if (event.type === 'application.open') break;
+    }
+    stop.abort();
+    assert.deepEqual(streamed.slice(0, 3), ['application.validating', 'application.validated', 'application.created']);
+    const page = await call(keys.onboarding, 'GET', `/v1/applications/${externalId}/events?after=start`);
+    const events = (page.body?.events as Array<{ event: { type: string; seq: number } }>).map((item) => item.event);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      streamed,
+    );
+    assert.deepEqual(
+      events.map((event) => event.seq),
+      streamed.map((_, i) => i + 1),
+    );
+    // The firm's stream holds it too; another firm's key finds neither the application nor its events.
+    const firm = await call(keys.ops, 'GET', `/v1/events?after=start&limit=500`);
+    assert.ok(
+      (firm.body?.events as Array<{ event: { externalId: string } }>).some(
+        (item) => item.event.externalId === externalId,
+      ),
+    );
+    const other = await call(keys.otherOnboarding, 'GET', `/v1/events?after=start`);
+    assert.deepEqual(other.body?.events, []);
+    const hidden = await call(keys.otherOnboarding, 'GET', `/v1/applications/${externalId}/events`);
+    assert.equal(hidden.status, 404);
+    assert.equal(hidden.body?.code, 'UNKNOWN_APPLICATION');
+  });
+
+  it("runs the README's event stream example: the firm's events, each with its cursor as id", async function () {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = /<!-- sse-example[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/sse-example -->/.exec(readme)?.[1];
+    assert.ok(block, "the README's sse-example block");
+    // The stream never ends by itself: read it for a few seconds (timeout's exit code, 124, is expected).
+    const output = await new Promise<string>((resolve) => {
+      execFile(
+        'timeout',
+        ['4', 'bash', '-euo', 'pipefail', '-c', block],
+        { env: { ...process.env, ECA_API: base, ECA_API_KEY: keys.ops } },
+        (_error, stdout) => resolve(stdout),
+      );
+    });
+    assert.match(output, /^retry: \d+\nid: 0-0\n\n/);
+    assert.match(output, /id: \d+-\d+\nevent: application\.validating\ndata: \{"id":"evt_/);
   });
 
   it("a key of another firm never sees nor changes the firm's applications, on any route", async function () {

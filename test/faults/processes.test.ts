@@ -4,8 +4,14 @@
  * brokerage.test.ts; both run at once, each on a world of its own.
  */
 import assert from 'node:assert/strict';
-import { runFleet } from './world.js';
+import { getState } from '../../client/applications.js';
+import { EXPECTED, runFleet } from './world.js';
+import type { Tracked } from './world.js';
 import { APPLICATIONS, describeFaults } from './suite.js';
+import { checkApplication, EventsWorld } from './events.js';
+
+/** The events case's fleet (the issue's end-to-end figure: 100 applications across the scenarios). */
+const EVENT_APPLICATIONS = Number(process.env.FAULTS_EVENT_APPLICATIONS ?? 100);
 
 describeFaults('fault injection, the processes (real processes: dev server, simulator, workers)', (suite) => {
   it('a client without the codec tells every application in flight to abandon: refused, none disturbed', async function () {
@@ -113,5 +119,59 @@ describeFaults('fault injection, the processes (real processes: dev server, simu
         return 1;
       },
     });
+  });
+
+  it('events: the webhook receiver, a worker and the API are killed or restarted mid-run; none lost, none out of order', async function () {
+    const taskQueue = suite.nextQueue();
+    const first = await suite.world.worker('worker 1', taskQueue);
+    const events = new EventsWorld(suite.world, taskQueue);
+    await events.start();
+    let fleet: readonly Tracked[] = [];
+    try {
+      const report = await runFleet(suite.world, {
+        name: 'events: receiver, worker, API down',
+        taskQueue,
+        applications: EVENT_APPLICATIONS,
+        faultKinds: 'receiver SIGKILL, worker SIGKILL, API restart',
+        disrupt: async (w, tracked) => {
+          fleet = tracked;
+          await events.killReceiver();
+          // Deliveries and event writes are under way: the worker dies in the middle of them.
+          await w.killWorker(first);
+          await w.worker('worker 2', taskQueue);
+          await events.restartApi();
+          return 3;
+        },
+      });
+      await events.settle();
+      const deliveries = await events.deliveries();
+      const ctx = suite.world.context(taskQueue);
+      let received = 0;
+      let repeats = 0;
+      let streamed = 0;
+      for (const app of fleet) {
+        const view = await getState(ctx, app.externalId);
+        const states = view.transitions.map((transition) => transition.state);
+        const final = EXPECTED[app.scenario];
+        const mine = deliveries
+          .filter((delivery) => delivery.event.externalId === app.externalId)
+          .map((delivery) => ({ id: delivery.webhookId, event: delivery.event }));
+        const hooks = checkApplication('webhooks', app.externalId, mine, states, final);
+        received += hooks.unique;
+        repeats += hooks.repeats;
+        const sse = events.sse
+          .filter((followed) => followed.event.externalId === app.externalId)
+          .map((followed) => ({ id: followed.event.id, event: followed.event }));
+        streamed += checkApplication('SSE', app.externalId, sse, states, final).unique;
+      }
+      assert.equal(streamed, received);
+      assert.ok(events.sseReconnects >= 1, 'the SSE reader never saw the API go');
+      console.log(
+        `      events: ${received} received by the webhook receiver (${repeats} repeats, same webhook-id), ` +
+          `${streamed} by the SSE reader (${events.sseReconnects} reconnections), ${report.applications} applications`,
+      );
+    } finally {
+      await events.close();
+    }
   });
 });

@@ -91,6 +91,12 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
   }
 
+  /** With `UPDATE_REPLAY_FIXTURES=<label>`, keeps the history as the replay fixture `<label>-<name>`. */
+  async function recordFixture(name: string, handle: Handle): Promise<void> {
+    const label = process.env.UPDATE_REPLAY_FIXTURES;
+    if (label && label !== '1') await saveHistory(`${label}-${name}`, await handle.fetchHistory());
+  }
+
   async function documentFor(harness: EngineHarness, formNumber: string, variant: string): Promise<FormDocument> {
     const ref = await harness.store.put(pdf(`${formNumber}-${variant}`));
     return { ...ref, formNumber, fileName: `form-${formNumber}-${variant}.pdf` };
@@ -431,6 +437,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.deepEqual(abandoned.staffNotices?.at(-1)?.outcome, 'accepted');
       const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
       assert.match(details ?? '', /reset the application at the brokerage: `eca reset /);
+      await recordFixture('abandon-by-signal', handle);
       // Left running, its timers and polls would hold the shared server's time skipping for the next tests.
       await handle.terminate('test done');
     });
@@ -818,6 +825,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         events.map((_, i) => i + 1),
       );
       assert.equal(new Set(events.map((event) => event.id)).size, events.length);
+      await recordFixture('continued-as-new', handle);
     });
   });
 
@@ -838,7 +846,9 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       // A workflow left waiting would hold the shared server's time skipping.
       await handle.terminate('test done');
     });
-    const marks = harness.events.all.filter((event) => ['application.reminder', 'application.overdue'].includes(event.type));
+    const marks = harness.events.all.filter((event) =>
+      ['application.reminder', 'application.overdue'].includes(event.type),
+    );
     assert.deepEqual(
       marks.map((event) => [event.type, event.data.deadline?.reminder]),
       [
@@ -867,6 +877,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         await env.sleep('3 days');
         const abandoned = await waitForState(handle, 'abandoned');
         assert.match(abandoned.abandonReason ?? '', /^deadline passed: needsDocuments for longer than 2d$/);
+        await recordFixture('deadline-escalated', handle);
+        await handle.terminate('test done');
       });
       const types = harness.events.all.map((event) => event.type);
       const from = types.indexOf('application.needs_documents');

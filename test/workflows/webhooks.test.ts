@@ -4,6 +4,7 @@
  * log and the endpoints, and a receiver over real HTTP that verifies every delivery with the
  * `standardwebhooks` package. Counted from the receiver's own records.
  */
+import { saveHistory } from '../support/replay-fixtures.js';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -236,6 +237,12 @@ describe('webhook delivery (workflows/webhooks)', function () {
         );
         assertAllVerified();
         await deleted(endpoint);
+        // Failed, paused, resumed and deleted: the replay fixture of the delivery workflow.
+        const label = process.env.UPDATE_REPLAY_FIXTURES;
+        if (label && label !== '1') {
+          const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(endpoint.id));
+          await saveHistory(`${label}-webhook-paused-resumed`, await handle.fetchHistory());
+        }
       });
       assert.ok(gaveUp.seen >= 1);
     } finally {

@@ -135,7 +135,11 @@ export class ApplicationRun {
 
   /** Makes an event of this application (written to the event log in order, events.ts). */
   emit(draft: EventDraft): void {
-    this.outbox.add(draft, { csid: this.csid, externalId: this.externalId, accountId: this.snapshot.context.accountId });
+    this.outbox.add(draft, {
+      csid: this.csid,
+      externalId: this.externalId,
+      accountId: this.snapshot.context.accountId,
+    });
   }
 
   publish(): void {
@@ -237,7 +241,10 @@ export class ApplicationRun {
       observed: this.observed,
       eventSeq: this.outbox.lastSeq,
       ...(this.deadlineEntry !== undefined && {
-        deadline: { entry: this.deadlineEntry, ...(this.deadlineMarkAt !== undefined && { markAt: this.deadlineMarkAt }) },
+        deadline: {
+          entry: this.deadlineEntry,
+          ...(this.deadlineMarkAt !== undefined && { markAt: this.deadlineMarkAt }),
+        },
       }),
       ...(this.pollRequested && { pollRequested: this.pollRequested }),
     };

@@ -64,7 +64,7 @@ export function toRecord(event: NewEvent): LifecycleEventRecord {
 }
 
 interface EventRow {
-  tx: string;
+  tx_text: string;
   position: string;
   body: LifecycleEventRecord;
   recorded_at: Date;
@@ -124,15 +124,16 @@ export class EventLog {
     const application = options.externalId === undefined ? '' : 'AND external_id = $5';
     if (options.externalId !== undefined) params.push(options.externalId);
     const rows = await this.db.query<EventRow>(
-      `SELECT tx::text AS tx, position, body, recorded_at FROM events
+      // Ordered by the columns (events.tx is an xid8): `tx` alone would name the text it is selected as.
+      `SELECT tx::text AS tx_text, position, body, recorded_at FROM events
        WHERE csid = $1 AND (tx, position) > ($2::xid8, $3::bigint) ${application}
          AND tx < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY tx, position
+       ORDER BY events.tx, events.position
        LIMIT $4`,
       params,
     );
     return rows.map((row) => ({
-      cursor: { tx: row.tx, position: String(row.position) },
+      cursor: { tx: row.tx_text, position: String(row.position) },
       event: row.body,
       recordedAt: row.recorded_at,
     }));
@@ -140,13 +141,13 @@ export class EventLog {
 
   /** The cursor after the firm's last visible event (a reader starting "now" starts here). */
   async end(csid: string): Promise<EventCursor> {
-    const [row] = await this.db.query<{ tx: string; position: string }>(
-      `SELECT tx::text AS tx, position FROM events
+    const [row] = await this.db.query<{ tx_text: string; position: string }>(
+      `SELECT tx::text AS tx_text, position FROM events
        WHERE csid = $1 AND tx < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY tx DESC, position DESC LIMIT 1`,
+       ORDER BY events.tx DESC, events.position DESC LIMIT 1`,
       [csid],
     );
-    return row ? { tx: row.tx, position: String(row.position) } : LOG_START;
+    return row ? { tx: row.tx_text, position: String(row.position) } : LOG_START;
   }
 
   /** How many of the firm's events lie after `after` (a webhook endpoint's backlog). */

@@ -157,6 +157,31 @@ export class EventsWorld {
     }
   }
 
+  /** What the log, the receiver and the SSE reader hold of one application, for a failed check. */
+  async diagnose(externalId: string): Promise<string> {
+    const db = await openDatabase(databaseBeside(this.world.documentStore));
+    try {
+      const rows = await db.query<{ seq: number; tx: string; position: string; type: string; recorded_at: Date }>(
+        'SELECT seq, tx::text AS tx, position, type, recorded_at FROM events WHERE external_id = $1 ORDER BY events.seq',
+        [externalId],
+      );
+      const [endpoint] = await db.query<{ cursor_tx: string; cursor_position: string }>(
+        'SELECT cursor_tx::text AS cursor_tx, cursor_position FROM webhook_endpoints WHERE id = $1',
+        [this.endpointId],
+      );
+      const received = (await this.deliveries()).filter((delivery) => delivery.event.externalId === externalId);
+      const streamed = this.sse.filter((followed) => followed.event.externalId === externalId);
+      return [
+        `log: ${rows.map((row) => `${row.seq} ${row.type} @${row.tx}-${row.position} ${row.recorded_at.toISOString()}`).join('; ')}`,
+        `endpoint cursor: ${endpoint?.cursor_tx}-${endpoint?.cursor_position}`,
+        `received: ${received.map((delivery) => delivery.event.seq).join(' ')}`,
+        `streamed: ${streamed.map((followed) => `${followed.event.seq}@${followed.cursor}`).join(' ')}`,
+      ].join('\n');
+    } finally {
+      await db.close();
+    }
+  }
+
   async close(): Promise<void> {
     this.stopReading.abort();
     await this.reading?.catch(() => undefined);

@@ -135,11 +135,16 @@ describeFaults('fault injection, the processes (real processes: dev server, simu
         faultKinds: 'receiver SIGKILL, worker SIGKILL, API restart',
         disrupt: async (w, tracked) => {
           fleet = tracked;
+          const at = () => new Date().toISOString();
+          console.log(`      ${at()} receiver SIGKILL`);
           await events.killReceiver();
           // Deliveries and event writes are under way: the worker dies in the middle of them.
+          console.log(`      ${at()} receiver back; worker 1 SIGKILL`);
           await w.killWorker(first);
           await w.worker('worker 2', taskQueue);
+          console.log(`      ${at()} worker 2 up; API restart`);
           await events.restartApi();
+          console.log(`      ${at()} API back`);
           return 3;
         },
       });
@@ -156,7 +161,12 @@ describeFaults('fault injection, the processes (real processes: dev server, simu
         const mine = deliveries
           .filter((delivery) => delivery.event.externalId === app.externalId)
           .map((delivery) => ({ id: delivery.webhookId, event: delivery.event }));
-        const hooks = checkApplication('webhooks', app.externalId, mine, states, final);
+        let hooks: ReturnType<typeof checkApplication>;
+        try {
+          hooks = checkApplication('webhooks', app.externalId, mine, states, final);
+        } catch (error) {
+          throw new Error(`${(error as Error).message}\n${await events.diagnose(app.externalId)}`);
+        }
         received += hooks.unique;
         repeats += hooks.repeats;
         const sse = events.sse

@@ -26,6 +26,7 @@
  *   --modes sweep,poll     waiting modes measured     --sweep-slot 10s          the sweep's slot
  *   --polls-per-second 25  sizes the per-application slot: max(10 s, waiting / this)
  *   --api 300[,1000]       onboarding API phase sizes ('' skips it)
+ *   --events 1000          events phase: applications whose events a webhook receiver gets ('' skips it)
  *   --api-reads 1000       reads on each side          --api-read-concurrency 10  reads in flight
  *   --batch-window N  --max-cached N   (default: the worker's configuration defaults)
  *   --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)

@@ -13,6 +13,7 @@ import {
   API_SIZES,
   CEILING,
   CONCURRENCY,
+  EVENT_SIZES,
   MODES,
   SIZES,
   TIME_SCALE,
@@ -26,6 +27,8 @@ import type { Bench, Cleanups } from './setup.js';
 import { applicationsPhase, noopPhase } from './throughput.js';
 import type { Throughput } from './throughput.js';
 import { waitingPhase } from './waiting.js';
+import { eventsPhase } from './events.js';
+import type { EventsFigures } from './events.js';
 import type { Waiting } from './waiting.js';
 
 /**
@@ -53,6 +56,12 @@ async function runPhases(bench: Bench) {
     );
     api.push(await apiPhase(bench, n));
   }
+  const events: EventsFigures[] = [];
+  for (const n of EVENT_SIZES) {
+    console.log(`Events: ${n} applications start → Open, their events delivered to a webhook receiver...`);
+    events.push(await eventsPhase(bench, n));
+    console.log(`  ${JSON.stringify(events.at(-1))}`);
+  }
   const waiting: Waiting[] = [];
   for (const w of WAITING) {
     for (const mode of MODES) {
@@ -61,7 +70,7 @@ async function runPhases(bench: Bench) {
       console.log(`  ${JSON.stringify(waiting.at(-1))}`);
     }
   }
-  return { ceiling, throughput, api, waiting };
+  return { ceiling, throughput, api, events, waiting };
 }
 
 export async function main(): Promise<void> {

@@ -19,6 +19,7 @@ export const { values } = parseArgs({
     'sweep-slot': { type: 'string', default: '10s' },
     'polls-per-second': { type: 'string', default: '25' },
     api: { type: 'string', default: '300' },
+    events: { type: 'string', default: '1000' },
     'api-reads': { type: 'string', default: '1000' },
     'api-read-concurrency': { type: 'string', default: '10' },
     'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
@@ -49,5 +50,7 @@ export const POLLS_PER_SECOND = Number(values['polls-per-second']);
 export const WARM_UP = 20;
 /** The onboarding API phase: applications started on each side, reads of them, reads in flight. */
 export const API_SIZES = list(values.api).filter((n) => n > 0);
+/** The events phase: applications whose events a webhook endpoint receives ('' skips it). */
+export const EVENT_SIZES = list(values.events).filter((n) => n > 0);
 export const API_READS = Number(values['api-reads']);
 export const API_READ_CONCURRENCY = Number(values['api-read-concurrency']);

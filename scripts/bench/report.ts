@@ -7,6 +7,7 @@ import type { ApiComparison } from './api.js';
 import { round } from './measure.js';
 import type { Ceiling, Throughput } from './throughput.js';
 import type { Waiting } from './waiting.js';
+import type { EventsFigures } from './events.js';
 
 export interface BenchResult {
   label: string;
@@ -16,6 +17,7 @@ export interface BenchResult {
   ceiling: Ceiling;
   throughput: Throughput[];
   api: ApiComparison[];
+  events: EventsFigures[];
   waiting: Waiting[];
   totalSeconds: number;
 }
@@ -114,6 +116,13 @@ export async function report(result: BenchResult): Promise<void> {
     );
   }
   if (api.length > 0) console.log(apiTable(api));
+  for (const e of result.events) {
+    console.log(
+      `Events (N=${e.applications}): ${e.events} events (${e.eventsPerApplication} per application), all received; ` +
+        `transition → webhook received p50/p99 ${e.transitionToWebhookP50Ms} / ${e.transitionToWebhookP99Ms} ms; ` +
+        `transition → event log p50/p99 ${e.transitionToLogP50Ms} / ${e.transitionToLogP99Ms} ms; ${e.deliveries} deliveries`,
+    );
+  }
   if (waiting.length > 0) console.log(waitingTable(waiting));
   const outDir = join(ROOT, 'bench-results');
   await mkdir(outDir, { recursive: true });

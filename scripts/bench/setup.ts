@@ -19,6 +19,7 @@ import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
 import type { EcaClient } from '../../eca/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
 import { EventLog } from '../../runtime/events.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { DevServer, SimulatorProcess } from '../processes.js';
@@ -69,6 +70,10 @@ export interface Bench {
   ctx: EngineContext;
   noopQueue: string;
   settings: ReturnType<typeof workerSettings>;
+  /** The engine's database (embedded): the event log and the webhook endpoints. */
+  database: Database;
+  /** The payload codec's keys (they seal the webhook secrets too). */
+  keys: CodecKeyring;
 }
 
 /** The engine's activities against the simulator, with a document store in `dir`. */
@@ -92,6 +97,9 @@ async function engineActivities(sim: SimulatorProcess, client: Client, keys: Cod
     batchWindowMs: BATCH_WINDOW_MS,
     maxAccountsPerCall: CONFIG_DEFAULTS.polling.maxAccountsPerCall,
     events: new EventLog(database),
+    // Webhook delivery (the events phase), its secrets sealed under the bench's codec keys.
+    database,
+    keyring: keys,
   });
   return { store, activities, database };
 }
@@ -190,5 +198,17 @@ export async function startBench(
     settings: { pollIntervals: { tracking: POLL, documents: POLL, portal: POLL, approval: POLL } },
   };
   const pids = { server: server.child?.process.pid, simulator: sim.child?.process.pid };
-  return { client, sim, metricsUrl, pids, tracker, run: randomUUID().slice(0, 6), ctx, noopQueue, settings };
+  return {
+    client,
+    sim,
+    metricsUrl,
+    pids,
+    tracker,
+    run: randomUUID().slice(0, 6),
+    ctx,
+    noopQueue,
+    settings,
+    database,
+    keys,
+  };
 }

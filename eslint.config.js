@@ -29,6 +29,7 @@ const layers = {
   activities: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
   workers: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
   client: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
+  api: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'client'],
   simulator: ['eca'],
 };
 const projectFolders = [...Object.keys(layers), 'scripts', 'test'];

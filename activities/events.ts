@@ -1,8 +1,8 @@
 /**
- * The application workflow's events, written to the event log (runtime/events.ts) by a local
- * activity: idempotent per application and sequence number, so a retry after a lost answer, a replay
- * or a worker killed mid-write writes nothing twice and loses nothing (the workflow keeps the events
- * until the write is recorded in its history).
+ * The application workflow's events, written to the event log (runtime/events.ts) by an activity
+ * whose input history holds: idempotent per application and sequence number, so a retry after a lost
+ * answer or a worker killed mid-write writes nothing twice and loses nothing (the workflow keeps the
+ * events until the write is recorded in its history).
  */
 import type { NewEvent } from '../domain/events.js';
 import type { EventActivities } from '../workflows/application/activities.js';

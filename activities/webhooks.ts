@@ -50,16 +50,26 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
   const pollMs = options.pollMs ?? 250;
   const batch = options.batch ?? 100;
 
-  /** Sends the events after the endpoint's cursor until it is caught up; answers the state it stopped in. */
-  async function drain(target: WebhookTarget, report: WebhookDeliveryReport, signal: AbortSignal) {
+  /**
+   * Sends the events after the endpoint's cursor until it is caught up or the window ends (checked before
+   * each request: an attempt never outlives its timeout, which would let a second attempt run beside it).
+   * A failure fails the activity when nothing was delivered in it, so that the workflow's attempts count
+   * failures in a row; after a delivery it ends the window instead (`failed`), and the next one retries.
+   */
+  async function drain(target: WebhookTarget, report: WebhookDeliveryReport, signal: AbortSignal, endsAt: number) {
     const { endpoint, secrets } = target;
     let cursor: EventCursor = endpoint.cursor;
     const events = await log.read({ csid: endpoint.csid, after: cursor, limit: batch });
     for (const { cursor: at, event } of events) {
+      if (Date.now() >= endsAt) return { idle: false };
       const outcome = await postEvent(endpoint.url, event, secrets, { fetch: send, timeoutMs, signal });
       if (!outcome.ok) {
         const message = `event ${event.id} (${event.type}): ${outcome.error}`;
         await endpoints.recordFailure(endpoint.id, message);
+        if (report.delivered > 0) {
+          report.failed = redactedError(message);
+          return { idle: false };
+        }
         throw ApplicationFailure.retryable(redactedError(message), WEBHOOK_DELIVERY_FAILED);
       }
       const state = await endpoints.advance(endpoint.id, cursor, at);
@@ -91,7 +101,8 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
           });
           report.state = target ? target.endpoint.state : 'missing';
           if (!target || target.endpoint.state !== 'active') break;
-          const { idle } = await drain(target, report, context.cancellationSignal);
+          const { idle } = await drain(target, report, context.cancellationSignal, began + maxMs);
+          if (report.failed !== undefined) break;
           if (idle) await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
         }
         return { ...report, durationMs: Date.now() - began };

@@ -91,7 +91,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * The firm's events, in the log's order, for as long as `signal` lets it: a dropped connection is
- * reopened after the last event received, with backoff. 401, 403 and 400 end it with EventStreamRefused.
+ * reopened after the last event received, with backoff. 400, 401, 403 and 404 (no such application) end
+ * it with EventStreamRefused.
  */
 export async function* followEvents(options: FollowOptions): AsyncGenerator<FollowedEvent> {
   const path = options.externalId ? `/v1/applications/${encodeURIComponent(options.externalId)}/events` : '/v1/events';
@@ -104,7 +105,7 @@ export async function* followEvents(options: FollowOptions): AsyncGenerator<Foll
         headers: { accept: 'text/event-stream', authorization: `Bearer ${options.apiKey}` },
         signal: options.signal,
       });
-      if (response.status === 400 || response.status === 401 || response.status === 403) {
+      if ([400, 401, 403, 404].includes(response.status)) {
         const problem = (await response.json().catch(() => ({}))) as { detail?: string };
         throw new EventStreamRefused(response.status, problem.detail ?? response.statusText);
       }

@@ -5,8 +5,9 @@
  *
  * Rows are ordered by (transaction id, position). A reader sees only rows of transactions older than
  * the oldest one still open (`pg_snapshot_xmin`): a transaction that commits late, behind a reader that
- * already went past later positions, can never be skipped. (A transaction held open stalls readers
- * until it ends; nothing else writes to this table, and appends are one short statement.)
+ * already went past later positions, can never be skipped. The oldest open transaction is the server's,
+ * not this table's: on a PostgreSQL shared with other work (Temporal's databases in compose), a
+ * transaction left open anywhere delays every reader until it ends. Nothing is skipped meanwhile.
  */
 import { createHash } from 'node:crypto';
 import type { Queryable } from './database/index.js';

@@ -64,7 +64,39 @@ export function checkWebhookUrl(url: string): string {
   if (parsed.username !== '' || parsed.password !== '') {
     throw new WebhookInputError('url', 'must not carry a user name or password: deliveries are signed instead');
   }
+  const refused = refusedHost(parsed.hostname);
+  if (refused) throw new WebhookInputError('url', `${parsed.hostname} is ${refused}: never a receiver`);
   return parsed.toString();
+}
+
+/**
+ * Hosts a delivery must never reach whoever registers them: link-local addresses (a cloud's instance
+ * metadata service answers there), unspecified and multicast ones. Loopback and private networks stay
+ * allowed: a firm's onboarding system often listens on one. (A name is not resolved here.)
+ */
+function refusedHost(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    if (a === 169 && b === 254) return 'a link-local address';
+    if (a === 0) return 'an unspecified address';
+    if (a >= 224) return 'a multicast or reserved address';
+    return undefined;
+  }
+  if (host === '::' || host === '::0') return 'an unspecified address';
+  if (/^fe[89ab][0-9a-f]?:/.test(host)) return 'a link-local address';
+  if (host.startsWith('ff')) return 'a multicast address';
+  if (host.startsWith('::ffff:')) {
+    // An IPv4-mapped address, which the URL parser writes in hex (::ffff:a9fe:a9fe).
+    const tail = host.slice('::ffff:'.length);
+    const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(tail);
+    if (!hex) return refusedHost(tail);
+    const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+    return refusedHost(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
+  if (host === 'metadata.google.internal') return 'a cloud metadata service';
+  return undefined;
 }
 
 export function checkDescription(description: string | undefined): string {

@@ -100,6 +100,17 @@ describe('webhook endpoints (runtime/webhooks)', function () {
         await refused({ csid: 'F', url: 'ftp://example.com/' }, 'url');
         await refused({ csid: 'F', url: 'example.com/hooks' }, 'url');
         await refused({ csid: 'F', url: 'https://user:pass@example.com/' }, 'url');
+        // Never a receiver: a cloud's metadata service, unspecified and multicast addresses (IPv4, IPv6, mapped).
+        for (const url of [
+          'http://169.254.169.254/latest/meta-data/',
+          'http://[fe80::1]/hooks',
+          'http://0.0.0.0:8080/',
+          'http://[::ffff:169.254.169.254]/',
+          'http://224.0.0.1/',
+          'http://metadata.google.internal/computeMetadata/v1/',
+        ]) {
+          await refused({ csid: 'F', url }, 'url');
+        }
         await refused({ csid: 'no spaces', url: 'https://example.com/' }, 'csid');
         await refused({ csid: 'F', url: 'https://example.com/', description: 'x'.repeat(201) }, 'description');
         await refused({ csid: 'F', url: 'https://example.com/', start: 'yesterday' }, 'cursor');

@@ -43,7 +43,11 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     env = await timeSkippingEnv();
   });
 
+  /** Workflows the tests started: one a failed test left running would hold the shared server's time skipping. */
+  const startedHandles: Handle[] = [];
+
   afterEach(async function () {
+    for (const handle of startedHandles.splice(0)) await handle.terminate('test over').catch(() => undefined);
     await engine?.close();
     engine = undefined;
   });
@@ -61,7 +65,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   ): Promise<Handle> {
     const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
     const application = await harness.store.put(new TextEncoder().encode(applicationXml(externalId, edit)));
-    return env.client.workflow.start(accountApplication, {
+    const handle = await env.client.workflow.start(accountApplication, {
       taskQueue: harness.taskQueue,
       workflowId: applicationWorkflowId(harness.sim.csid, externalId),
       // Per-application polls: the lifecycle's own reads, slot by slot (no status sweep runs on this
@@ -77,6 +81,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         },
       ],
     });
+    startedHandles.push(handle);
+    return handle;
   }
 
   /** Lets workflow time pass in steps until the application reaches `state`. */
@@ -839,10 +845,14 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(waiting.deadline?.overdue, false);
       const entered = waiting.transitions.at(-1)!.at;
       assert.equal(waiting.deadline?.due, entered + 30 * 86_400_000, 'the default: 30 days');
+      const details = async () =>
+        (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* due \S+ · next reminder \S+/);
       await env.sleep('31 days');
       const late = await handle.query(stateQuery);
       assert.equal(late.lifecycleState, 'needsDocuments', 'the default escalation is none');
       assert.equal(late.deadline?.overdue, true);
+      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* overdue since \S+\n/);
       // A workflow left waiting would hold the shared server's time skipping.
       await handle.terminate('test done');
     });

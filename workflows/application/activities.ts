@@ -132,7 +132,7 @@ export interface ApplicationActivities {
   readRequestByFile(input: AccountRef & { responseFile: string }): Promise<RequestOutcome>;
 }
 
-/** The application's lifecycle events, written to the event log (activities/events.ts): a local activity. */
+/** The application's lifecycle events, written to the event log (activities/events.ts). */
 export interface EventActivities {
   /** Appends events, leaving those the log already holds (same application and number). */
   recordEvents(input: { events: NewEvent[] }): Promise<{ written: number }>;

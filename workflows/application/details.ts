@@ -117,6 +117,13 @@ export function renderDetails(view: ApplicationStateView): string {
     `**Account:** ${view.accountId ?? '—'} · status ${view.status ?? '—'}${view.stateText ? ` · ${view.stateText}` : ''}`,
     `**Last poll:** ${time(view.lastPollAt)} · **next poll:** ${time(view.nextPollAt)}`,
   ];
+  if (view.deadline) {
+    const { state, due, nextReminderAt, overdue, escalation } = view.deadline;
+    const reminder = nextReminderAt === undefined ? '' : ` · next reminder ${time(nextReminderAt)}`;
+    const then =
+      escalation === 'none' ? '' : ` · then ${escalation === 'abandon' ? 'abandoned' : 'escalated to staff'}`;
+    blocks.push(`**Deadline (${state}):** ${overdue ? 'overdue since' : 'due'} ${time(due)}${reminder}${then}`);
+  }
   if (view.corrections.length > 0) blocks.push(`**Needs correction:** ${view.corrections.map(cell).join('; ')}`);
   if (view.lastRefusal) blocks.push(`**Last refusal:** ${cell(view.lastRefusal)}`);
   if (view.abandonReason) blocks.push(`**Abandoned by staff:** ${cell(view.abandonReason)}`);

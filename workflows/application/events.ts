@@ -1,26 +1,29 @@
 /**
  * The application's lifecycle events (domain/events.ts): which events a step makes, and the outbox
- * that writes them to the event log through a local activity, one batch at a time and in sequence, so
- * that the log holds each application's events in the order they happened.
+ * that writes them to the event log through an activity, one batch at a time and in sequence, so that
+ * the log holds each application's events in the order they happened.
  *
- * An event is numbered when it happens and kept in the workflow until its write is recorded in
- * history: a worker killed mid-write writes it again on replay (the log ignores an id it holds), and
- * the application neither continues as new nor ends with events unwritten.
+ * An activity, not a local one: its input is in history before it runs, so whatever happens to the
+ * workflow task that made the events (a worker killed before it completed, a signal that arrives
+ * meanwhile and changes what the task's next attempt does), the events written are the ones history
+ * holds, and the same id never names two events. While the database is away the write is retried by
+ * the server without adding to history. The application neither continues as new nor ends with an
+ * event unwritten.
  */
-import { log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
 import type { EventData, EventType, NewEvent } from '../../domain/events.js';
 import type { LifecycleContext, LifecycleEvent } from '../lifecycle/index.js';
 import type { EventActivities } from './activities.js';
 
-const { recordEvents } = proxyLocalActivities<EventActivities>({
+const { recordEvents } = proxyActivities<EventActivities>({
   startToCloseTimeout: '30 seconds',
   // The database may be away for a while: the write is tried again, never given up.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Events written per local activity. */
+/** Events written per activity. */
 const BATCH = 100;
 
 /** An event before it is numbered and addressed. */

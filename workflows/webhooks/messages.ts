@@ -47,6 +47,8 @@ export interface WebhookDeliveryReport {
   /** Times the cursor was found moved (a replay) and reading began again from it. */
   rewound: number;
   durationMs: number;
+  /** The window ended on a failure after deliveries (the next window retries; the attempts count again from 1). */
+  failed?: string;
 }
 
 export interface WebhookDeliveryView {

@@ -3,8 +3,10 @@
  * as long as it exists. It runs one long activity after another (activities/webhooks.ts): each sends
  * the backlog in the log's order and then waits for new events, for a window of minutes.
  *
- * A delivery the receiver does not acknowledge fails the activity; Temporal retries it with exponential
- * backoff (from 1 second to 5 minutes by default). When the attempts run out the endpoint is paused with
+ * A delivery the receiver does not acknowledge fails the activity when nothing was delivered in it (after
+ * a delivery it ends the window, and the next one starts counting again): Temporal retries it with
+ * exponential backoff (from 1 second to 5 minutes by default). So the attempts count failures in a row,
+ * and when they run out (25 by default) the endpoint is paused with
  * the last error and the workflow waits for `resumeWebhook` (client/webhooks.ts sends it on resume);
  * nothing is dropped, since the endpoint's cursor stays where the receiver last acknowledged. While
  * paused it reads the endpoint's state now and then, in case it was resumed without a signal. It ends
@@ -70,6 +72,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
         { endpointId, maxMs: windowMs },
       ]);
       view.delivered += report.delivered;
+      if (report.failed !== undefined) view.lastError = report.failed;
       state = report.state;
     } catch (error) {
       if (isCancellation(error)) throw error;

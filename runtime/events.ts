@@ -96,8 +96,8 @@ export class EventLog {
     const rows = await this.db.query<{ id: string }>(
       `INSERT INTO events (id, csid, external_id, seq, type, occurred_at, body)
        SELECT e.id, e.csid, e.external_id, e.seq, e.type, e.occurred_at, e.body
-       FROM jsonb_to_recordset($1::jsonb)
-         AS e(id text, csid text, external_id text, seq integer, type text, occurred_at timestamptz, body jsonb)
+       FROM json_to_recordset($1::json)
+         AS e(id text, csid text, external_id text, seq integer, type text, occurred_at timestamptz, body json)
        ORDER BY e.seq
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,

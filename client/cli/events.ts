@@ -6,7 +6,7 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { FollowedEvent } from '../event-stream.js';
-import { InvalidInputError } from '../errors.js';
+import { apiCallOf } from './api-options.js';
 import { CliError } from './errors.js';
 import { examples, integerOption } from './options.js';
 import type { GlobalOptions } from './options.js';
@@ -40,11 +40,11 @@ export function eventLine({ event }: FollowedEvent): string {
 }
 
 async function tail(_options: TailOptions, command: Command): Promise<void> {
-  const options = command.optsWithGlobals<GlobalOptions & TailOptions>();
+  const options = command.optsWithGlobals<GlobalOptions & TailOptions & { apiUrl: string; apiKey: string }>();
   const { output } = options;
-  if (!options.apiUrl) throw new InvalidInputError('--api-url', 'give the onboarding API (--api-url or ECA_API_URL)');
-  if (!options.apiKey)
-    throw new InvalidInputError('--api-key', 'give an API key of the firm (--api-key or ECA_API_KEY)');
+  // Checks the API, the key and the cursor once, as the other commands through the API do: a refusal or
+  // an API that cannot be reached ends the command at once. Once it streams, it follows across restarts.
+  await apiCallOf(command)('GET', `/v1/events?limit=1&after=${encodeURIComponent(options.after)}`);
   const { followEvents, EventStreamRefused } = await eventStream();
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());

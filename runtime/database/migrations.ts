@@ -69,7 +69,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // workflows (idempotent on the event's id), read in (tx, position) order below the oldest open
     // transaction, so that a cursor never skips an event committed late. Then the firms' webhook
     // endpoints (runtime/webhooks.ts: secrets sealed, the cursor of what was delivered), and the
-    // firms' deadline policies (domain/deadlines.ts), read by the applications when they wait.
+    // firms' deadline policies (domain/deadlines.ts), read by the applications when they wait. An event's
+    // body is json, not jsonb: kept as written (its fields in their order, id first), as consumers read it.
     sql: `
       CREATE TABLE events (
         id text PRIMARY KEY,
@@ -81,7 +82,7 @@ export const MIGRATIONS: readonly Migration[] = [
         type text NOT NULL,
         occurred_at timestamptz NOT NULL,
         recorded_at timestamptz NOT NULL DEFAULT now(),
-        body jsonb NOT NULL
+        body json NOT NULL
       );
       CREATE INDEX events_firm_order ON events (csid, tx, position);
       CREATE INDEX events_application_order ON events (csid, external_id, tx, position);

@@ -319,6 +319,18 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     const block = /<!-- sse-example[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/sse-example -->/.exec(readme)?.[1];
     assert.ok(block, "the README's sse-example block");
+    // An application of the firm with an event in the log before the stream is read.
+    const externalId = `stalled-sse-${run}`;
+    assert.equal(
+      (await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: applicationXml(externalId) })).status,
+      201,
+    );
+    for (let i = 0; ; i++) {
+      const page = await call(keys.ops, 'GET', `/v1/applications/${externalId}/events?after=start`);
+      if ((page.body?.events as unknown[] | undefined)?.length) break;
+      assert.ok(i < 100, 'the application wrote no event');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     // The stream never ends by itself: read it for a few seconds (timeout's exit code, 124, is expected).
     const output = await new Promise<string>((resolve) => {
       execFile(

@@ -219,6 +219,10 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     assert.match(missing.stderr, /--api-key/);
     const refused = await eca(['--api-url', url, '--api-key', 'eca_aaaaaaaaaaaa_' + 'a'.repeat(43)]);
     assert.equal(refused.code, 11);
-    assert.match(refused.stderr, /refused \(HTTP 401\)/);
+    assert.match(refused.stderr, /unknown or revoked/);
+    // An API that is not there ends the command at once, as for the other commands through the API.
+    const gone = await eca(['--api-url', 'http://127.0.0.1:9', '--api-key', 'eca_aaaaaaaaaaaa_' + 'a'.repeat(43)]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /cannot reach the onboarding API/);
   });
 });

@@ -84,17 +84,9 @@ export function stateEventType(state: ApplicationState): EventType {
 }
 
 /** An event as the workflow gives it: its id is made from the application's key and its sequence number. */
-export interface NewEvent {
+export interface NewEvent extends Omit<LifecycleEventRecord, 'id' | 'at'> {
   /** The application's workflow id and first run id: unique per application, stable across continue-as-new. */
   application: string;
-  seq: number;
-  type: EventType;
-  csid: string;
-  externalId: string;
-  accountId?: string;
-  from: ApplicationState;
-  to: ApplicationState;
   /** Workflow time, ms since the epoch. */
   at: number;
-  data: EventData;
 }

@@ -5,6 +5,7 @@
  * over real HTTP that verifies every delivery with the `standardwebhooks` package. Then `eca webhooks`
  * and `eca deadlines` as child processes against the served API.
  */
+import { until } from '../support/until.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -53,16 +54,6 @@ interface Endpoint {
 interface Answer<T = Record<string, unknown>> {
   status: number;
   body: T;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

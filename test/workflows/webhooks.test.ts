@@ -4,6 +4,7 @@
  * log and the endpoints, and a receiver over real HTTP that verifies every delivery with the
  * `standardwebhooks` package. Counted from the receiver's own records.
  */
+import { until } from '../support/until.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -56,16 +57,6 @@ function events(csid: string, externalId: string, count: number, from = 1): NewE
     at: Date.UTC(2026, 0, 1) + sequence++,
     data: {},
   }));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('webhook delivery (workflows/webhooks)', function () {

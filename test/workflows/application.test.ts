@@ -48,6 +48,9 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
 
   afterEach(async function () {
     for (const handle of startedHandles.splice(0)) await handle.terminate('test over').catch(() => undefined);
+    // A test that timed out leaves its worker running (runUntil never settled): an activity it holds would
+    // keep the shared server from skipping time in every later test.
+    if (engine?.worker.getState() === 'RUNNING') engine.worker.shutdown();
     await engine?.close();
     engine = undefined;
   });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES } from '../domain/documents.js';
+import { ESCALATIONS } from '../domain/deadlines.js';
 import { APPLICATION_STATES, MAX_APPLICATION_BYTES, MAX_PAGE_SIZE } from '../client/index.js';
 import { PROBLEM_TYPES } from './problems.js';
 import type { ApiProblemCode } from './problems.js';
@@ -111,7 +112,7 @@ export const Application = component(
         due: isoTime,
         nextReminderAt: isoTime.optional(),
         overdue: z.boolean(),
-        escalation: z.enum(['none', 'alert', 'abandon']),
+        escalation: z.enum(ESCALATIONS),
       })
       .optional()
       .describe('The waiting state\'s deadline (README, "Follow your applications")'),

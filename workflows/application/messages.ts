@@ -8,6 +8,7 @@ import type { BlockedStepRecord, LifecycleOutcome, PersistedLifecycle } from '..
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot, TaskView } from '../../domain/account.js';
 import type { SettingsOverrides } from './settings.js';
+import type { Escalation } from '../../domain/deadlines.js';
 
 export interface ApplicationInput {
   csid: string;
@@ -112,7 +113,7 @@ export interface ApplicationStateView {
     due: number;
     nextReminderAt?: number;
     overdue: boolean;
-    escalation: 'none' | 'alert' | 'abandon';
+    escalation: Escalation;
   };
 }
 

@@ -32,7 +32,7 @@ import type { NewEvent } from '../../runtime/events.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import { expectLog } from '../support/hooks.js';
 import type { ExpectedLog } from '../support/hooks.js';
-import { timeSkippingEnv } from '../support/servers.js';
+import { endTestWorkflows, timeSkippingEnv } from '../support/servers.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -68,11 +68,11 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
   let url: string;
   let worker: Worker;
   let running: Promise<void>;
+  let taskQueue: string;
   let failedAttempts: ExpectedLog;
   let receiver: WebhookReceiver;
   const keyring: CodecKeyring = { keys: [{ id: 'api-webhooks', key: new Uint8Array(randomBytes(32)) }] };
   const keys = { staff: '', ops: '', onboarding: '', otherStaff: '' };
-  const registered: string[] = [];
 
   before(async function () {
     env = await timeSkippingEnv();
@@ -83,7 +83,7 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
     keys.ops = (await createApiKey(db, { csid: 'FIRM-W', role: 'ops', name: 'ops' })).key;
     keys.onboarding = (await createApiKey(db, { csid: 'FIRM-W', role: 'onboarding', name: 'system' })).key;
     keys.otherStaff = (await createApiKey(db, { csid: 'FIRM-X', role: 'staff', name: 'other firm' })).key;
-    const taskQueue = `api-webhooks-${randomUUID()}`;
+    taskQueue = `api-webhooks-${randomUUID()}`;
     // Failed deliveries (on purpose): the worker's warning for each attempt is counted, not printed.
     failedAttempts = expectLog(/^Activity failed$/);
     worker = await createEngineWorker({
@@ -102,15 +102,9 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
   });
 
   after(async function () {
-    // Delivery workflows still running end with their endpoints.
-    for (const id of registered) {
-      await env.client.workflow
-        .getHandle(webhookDeliveryWorkflowId(id))
-        .terminate('test over')
-        .catch(() => undefined);
-    }
     await app?.close();
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    // Delivery workflows still running end with the file (they would hold the server's time skipping).
+    if (taskQueue) await endTestWorkflows(env, taskQueue, worker);
     await running;
     failedAttempts?.done();
     await db?.close();
@@ -167,7 +161,6 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
     assert.equal(answer.status, 201, JSON.stringify(answer.body));
     assert.match(answer.body.secret, /^whsec_/);
     receiver.secret = answer.body.secret;
-    registered.push(answer.body.endpoint.id);
     return answer.body.endpoint;
   }
 
@@ -438,7 +431,6 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
       });
       assert.equal(created.code, 0, created.stderr);
       const { endpoint, secret } = JSON.parse(created.stdout) as { endpoint: Endpoint; secret: string };
-      registered.push(endpoint.id);
       assert.match(secret, /^whsec_/);
 
       const listed = await eca(['webhooks', 'list', '-o', 'json'], { ECA_API_KEY: keys.ops });

@@ -29,6 +29,7 @@ import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
 import { RecordedEvents } from './events.js';
+import { endTestWorkflows } from './servers.js';
 import type { Database } from '../../runtime/database/index.js';
 import type { EventSink } from '../../activities/events.js';
 
@@ -120,6 +121,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     worker,
     taskQueue,
     async close() {
+      if (env.supportsTimeSkipping) await endTestWorkflows(env, taskQueue, worker);
       await sim.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -2,15 +2,21 @@
  * One real Temporal server of each kind per test run, started on first use and stopped by the root
  * hook: the Java time-skipping test server for workflow logic, the CLI dev server for end-to-end runs.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from '../../scripts/temporal-servers.js';
 import { setupNamespace } from '../../client/setup.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
+import { until } from './until.js';
 
 let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
 let dev: Promise<TestWorkflowEnvironment> | undefined;
+/** Time-skipping servers a test left with their clock held: out of use, stopped with the others. */
+const retired: TestWorkflowEnvironment[] = [];
 
 export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   timeSkipping ??= testServerExecutable().then(async (executable) => {
@@ -30,6 +36,87 @@ export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
     return env;
   });
   return timeSkipping;
+}
+
+/**
+ * Ends what a test left on its task queue, so that the next test finds the time-skipping server's
+ * clock free: every workflow still open there is terminated, a worker still running (a test that timed
+ * out inside `runUntil`) is shut down and awaited, and the clock is probed.
+ *
+ * The server holds its clock while any workflow or activity task is outstanding, and a workflow
+ * terminated with a task in flight never releases that hold (the task's completion is refused). A
+ * test that terminates a busy workflow, or times out, can thus leave the clock held for every test
+ * after it: when the probe finds it held, the shared server is replaced, and `timeSkippingEnv()` in the
+ * next test's `beforeEach` starts a new one.
+ */
+export async function endTestWorkflows(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  worker?: Worker,
+): Promise<void> {
+  const namespace = env.client.options.namespace;
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await env.connection.workflowService.listOpenWorkflowExecutions({
+      namespace,
+      maximumPageSize: 1000,
+      nextPageToken,
+    });
+    // The listing leaves the task queue out: each execution's description has it.
+    await Promise.all(
+      page.executions.map(async ({ execution }) => {
+        const handle = env.client.workflow.getHandle(execution?.workflowId ?? '', execution?.runId ?? undefined);
+        try {
+          const { raw } = await handle.describe();
+          if (raw.executionConfig?.taskQueue?.name === taskQueue) await handle.terminate('test over');
+        } catch (error) {
+          if (!(error instanceof WorkflowNotFoundError)) throw error; // closed meanwhile
+        }
+      }),
+    );
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  if (worker) await stopWorker(worker);
+  if (env.supportsTimeSkipping && !(await clockSkips(env))) {
+    console.warn("    (the time-skipping server's clock was still held after this test: a new server serves the next)");
+    await dropTimeSkippingEnv(env);
+  }
+}
+
+async function stopWorker(worker: Worker): Promise<void> {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+  await until(
+    'the test worker to stop',
+    () => !['RUNNING', 'STOPPING', 'DRAINING', 'DRAINED'].includes(worker.getState()),
+    30_000,
+  );
+}
+
+/**
+ * Whether an hour of server time passes at once (a free clock) rather than with the wall clock (a held
+ * one). The call has a deadline, so that none is left pending on a server about to be torn down.
+ */
+async function clockSkips(env: TestWorkflowEnvironment): Promise<boolean> {
+  try {
+    await env.connection.withDeadline(Date.now() + CLOCK_PROBE_MS, () =>
+      env.connection.testService!.unlockTimeSkippingWithSleep({ duration: msToTs('1 hour') }),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How long the probe lets an hour of server time take before it calls the clock held. */
+const CLOCK_PROBE_MS = 5_000;
+
+/**
+ * Takes the server out of use: the next `timeSkippingEnv()` starts another. It keeps running until the
+ * run ends (calls a timed-out test left pending on it would otherwise fail on a closed channel).
+ */
+async function dropTimeSkippingEnv(env: TestWorkflowEnvironment): Promise<void> {
+  if (timeSkipping && (await timeSkipping) === env) timeSkipping = undefined;
+  retired.push(env);
 }
 
 /** The engine's namespace setup (`eca setup`), as every server gets it. */
@@ -69,7 +156,7 @@ export async function provisionServers(): Promise<void> {
 }
 
 export async function stopServers(): Promise<void> {
-  const envs = [timeSkipping, dev];
+  const envs = [timeSkipping, dev, ...retired.splice(0).map((env) => Promise.resolve(env))];
   timeSkipping = dev = undefined;
   const results = await Promise.allSettled(envs.map(async (env) => (env ? (await env).teardown() : undefined)));
   for (const result of results) {

@@ -39,18 +39,13 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   let env: TestWorkflowEnvironment;
   let engine: EngineHarness | undefined;
 
-  before(async function () {
+  // Each test asks: a test that left the shared server's clock held has had the server replaced.
+  beforeEach(async function () {
     env = await timeSkippingEnv();
   });
 
-  /** Workflows the tests started: one a failed test left running would hold the shared server's time skipping. */
-  const startedHandles: Handle[] = [];
-
   afterEach(async function () {
-    for (const handle of startedHandles.splice(0)) await handle.terminate('test over').catch(() => undefined);
-    // A test that timed out leaves its worker running (runUntil never settled): an activity it holds would
-    // keep the shared server from skipping time in every later test.
-    if (engine?.worker.getState() === 'RUNNING') engine.worker.shutdown();
+    // Ends the workflows a failed test left open and its worker (they would hold the server's time skipping).
     await engine?.close();
     engine = undefined;
   });
@@ -84,7 +79,6 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         },
       ],
     });
-    startedHandles.push(handle);
     return handle;
   }
 

@@ -15,6 +15,7 @@ import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { AGREEMENT, DISCLOSURE, rewriteForm, TAX_FORM, writeFormsDir } from '../support/forms.js';
 import { timeSkippingEnv } from '../support/servers.js';
+import { until } from '../support/until.js';
 
 describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
@@ -24,7 +25,8 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
 
   let client: Client;
 
-  before(async function () {
+  // Each test asks: a test that left the shared server's clock held has had the server replaced.
+  beforeEach(async function () {
     env = await timeSkippingEnv();
     // A plain client: time moves only by env.sleep, so "today" stays today between two steps
     // (the environment's client lets the server skip ahead while it waits for a result).
@@ -65,15 +67,10 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
       workflowId: applicationWorkflowId(harness.sim.csid, externalId),
       args: [{ csid: harness.sim.csid, externalId, application }],
     });
-    for (let i = 0; i < 100; i++) {
-      const view = await handle.query(stateQuery);
-      if (view.accountId) {
-        await handle.terminate('the test needed only the create');
-        return [...(harness.sim.control.account(view.accountId)?.createAttachments ?? [])].sort();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.fail('the application was never created');
+    // Left running (the harness ends it after the test): terminating a workflow with a task in flight
+    // would hold the test server's clock for good, and the test sleeps after this.
+    const accountId = await until('the application created', async () => (await handle.query(stateQuery)).accountId);
+    return [...(harness.sim.control.account(accountId)?.createAttachments ?? [])].sort();
   }
 
   function statuses(result: DailyDocumentsResult | undefined): Record<string, string> {

@@ -16,7 +16,8 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
   let env: TestWorkflowEnvironment;
   let engine: EngineHarness | undefined;
 
-  before(async function () {
+  // Each test asks: a test that left the shared server's clock held has had the server replaced.
+  beforeEach(async function () {
     env = await timeSkippingEnv();
   });
 

@@ -32,7 +32,7 @@ import type { WebhookEndpointRecord } from '../../runtime/webhooks.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import { expectLog } from '../support/hooks.js';
 import type { ExpectedLog } from '../support/hooks.js';
-import { timeSkippingEnv } from '../support/servers.js';
+import { endTestWorkflows, timeSkippingEnv } from '../support/servers.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -73,7 +73,6 @@ describe('webhook delivery (workflows/webhooks)', function () {
   const keyring: CodecKeyring = { keys: [{ id: 'webhooks-test', key: new Uint8Array(randomBytes(32)) }] };
 
   before(async function () {
-    env = await timeSkippingEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-webhooks-'));
     db = await openDatabase(`pglite:${join(dir, 'db')}`);
     log = new EventLog(db);
@@ -86,6 +85,8 @@ describe('webhook delivery (workflows/webhooks)', function () {
   });
 
   beforeEach(async function () {
+    // Each test asks: a test that left the shared server's clock held has had the server replaced.
+    env = await timeSkippingEnv();
     // Deliveries that fail on purpose: the worker's warning for each attempt is counted, not printed.
     failedAttempts = expectLog(/^Activity failed$/);
     receiver = await startWebhookReceiver();
@@ -98,20 +99,11 @@ describe('webhook delivery (workflows/webhooks)', function () {
     });
   });
 
-  /** Endpoints whose delivery workflow a test started. */
-  const started: string[] = [];
-
   afterEach(async function () {
     failedAttempts.done();
     await receiver.close();
-    // A test that failed half-way leaves its delivery workflow running: it would hold the shared
-    // server's time skipping for every later test.
-    for (const id of started.splice(0)) {
-      await env.client.workflow
-        .getHandle(webhookDeliveryWorkflowId(id))
-        .terminate('test over')
-        .catch(() => undefined);
-    }
+    // A test that failed half-way leaves its delivery workflow running (it would hold the server's time skipping).
+    await endTestWorkflows(env, ctx.taskQueue!, worker);
   });
 
   /** A new firm's endpoint at the receiver, delivery started. */
@@ -120,7 +112,6 @@ describe('webhook delivery (workflows/webhooks)', function () {
     const { endpoint, secret } = await endpoints.register({ csid, url: receiver.url });
     receiver.secret = secret;
     const first = await startWebhookDelivery(ctx, { csid, endpointId: endpoint.id }, options);
-    started.push(endpoint.id);
     // A second start (an API retry) finds the running workflow.
     assert.deepEqual(await startWebhookDelivery(ctx, { csid, endpointId: endpoint.id }, options), first);
     return endpoint;

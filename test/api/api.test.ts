@@ -19,6 +19,7 @@ import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { until } from '../support/until.js';
 import { start } from '../../scripts/processes.js';
 
 const FAST = {
@@ -483,6 +484,15 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       });
       assert.equal(started.status, 201);
     }
+    // The list reads Temporal's visibility, which shows a start a moment later.
+    const names = [1, 2, 3].map((n) => `application-${engine.sim.csid}-stalled-page${n}-${run}`);
+    await until('the three applications listed', async () => {
+      const all = await call(keys.ops, 'GET', '/v1/applications?pageSize=100');
+      const listed = new Set(
+        (all.body?.applications as Array<{ workflowId: string }>).map((entry) => entry.workflowId),
+      );
+      return names.every((name) => listed.has(name));
+    });
     const seen = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
@@ -498,7 +508,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
         assert.equal(misuse.body?.field, 'cursor');
       }
     } while (cursor && pages < 50);
-    for (const n of [1, 2, 3]) assert.ok(seen.has(`application-${engine.sim.csid}-stalled-page${n}-${run}`));
+    for (const name of names) assert.ok(seen.has(name), `${name} on no page`);
     assert.ok(pages >= 3, `${pages} pages of 1`);
     for (const id of seen)
       await env.client.workflow

@@ -9,11 +9,14 @@
  *   (configuration-errors.ts), which leaves 408, 425 and 429 to the retry policy, since they say "later".
  * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well.
  * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
+ * - **Deferrals** (`EcaDeferredError`): the firm's call budget put the call off before sending it; the
+ *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure.
  * - Anything else (timeouts, 5xx, dropped connections) is transport and is thrown as is: the workflow's
  *   retry policy backs off.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
+import type { EcaDeferredError } from '../eca/index.js';
 
 /** 4xx answers that say "later", not "never". */
 const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
@@ -94,6 +97,19 @@ export async function callBrokerageOrRefusal<T>(
 /** What a call's error is thrown as: a request error fails at once; the rest is thrown as it is. */
 function asBrokerageFailure(error: unknown): unknown {
   return error instanceof EcaRequestError ? typedFailure(error, { nonRetryable: true }) : error;
+}
+
+/**
+ * A call the firm's call budget put off (runtime/call-budget.ts): nothing was sent, and the activity is
+ * retried when the budget has room, whatever its retry policy's backoff. Not a failure of the step.
+ */
+export function deferredFailure(error: EcaDeferredError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: error.name,
+    message: error.message,
+    nonRetryable: false,
+    nextRetryDelay: Math.max(error.retryAfterMs, 1),
+  });
 }
 
 /** The text an answer that was not processed gives in its `error` field, if any. */

@@ -24,7 +24,8 @@ import type { StepFailureBounds } from '../runtime/defaults.js';
 import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
-import { brokerageAnomaly, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
+import { brokerageAnomaly, deferredFailure, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
+import { EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { AccountEntryError } from './status.js';
 
@@ -165,6 +166,8 @@ export function withStepFailurePolicy<T extends Record<string, unknown>>(activit
         streaks.delete(call.key);
         return result;
       } catch (error) {
+        // Put off by the call budget: nothing was sent, and a streak neither grows nor ends.
+        if (error instanceof EcaDeferredError) throw deferredFailure(error);
         if (configurationErrorKind(error) === undefined && anomalyKind(error) === undefined) {
           streaks.delete(call.key);
           throw error;

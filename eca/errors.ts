@@ -5,7 +5,8 @@
  * a payload, a key, a password or personal data, so callers may log errors as they are.
  */
 
-export type EcaErrorCode = 'ECA_REQUEST' | 'ECA_HTTP' | 'ECA_TIMEOUT' | 'ECA_NETWORK' | 'ECA_SCHEMA' | 'ECA_CRYPTO';
+export type EcaErrorCode =
+  'ECA_REQUEST' | 'ECA_HTTP' | 'ECA_TIMEOUT' | 'ECA_NETWORK' | 'ECA_SCHEMA' | 'ECA_CRYPTO' | 'ECA_DEFERRED';
 
 export class EcaError extends Error {
   readonly code: EcaErrorCode;
@@ -39,6 +40,24 @@ export class EcaHttpError extends EcaError {
     this.operation = operation;
     this.status = status;
     this.bodyExcerpt = bodyExcerpt;
+  }
+}
+
+/**
+ * Not sent: the caller's pacing (`EcaClientOptions.pace`) put the call off, so nothing reached the
+ * service and the call may be made again after `retryAfterMs`.
+ */
+export class EcaDeferredError extends EcaError {
+  readonly operation: string;
+  readonly retryAfterMs: number;
+  /** Why, in fixed words (a call budget spent for now, say). */
+  readonly reason: string;
+
+  constructor(operation: string, retryAfterMs: number, reason: string) {
+    super('ECA_DEFERRED', `${operation}: not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`);
+    this.operation = operation;
+    this.retryAfterMs = retryAfterMs;
+    this.reason = reason;
   }
 }
 

@@ -1,16 +1,17 @@
 import { createEcaClient } from '../eca/index.js';
-import type { EcaClient } from '../eca/index.js';
+import type { EcaClient, EcaOperation } from '../eca/index.js';
 import { ConfigurationError } from './config.js';
 import type { WorkerConfig } from './config.js';
 
 /**
  * The brokerage client built from the configuration, for workers and the client alike: CSID and both
  * keys are required, each named when missing. `signal` gives each call the signal to abort it with (the
- * worker passes its activities' deadline, see activities/deadline.ts).
+ * worker passes its activities' deadline, see activities/deadline.ts); `pace`, the firm's call budget
+ * (runtime/call-budget.ts).
  */
 export function createEcaClientFromConfig(
   config: WorkerConfig['brokerage'],
-  options: { signal?: () => AbortSignal | undefined } = {},
+  options: { signal?: () => AbortSignal | undefined; pace?: (operation: EcaOperation) => Promise<void> } = {},
 ): EcaClient {
   const missing = [
     config.csid ? undefined : 'ECA_CSID',
@@ -31,5 +32,6 @@ export function createEcaClientFromConfig(
     timeoutMs: config.timeoutMs,
     sso: { allowInsecureLoopback: config.ssoAllowInsecureLoopback },
     signal: options.signal,
+    pace: options.pace,
   });
 }

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FAILURE_BOUNDS } from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
+import { OPERATION_PATHS } from '../eca/index.js';
+import type { EcaOperation } from '../eca/index.js';
 import { DEFAULT_DOCUMENT_STORE, parseDocumentStoreLocation } from './document-store-location.js';
 import { loadTemporalProfile } from './temporal-profile.js';
 import type { TemporalProfile } from './temporal-profile.js';
@@ -28,6 +30,22 @@ export const DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS = 60_000;
 export { ConfigurationError };
 
 const durationMs = z.coerce.number().int().positive();
+
+const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
+
+/** `operation=N,…` as an object; anything else is left for the schema to judge. */
+function operationCounts(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return Object.fromEntries(
+    value
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => {
+        const [operation = '', count = ''] = part.split('=', 2);
+        return [operation.trim(), count.trim()];
+      }),
+  );
+}
 const positiveInt = z.coerce.number().int().positive();
 
 const schema = z.object({
@@ -65,6 +83,14 @@ const schema = z.object({
     timeoutMs: durationMs.default(30_000),
     /** Accept http SSO URLs on loopback (a local simulator's portal); never in production. */
     ssoAllowInsecureLoopback: z.boolean().default(false),
+    /** The firm's brokerage calls a second, across every worker (runtime/call-budget.ts); no cap unless set. */
+    callsPerSecond: positiveInt.optional(),
+    /** The same per operation: `create=2,validateXML=5` in the environment, an object in the file. */
+    callsPerSecondByOperation: z
+      .preprocess(operationCounts, z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt))
+      .optional(),
+    /** A call whose slot in the budget is further away than this is put off, its activity retried then. */
+    callWaitMaxMs: durationMs.default(20_000),
   }),
   documentStore: z.object({
     /** A directory (the filesystem store, shared by every host) or a database URL (document-store-location.ts). */
@@ -121,6 +147,9 @@ const ENV: Record<string, string> = {
   ECA_BROKERAGE_PUBLIC_KEY: 'brokerage.brokeragePublicKey',
   ECA_TIMEOUT_MS: 'brokerage.timeoutMs',
   ECA_SSO_ALLOW_INSECURE_LOOPBACK: 'brokerage.ssoAllowInsecureLoopback',
+  ECA_CALLS_PER_SECOND: 'brokerage.callsPerSecond',
+  ECA_CALLS_PER_SECOND_BY_OPERATION: 'brokerage.callsPerSecondByOperation',
+  ECA_CALL_WAIT_MAX_MS: 'brokerage.callWaitMaxMs',
   ECA_DOCUMENT_STORE: 'documentStore.path',
   ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
   ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',

@@ -111,6 +111,23 @@ function clockAndFaultRoutes(app: FastifyInstance, control: SimulatorControl): v
 function recordRoutes(app: FastifyInstance, control: SimulatorControl): void {
   app.get('/_sim/calls', (_req, reply) => answer(reply, () => ({ calls: control.calls() })));
   app.delete('/_sim/calls', (_req, reply) => answer(reply, () => control.resetCalls()));
+  app.get('/_sim/rates', (_req, reply) => answer(reply, () => ({ seconds: control.callCounts.rates.counts() })));
+  app.put('/_sim/rate-cap', (req, reply) =>
+    answer(reply, () => {
+      control.callCounts.rates.set(
+        parse(
+          z
+            .object({
+              total: z.number().int().positive().optional(),
+              perOperation: z.record(z.string().min(1), z.number().int().positive()).optional(),
+            })
+            .strict(),
+          req.body,
+        ),
+      );
+      return control.callCounts.rates.settings();
+    }),
+  );
   app.get<{ Querystring: { csid?: string; externalId?: string } }>('/_sim/records', (req, reply) =>
     answer(reply, () =>
       control.records(

@@ -90,7 +90,8 @@ export class SimulatorControl {
   constructor(
     private readonly store: Store,
     private readonly faultRules: Faults,
-    private readonly callCounts: CallCounts,
+    /** Calls per operation, and per second with the rate cap (`callCounts.rates`). */
+    readonly callCounts: CallCounts,
     private readonly sessions: SsoSessions,
     private readonly flushState: () => Promise<void>,
   ) {}

@@ -2,6 +2,8 @@
  * Failures injected per operation through the control API, and the per-operation call counts that
  * tests read to check retries and merged polls.
  */
+import { RateCap } from './rate-cap.js';
+
 /**
  * `lost-response` processes the call as usual (an account is created, an update is taken), then
  * closes the socket instead of answering: the response is lost after the work was done.
@@ -77,6 +79,8 @@ export class Faults {
 
 export class CallCounts {
   #counts = new Map<string, number>();
+  /** The same calls per second of real time, and the cap the simulator may hold them to. */
+  readonly rates = new RateCap();
 
   record(operation: string): void {
     this.#counts.set(operation, (this.#counts.get(operation) ?? 0) + 1);
@@ -88,5 +92,6 @@ export class CallCounts {
 
   reset(): void {
     this.#counts.clear();
+    this.rates.reset();
   }
 }

@@ -15,6 +15,7 @@ import { startSimulator } from './server.js';
 import type { RunningSimulator } from './server.js';
 import { LAGGED_OPERATIONS } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
+import type { RateCapSettings } from './rate-cap.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -36,7 +37,23 @@ function lagRange(value: string): ListingLagSettings {
   return Object.fromEntries(LAGGED_OPERATIONS.map((operation) => [operation, { minMs: min, maxMs: max }]));
 }
 
+/** `N` or `N,operation=N,…`: calls per second in all and per operation (rate-cap.ts). */
+function rateCap(value: string): RateCapSettings {
+  const settings: { total?: number; perOperation: Record<string, number> } = { perOperation: {} };
+  for (const part of value.split(',')) {
+    const [name, count] = part.includes('=') ? part.split('=', 2) : [undefined, part];
+    const n = Number(count);
+    if (!Number.isInteger(n) || n <= 0) {
+      throw new InvalidArgumentError(`expected N or N,operation=N,… with whole numbers above 0, got "${part}"`);
+    }
+    if (name === undefined) settings.total = n;
+    else settings.perOperation[name.trim()] = n;
+  }
+  return settings;
+}
+
 interface CliOptions {
+  rateCap?: RateCapSettings;
   listingLag?: ListingLagSettings;
   port: number;
   host: string;
@@ -63,7 +80,12 @@ const program = new Command()
       .default('happy'),
   )
   .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)')
-  .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange);
+  .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange)
+  .option(
+    '--rate-cap <spec>',
+    'refuse calls past N a second (real time) with 429: N in all, operation=N each, e.g. 10,create=2',
+    rateCap,
+  );
 
 /** The temporary key directory, removed when the process exits however it does (but SIGKILL). */
 async function temporaryKeysDir(): Promise<string> {
@@ -105,6 +127,7 @@ async function main(): Promise<void> {
     defaultScenario: options.scenario,
     startTime: options.startTime,
     ...(options.listingLag && { listingLag: options.listingLag }),
+    ...(options.rateCap && { rateCap: options.rateCap }),
     log: (line) => process.stderr.write(`[simulator] ${line}\n`),
   });
   running.simulator = simulator;

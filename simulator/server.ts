@@ -26,6 +26,7 @@ import { SsoSessions } from './sso-sessions.js';
 import { parseListingLag } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import { Store } from './store.js';
+import type { RateCapSettings } from './rate-cap.js';
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -49,6 +50,8 @@ export interface SimulatorOptions {
   repeatedExternalId?: RepeatedExternalId;
   /** How late look-ups list a processed write, per operation (listing-lag.ts); none unless set. */
   listingLag?: ListingLagSettings;
+  /** Refuse calls past these counts per second of real time with HTTP 429 (rate-cap.ts); no cap unless set. */
+  rateCap?: RateCapSettings;
   /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
   trustProxy?: boolean;
   /** Operational messages (never payloads, keys or personal data); silent by default. */
@@ -218,6 +221,14 @@ function operationRoute(operation: string, handler: Operation, deps: RouteDeps) 
   const { ctx, calls, faults, clock, held, log } = deps;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     calls.record(operation);
+    if (!calls.rates.admit(operation)) {
+      // Past the configured cap (off unless set): refused before any work, as a rate-limited service would.
+      return reply
+        .code(429)
+        .header('retry-after', '1')
+        .type('text/html')
+        .send('<html><body><h1>429 Too Many Requests</h1></body></html>');
+    }
     const decision = faults.decide(operation);
     if (decision.latencyMs > 0) await sleep(decision.latencyMs);
     if (decision.failure && decision.failure.kind !== 'lost-response') {
@@ -270,6 +281,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const faults = new Faults();
   const calls = new CallCounts();
+  if (options.rateCap) calls.rates.set(options.rateCap);
   const sso = new SsoSessions(clock);
   const control = new SimulatorControl(store, faults, calls, sso, () => writer?.flush() ?? Promise.resolve());
 

@@ -7,6 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
+import type { WorkerConfig } from '../runtime/config.js';
 import { createEngineWorker, prebuiltBundleDir } from './engine-worker.js';
 import { startTracing } from '../runtime/tracing.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
@@ -22,7 +23,18 @@ import {
 } from '../codec/keyring.js';
 import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './metrics.js';
 import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../runtime/database/index.js';
+import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
+import { callBudgetOf, capsCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
+
+/** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
+function brokerageClient(config: WorkerConfig['brokerage'], database: Database) {
+  const budget = callBudgetOf(config);
+  return createEcaClientFromConfig(config, {
+    signal: activitySignal,
+    ...(capsCalls(budget) && { pace: createCallBudget(database, config.csid ?? '', budget).pace }),
+  });
+}
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -36,13 +48,15 @@ async function main(): Promise<void> {
   const meter = Runtime.instance().metricMeter;
   // Off unless OTEL_* variables ask for it (runtime/tracing.ts).
   const tracing = await startTracing('eca-worker');
-  const eca = instrumentEcaClient(createEcaClientFromConfig(config.brokerage, { signal: activitySignal }), meter);
+  // The engine's database (ECA_DATABASE_URL, shared with the onboarding API): the applications' event log,
+  // and the firm's call budget shared by every worker.
+  const databaseUrl = databaseUrlFromEnv(process.env);
+  const database = await openDatabase(databaseUrl);
+  const budget = callBudgetOf(config.brokerage);
+  const eca = instrumentEcaClient(brokerageClient(config.brokerage, database), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
-  // The engine's database (ECA_DATABASE_URL, shared with the onboarding API): the applications' event log.
-  const databaseUrl = databaseUrlFromEnv(process.env);
-  const database = await openDatabase(databaseUrl);
   // The status sweep lists and signals applications: its payloads go through the same codec.
   const client = new Client({
     connection,
@@ -98,7 +112,8 @@ async function main(): Promise<void> {
     `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}); ` +
       `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
       (tracing ? '; tracing on (OpenTelemetry)' : '') +
-      `; events to ${redactUrl(databaseUrl)}`,
+      `; events to ${redactUrl(databaseUrl)}` +
+      (capsCalls(budget) ? `; brokerage calls capped (${describeBudget(budget)})` : ''),
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();

@@ -8,6 +8,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError } from 'ky';
 import {
+  EcaDeferredError,
   EcaError,
   EcaHttpError,
   EcaNetworkError,
@@ -185,6 +186,7 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
       const response = await http.post(url, {
         json: body,
         signal: own ? AbortSignal.any([own, deadline.signal]) : deadline.signal,
+        ...(options.pace && { hooks: { beforeRequest: [() => options.pace!(operation)] } }),
         retry:
           mode === 'query'
             ? {
@@ -194,6 +196,8 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
                 // `timeoutMs` is per attempt: a query held past it is asked again, as a 5xx is.
                 retryOnTimeout: true,
                 delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
+                // The pacing's own refusal is final here: nothing was sent.
+                shouldRetry: ({ error }) => (error instanceof EcaDeferredError ? false : undefined),
               }
             : { limit: 0 },
       });

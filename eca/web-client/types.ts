@@ -15,6 +15,7 @@ import type {
 import type { EcaEnvironment, SignedUrl, SignedUrlOptions } from '../sso.js';
 import type { AccountStatusCode, Timestamp } from '../types.js';
 import type { CreateResponse, DocumentsReport } from '../xml.js';
+import type { EcaOperation } from './transport.js';
 
 export interface EcaClientOptions {
   /** Selects the default addresses; also selects the allowed SSO hosts. Defaults to `qa`. */
@@ -48,6 +49,11 @@ export interface EcaClientOptions {
    * that no call outlives the work that made it. Without it calls end only by `timeoutMs`.
    */
   signal?: () => AbortSignal | undefined;
+  /**
+   * Awaited before every HTTP request, each retry of a query included: a call budget waits here for
+   * its slot. An `EcaDeferredError` it throws is thrown to the caller as is, and nothing is sent.
+   */
+  pace?: (operation: EcaOperation) => Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -110,4 +110,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'call budget',
+    // The firm's brokerage calls, paced across every worker (runtime/call-budget.ts): per scope (`*` for
+    // all calls, or an operation), the earliest time in epoch milliseconds the next call may go out.
+    sql: `
+      CREATE TABLE call_budget (
+        csid text NOT NULL,
+        scope text NOT NULL,
+        next_at bigint NOT NULL,
+        PRIMARY KEY (csid, scope)
+      );
+    `,
+  },
 ];

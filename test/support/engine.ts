@@ -21,7 +21,7 @@ import { createEngineActivities } from '../../activities/engine.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
 import type { DailyDocumentsLedger } from '../../activities/daily-ledger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/index.js';
-import type { EcaClient } from '../../eca/index.js';
+import type { EcaClient, EcaClientOptions } from '../../eca/index.js';
 import { ecaClientFor } from '../../simulator/client.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
@@ -60,6 +60,8 @@ export interface EngineOptions {
   stepFailureBounds?: StepFailureBounds;
   /** The engine's database: the firms' deadline policies and webhook endpoints (defaults and none without). */
   database?: Database;
+  /** Paces the brokerage calls (EcaClientOptions.pace), e.g. with the firm's call budget; given the simulator's CSID. */
+  pace?: (csid: string) => EcaClientOptions['pace'];
   /** Where the applications write their events: `events` of the harness (in memory) by default, or the event log of a database. */
   events?: EventSink;
 }
@@ -82,7 +84,13 @@ function followClock<T extends Record<string, AnyActivity>>(activities: T, sim: 
 export async function startEngine(env: TestWorkflowEnvironment, options: EngineOptions = {}): Promise<EngineHarness> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-engine-'));
   const sim = await startSimulator({ startTime: await env.currentTimeMs(), ...options.simulator });
-  const eca = ecaClientFor(sim, { timeoutMs: 10_000, retry: 0, fetch: options.fetch, signal: activitySignal });
+  const eca = ecaClientFor(sim, {
+    timeoutMs: 10_000,
+    retry: 0,
+    fetch: options.fetch,
+    signal: activitySignal,
+    ...(options.pace && { pace: options.pace(sim.csid) }),
+  });
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: options.codec });
   // With time skipping, "today" is the simulator's (Temporal's) day, not the wall clock's.
   const now = options.followTemporalClock ? () => new Date(sim.control.clock().epochMs) : undefined;

@@ -30,6 +30,8 @@ describe('worker configuration', function () {
       ECA_POLL_MAX_ACCOUNTS_PER_CALL: '250',
       WORKER_MAX_CACHED_WORKFLOWS: '5000',
       WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: '120000',
+      ECA_CALLS_PER_SECOND: '10',
+      ECA_CALLS_PER_SECOND_BY_OPERATION: 'create=2, getAccountStatus=5',
     });
     assert.equal(config.temporal.address, 'temporal.example:7233');
     assert.equal(config.temporal.tls.enabled, true, 'an API key implies TLS');
@@ -37,6 +39,10 @@ describe('worker configuration', function () {
     assert.equal(config.polling.maxAccountsPerCall, 250);
     assert.equal(config.worker.maxCachedWorkflows, 5000);
     assert.equal(config.worker.isolateExecutionTimeoutMs, 120_000);
+    assert.equal(config.brokerage.callsPerSecond, 10);
+    assert.deepEqual(config.brokerage.callsPerSecondByOperation, { create: 2, getAccountStatus: 5 });
+    assert.equal(config.brokerage.callWaitMaxMs, 20_000);
+    assert.equal(defaults.brokerage.callsPerSecond, undefined, 'no cap unless set');
   });
 
   it('names the variable of every invalid value', function () {
@@ -46,9 +52,15 @@ describe('worker configuration', function () {
           ECA_ENVIRONMENT: 'staging',
           ECA_POLL_MAX_ACCOUNTS_PER_CALL: '-3',
           ECA_BASE_URL: 'not a url',
+          ECA_CALLS_PER_SECOND: '0',
+          ECA_CALLS_PER_SECOND_BY_OPERATION: 'creat=2',
         }),
       (error: unknown) =>
         error instanceof ConfigurationError &&
+        /ECA_CALLS_PER_SECOND \(/.test(error.message) &&
+        /ECA_CALLS_PER_SECOND_BY_OPERATION \(brokerage\.callsPerSecondByOperation\): Unrecognized key: "creat"/.test(
+          error.message,
+        ) &&
         /ECA_ENVIRONMENT/.test(error.message) &&
         /ECA_POLL_MAX_ACCOUNTS_PER_CALL/.test(error.message) &&
         /ECA_BASE_URL/.test(error.message),

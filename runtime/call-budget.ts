@@ -1,0 +1,127 @@
+/**
+ * The firm's budget of brokerage calls, shared by every worker through the engine's database: at most
+ * N calls a second in all and per operation, as the firm configures (no cap unless it does). The spec
+ * names no limit; the brokerage's newer API documents 10 requests/s per endpoint and 600 a minute per
+ * master account.
+ *
+ * Calls are spaced, not counted: each takes the next free slot of its scopes (`*` and its operation)
+ * in one transaction that locks the scopes' rows in a fixed order, and goes out at its slot. A call
+ * that would go out more than `LATE_MS` after its slot (its process was busy when the slot came) takes
+ * a new one instead, and slots are spaced (1000 + 2 × LATE_MS) / N ms apart: so however late within
+ * that allowance calls leave, no second of the brokerage's holds more than N. A call whose slot is
+ * further away than `maxWaitMs` is not sent at all: `EcaDeferredError` says when to try again (its
+ * activity is retried then, see activities/brokerage-errors.ts), so that no activity waits long
+ * inside its timeout.
+ */
+import { EcaDeferredError } from '../eca/index.js';
+import type { EcaOperation } from '../eca/index.js';
+import type { Database } from './database/index.js';
+
+export interface CallBudgetSettings {
+  /** Calls a second in all. */
+  perSecond?: number;
+  /** Calls a second per operation. */
+  perOperation?: Partial<Record<EcaOperation, number>>;
+  /** The longest a call waits for its slot; a later slot defers it. */
+  maxWaitMs: number;
+}
+
+/** How late after its slot a call may still go out; a later one takes a new slot. */
+export const LATE_MS = 25;
+
+/** The spacing of slots for N calls a second: the lateness allowed, on both sides of a second, included. */
+export function slotSpacingMs(perSecond: number): number {
+  return Math.ceil((1000 + 2 * LATE_MS) / perSecond);
+}
+
+/** The scope of every call, beside each operation's own. */
+const ALL = '*';
+
+export interface CallBudget {
+  /** Waits for the call's slot (EcaClientOptions.pace), or throws EcaDeferredError when it is too far. */
+  readonly pace: (operation: EcaOperation) => Promise<void>;
+}
+
+/** Whether the settings cap anything: without a cap the engine's calls are not paced. */
+export function capsCalls(settings: CallBudgetSettings): boolean {
+  return settings.perSecond !== undefined || Object.keys(settings.perOperation ?? {}).length > 0;
+}
+
+/** The budget a worker's configuration asks for (runtime/config.ts: ECA_CALLS_PER_SECOND…). */
+export function callBudgetOf(config: {
+  callsPerSecond?: number;
+  callsPerSecondByOperation?: Partial<Record<EcaOperation, number>>;
+  callWaitMaxMs: number;
+}): CallBudgetSettings {
+  return {
+    ...(config.callsPerSecond !== undefined && { perSecond: config.callsPerSecond }),
+    ...(config.callsPerSecondByOperation && { perOperation: config.callsPerSecondByOperation }),
+    maxWaitMs: config.callWaitMaxMs,
+  };
+}
+
+/** `10/s in all, create 2/s`: for the worker's start line. */
+export function describeBudget(settings: CallBudgetSettings): string {
+  return [
+    ...(settings.perSecond !== undefined ? [`${settings.perSecond}/s in all`] : []),
+    ...Object.entries(settings.perOperation ?? {}).map(([operation, n]) => `${operation} ${n}/s`),
+  ].join(', ');
+}
+
+export function createCallBudget(
+  db: Database,
+  csid: string,
+  settings: CallBudgetSettings,
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> } = {
+    now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  },
+): CallBudget {
+  const spacing = slotSpacingMs;
+  function scopesOf(operation: EcaOperation): { scope: string; spacingMs: number }[] {
+    const own = settings.perOperation?.[operation];
+    return [
+      ...(settings.perSecond !== undefined ? [{ scope: ALL, spacingMs: spacing(settings.perSecond) }] : []),
+      ...(own !== undefined ? [{ scope: operation, spacingMs: spacing(own) }] : []),
+    ].sort((a, b) => (a.scope < b.scope ? -1 : 1));
+  }
+
+  /** The call's slot: reserved when within `maxWaitMs`, only looked at otherwise. */
+  function reserve(scopes: { scope: string; spacingMs: number }[]): Promise<{ at: number; reserved: boolean }> {
+    const names = scopes.map(({ scope }) => scope);
+    return db.transaction(async (tx) => {
+      await tx.query(
+        'INSERT INTO call_budget (csid, scope, next_at) SELECT $1, scope, 0 FROM unnest($2::text[]) AS scope ON CONFLICT DO NOTHING',
+        [csid, names],
+      );
+      const rows = await tx.query<{ next_at: string }>(
+        'SELECT next_at FROM call_budget WHERE csid = $1 AND scope = ANY($2::text[]) ORDER BY scope COLLATE "C" FOR UPDATE',
+        [csid, names],
+      );
+      const now = clock.now();
+      const at = Math.max(now, ...rows.map((row) => Number(row.next_at)));
+      if (at - now > settings.maxWaitMs) return { at, reserved: false };
+      await tx.query(
+        `UPDATE call_budget AS b SET next_at = v.next_at
+           FROM unnest($2::text[], $3::bigint[]) AS v(scope, next_at)
+          WHERE b.csid = $1 AND b.scope = v.scope`,
+        [csid, names, scopes.map(({ spacingMs }) => String(at + spacingMs))],
+      );
+      return { at, reserved: true };
+    });
+  }
+
+  return {
+    async pace(operation) {
+      const scopes = scopesOf(operation);
+      if (scopes.length === 0) return;
+      for (;;) {
+        const { at, reserved } = await reserve(scopes);
+        const wait = at - clock.now();
+        if (!reserved) throw new EcaDeferredError(operation, wait, "the firm's call budget is taken for now");
+        if (wait > 0) await clock.sleep(wait);
+        if (clock.now() - at <= LATE_MS) return;
+      }
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The firm's call budget end to end: applications started at once against a simulator that refuses
+ * calls past 10 a second, an engine paced at 10 a second. Counted by the simulator: no second holds
+ * more than 10 calls and none is refused; calls put off by the budget are made later, once each.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureStatusSweep } from '../../client/sweep.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import type { ApplicationInput } from '../../workflows/application/messages.js';
+import { accountApplication } from '../../workflows/index.js';
+import { applicationXml, startEngine } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+import { expectLog } from '../support/hooks.js';
+import type { ExpectedLog } from '../support/hooks.js';
+import { EcaDeferredError } from '../../eca/index.js';
+import { createCallBudget } from '../../runtime/call-budget.js';
+
+const FAST: ApplicationInput['settings'] = {
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  requestPollInterval: '1 second',
+};
+
+const CAP = 10;
+
+describe('call budget end to end (dev server, worker, simulator with a rate cap)', function () {
+  this.timeout(300_000);
+  let env: TestWorkflowEnvironment;
+  let dir: string;
+  let db: Database;
+  let engine: EngineHarness;
+  let deferred = 0;
+  let failedAttempts: ExpectedLog;
+
+  before(async function () {
+    env = await devServerEnv();
+    // Each deferral fails an activity attempt on purpose: the worker's warnings are counted, not printed.
+    failedAttempts = expectLog(/^Activity failed$/);
+    dir = await mkdtemp(join(tmpdir(), 'eca-call-budget-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    engine = await startEngine(env, {
+      simulator: { timeScale: 20_000, rateCap: { total: CAP } },
+      database: db,
+      pace: (csid) => {
+        // A short longest wait: the burst at the start is more than 3 s of calls, so some are put off.
+        const budget = createCallBudget(db, csid, { perSecond: CAP, maxWaitMs: 3_000 });
+        return (operation) =>
+          budget.pace(operation).catch((error: unknown) => {
+            if (error instanceof EcaDeferredError) deferred++;
+            throw error;
+          });
+      },
+    });
+    await ensureStatusSweep({ client: env.client, csid: engine.sim.csid, taskQueue: engine.taskQueue, settings: FAST });
+  });
+
+  after(async function () {
+    failedAttempts?.done();
+    await engine?.close();
+    await db?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`30 applications started at once: never more than ${CAP} calls in a second of the simulator's, none refused, one account each`, async function () {
+    const run = randomUUID().slice(0, 6);
+    const expected = new Map<string, string>();
+    for (let i = 0; i < 30; i++) expected.set(`${i % 6 === 5 ? 'compliance-rejected' : 'happy'}-${run}-${i}`, '');
+    for (const externalId of expected.keys()) {
+      expected.set(externalId, externalId.startsWith('happy') ? 'open' : 'rejected');
+    }
+    await engine.worker.runUntil(async () => {
+      const handles = await Promise.all(
+        [...expected.keys()].map(async (externalId) => {
+          const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)));
+          return env.client.workflow.start(accountApplication, {
+            taskQueue: engine.taskQueue,
+            workflowId: applicationWorkflowId(engine.sim.csid, externalId),
+            args: [{ csid: engine.sim.csid, externalId, application, settings: FAST }],
+          });
+        }),
+      );
+      for (const handle of handles) {
+        const result = await handle.result();
+        const externalId = handle.workflowId.slice(applicationWorkflowId(engine.sim.csid, '').length);
+        assert.equal(result.outcome, expected.get(externalId), `${externalId} ended ${result.outcome}`);
+        assert.equal(engine.sim.control.accountByExternalId(externalId)?.accountId, result.accountId);
+        const history = await handle.fetchHistory();
+        deferred += (history.events ?? []).filter(
+          (event) =>
+            event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'EcaDeferredError',
+        ).length;
+      }
+      assert.ok(deferred > 0, 'no call was put off: the test did not load the budget');
+    });
+
+    const seconds = engine.sim.control.callCounts.rates.counts();
+    const busiest = Math.max(...seconds.map((second) => second.total));
+    const refused = seconds.reduce((sum, second) => sum + second.refused, 0);
+    assert.equal(refused, 0, 'calls refused past the cap');
+    assert.ok(busiest <= CAP, `${busiest} calls in one second`);
+    assert.equal(engine.sim.control.calls().create, expected.size, 'one create per application');
+  });
+});

@@ -11,11 +11,15 @@
  * that allowance calls leave, no second of the brokerage's holds more than N. A call whose slot is
  * further away than `maxWaitMs` is not sent at all: `EcaDeferredError` says when to try again (its
  * activity is retried then, see activities/brokerage-errors.ts), so that no activity waits long
- * inside its timeout.
+ * inside its timeout. A call that falls in one of the brokerage's maintenance windows
+ * (`ECA_MAINTENANCE_WINDOWS`) is deferred the same way, to the window's end: waits that come due in a
+ * window move past it.
  */
 import { EcaDeferredError } from '../eca/index.js';
 import type { EcaOperation } from '../eca/index.js';
 import type { Database } from './database/index.js';
+import { maintenanceEnd, parseMaintenanceWindows } from '../domain/maintenance-windows.js';
+import type { MaintenanceWindow } from '../domain/maintenance-windows.js';
 
 export interface CallBudgetSettings {
   /** Calls a second in all. */
@@ -24,6 +28,8 @@ export interface CallBudgetSettings {
   perOperation?: Partial<Record<EcaOperation, number>>;
   /** The longest a call waits for its slot; a later slot defers it. */
   maxWaitMs: number;
+  /** The brokerage's maintenance windows: a call is deferred to the window's end (domain/maintenance-windows.ts). */
+  maintenance?: { windows: readonly MaintenanceWindow[]; timeZone: string };
 }
 
 /** How late after its slot a call may still go out; a later one takes a new slot. */
@@ -42,9 +48,13 @@ export interface CallBudget {
   readonly pace: (operation: EcaOperation) => Promise<void>;
 }
 
-/** Whether the settings cap anything: without a cap the engine's calls are not paced. */
-export function capsCalls(settings: CallBudgetSettings): boolean {
-  return settings.perSecond !== undefined || Object.keys(settings.perOperation ?? {}).length > 0;
+/** Whether the settings cap anything or close any window: otherwise the engine's calls are not paced. */
+export function pacesCalls(settings: CallBudgetSettings): boolean {
+  return (
+    settings.perSecond !== undefined ||
+    Object.keys(settings.perOperation ?? {}).length > 0 ||
+    (settings.maintenance?.windows.length ?? 0) > 0
+  );
 }
 
 /** The budget a worker's configuration asks for (runtime/config.ts: ECA_CALLS_PER_SECOND…). */
@@ -52,11 +62,15 @@ export function callBudgetOf(config: {
   callsPerSecond?: number;
   callsPerSecondByOperation?: Partial<Record<EcaOperation, number>>;
   callWaitMaxMs: number;
+  maintenanceWindows?: string;
+  maintenanceTimeZone: string;
 }): CallBudgetSettings {
+  const windows = parseMaintenanceWindows(config.maintenanceWindows ?? '');
   return {
     ...(config.callsPerSecond !== undefined && { perSecond: config.callsPerSecond }),
     ...(config.callsPerSecondByOperation && { perOperation: config.callsPerSecondByOperation }),
     maxWaitMs: config.callWaitMaxMs,
+    ...(windows.length > 0 && { maintenance: { windows, timeZone: config.maintenanceTimeZone } }),
   };
 }
 
@@ -65,6 +79,9 @@ export function describeBudget(settings: CallBudgetSettings): string {
   return [
     ...(settings.perSecond !== undefined ? [`${settings.perSecond}/s in all`] : []),
     ...Object.entries(settings.perOperation ?? {}).map(([operation, n]) => `${operation} ${n}/s`),
+    ...(settings.maintenance
+      ? [`${settings.maintenance.windows.length} maintenance window(s) in ${settings.maintenance.timeZone}`]
+      : []),
   ].join(', ');
 }
 
@@ -84,6 +101,14 @@ export function createCallBudget(
       ...(settings.perSecond !== undefined ? [{ scope: ALL, spacingMs: spacing(settings.perSecond) }] : []),
       ...(own !== undefined ? [{ scope: operation, spacingMs: spacing(own) }] : []),
     ].sort((a, b) => (a.scope < b.scope ? -1 : 1));
+  }
+
+  /** Defers the call to the end of the maintenance window it falls in, if any. */
+  function closedUntil(operation: EcaOperation): void {
+    if (!settings.maintenance) return;
+    const now = clock.now();
+    const end = maintenanceEnd(settings.maintenance.windows, now, settings.maintenance.timeZone);
+    if (end !== undefined) throw new EcaDeferredError(operation, end - now, 'the brokerage is in a maintenance window');
   }
 
   /** The call's slot: reserved when within `maxWaitMs`, only looked at otherwise. */
@@ -113,6 +138,7 @@ export function createCallBudget(
 
   return {
     async pace(operation) {
+      closedUntil(operation);
       const scopes = scopesOf(operation);
       if (scopes.length === 0) return;
       for (;;) {
@@ -120,8 +146,9 @@ export function createCallBudget(
         const wait = at - clock.now();
         if (!reserved) throw new EcaDeferredError(operation, wait, "the firm's call budget is taken for now");
         if (wait > 0) await clock.sleep(wait);
-        if (clock.now() - at <= LATE_MS) return;
+        if (clock.now() - at <= LATE_MS) break;
       }
+      closedUntil(operation); // a window that opened while the call waited for its slot
     },
   };
 }

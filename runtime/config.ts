@@ -9,6 +9,8 @@ import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FA
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
 import { OPERATION_PATHS } from '../eca/index.js';
+import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
+import { isTimeZone } from '../domain/days.js';
 import type { EcaOperation } from '../eca/index.js';
 import { DEFAULT_DOCUMENT_STORE, parseDocumentStoreLocation } from './document-store-location.js';
 import { loadTemporalProfile } from './temporal-profile.js';
@@ -91,6 +93,22 @@ const schema = z.object({
       .optional(),
     /** A call whose slot in the budget is further away than this is put off, its activity retried then. */
     callWaitMaxMs: durationMs.default(20_000),
+    /** The brokerage's maintenance windows, no call inside them: `03:00-03:30; Sun 22:00-02:00`. */
+    maintenanceWindows: z
+      .string()
+      .optional()
+      .superRefine((text, context) => {
+        try {
+          parseMaintenanceWindows(text ?? '');
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      }),
+    /** The clock the windows are read on (an IANA time zone). */
+    maintenanceTimeZone: z
+      .string()
+      .default('UTC')
+      .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' }),
   }),
   documentStore: z.object({
     /** A directory (the filesystem store, shared by every host) or a database URL (document-store-location.ts). */
@@ -150,6 +168,8 @@ const ENV: Record<string, string> = {
   ECA_CALLS_PER_SECOND: 'brokerage.callsPerSecond',
   ECA_CALLS_PER_SECOND_BY_OPERATION: 'brokerage.callsPerSecondByOperation',
   ECA_CALL_WAIT_MAX_MS: 'brokerage.callWaitMaxMs',
+  ECA_MAINTENANCE_WINDOWS: 'brokerage.maintenanceWindows',
+  ECA_MAINTENANCE_TIME_ZONE: 'brokerage.maintenanceTimeZone',
   ECA_DOCUMENT_STORE: 'documentStore.path',
   ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
   ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',

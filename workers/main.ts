@@ -25,14 +25,14 @@ import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './met
 import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
-import { callBudgetOf, capsCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
+import { callBudgetOf, pacesCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
 
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
 function brokerageClient(config: WorkerConfig['brokerage'], database: Database) {
   const budget = callBudgetOf(config);
   return createEcaClientFromConfig(config, {
     signal: activitySignal,
-    ...(capsCalls(budget) && { pace: createCallBudget(database, config.csid ?? '', budget).pace }),
+    ...(pacesCalls(budget) && { pace: createCallBudget(database, config.csid ?? '', budget).pace }),
   });
 }
 
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
       (tracing ? '; tracing on (OpenTelemetry)' : '') +
       `; events to ${redactUrl(databaseUrl)}` +
-      (capsCalls(budget) ? `; brokerage calls capped (${describeBudget(budget)})` : ''),
+      (pacesCalls(budget) ? `; brokerage calls capped (${describeBudget(budget)})` : ''),
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();

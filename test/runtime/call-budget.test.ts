@@ -4,9 +4,10 @@ import { EcaDeferredError } from '../../eca/index.js';
 import type { EcaOperation } from '../../eca/index.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
-import { capsCalls, createCallBudget, slotSpacingMs } from '../../runtime/call-budget.js';
+import { pacesCalls, createCallBudget, slotSpacingMs } from '../../runtime/call-budget.js';
 import type { CallBudgetSettings } from '../../runtime/call-budget.js';
 import { useDatabaseBackends } from '../support/databases.js';
+import { parseMaintenanceWindows } from '../../domain/maintenance-windows.js';
 
 /** The most calls of `times` in any window of `ms` (each call opens one). */
 function busiest(times: number[], ms = 1000): number {
@@ -24,10 +25,10 @@ describe('call budget (runtime/call-budget)', function () {
   const backends = useDatabaseBackends();
 
   it('caps nothing unless a rate is set', function () {
-    assert.equal(capsCalls({ maxWaitMs: 1000 }), false);
-    assert.equal(capsCalls({ perOperation: {}, maxWaitMs: 1000 }), false);
-    assert.equal(capsCalls({ perSecond: 10, maxWaitMs: 1000 }), true);
-    assert.equal(capsCalls({ perOperation: { create: 1 }, maxWaitMs: 1000 }), true);
+    assert.equal(pacesCalls({ maxWaitMs: 1000 }), false);
+    assert.equal(pacesCalls({ perOperation: {}, maxWaitMs: 1000 }), false);
+    assert.equal(pacesCalls({ perSecond: 10, maxWaitMs: 1000 }), true);
+    assert.equal(pacesCalls({ perOperation: { create: 1 }, maxWaitMs: 1000 }), true);
   });
 
   for (const backend of backends.all) {
@@ -79,13 +80,25 @@ describe('call budget (runtime/call-budget)', function () {
       });
 
       it('keeps each firm’s budget apart', async function () {
-        const slots = new Map<EcaOperation, number[]>();
-        const settings: CallBudgetSettings = { perSecond: 5, maxWaitMs: 60_000 };
-        await Promise.all(
-          ['FIRM-B', 'FIRM-C'].map((csid) => recordingBudget(csid, settings, slots)('getPendingTasks')),
-        );
-        const [first, second] = slots.get('getPendingTasks')!;
-        assert.ok(Math.abs(first! - second!) < 150, 'the second firm did not wait for the first');
+        const waits: number[] = [];
+        const budgetOf = (csid: string) =>
+          createCallBudget(
+            db,
+            csid,
+            { perSecond: 1, maxWaitMs: 60_000 },
+            {
+              now: Date.now,
+              sleep: (ms) => {
+                waits.push(ms);
+                return Promise.resolve();
+              },
+            },
+          );
+        await budgetOf('FIRM-B').pace('getPendingTasks');
+        await budgetOf('FIRM-C').pace('getPendingTasks');
+        assert.deepEqual(waits, [], 'the second firm waited for the first');
+        await budgetOf('FIRM-B').pace('getPendingTasks');
+        assert.equal(waits.length, 1, 'the first firm’s second call waited for its slot');
       });
 
       it('defers a call whose slot is past the longest wait, reserving nothing for it', async function () {
@@ -106,6 +119,36 @@ describe('call budget (runtime/call-budget)', function () {
         )) as [{ next_at: string }];
         const [, secondSlot] = slots.get('create')!;
         assert.equal(Number(nextAt), secondSlot! + slotSpacingMs(2), 'the deferred call took no slot');
+      });
+
+      it('defers every call in a maintenance window to its end, taking no slot', async function () {
+        const sunday23h = Date.parse('2026-11-29T23:00:00Z');
+        const budget = createCallBudget(
+          db,
+          'FIRM-E',
+          {
+            perSecond: 5,
+            maxWaitMs: 60_000,
+            maintenance: { windows: parseMaintenanceWindows('Sun 22:00-02:00'), timeZone: 'UTC' },
+          },
+          { now: () => sunday23h, sleep: () => Promise.resolve() },
+        );
+        const deferred = await budget.pace('getAccountStatus').then(
+          () => assert.fail('a call went out in the window'),
+          (error: unknown) => error,
+        );
+        assert.ok(deferred instanceof EcaDeferredError, String(deferred));
+        assert.equal(deferred.retryAfterMs, 3 * 60 * 60_000, 'again at 02:00, when the window ends');
+        assert.match(deferred.message, /maintenance window/);
+        assert.deepEqual(await db.query("SELECT scope FROM call_budget WHERE csid = 'FIRM-E'"), []);
+        assert.equal(pacesCalls({ maxWaitMs: 1, maintenance: { windows: [], timeZone: 'UTC' } }), false);
+        assert.equal(
+          pacesCalls({
+            maxWaitMs: 1,
+            maintenance: { windows: parseMaintenanceWindows('03:00-03:30'), timeZone: 'UTC' },
+          }),
+          true,
+        );
       });
     });
   }

@@ -32,6 +32,8 @@ describe('worker configuration', function () {
       WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: '120000',
       ECA_CALLS_PER_SECOND: '10',
       ECA_CALLS_PER_SECOND_BY_OPERATION: 'create=2, getAccountStatus=5',
+      ECA_MAINTENANCE_WINDOWS: 'Sun 22:00-02:00',
+      ECA_MAINTENANCE_TIME_ZONE: 'America/New_York',
     });
     assert.equal(config.temporal.address, 'temporal.example:7233');
     assert.equal(config.temporal.tls.enabled, true, 'an API key implies TLS');
@@ -42,7 +44,10 @@ describe('worker configuration', function () {
     assert.equal(config.brokerage.callsPerSecond, 10);
     assert.deepEqual(config.brokerage.callsPerSecondByOperation, { create: 2, getAccountStatus: 5 });
     assert.equal(config.brokerage.callWaitMaxMs, 20_000);
+    assert.equal(config.brokerage.maintenanceWindows, 'Sun 22:00-02:00');
+    assert.equal(config.brokerage.maintenanceTimeZone, 'America/New_York');
     assert.equal(defaults.brokerage.callsPerSecond, undefined, 'no cap unless set');
+    assert.equal(defaults.brokerage.maintenanceTimeZone, 'UTC');
   });
 
   it('names the variable of every invalid value', function () {
@@ -54,10 +59,14 @@ describe('worker configuration', function () {
           ECA_BASE_URL: 'not a url',
           ECA_CALLS_PER_SECOND: '0',
           ECA_CALLS_PER_SECOND_BY_OPERATION: 'creat=2',
+          ECA_MAINTENANCE_WINDOWS: 'Sun 22:00-2:00',
+          ECA_MAINTENANCE_TIME_ZONE: 'Mars/Olympus',
         }),
       (error: unknown) =>
         error instanceof ConfigurationError &&
         /ECA_CALLS_PER_SECOND \(/.test(error.message) &&
+        /ECA_MAINTENANCE_WINDOWS .*"Sun 22:00-2:00"/.test(error.message) &&
+        /ECA_MAINTENANCE_TIME_ZONE .*IANA time zone/.test(error.message) &&
         /ECA_CALLS_PER_SECOND_BY_OPERATION \(brokerage\.callsPerSecondByOperation\): Unrecognized key: "creat"/.test(
           error.message,
         ) &&

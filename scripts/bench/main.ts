@@ -11,10 +11,12 @@ import {
   API_READ_CONCURRENCY,
   API_READS,
   API_SIZES,
+  CALLS_PER_SECOND,
   CEILING,
   CONCURRENCY,
   EVENT_SIZES,
   MODES,
+  POLITE_SIZES,
   SIZES,
   TIME_SCALE,
   values,
@@ -29,6 +31,8 @@ import type { Throughput } from './throughput.js';
 import { waitingPhase } from './waiting.js';
 import { eventsPhase } from './events.js';
 import type { EventsFigures } from './events.js';
+import { politePhase } from './polite.js';
+import type { PoliteFigures } from './polite.js';
 import type { Waiting } from './waiting.js';
 
 /**
@@ -62,6 +66,12 @@ async function runPhases(bench: Bench) {
     events.push(await eventsPhase(bench, n));
     console.log(`  ${JSON.stringify(events.at(-1))}`);
   }
+  const polite: PoliteFigures[] = [];
+  for (const n of POLITE_SIZES) {
+    console.log(`Politeness: ${n} applications started at once, ${CALLS_PER_SECOND} brokerage calls/s at most...`);
+    polite.push(await politePhase(bench, n, CALLS_PER_SECOND));
+    console.log(`  ${JSON.stringify(polite.at(-1))}`);
+  }
   const waiting: Waiting[] = [];
   for (const w of WAITING) {
     for (const mode of MODES) {
@@ -70,7 +80,7 @@ async function runPhases(bench: Bench) {
       console.log(`  ${JSON.stringify(waiting.at(-1))}`);
     }
   }
-  return { ceiling, throughput, api, events, waiting };
+  return { ceiling, throughput, api, events, polite, waiting };
 }
 
 export async function main(): Promise<void> {

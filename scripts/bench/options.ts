@@ -20,6 +20,8 @@ export const { values } = parseArgs({
     'polls-per-second': { type: 'string', default: '25' },
     api: { type: 'string', default: '300' },
     events: { type: 'string', default: '1000' },
+    polite: { type: 'string', default: '' },
+    'calls-per-second': { type: 'string', default: '10' },
     'api-reads': { type: 'string', default: '1000' },
     'api-read-concurrency': { type: 'string', default: '10' },
     'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
@@ -53,4 +55,7 @@ export const API_SIZES = list(values.api).filter((n) => n > 0);
 /** The events phase: applications whose events a webhook endpoint receives ('' skips it). */
 export const EVENT_SIZES = list(values.events).filter((n) => n > 0);
 export const API_READS = Number(values['api-reads']);
+/** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
+export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
+export const CALLS_PER_SECOND = Number(values['calls-per-second']);
 export const API_READ_CONCURRENCY = Number(values['api-read-concurrency']);

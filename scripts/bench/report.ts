@@ -8,6 +8,7 @@ import { round } from './measure.js';
 import type { Ceiling, Throughput } from './throughput.js';
 import type { Waiting } from './waiting.js';
 import type { EventsFigures } from './events.js';
+import type { PoliteFigures } from './polite.js';
 
 export interface BenchResult {
   label: string;
@@ -18,6 +19,7 @@ export interface BenchResult {
   throughput: Throughput[];
   api: ApiComparison[];
   events: EventsFigures[];
+  polite: PoliteFigures[];
   waiting: Waiting[];
   totalSeconds: number;
 }
@@ -121,6 +123,13 @@ export async function report(result: BenchResult): Promise<void> {
       `Events (N=${e.applications}): ${e.events} events (${e.eventsPerApplication} per application), all received; ` +
         `transition → webhook received p50/p99 ${e.transitionToWebhookP50Ms} / ${e.transitionToWebhookP99Ms} ms; ` +
         `transition → event log p50/p99 ${e.transitionToLogP50Ms} / ${e.transitionToLogP99Ms} ms; ${e.deliveries} deliveries`,
+    );
+  }
+  for (const p of result.polite) {
+    console.log(
+      `Politeness (N=${p.applications} at once, ${p.callsPerSecondCap} calls/s): ${p.calls} calls in ${p.seconds} s ` +
+        `(${p.meanCallsPerSecond}/s); busiest second of the simulator's ${p.busiestSecond}, ${p.refused} refused, ` +
+        `${p.deferred} put off by the budget`,
     );
   }
   if (waiting.length > 0) console.log(waitingTable(waiting));

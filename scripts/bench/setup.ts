@@ -16,7 +16,7 @@ import type { EngineContext } from '../../client/applications.js';
 import { codecDataConverter, generateCodecKeyring } from '../../codec/index.js';
 import type { CodecKeyring } from '../../codec/index.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
-import type { EcaClient } from '../../eca/index.js';
+import type { EcaClient, EcaOperation } from '../../eca/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
@@ -77,6 +77,9 @@ export interface Bench {
 }
 
 /** The engine's activities against the simulator, with a document store in `dir`. */
+/** The engine's call budget while a phase sets one (polite.ts); calls are not paced otherwise. */
+export const pacing: { pace?: (operation: EcaOperation) => Promise<void> } = {};
+
 async function engineActivities(sim: SimulatorProcess, client: Client, keys: CodecKeyring, dir: string) {
   const eca: EcaClient = createEcaClient({
     baseUrl: sim.url,
@@ -86,6 +89,8 @@ async function engineActivities(sim: SimulatorProcess, client: Client, keys: Cod
     brokeragePublicKey: await readFile(join(sim.keysDir, 'brokerage-public.asc'), 'utf8'),
     sso: { allowInsecureLoopback: true },
     signal: activitySignal,
+    // Paced only in the politeness phase (polite.ts).
+    pace: (operation) => pacing.pace?.(operation) ?? Promise.resolve(),
   });
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
   // The engine's database, embedded, as the worker's default: the applications write their events there.

@@ -39,14 +39,19 @@ export function keyRoles(side: EnvelopeSide = 'firm'): KeyRoles {
     : { ownPrivate: 'brokeragePrivateKey', peerPublic: 'firmPublicKey' };
 }
 
+/** The key algorithms a generated pair may use: curve25519 (small, fast) or RSA 4096 (a brokerage's newer keys). */
+export type KeyAlgorithm = 'curve25519' | 'rsa4096';
+
 export async function generateKeyPair(opts: {
   name: string;
   email: string;
   passphrase?: string;
+  algorithm?: KeyAlgorithm;
 }): Promise<{ publicKey: string; privateKey: string }> {
   const { publicKey, privateKey } = await openpgp.generateKey({
-    type: 'ecc',
-    curve: 'curve25519Legacy',
+    ...(opts.algorithm === 'rsa4096'
+      ? { type: 'rsa' as const, rsaBits: 4096 }
+      : { type: 'ecc' as const, curve: 'curve25519Legacy' as const }),
     userIDs: [{ name: opts.name, email: opts.email }],
     ...(opts.passphrase ? { passphrase: opts.passphrase } : {}),
     format: 'armored',

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
-import type { PrivateKey, PublicKey } from '../eca/crypto.js';
+import type { KeyAlgorithm, PrivateKey, PublicKey } from '../eca/crypto.js';
 import { writeAtomically } from './persistence.js';
 
 export const KEY_FILES = {
@@ -37,11 +37,19 @@ async function readIfPresent(path: string): Promise<string | undefined> {
   }
 }
 
-export async function generateFirmKeys(firmName: string): Promise<{ publicKey: string; privateKey: string }> {
-  return generateKeyPair({ name: firmName, email: `eca@${firmName.toLowerCase()}.example` });
+export async function generateFirmKeys(
+  firmName: string,
+  algorithm?: KeyAlgorithm,
+): Promise<{ publicKey: string; privateKey: string }> {
+  return generateKeyPair({ name: firmName, email: `eca@${firmName.toLowerCase()}.example`, algorithm });
 }
 
-export async function loadOrCreateKeys(dir: string | undefined, firmName: string): Promise<BrokerageKeys> {
+/** The demo firm's and the brokerage's keys: read from `dir`, or made with `algorithm` (curve25519 unless told). */
+export async function loadOrCreateKeys(
+  dir: string | undefined,
+  firmName: string,
+  algorithm?: KeyAlgorithm,
+): Promise<BrokerageKeys> {
   let armored: ArmoredKeys | undefined;
   if (dir !== undefined) {
     const texts = await Promise.all(Object.values(KEY_FILES).map((file) => readIfPresent(join(dir, file))));
@@ -52,8 +60,8 @@ export async function loadOrCreateKeys(dir: string | undefined, firmName: string
   }
   if (!armored) {
     const [firm, brokerage] = await Promise.all([
-      generateFirmKeys(firmName),
-      generateKeyPair({ name: 'Simulated Brokerage', email: 'eca@brokerage.example' }),
+      generateFirmKeys(firmName, algorithm),
+      generateKeyPair({ name: 'Simulated Brokerage', email: 'eca@brokerage.example', algorithm }),
     ]);
     armored = {
       firmPrivateKey: firm.privateKey,

@@ -16,6 +16,7 @@ import type { RunningSimulator } from './server.js';
 import { LAGGED_OPERATIONS } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import type { RateCapSettings } from './rate-cap.js';
+import type { KeyAlgorithm } from '../eca/crypto.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -53,6 +54,7 @@ function rateCap(value: string): RateCapSettings {
 }
 
 interface CliOptions {
+  keys: KeyAlgorithm;
   rateCap?: RateCapSettings;
   listingLag?: ListingLagSettings;
   port: number;
@@ -81,6 +83,11 @@ const program = new Command()
   )
   .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)')
   .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange)
+  .addOption(
+    new Option('--keys <algorithm>', 'algorithm of the keys made on a first start')
+      .choices(['curve25519', 'rsa4096'])
+      .default('curve25519'),
+  )
   .option(
     '--rate-cap <spec>',
     'refuse calls past N a second (real time) with 429: N in all, operation=N each, e.g. 10,create=2',
@@ -128,6 +135,7 @@ async function main(): Promise<void> {
     startTime: options.startTime,
     ...(options.listingLag && { listingLag: options.listingLag }),
     ...(options.rateCap && { rateCap: options.rateCap }),
+    keyAlgorithm: options.keys,
     log: (line) => process.stderr.write(`[simulator] ${line}\n`),
   });
   running.simulator = simulator;

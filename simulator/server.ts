@@ -27,6 +27,7 @@ import { parseListingLag } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import { Store } from './store.js';
 import type { RateCapSettings } from './rate-cap.js';
+import type { KeyAlgorithm } from '../eca/crypto.js';
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -50,6 +51,8 @@ export interface SimulatorOptions {
   repeatedExternalId?: RepeatedExternalId;
   /** How late look-ups list a processed write, per operation (listing-lag.ts); none unless set. */
   listingLag?: ListingLagSettings;
+  /** The algorithm of the keys made on a first start (kept keys are read as they are); curve25519 unless told. */
+  keyAlgorithm?: KeyAlgorithm;
   /** Refuse calls past these counts per second of real time with HTTP 429 (rate-cap.ts); no cap unless set. */
   rateCap?: RateCapSettings;
   /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
@@ -153,7 +156,7 @@ async function openState(
   }
 
   const firmName = options.firm?.name ?? 'DemoFirm';
-  const keys = await loadOrCreateKeys(keysDir, firmName);
+  const keys = await loadOrCreateKeys(keysDir, firmName, options.keyAlgorithm);
   let demo = [...store.firms.values()].find((firm) => firm.publicKey === keys.armored.firmPublicKey);
   if (!demo) {
     demo = store.addFirm({

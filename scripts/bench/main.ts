@@ -15,6 +15,7 @@ import {
   CEILING,
   CONCURRENCY,
   EVENT_SIZES,
+  KEYS,
   MODES,
   POLITE_SIZES,
   SIZES,
@@ -95,7 +96,7 @@ export async function main(): Promise<void> {
     ...(values.db === 'file' ? { dbFile: join(dir, 'temporal.db') } : {}),
     sqlitePragmas: values['sqlite-pragma'],
   });
-  const sim = new SimulatorProcess({ timeScale: TIME_SCALE });
+  const sim = new SimulatorProcess({ timeScale: TIME_SCALE, keys: KEYS });
   // The processes are stopped whatever happens, a failed start of the other one included (a stop of
   // a process never started does nothing); processes.ts also kills them if this process exits first.
   const cleanups: Cleanups = [() => server.stop(), () => sim.stop(), () => rm(dir, { recursive: true, force: true })];

@@ -21,6 +21,7 @@ export const { values } = parseArgs({
     api: { type: 'string', default: '300' },
     events: { type: 'string', default: '1000' },
     polite: { type: 'string', default: '' },
+    keys: { type: 'string', default: 'ecc' },
     'calls-per-second': { type: 'string', default: '10' },
     'api-reads': { type: 'string', default: '1000' },
     'api-read-concurrency': { type: 'string', default: '10' },
@@ -58,4 +59,7 @@ export const API_READS = Number(values['api-reads']);
 /** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
 export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
 export const CALLS_PER_SECOND = Number(values['calls-per-second']);
+/** The firm's and the brokerage's keys: curve25519 (`ecc`) or RSA 4096 (`rsa`), made by the simulator. */
+export const KEYS = ({ ecc: 'curve25519', rsa: 'rsa4096' } as const)[values.keys as 'ecc' | 'rsa'];
+if (!KEYS) throw new Error(`--keys: expected ecc or rsa, got ${values.keys}`);
 export const API_READ_CONCURRENCY = Number(values['api-read-concurrency']);

@@ -24,7 +24,16 @@ import { EventLog } from '../../runtime/events.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import type { DevServer, SimulatorProcess } from '../processes.js';
 import type { Pids } from './measure.js';
-import { BATCH_WINDOW_MS, CONCURRENCY, CONFIG_DEFAULTS, POLL, SWEEP_SLOT_MS, TIME_SCALE, values } from './options.js';
+import {
+  BATCH_WINDOW_MS,
+  CONCURRENCY,
+  CONFIG_DEFAULTS,
+  KEYS,
+  POLL,
+  SWEEP_SLOT_MS,
+  TIME_SCALE,
+  values,
+} from './options.js';
 
 /** What the engine's activities did, as the phases read it. */
 export interface Tracker {
@@ -150,6 +159,7 @@ function workerSettings(worker: Worker) {
     poll: POLL,
     concurrency: CONCURRENCY,
     codec: 'AES-256-GCM',
+    keys: KEYS,
   };
 }
 

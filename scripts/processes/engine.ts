@@ -115,6 +115,8 @@ export interface SimulatorProcessOptions {
   startTime?: string;
   /** `MIN-MAX` ms: look-ups list a processed write that late (`--listing-lag`, simulator/listing-lag.ts). */
   listingLag?: string;
+  /** The algorithm of the keys made on a first start (`--keys`): curve25519 unless told. */
+  keys?: 'curve25519' | 'rsa4096';
 }
 
 /** The simulator CLI (simulator/main.ts) on a data dir, restartable on the same port. */
@@ -139,6 +141,7 @@ export class SimulatorProcess {
       String(this.options.timeScale),
       ...(this.options.startTime ? ['--start-time', this.options.startTime] : []),
       ...(this.options.listingLag ? ['--listing-lag', this.options.listingLag] : []),
+      ...(this.options.keys ? ['--keys', this.options.keys] : []),
     ];
     const child = (this.child = startTypeScript('simulator', 'simulator/main.ts', args));
     let match: RegExpExecArray;

@@ -65,6 +65,19 @@ describe('eca/crypto: OpenPGP envelope', function () {
     assert.equal(new TextDecoder().decode(await open(answer, firmSide)), '<Process/>');
   });
 
+  it('seals and opens with RSA 4096 keys (a brokerage’s newer keys) as with curve25519, one side of each', async function () {
+    this.timeout(60_000);
+    const rsa = await generateKeyPair({ name: 'RSA Brokerage', email: 'rsa@example.com', algorithm: 'rsa4096' });
+    const rsaKey = await loadPrivateKey(rsa.privateKey, undefined, 'brokeragePrivateKey');
+    assert.equal(rsaKey.getAlgorithmInfo().algorithm, 'rsaEncryptSign');
+    assert.equal(rsaKey.getAlgorithmInfo().bits, 4096);
+    const toRsa: EnvelopeKeys = { ...firmSide, peerPublicKey: await loadPublicKey(rsa.publicKey) };
+    const rsaSide: EnvelopeKeys = { ...brokerageSide, ownPrivateKey: rsaKey };
+    const sealed = await seal(bytes('<Process/>'), toRsa);
+    assert.equal(new TextDecoder().decode(await open(sealed, rsaSide)), '<Process/>');
+    assert.equal(new TextDecoder().decode(await open(await seal(bytes('ok'), rsaSide), toRsa)), 'ok');
+  });
+
   it('encryptAndSign / decryptAndVerify are the same operations with explicit keys', async function () {
     const sealed = await encryptAndSign(bytes('x'), {
       encryptionKey: brokerageSide.ownPrivateKey.toPublic(),

@@ -9,7 +9,7 @@ import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
 import type { DailyDocumentsLedger } from './daily-ledger.js';
 import { answerError, callBrokerageOrRefusal, typedFailure } from './brokerage-errors.js';
-import { currentAttempt } from './deadline.js';
+import { WriteAttempt } from './write-attempt.js';
 import { signedForms } from './stored.js';
 
 export interface DocumentsActivityOptions {
@@ -39,43 +39,53 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
 
     async submitDailyDocuments({ csid, documents }): Promise<SubmissionOutcome> {
       // The spec offers no look-up for a submission (getResponseFile is keyed by an application's
-      // external_id, getAmRequestStatus lists update requests). An earlier attempt that failed may have been
-      // processed, so it is never sent again: the day stays unconfirmed and today's creates carry every PDF,
-      // which the spec allows on any day (submitDocuments rule 3: "otherwise the PDFs go with each application").
-      if (currentAttempt() > 1) {
-        return {
-          processed: false,
-          ambiguous: true,
-          error:
-            'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again',
-        };
-      }
-      const signedAt = now();
-      const files = await Promise.all(
-        documents.map(async (document) => ({
-          formNumber: document.formNumber,
-          file: { fileName: document.fileName, data: await store.get(document) },
-        })),
+      // external_id, getAmRequestStatus lists update requests). A submission that may have been processed
+      // is never sent again: the day stays unconfirmed and today's creates carry every PDF, which the spec
+      // allows on any day (submitDocuments rule 3: "otherwise the PDFs go with each application"). An
+      // attempt that failed before anything was sent (a document read, a call put off by the call budget)
+      // leaves the proof that lets the next one send (write-attempt.ts).
+      const inDoubt = (error: string): SubmissionOutcome => ({ processed: false, ambiguous: true, error });
+      return WriteAttempt.run(
+        async (attempt) => {
+          if (!attempt.maySend) {
+            return inDoubt(
+              'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again',
+            );
+          }
+          const signedAt = now();
+          const files = await Promise.all(
+            documents.map(async (document) => ({
+              formNumber: document.formNumber,
+              file: { fileName: document.fileName, data: await store.get(document) },
+            })),
+          );
+          const sent = await attempt.send(() =>
+            callBrokerageOrRefusal(() =>
+              eca.submitDocuments({ CSID: csid, documents: signedForms(files, signedAt, ({ file }) => file) }),
+            ),
+          );
+          if ('unknown' in sent) return inDoubt(sent.unknown);
+          if (sent.answer.refusal) {
+            return { processed: false, error: `submitDocuments refused: HTTP ${sent.answer.refusal.status}` };
+          }
+          const response = sent.answer.answer;
+          if (!response.isProcessed || !response.fileData) {
+            return { processed: false, error: answerError(response.raw) ?? 'submitDocuments was not processed' };
+          }
+          return {
+            processed: true,
+            ...(response.fileData.name && { reportFile: response.fileData.name }),
+            documents: response.fileData.report.documents.map((document) => ({
+              formNumber: document.formNumber,
+              fileName: document.fileName,
+              status: document.status,
+              accepted: document.accepted,
+              ...(document.checksumMismatch && { checksumMismatch: document.checksumMismatch }),
+            })),
+          };
+        },
+        { inDoubt },
       );
-      const sent = await callBrokerageOrRefusal(() =>
-        eca.submitDocuments({ CSID: csid, documents: signedForms(files, signedAt, ({ file }) => file) }),
-      );
-      if (sent.refusal) return { processed: false, error: `submitDocuments refused: HTTP ${sent.refusal.status}` };
-      const response = sent.answer;
-      if (!response.isProcessed || !response.fileData) {
-        return { processed: false, error: answerError(response.raw) ?? 'submitDocuments was not processed' };
-      }
-      return {
-        processed: true,
-        ...(response.fileData.name && { reportFile: response.fileData.name }),
-        documents: response.fileData.report.documents.map((document) => ({
-          formNumber: document.formNumber,
-          fileName: document.fileName,
-          status: document.status,
-          accepted: document.accepted,
-          ...(document.checksumMismatch && { checksumMismatch: document.checksumMismatch }),
-        })),
-      };
     },
 
     async recordDailyDocuments({ result, catalogue }) {

@@ -1,5 +1,5 @@
 import { createEcaClient } from '../eca/index.js';
-import type { EcaClient, EcaOperation } from '../eca/index.js';
+import type { EcaClient, EcaClientOptions } from '../eca/index.js';
 import { ConfigurationError } from './config.js';
 import type { WorkerConfig } from './config.js';
 
@@ -11,7 +11,7 @@ import type { WorkerConfig } from './config.js';
  */
 export function createEcaClientFromConfig(
   config: WorkerConfig['brokerage'],
-  options: { signal?: () => AbortSignal | undefined; pace?: (operation: EcaOperation) => Promise<void> } = {},
+  options: { signal?: () => AbortSignal | undefined; pace?: EcaClientOptions['pace'] } = {},
 ): EcaClient {
   const missing = [
     config.csid ? undefined : 'ECA_CSID',

@@ -8,13 +8,15 @@
  * in one transaction that locks the scopes' rows in a fixed order, and goes out at its slot. A call
  * that would go out more than `LATE_MS` after its slot (its process was busy when the slot came) takes
  * a new one instead, and slots are spaced (1000 + 2 × LATE_MS) / N ms apart: so however late within
- * that allowance calls leave, no second of the brokerage's holds more than N. A call whose slot is
- * further away than `maxWaitMs` is not sent at all: `EcaDeferredError` says when to try again (its
+ * that allowance calls leave, no second holds more than N as they leave (what the network adds is
+ * outside the engine; the workers' clocks must agree within `LATE_MS`). A call whose slot is further
+ * away than `maxWaitMs` is not sent at all: `EcaDeferredError` says when to try again (its
  * activity is retried then, see activities/brokerage-errors.ts), so that no activity waits long
  * inside its timeout. A call that falls in one of the brokerage's maintenance windows
  * (`ECA_MAINTENANCE_WINDOWS`) is deferred the same way, to the window's end: waits that come due in a
  * window move past it.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { EcaDeferredError } from '../eca/index.js';
 import type { EcaOperation } from '../eca/index.js';
 import type { Database } from './database/index.js';
@@ -45,7 +47,7 @@ const ALL = '*';
 
 export interface CallBudget {
   /** Waits for the call's slot (EcaClientOptions.pace), or throws EcaDeferredError when it is too far. */
-  readonly pace: (operation: EcaOperation) => Promise<void>;
+  readonly pace: (operation: EcaOperation, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Whether the settings cap anything or close any window: otherwise the engine's calls are not paced. */
@@ -89,9 +91,9 @@ export function createCallBudget(
   db: Database,
   csid: string,
   settings: CallBudgetSettings,
-  clock: { now: () => number; sleep: (ms: number) => Promise<void> } = {
+  clock: { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> } = {
     now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: (ms, signal) => delay(ms, undefined, { signal }),
   },
 ): CallBudget {
   const spacing = slotSpacingMs;
@@ -137,7 +139,7 @@ export function createCallBudget(
   }
 
   return {
-    async pace(operation) {
+    async pace(operation, signal) {
       closedUntil(operation);
       const scopes = scopesOf(operation);
       if (scopes.length === 0) return;
@@ -145,7 +147,7 @@ export function createCallBudget(
         const { at, reserved } = await reserve(scopes);
         const wait = at - clock.now();
         if (!reserved) throw new EcaDeferredError(operation, wait, "the firm's call budget is taken for now");
-        if (wait > 0) await clock.sleep(wait);
+        if (wait > 0) await clock.sleep(wait, signal);
         if (clock.now() - at <= LATE_MS) break;
       }
       closedUntil(operation); // a window that opened while the call waited for its slot

@@ -124,6 +124,31 @@ function bodyDeadline(timeoutMs: number): { signal: AbortSignal; read: (body: Pr
   };
 }
 
+/**
+ * The caller's pacing before a request (`EcaClientOptions.pace`). Whatever stops it, nothing was sent, and
+ * the caller is told so: a failure of the pacing itself (its database, say) or the call's deadline coming
+ * while it waited is an `EcaDeferredError` too, never a network error that would leave a write in doubt.
+ */
+async function paced(
+  pace: NonNullable<EcaClientOptions['pace']>,
+  operation: EcaOperation,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    await pace(operation, signal);
+  } catch (error) {
+    if (error instanceof EcaDeferredError) throw error;
+    throw new EcaDeferredError(
+      operation,
+      signal?.aborted ? 0 : 1000,
+      signal?.aborted ? "the call's deadline came while it waited for its slot" : 'the pacing before it failed',
+    );
+  }
+  if (signal?.aborted) {
+    throw new EcaDeferredError(operation, 0, "the call's deadline came while it waited for its slot");
+  }
+}
+
 /** The library's tracer: spans go nowhere until the process registers an OpenTelemetry SDK. */
 const tracer = trace.getTracer('eca-onboarding/eca');
 
@@ -186,7 +211,7 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
       const response = await http.post(url, {
         json: body,
         signal: own ? AbortSignal.any([own, deadline.signal]) : deadline.signal,
-        ...(options.pace && { hooks: { beforeRequest: [() => options.pace!(operation)] } }),
+        ...(options.pace && { hooks: { beforeRequest: [() => paced(options.pace!, operation, own)] } }),
         retry:
           mode === 'query'
             ? {

@@ -51,9 +51,10 @@ export interface EcaClientOptions {
   signal?: () => AbortSignal | undefined;
   /**
    * Awaited before every HTTP request, each retry of a query included: a call budget waits here for
-   * its slot. An `EcaDeferredError` it throws is thrown to the caller as is, and nothing is sent.
+   * its slot, until `signal` (the call's own, see `signal` above) aborts. Nothing is sent when it throws,
+   * and the caller gets an `EcaDeferredError`: the one it threw, or one saying the pacing failed.
    */
-  pace?: (operation: EcaOperation) => Promise<void>;
+  pace?: (operation: EcaOperation, signal?: AbortSignal) => Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

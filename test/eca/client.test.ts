@@ -10,6 +10,7 @@ import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal } from '../.
 import type { EnvelopeKeys } from '../../eca/crypto.js';
 import {
   EcaCryptoError,
+  EcaDeferredError,
   EcaHttpError,
   EcaNetworkError,
   EcaRequestError,
@@ -917,6 +918,43 @@ describe('eca/client: every operation against a local server', function () {
         assert.equal(server.requests.length, 0);
       });
     }
+  });
+
+  describe('pacing (EcaClientOptions.pace)', function () {
+    it('paces every request, query retries included, and sends nothing when the pacing defers or fails', async function () {
+      const paced: string[] = [];
+      server.on('/ws/eca/getAccountStatus', () =>
+        paced.length === 1 ? { status: 503, body: 'busy' } : { body: { status: [] } },
+      );
+      await makeClient({ pace: (operation) => Promise.resolve(void paced.push(operation)) }).getAccountStatus();
+      assert.deepEqual(paced, ['getAccountStatus', 'getAccountStatus'], 'the retry was paced as well');
+      const requests = server.requests.length;
+
+      const put = await expectError(
+        makeClient({ pace: (operation) => Promise.reject(new EcaDeferredError(operation, 1234, 'taken')) }).create({
+          applicationXml,
+        }),
+        EcaDeferredError,
+      );
+      assert.equal(put.retryAfterMs, 1234);
+      // A failure of the pacing itself (its database, say) is a deferral too: never a network error.
+      const failed = await expectError(
+        makeClient({ pace: () => Promise.reject(new Error('database down')) }).getAccountStatus(),
+        EcaDeferredError,
+      );
+      assert.equal(failed.operation, 'getAccountStatus');
+      // The call's deadline came while it waited for its slot.
+      const controller = new AbortController();
+      const late = await expectError(
+        makeClient({
+          signal: () => controller.signal,
+          pace: () => Promise.resolve(controller.abort()),
+        }).create({ applicationXml }),
+        EcaDeferredError,
+      );
+      assert.match(late.message, /deadline/);
+      assert.equal(server.requests.length, requests, 'nothing was sent');
+    });
   });
 
   describe('HTTP failures', function () {

@@ -96,12 +96,11 @@ export function createCallBudget(
     sleep: (ms, signal) => delay(ms, undefined, { signal }),
   },
 ): CallBudget {
-  const spacing = slotSpacingMs;
   function scopesOf(operation: EcaOperation): { scope: string; spacingMs: number }[] {
     const own = settings.perOperation?.[operation];
     return [
-      ...(settings.perSecond !== undefined ? [{ scope: ALL, spacingMs: spacing(settings.perSecond) }] : []),
-      ...(own !== undefined ? [{ scope: operation, spacingMs: spacing(own) }] : []),
+      ...(settings.perSecond !== undefined ? [{ scope: ALL, spacingMs: slotSpacingMs(settings.perSecond) }] : []),
+      ...(own !== undefined ? [{ scope: operation, spacingMs: slotSpacingMs(own) }] : []),
     ].sort((a, b) => (a.scope < b.scope ? -1 : 1));
   }
 

@@ -26,10 +26,10 @@ import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../r
 import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
 import { callBudgetOf, pacesCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
+import type { CallBudgetSettings } from '../runtime/call-budget.js';
 
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
-function brokerageClient(config: WorkerConfig['brokerage'], database: Database) {
-  const budget = callBudgetOf(config);
+function brokerageClient(config: WorkerConfig['brokerage'], database: Database, budget: CallBudgetSettings) {
   return createEcaClientFromConfig(config, {
     signal: activitySignal,
     ...(pacesCalls(budget) && { pace: createCallBudget(database, config.csid ?? '', budget).pace }),
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const databaseUrl = databaseUrlFromEnv(process.env);
   const database = await openDatabase(databaseUrl);
   const budget = callBudgetOf(config.brokerage);
-  const eca = instrumentEcaClient(brokerageClient(config.brokerage, database), meter);
+  const eca = instrumentEcaClient(brokerageClient(config.brokerage, database, budget), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
       (tracing ? '; tracing on (OpenTelemetry)' : '') +
       `; events to ${redactUrl(databaseUrl)}` +
-      (pacesCalls(budget) ? `; brokerage calls capped (${describeBudget(budget)})` : ''),
+      (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : ''),
   );
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();

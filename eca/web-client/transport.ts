@@ -134,19 +134,17 @@ async function paced(
   operation: EcaOperation,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  let failed = false;
   try {
     await pace(operation, signal);
   } catch (error) {
     if (error instanceof EcaDeferredError) throw error;
-    throw new EcaDeferredError(
-      operation,
-      signal?.aborted ? 0 : 1000,
-      signal?.aborted ? "the call's deadline came while it waited for its slot" : 'the pacing before it failed',
-    );
+    failed = true;
   }
   if (signal?.aborted) {
     throw new EcaDeferredError(operation, 0, "the call's deadline came while it waited for its slot");
   }
+  if (failed) throw new EcaDeferredError(operation, 1000, 'the pacing before it failed');
 }
 
 /** The library's tracer: spans go nowhere until the process registers an OpenTelemetry SDK. */

@@ -70,11 +70,12 @@ describe('call budget end to end (dev server, worker, simulator with a rate cap)
 
   it(`30 applications started at once: never more than ${CAP} calls in a second of the simulator's, none refused, one account each`, async function () {
     const run = randomUUID().slice(0, 6);
-    const expected = new Map<string, string>();
-    for (let i = 0; i < 30; i++) expected.set(`${i % 6 === 5 ? 'compliance-rejected' : 'happy'}-${run}-${i}`, '');
-    for (const externalId of expected.keys()) {
-      expected.set(externalId, externalId.startsWith('happy') ? 'open' : 'rejected');
-    }
+    // External id → the outcome its scenario ends in: 25 happy, 5 rejected by compliance.
+    const expected = new Map(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 6 === 5 ? [`compliance-rejected-${run}-${i}`, 'rejected'] : [`happy-${run}-${i}`, 'open'],
+      ),
+    );
     await engine.worker.runUntil(async () => {
       const handles = await Promise.all(
         [...expected.keys()].map(async (externalId) => {

@@ -14,7 +14,9 @@ import type { DailyDocumentsLedger } from './daily-ledger.js';
 import { planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
-import { createSweepActivities } from './sweep.js';
+import { createSweepActivities, registeringCreatedAccounts } from './sweep.js';
+import { SweepSnapshot } from '../runtime/sweep-snapshot.js';
+import type { ApplicationActivities } from '../workflows/application/activities.js';
 import type { SweepActivityOptions } from './sweep.js';
 import { createRetentionActivities } from './retention.js';
 import { withStepFailurePolicy } from './configuration-errors.js';
@@ -49,6 +51,8 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
    */
   stepFailureBounds?: StepFailureBounds;
+  /** How often the status sweep lists the waiting applications from visibility when it has the database (sweep.ts). */
+  sweepListingIntervalMs?: number;
   /** Told what each of the firm's status sweeps did (sweep.ts). */
   onSweep?: SweepActivityOptions['onSweep'];
   /** Told of each sweep attempt that failed (sweep.ts). */
@@ -57,7 +61,11 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   onDailyDocumentsRecorded?: DocumentsActivityOptions['onRecorded'];
   /** Where the applications' lifecycle events are written: the event log in the engine's database (runtime/events.ts). */
   events: EventSink;
-  /** The engine's database, for webhook delivery (activities/webhooks.ts); without it the worker delivers no webhooks. */
+  /**
+   * The engine's database: webhook delivery (activities/webhooks.ts), the firms' deadline policies and the
+   * status sweep's snapshot (sweep.ts). Without it the worker delivers no webhooks, every firm follows the
+   * default deadlines and the sweep lists the waiting applications every slot.
+   */
   database?: Database;
   /** The payload codec's keys, which seal the webhook endpoints' secrets (the API process must use the same). */
   keyring?: CodecKeyring;
@@ -78,24 +86,32 @@ export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
   const ledger = options.ledger ?? dailyLedgerBeside(store);
   const statusReader = statusReaderOf(options);
+  // With the database, the status sweep compares against its snapshot there, which creates register into.
+  const snapshot = options.database && new SweepSnapshot(options.database);
+  const registered = <T extends Pick<ApplicationActivities, 'createAccount'>>(activities: T): T =>
+    snapshot ? registeringCreatedAccounts(activities, snapshot) : activities;
   return {
     ledger,
     statusReader,
     activities: withStepFailurePolicy(
       {
         ...smokeActivities,
-        ...createApplicationActivities({
-          eca,
-          store,
-          statusReader,
-          now,
-          createDocuments: (input) => planCreateDocuments(ledger, input),
-        }),
+        ...registered(
+          createApplicationActivities({
+            eca,
+            store,
+            statusReader,
+            now,
+            createDocuments: (input) => planCreateDocuments(ledger, input),
+          }),
+        ),
         ...createDocumentsActivities({ eca, store, ledger, now, onRecorded: options.onDailyDocumentsRecorded }),
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({
           eca,
           client: options.client,
+          snapshot,
+          listingIntervalMs: options.sweepListingIntervalMs,
           maxAccountsPerCall: options.maxAccountsPerCall,
           onSweep: options.onSweep,
           onSweepFailed: options.onSweepFailed,

@@ -5,8 +5,14 @@
  * Brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
  * selector (spec: "When no selector is sent, every sub-account associated with the master account of
  * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
- * left N and P (opened, rejected, abandoned, closed). What an application last read is its own
- * search attribute `EcaObserved`; the sweep compares fingerprints and keeps nothing between slots.
+ * left N and P (opened, rejected, abandoned, closed).
+ *
+ * What it compares the reads with: with the engine's database, its snapshot (runtime/sweep-snapshot.ts),
+ * the fingerprint it last saw or sent per account an application registered; so a quiet slot costs the
+ * three calls and one database read whatever the number waiting. It lists the waiting applications from
+ * Temporal's visibility, comparing what each last read itself (search attribute `EcaObserved`), when the
+ * firm has no listing time in the database (a new or lost one) and every `listingIntervalMs`: the
+ * applications stay the source of truth. Without a database, it lists them every slot.
  */
 import { CONFIGURATION_ERROR, REQUEST_ERROR } from '../domain/error-types.js';
 import { Context } from '@temporalio/activity';
@@ -20,8 +26,10 @@ import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
 import { accountSnapshot } from './status.js';
-import { DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
+import { DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_SWEEP_LISTING_INTERVAL_MS } from '../runtime/defaults.js';
+import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
+import type { ApplicationActivities } from '../workflows/application/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
@@ -34,6 +42,13 @@ export interface SweepActivityOptions {
   eca: EcaClient;
   /** The Temporal client that lists the waiting applications and signals them (with the payload codec). */
   client?: Client;
+  /**
+   * The sweep's snapshot in the engine's database (runtime/sweep-snapshot.ts): slots compare against it
+   * and list the waiting applications only every `listingIntervalMs`. Without it, every slot lists them.
+   */
+  snapshot?: SweepSnapshot;
+  /** How often a slot lists the waiting applications from visibility when there is a snapshot (default 1 h). */
+  listingIntervalMs?: number;
   /** Accounts per getAccountStatus by id (default: the status reads' own, DEFAULT_MAX_ACCOUNTS_PER_CALL). */
   maxAccountsPerCall?: number;
   /** Signals sent at once (default 32). */
@@ -70,13 +85,7 @@ export function sweepQuery(csid: string): string {
 const LIST_PAGE_SIZE = 1000;
 
 /** The applications of the firm waiting for their account to change, with what each last read. */
-async function waitingApplications(client: Client | undefined, csid: string): Promise<WaitingApplication[]> {
-  if (!client) {
-    throw finalFailure(
-      CONFIGURATION_ERROR,
-      'the status sweep needs a Temporal client (createEngineActivities({ client }))',
-    );
-  }
+async function waitingApplications(client: Client, csid: string): Promise<WaitingApplication[]> {
   const waiting: WaitingApplication[] = [];
   for await (const execution of client.workflow.list({ query: sweepQuery(csid), pageSize: LIST_PAGE_SIZE })) {
     const attributes = execution.typedSearchAttributes;
@@ -89,9 +98,10 @@ async function waitingApplications(client: Client | undefined, csid: string): Pr
 }
 
 export function createSweepActivities(options: SweepActivityOptions): SweepActivities {
-  const { eca, client } = options;
+  const { eca, client, snapshot } = options;
   const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
+  const listingIntervalMs = options.listingIntervalMs ?? DEFAULT_SWEEP_LISTING_INTERVAL_MS;
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {
@@ -112,7 +122,20 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     },
   };
 
+  /** Whether this slot lists the waiting applications from visibility (every slot without a snapshot). */
+  async function listingDue(csid: string, now: number): Promise<boolean> {
+    if (!snapshot) return true;
+    const listedAt = await snapshot.listedAt(csid);
+    return listedAt === undefined || now - listedAt >= listingIntervalMs;
+  }
+
   async function sweep(csid: string): Promise<SweepReport> {
+    if (!client) {
+      throw finalFailure(
+        CONFIGURATION_ERROR,
+        'the status sweep needs a Temporal client (createEngineActivities({ client }))',
+      );
+    }
     const began = Date.now();
     const observedAt = began;
     let brokerageCalls = 0;
@@ -120,37 +143,140 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       brokerageCalls++;
       return call;
     };
-    // The visibility listing runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
-    const [read, waiting] = await Promise.all([readPending(eca, csid, counted), waitingApplications(client, csid)]);
-    const pending = read.snapshots.size;
-    const left = [...new Set(waiting.map((app) => app.accountId).filter((id) => !read.snapshots.has(id)))];
+    const listing = await listingDue(csid, began);
+    // The visibility listing, when due, runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
+    const [read, rows, listed] = await Promise.all([
+      readPending(eca, csid, counted),
+      snapshot ? snapshot.load(csid) : [],
+      listing ? waitingApplications(client, csid) : undefined,
+    ]);
+    const candidates = candidatesOf(rows, listed);
+    const pending = new Set(read.snapshots.keys());
+    const left = [...candidates.keys()].filter((id) => !pending.has(id));
     for (let i = 0; i < left.length; i += perCall) {
       read.add(await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) })));
     }
 
-    let unknown = 0;
-    const changed: Changed[] = [];
-    for (const app of waiting) {
-      const account = read.snapshots.get(app.accountId);
-      // No entry or an error entry: the account is unknown this slot; the next slot looks again.
-      if (account === undefined || account instanceof Error) unknown++;
-      else if (observationFingerprint(account) !== app.observed) changed.push({ app, account });
+    const { unknown, changed, unchanged } = compare(candidates, read.snapshots);
+    const outcomes = await signalChanged(client, changed, { concurrency, observedAt });
+    if (snapshot) {
+      await remember(snapshot, csid, { pending, unchanged, outcomes });
+      if (listing) await snapshot.markListed(csid, began);
     }
-    const signalled = await signalChanged(client!, changed, { concurrency, observedAt });
+    const count = (outcome: SignalOutcome) => [...outcomes.values()].filter((o) => o === outcome).length;
     return {
       observedAt,
-      pending,
-      waiting: waiting.length,
+      pending: pending.size,
+      waiting: candidates.size,
       left: left.length,
       changed: changed.length,
-      woken: signalled.woken,
-      gone: signalled.gone,
-      errors: unknown + signalled.errors,
+      woken: count('woken'),
+      gone: count('gone'),
+      errors: unknown + count('error'),
       brokerageCalls,
-      listPages: Math.max(1, Math.ceil(waiting.length / LIST_PAGE_SIZE)),
+      listPages: listed ? Math.max(1, Math.ceil(listed.length / LIST_PAGE_SIZE)) : 0,
       durationMs: Date.now() - began,
     };
   }
+}
+
+/**
+ * What each waiting application is compared with, by account: the snapshot's row, or what the
+ * application itself last read when the listing found it (the source of truth wins).
+ */
+function candidatesOf(rows: readonly SweptAccount[], listed: readonly WaitingApplication[] | undefined) {
+  const candidates = new Map<string, Candidate>();
+  for (const row of rows) candidates.set(row.accountId, { ...row, listed: false });
+  for (const app of listed ?? []) {
+    const { accountId, workflowId, observed } = app;
+    candidates.set(accountId, { accountId, workflowId, fingerprint: observed, listed: true });
+  }
+  return candidates;
+}
+
+/** Each candidate's account as read this slot, against its fingerprint; accounts not read or read in error are unknown. */
+function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, AccountSnapshot | Error>) {
+  let unknown = 0;
+  const changed: Compared[] = [];
+  const unchanged: Compared[] = [];
+  for (const candidate of candidates.values()) {
+    const account = read.get(candidate.accountId);
+    // No entry or an error entry: the next slot looks again.
+    if (account === undefined || account instanceof Error) {
+      unknown++;
+      continue;
+    }
+    const seen = { candidate, account, fingerprint: observationFingerprint(account) };
+    (seen.fingerprint === candidate.fingerprint ? unchanged : changed).push(seen);
+  }
+  return { unknown, changed, unchanged };
+}
+
+/** A waiting application, by its account, with the fingerprint its account's read is compared with. */
+interface Candidate {
+  accountId: string;
+  workflowId: string;
+  /** The snapshot's (what the sweep last saw or sent), or the application's own when listed; absent if never seen. */
+  fingerprint?: string;
+  /** Found by this slot's visibility listing: its row is added to the snapshot. */
+  listed: boolean;
+}
+
+/** A candidate with what this slot read of its account. */
+interface Compared {
+  candidate: Candidate;
+  account: AccountSnapshot;
+  fingerprint: string;
+}
+
+type SignalOutcome = 'woken' | 'gone' | 'error';
+
+/**
+ * Writes what the slot learnt into the snapshot: the fingerprint each woken application was sent, and
+ * the rows a listing found. An account that left N and P leaves the snapshot once its application knows
+ * (woken, or told before) or is gone. A failed signal leaves its row as it was: the next slot sends it again.
+ */
+async function remember(
+  snapshot: SweepSnapshot,
+  csid: string,
+  slot: { pending: ReadonlySet<string>; unchanged: Compared[]; outcomes: Map<Compared, SignalOutcome> },
+): Promise<void> {
+  const upserts: Required<SweptAccount>[] = [];
+  const updates: Required<SweptAccount>[] = [];
+  const removals: Candidate[] = [];
+  const settle = ({ candidate, fingerprint }: Compared, outcome: SignalOutcome | 'unchanged'): void => {
+    if (outcome === 'error') return;
+    if (outcome === 'gone' || !slot.pending.has(candidate.accountId)) removals.push(candidate);
+    else if (candidate.listed)
+      upserts.push({ accountId: candidate.accountId, workflowId: candidate.workflowId, fingerprint });
+    else if (outcome === 'woken')
+      updates.push({ accountId: candidate.accountId, workflowId: candidate.workflowId, fingerprint });
+  };
+  for (const seen of slot.unchanged) settle(seen, 'unchanged');
+  for (const [seen, outcome] of slot.outcomes) settle(seen, outcome);
+  await snapshot.record(csid, upserts, 'upsert');
+  await snapshot.record(csid, updates, 'update');
+  await snapshot.remove(csid, removals);
+}
+
+/**
+ * The application activities with `createAccount` registering, in the sweep's snapshot, each account its
+ * create established: the sweep then reads it from its next slot without listing anything. A failed
+ * registration fails the attempt, and the retry finds the create's account again before registering.
+ */
+export function registeringCreatedAccounts<T extends Pick<ApplicationActivities, 'createAccount'>>(
+  activities: T,
+  snapshot: SweepSnapshot,
+): T {
+  return {
+    ...activities,
+    async createAccount(input) {
+      const outcome = await activities.createAccount(input);
+      const workflowId = Context.current().info.workflowExecution?.workflowId;
+      if (outcome.created && workflowId) await snapshot.register(input.csid, outcome.accountId, workflowId);
+      return outcome;
+    },
+  };
 }
 
 /** Passes a brokerage call through, counting it. */
@@ -176,34 +302,29 @@ async function readPending(eca: EcaClient, csid: string, counted: Counted) {
   return { snapshots, add };
 }
 
-interface Changed {
-  app: WaitingApplication;
-  account: AccountSnapshot;
-}
-
-/** Signals the applications whose account changed, `concurrency` at once. */
+/** Signals the applications whose account changed, `concurrency` at once; answers each one's outcome. */
 async function signalChanged(
   client: Client,
-  changed: Changed[],
+  changed: Compared[],
   options: { concurrency: number; observedAt: number },
-): Promise<{ woken: number; gone: number; errors: number }> {
-  const counts = { woken: 0, gone: 0, errors: 0 };
+): Promise<Map<Compared, SignalOutcome>> {
+  const outcomes = new Map<Compared, SignalOutcome>();
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(options.concurrency, changed.length) }, async () => {
       while (next < changed.length) {
-        const { app, account } = changed[next++]!;
+        const seen = changed[next++]!;
+        const { candidate, account } = seen;
         try {
           await client.workflow
-            .getHandle(app.workflowId)
-            .signal(accountObservedSignal, { account, observedAt: options.observedAt });
-          counts.woken++;
+            .getHandle(candidate.workflowId)
+            .signal(accountObservedSignal, { account, accountId: candidate.accountId, observedAt: options.observedAt });
+          outcomes.set(seen, 'woken');
         } catch (error) {
-          if (error instanceof WorkflowNotFoundError) counts.gone++;
-          else counts.errors++;
+          outcomes.set(seen, error instanceof WorkflowNotFoundError ? 'gone' : 'error');
         }
       }
     }),
   );
-  return counts;
+  return outcomes;
 }

@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_STEP_FAILURE_BOUNDS } from './defaults.js';
+import {
+  DEFAULT_BATCH_WINDOW_MS,
+  DEFAULT_MAX_ACCOUNTS_PER_CALL,
+  DEFAULT_STEP_FAILURE_BOUNDS,
+  DEFAULT_SWEEP_LISTING_INTERVAL_MS,
+} from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
 import { OPERATION_PATHS } from '../eca/index.js';
@@ -124,6 +129,12 @@ const schema = z.object({
     /** How long a status read waits for others to join its call (see activities/batcher.ts). */
     batchWindowMs: durationMs.default(DEFAULT_BATCH_WINDOW_MS),
     maxAccountsPerCall: positiveInt.default(DEFAULT_MAX_ACCOUNTS_PER_CALL),
+    /**
+     * How often the firm's status sweep lists the waiting applications from Temporal's visibility and
+     * compares what each last read itself; between listings it compares against its snapshot in the
+     * engine's database (activities/sweep.ts).
+     */
+    sweepListingIntervalMs: durationMs.default(DEFAULT_SWEEP_LISTING_INTERVAL_MS),
   }),
   steps: z.object({
     /** How long an application's step retries a configuration error (keys, store) before it is blocked. */
@@ -173,6 +184,7 @@ const ENV: Record<string, string> = {
   ECA_DOCUMENT_STORE: 'documentStore.path',
   ECA_POLL_BATCH_WINDOW_MS: 'polling.batchWindowMs',
   ECA_POLL_MAX_ACCOUNTS_PER_CALL: 'polling.maxAccountsPerCall',
+  ECA_SWEEP_LISTING_INTERVAL_MS: 'polling.sweepListingIntervalMs',
   ECA_BLOCK_AFTER_MS: 'steps.blockAfterMs',
   ECA_BLOCK_AFTER_ATTEMPTS: 'steps.anomalyAttempts',
   WORKER_MAX_CACHED_WORKFLOWS: 'worker.maxCachedWorkflows',

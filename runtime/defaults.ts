@@ -12,6 +12,11 @@
 export const DEFAULT_BATCH_WINDOW_MS = 1000;
 /** Accounts per getAccountStatus / getPendingTasks call (the spec states no maximum). */
 export const DEFAULT_MAX_ACCOUNTS_PER_CALL = 100;
+/**
+ * How often the firm's status sweep lists its waiting applications from visibility (and compares what
+ * each last read itself) rather than its snapshot alone: the snapshot's safety net, an hour.
+ */
+export const DEFAULT_SWEEP_LISTING_INTERVAL_MS = 60 * 60_000;
 
 export interface StepFailureBounds {
   /** Configuration errors are retried this long (from the step's first attempt), then the application is blocked. */

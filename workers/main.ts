@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     stepFailureBounds: config.steps,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
+    sweepListingIntervalMs: config.polling.sweepListingIntervalMs,
     events: new EventLog(database),
     // Webhook delivery and the firms' deadline policies, from the same database; secrets sealed under the codec's keys.
     database,

@@ -124,4 +124,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'sweep snapshot',
+    // The firm's status sweep (activities/sweep.ts, runtime/sweep-snapshot.ts): per account an application
+    // waits on, which application (registered by its create) and the fingerprint the sweep last saw or
+    // sent it; per firm, when the sweep last listed the waiting applications from Temporal's visibility.
+    sql: `
+      CREATE TABLE sweep_accounts (
+        csid text NOT NULL,
+        account_id text NOT NULL,
+        workflow_id text NOT NULL,
+        fingerprint text,
+        PRIMARY KEY (csid, account_id)
+      );
+      CREATE TABLE sweep_firms (
+        csid text PRIMARY KEY,
+        listed_at bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,10 +1,15 @@
 /**
  * The firm's status sweep, end to end on the dev server (visibility queries), with the simulator over
  * HTTP: brokerage calls per slot are the simulator's own counts; wake-ups are read from each
- * application's history (`accountObserved` signals), not from the engine's view of itself.
+ * application's history (`accountObserved` signals), not from the engine's view of itself. Twice: with
+ * no database (the sweep lists the waiting applications every slot) and with the engine's embedded
+ * database (it compares against its snapshot there, and lists again when the snapshot is lost).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startApplication } from '../../client/applications.js';
 import type { ApplicationHandle, EngineContext } from '../../client/applications.js';
@@ -14,133 +19,179 @@ import { sweepWorkflowId } from '../../domain/workflow-ids.js';
 import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
 
 const SLOT_MS = 2_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('status sweep (dev server, worker, simulator)', function () {
-  this.timeout(180_000);
-  let env: TestWorkflowEnvironment;
-  let engine: EngineHarness;
-  let ctx: EngineContext;
+for (const mode of ['listing', 'snapshot'] as const) describeSweep(mode);
 
-  before(async function () {
-    env = await devServerEnv();
-    engine = await startEngine(env, { simulator: { timeScale: 20_000 } });
-    ctx = {
-      client: env.client,
-      store: engine.store,
-      csid: engine.sim.csid,
-      taskQueue: engine.taskQueue,
-      sweepInterval: SLOT_MS,
-      settings: {
-        pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
-        requestPollInterval: '1 second',
-      },
-    };
-  });
+function describeSweep(mode: 'listing' | 'snapshot') {
+  describe(`status sweep (dev server, worker, simulator): ${mode}`, function () {
+    this.timeout(180_000);
+    let env: TestWorkflowEnvironment;
+    let engine: EngineHarness;
+    let ctx: EngineContext;
+    let database: Database | undefined;
+    let dir: string | undefined;
 
-  after(async function () {
-    await engine?.close();
-  });
-
-  async function signals(handle: ApplicationHandle, name: string): Promise<number> {
-    const events = (await handle.fetchHistory()).events ?? [];
-    return events.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === name).length;
-  }
-
-  async function reads(handle: ApplicationHandle): Promise<number> {
-    const events = (await handle.fetchHistory()).events ?? [];
-    return events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount')
-      .length;
-  }
-
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await sleep(200);
-    }
-  }
-
-  async function stateOf(handle: ApplicationHandle): Promise<string> {
-    return (await handle.query(stateQuery)).lifecycleState;
-  }
-
-  it('reads the firm with three calls a slot, wakes only the changed applications, misses nothing across a stopped sweep', async function () {
-    const run = randomUUID().slice(0, 6);
-    const count = 20;
-    await engine.worker.runUntil(async () => {
-      const handles: ApplicationHandle[] = [];
-      for (let i = 0; i < count; i++) {
-        const started = await startApplication(ctx, { applicationXml: applicationXml(`stalled-${run}-${i}`) });
-        handles.push(started.handle);
+    before(async function () {
+      env = await devServerEnv();
+      if (mode === 'snapshot') {
+        dir = await mkdtemp(join(tmpdir(), 'eca-sweep-'));
+        database = await openDatabase(`pglite:${join(dir, 'database')}`);
       }
-      // startApplication started the firm's sweep on the engine's task queue.
-      await until('every application waiting for the client', async () =>
-        (await Promise.all(handles.map(stateOf))).every((state) => state === 'awaitingClient') ? true : undefined,
-      );
-      const accountIds = await Promise.all(handles.map(async (h) => (await h.query(stateQuery)).accountId!));
+      engine = await startEngine(env, { simulator: { timeScale: 20_000 }, ...(database && { database }) });
+      ctx = {
+        client: env.client,
+        store: engine.store,
+        csid: engine.sim.csid,
+        taskQueue: engine.taskQueue,
+        sweepInterval: SLOT_MS,
+        settings: {
+          pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+          requestPollInterval: '1 second',
+        },
+      };
+    });
 
-      // Quiet slots: nothing changes at the brokerage, so the sweep's three reads are the only calls.
-      const woken = await Promise.all(handles.map((h) => signals(h, 'accountObserved')));
-      assert.ok(
-        woken.every((n) => n >= 1),
-        'each application learnt of its account from the sweep',
-      );
-      engine.sim.control.resetCalls();
-      const slots = 4;
-      await sleep(slots * SLOT_MS);
-      const calls = engine.sim.control.calls();
-      assert.ok(
-        (calls.getAccountStatus ?? 0) <= 2 * (slots + 1),
-        `getAccountStatus ${calls.getAccountStatus} in ${slots} slots`,
-      );
-      assert.ok(
-        (calls.getPendingTasks ?? 0) <= slots + 1,
-        `getPendingTasks ${calls.getPendingTasks} in ${slots} slots`,
-      );
-      assert.ok((calls.getPendingTasks ?? 0) >= slots - 1, 'the sweep ran every slot');
-      assert.deepEqual(
-        await Promise.all(handles.map((h) => signals(h, 'accountObserved'))),
-        woken,
-        'no application was woken while nothing changed',
-      );
-      assert.deepEqual(await Promise.all(handles.map(reads)), new Array<number>(count).fill(0), 'no own reads');
+    after(async function () {
+      await engine?.close();
+      await database?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
 
-      // One account changes: only its application is woken, and it follows the account to Open (which
-      // leaves the N/P listing: the sweep reads it by id).
-      assert.ok(engine.sim.control.completeTask(accountIds[0]!));
-      const first = await handles[0]!.result();
-      assert.equal(first.outcome, 'open');
-      const after = await Promise.all(handles.slice(1).map((h) => signals(h, 'accountObserved')));
-      assert.deepEqual(after, woken.slice(1), 'the unchanged applications were not woken');
+    async function snapshotRows(): Promise<string[]> {
+      const rows = await database!.query<{ account_id: string }>('SELECT account_id FROM sweep_accounts');
+      return rows.map((row) => row.account_id);
+    }
 
-      // pollNow still reads at once.
-      await handles[2]!.signal(pollNowSignal, {});
-      await until('the pollNow read', async () => ((await reads(handles[2]!)) === 1 ? true : undefined), 10_000);
+    async function signals(handle: ApplicationHandle, name: string): Promise<number> {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === name).length;
+    }
 
-      // The sweep stops; an account changes meanwhile; a restarted sweep (which keeps no state) wakes it.
-      await env.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).terminate('test: the sweep stops');
-      assert.ok(engine.sim.control.completeTask(accountIds[1]!));
-      await sleep(3 * SLOT_MS);
-      assert.equal(await stateOf(handles[1]!), 'awaitingClient', 'nothing reads the account while the sweep is down');
-      await ensureStatusSweep(ctx, { force: true });
-      const second = await handles[1]!.result();
-      assert.equal(second.outcome, 'open');
-      const view = await sweepState(ctx);
-      assert.ok(view.last && view.last.waiting >= count - 2, `the sweep lists the waiting applications`);
+    async function reads(handle: ApplicationHandle): Promise<number> {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount')
+        .length;
+    }
 
-      for (const handle of handles.slice(2)) await handle.terminate('test over');
+    async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const value = await probe();
+        if (value !== undefined) return value;
+        assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+        await sleep(200);
+      }
+    }
 
-      // Workers moved to another task queue: the sweep follows the queue applications start on.
-      const sweep = env.client.workflow.getHandle(sweepWorkflowId(ctx.csid));
-      assert.equal((await sweep.describe()).taskQueue, engine.taskQueue);
-      await ensureStatusSweep({ ...ctx, taskQueue: `${engine.taskQueue}-moved` });
-      assert.equal((await sweep.describe()).taskQueue, `${engine.taskQueue}-moved`);
-      await sweep.terminate('test over');
+    async function stateOf(handle: ApplicationHandle): Promise<string> {
+      return (await handle.query(stateQuery)).lifecycleState;
+    }
+
+    it('reads the firm with three calls a slot, wakes only the changed applications, misses nothing across a stopped sweep', async function () {
+      const run = randomUUID().slice(0, 6);
+      const count = 20;
+      await engine.worker.runUntil(async () => {
+        const handles: ApplicationHandle[] = [];
+        for (let i = 0; i < count; i++) {
+          const started = await startApplication(ctx, { applicationXml: applicationXml(`stalled-${run}-${i}`) });
+          handles.push(started.handle);
+        }
+        // startApplication started the firm's sweep on the engine's task queue.
+        await until('every application waiting for the client', async () =>
+          (await Promise.all(handles.map(stateOf))).every((state) => state === 'awaitingClient') ? true : undefined,
+        );
+        const accountIds = await Promise.all(handles.map(async (h) => (await h.query(stateQuery)).accountId!));
+
+        // Quiet slots: nothing changes at the brokerage, so the sweep's three reads are the only calls.
+        const woken = await Promise.all(handles.map((h) => signals(h, 'accountObserved')));
+        assert.ok(
+          woken.every((n) => n >= 1),
+          'each application learnt of its account from the sweep',
+        );
+        engine.sim.control.resetCalls();
+        const slots = 4;
+        await sleep(slots * SLOT_MS);
+        const calls = engine.sim.control.calls();
+        assert.ok(
+          (calls.getAccountStatus ?? 0) <= 2 * (slots + 1),
+          `getAccountStatus ${calls.getAccountStatus} in ${slots} slots`,
+        );
+        assert.ok(
+          (calls.getPendingTasks ?? 0) <= slots + 1,
+          `getPendingTasks ${calls.getPendingTasks} in ${slots} slots`,
+        );
+        assert.ok((calls.getPendingTasks ?? 0) >= slots - 1, 'the sweep ran every slot');
+        assert.deepEqual(
+          await Promise.all(handles.map((h) => signals(h, 'accountObserved'))),
+          woken,
+          'no application was woken while nothing changed',
+        );
+        assert.deepEqual(await Promise.all(handles.map(reads)), new Array<number>(count).fill(0), 'no own reads');
+        const quiet = (await sweepState(ctx)).last!;
+        if (mode === 'snapshot') {
+          assert.equal(quiet.listPages, 0, 'a quiet slot compares against the snapshot, listing nothing');
+          assert.deepEqual((await snapshotRows()).sort(), [...accountIds].sort(), 'each create registered its account');
+        } else {
+          assert.ok(quiet.listPages >= 1, 'without a database every slot lists');
+        }
+
+        // One account changes: only its application is woken, and it follows the account to Open (which
+        // leaves the N/P listing: the sweep reads it by id).
+        assert.ok(engine.sim.control.completeTask(accountIds[0]!));
+        const first = await handles[0]!.result();
+        assert.equal(first.outcome, 'open');
+        const after = await Promise.all(handles.slice(1).map((h) => signals(h, 'accountObserved')));
+        assert.deepEqual(after, woken.slice(1), 'the unchanged applications were not woken');
+
+        // pollNow still reads at once.
+        await handles[2]!.signal(pollNowSignal, {});
+        await until('the pollNow read', async () => ((await reads(handles[2]!)) === 1 ? true : undefined), 10_000);
+
+        if (mode === 'snapshot') {
+          assert.ok(
+            !(await snapshotRows()).includes(accountIds[0]!),
+            'an account that left N and P leaves the snapshot',
+          );
+          // The snapshot is lost: the next slot lists the waiting applications again and compares what each
+          // last read itself, so nobody is woken for nothing and the rows are back.
+          const before = await Promise.all(handles.slice(1).map((h) => signals(h, 'accountObserved')));
+          await database!.query('DELETE FROM sweep_accounts; DELETE FROM sweep_firms');
+          await until('the snapshot listed again', async () =>
+            (await snapshotRows()).length === count - 1 ? true : undefined,
+          );
+          await sleep(2 * SLOT_MS);
+          assert.deepEqual(
+            await Promise.all(handles.slice(1).map((h) => signals(h, 'accountObserved'))),
+            before,
+            'a lost snapshot woke nobody whose account had not changed',
+          );
+        }
+
+        // The sweep stops; an account changes meanwhile; a restarted sweep (which keeps no state) wakes it.
+        await env.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).terminate('test: the sweep stops');
+        assert.ok(engine.sim.control.completeTask(accountIds[1]!));
+        await sleep(3 * SLOT_MS);
+        assert.equal(await stateOf(handles[1]!), 'awaitingClient', 'nothing reads the account while the sweep is down');
+        await ensureStatusSweep(ctx, { force: true });
+        const second = await handles[1]!.result();
+        assert.equal(second.outcome, 'open');
+        const view = await sweepState(ctx);
+        assert.ok(view.last && view.last.waiting >= count - 2, `the sweep lists the waiting applications`);
+
+        for (const handle of handles.slice(2)) await handle.terminate('test over');
+
+        // Workers moved to another task queue: the sweep follows the queue applications start on.
+        const sweep = env.client.workflow.getHandle(sweepWorkflowId(ctx.csid));
+        assert.equal((await sweep.describe()).taskQueue, engine.taskQueue);
+        await ensureStatusSweep({ ...ctx, taskQueue: `${engine.taskQueue}-moved` });
+        assert.equal((await sweep.describe()).taskQueue, `${engine.taskQueue}-moved`);
+        await sweep.terminate('test over');
+      });
     });
   });
-});
+}

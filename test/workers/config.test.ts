@@ -28,6 +28,7 @@ describe('worker configuration', function () {
       TEMPORAL_API_KEY: 'key',
       ECA_CSID: 'FIRM1',
       ECA_POLL_MAX_ACCOUNTS_PER_CALL: '250',
+      ECA_SWEEP_LISTING_INTERVAL_MS: '600000',
       WORKER_MAX_CACHED_WORKFLOWS: '5000',
       WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: '120000',
       ECA_CALLS_PER_SECOND: '10',
@@ -39,6 +40,8 @@ describe('worker configuration', function () {
     assert.equal(config.temporal.tls.enabled, true, 'an API key implies TLS');
     assert.equal(config.brokerage.csid, 'FIRM1');
     assert.equal(config.polling.maxAccountsPerCall, 250);
+    assert.equal(config.polling.sweepListingIntervalMs, 600_000);
+    assert.equal(defaults.polling.sweepListingIntervalMs, 3_600_000, 'the sweep lists once an hour by default');
     assert.equal(config.worker.maxCachedWorkflows, 5000);
     assert.equal(config.worker.isolateExecutionTimeoutMs, 120_000);
     assert.equal(config.brokerage.callsPerSecond, 10);

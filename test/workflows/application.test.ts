@@ -18,6 +18,7 @@ import {
   resubmitUpdate,
   retryUpdate,
   stateQuery,
+  accountObservedSignal,
 } from '../../workflows/application/messages.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
@@ -221,6 +222,45 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     assert.ok(reads.length >= 2, `the account was read by the application itself (${reads.length} reads)`);
     const observed = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'accountObserved');
     assert.equal(observed.length, 0);
+  });
+
+  it('sweep mode: a wake-up read before its wait, unlike what it last read, is not taken; the application reads itself at once', async function () {
+    const harness = await setUp();
+    const handle = await start(harness, 'docs-required', {
+      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+    });
+    const scheduledReads = async () =>
+      ((await handle.fetchHistory()).events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readAccount',
+      ).length;
+    await harness.worker.runUntil(async () => {
+      const needs = await waitForState(handle, 'needsDocuments');
+      const documents = [await documentFor(harness, '8001', 'a'), await documentFor(harness, '8002', 'a')];
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [documents] });
+      let waiting = await handle.query(stateQuery);
+      // The submission's request is followed on timers: let workflow time pass until the application waits.
+      for (let i = 0; i < 100 && !['tracking', 'awaitingApproval'].includes(waiting.lifecycleState); i++) {
+        await env.sleep('1 minute');
+        waiting = await handle.query(stateQuery);
+      }
+      assert.ok(['tracking', 'awaitingApproval'].includes(waiting.lifecycleState), waiting.lifecycleState);
+      const before = await scheduledReads();
+      // As the sweep would send it had it read the account during the submission: after the application's
+      // own last read, before its wait. Taken as is it would open the account; it must make the application read.
+      await handle.signal(accountObservedSignal, {
+        account: { status: 'O', tasks: [] },
+        accountId: needs.accountId,
+        observedAt: needs.lastPollAt! + 1,
+      });
+      // No time is skipped while the test polls the history: a read now is the wake-up's, not the safety poll's.
+      for (let i = 0; i < 100 && (await scheduledReads()) === before; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(await scheduledReads(), before + 1, 'the application read its account itself');
+      const after = await handle.query(stateQuery);
+      assert.notEqual(after.status, 'O', 'the older wake-up was not taken as the account');
+      assert.equal((await handle.result()).outcome, 'open');
+    });
   });
 
   it('pollNow reads the status at once instead of at the next slot', async function () {

@@ -20,6 +20,7 @@ import type { AbandonRequest, EmptyRequest } from './messages.js';
 import type { ApplicationRun } from './run.js';
 import { requireDocumentsInput, requireResubmitInput, requireStaffInput } from './staff-input.js';
 import { installStaffSignals } from './staff-signals.js';
+import { forAccountOf } from './waits.js';
 
 export function installHandlers(run: ApplicationRun): void {
   setHandler(stateQuery, () => run.view());
@@ -43,6 +44,8 @@ export function installHandlers(run: ApplicationRun): void {
   setHandler(accountObservedSignal, (incoming) => {
     // Per-application polling takes no wake-ups; out-of-order deliveries keep the newest.
     if (!run.sweepMode || !(incoming.observedAt > (run.observation?.observedAt ?? 0))) return;
+    // Kept before the create is applied too (the sweep may read an account as its create returns).
+    if (!forAccountOf(run, incoming)) return;
     run.observation = incoming;
   });
 }

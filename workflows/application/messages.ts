@@ -52,6 +52,8 @@ export interface CarriedState {
  */
 export interface AccountObservation {
   account: AccountSnapshot;
+  /** The account read (the sweep sends it since its snapshot): a wake-up for another account is ignored. */
+  accountId?: string;
   /** When the sweep's reads began (ms since the epoch): an observation older than the application's wait is ignored. */
   observedAt: number;
 }

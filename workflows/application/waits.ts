@@ -3,6 +3,8 @@
  * wake-up with a safety poll, which ends early on a staff message or `pollNow`.
  */
 import { condition } from '@temporalio/workflow';
+import { observationFingerprint } from '../../domain/observation.js';
+import type { AccountObservation } from './messages.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { nextSafetyPollAt } from './settings.js';
@@ -17,27 +19,51 @@ export async function readNow(run: ApplicationRun, account: { csid: string; acco
   run.observe(status);
 }
 
+/** Whether a wake-up is of the application's account (or of none it knows yet). */
+export function forAccountOf(run: ApplicationRun, observation: AccountObservation): boolean {
+  const current = run.snapshot.context.accountId;
+  return observation.accountId === undefined || current === undefined || observation.accountId === current;
+}
+
 /**
  * `sweep` mode: waits for the sweep's wake-up, a staff message or the safety poll. A wake-up is taken
  * only when the sweep read the account after this wait began: an older read may predate this
- * application's own last step (a submission, say), and the sweep wakes it again at its next slot.
+ * application's own last step (a submission, say). Such an older wake-up, read after the application's
+ * own last read and different from it, is not sent again (the sweep's snapshot holds it as sent): the
+ * application reads its account itself instead.
  */
 export async function awaitChange(run: ApplicationRun, account: { csid: string; accountId: string }, seen: number) {
   const waitStartedAt = Date.now();
-  const fresh = () => (run.observation && run.observation.observedAt > waitStartedAt ? run.observation : undefined);
-  if (!run.pollRequested) {
+  const ours = () => (run.observation && forAccountOf(run, run.observation) ? run.observation : undefined);
+  const fresh = () => {
+    const observation = ours();
+    return observation && observation.observedAt > waitStartedAt ? observation : undefined;
+  };
+  const stale = () => {
+    const observation = ours();
+    return (
+      observation !== undefined &&
+      observation.observedAt <= waitStartedAt &&
+      observation.observedAt > (run.lastPollAt ?? 0) &&
+      observationFingerprint(observation.account) !== run.observed
+    );
+  };
+  if (!run.pollRequested && !stale()) {
     const nextPoll = nextSafetyPollAt(waitStartedAt, run.settings);
     const waitMs = run.scheduleRead(nextPoll);
     const summary = `waiting for the status sweep; own read at ${new Date(nextPoll).toISOString()}`;
-    const woken = await condition(() => run.messages !== seen || fresh() !== undefined, waitMs, { summary });
+    const woken = await condition(() => run.messages !== seen || fresh() !== undefined || stale(), waitMs, {
+      summary,
+    });
     if (woken && !run.pollRequested) {
-      // A staff message may have moved the lifecycle on: the loop re-reads the state.
       const taken = fresh();
       if (taken) {
         run.nextPoll = undefined;
         run.observe(taken.account);
+        return;
       }
-      return;
+      // A staff message may have moved the lifecycle on: the loop re-reads the state.
+      if (run.messages !== seen) return;
     }
   }
   await readNow(run, account);

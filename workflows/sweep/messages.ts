@@ -24,11 +24,11 @@ export interface SweepReport {
   observedAt: number;
   /** Accounts of the firm with status N or P. */
   pending: number;
-  /** Running applications waiting on the sweep for this firm (visibility). */
+  /** Applications waiting on the sweep for this firm: the snapshot's accounts, with those a listing found. */
   waiting: number;
-  /** Waiting applications whose account is no longer N or P, read by id. */
+  /** Their accounts no longer N or P, read by id. */
   left: number;
-  /** Waiting applications whose account differs from what they last read. */
+  /** Waiting applications whose account differs from what the sweep last sent them or they last read. */
   changed: number;
   /** Of those, woken (signal delivered). */
   woken: number;
@@ -38,7 +38,7 @@ export interface SweepReport {
   errors: number;
   /** Calls made to the brokerage. */
   brokerageCalls: number;
-  /** Visibility list pages read. */
+  /** Visibility list pages read: 0 when the slot compared against the snapshot alone. */
   listPages: number;
   durationMs: number;
 }

@@ -2,8 +2,9 @@
  * `firmStatusSweep`: the firm's status sweep, one workflow per CSID. At each slot boundary it runs one
  * activity that reads every pending account of the firm with a constant number of brokerage calls and
  * wakes only the applications whose account changed (activities/sweep.ts). It holds no account data:
- * what each application last read is the application's own (search attribute `EcaObserved`), so a
- * restarted worker or sweep misses nothing and wakes nobody twice. A slot that fails is reported in
+ * what the sweep last saw of each account is in the engine's database, and what each application last
+ * read is the application's own (search attribute `EcaObserved`, listed again when the snapshot is lost or
+ * old), so a restarted worker or sweep misses nothing. A slot that fails is reported in
  * the current details and the next slot runs as usual; applications poll on their own after their
  * safety interval whatever happens here.
  */

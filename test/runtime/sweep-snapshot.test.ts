@@ -1,0 +1,87 @@
+/** The status sweep's snapshot (runtime/sweep-snapshot.ts) on both database backends. */
+import assert from 'node:assert/strict';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
+import { useDatabaseBackends } from '../support/databases.js';
+
+describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
+  this.timeout(120_000);
+  const backends = useDatabaseBackends();
+
+  for (const backend of backends.all) {
+    describe(`on ${backend.kind}`, function () {
+      let db: Database;
+      let snapshot: SweepSnapshot;
+
+      before(async function () {
+        db = await openDatabase(await backend.freshUrl());
+        snapshot = new SweepSnapshot(db);
+      });
+
+      after(async function () {
+        await db?.close();
+      });
+
+      const byAccount = async (csid: string) =>
+        Object.fromEntries((await snapshot.load(csid)).map((row) => [row.accountId, row]));
+
+      it('registers an account without a fingerprint, keeps each firm apart, and re-registers idempotently', async function () {
+        await snapshot.register('F1', 'A1', 'application-F1-x1');
+        await snapshot.register('F2', 'A1', 'application-F2-x1');
+        assert.deepEqual(await snapshot.load('F1'), [{ accountId: 'A1', workflowId: 'application-F1-x1' }]);
+        await snapshot.record(
+          'F1',
+          [{ accountId: 'A1', workflowId: 'application-F1-x1', fingerprint: 'fp1' }],
+          'update',
+        );
+        await snapshot.register('F1', 'A1', 'application-F1-x1');
+        assert.equal((await byAccount('F1')).A1?.fingerprint, 'fp1', 'the same registration again keeps what was seen');
+        await snapshot.register('F1', 'A1', 'application-F1-other');
+        assert.deepEqual((await byAccount('F1')).A1, { accountId: 'A1', workflowId: 'application-F1-other' });
+        assert.deepEqual(await snapshot.load('F2'), [{ accountId: 'A1', workflowId: 'application-F2-x1' }]);
+      });
+
+      it('updates only rows still registered to the same application; a listing upserts', async function () {
+        await snapshot.register('F3', 'A1', 'w1');
+        await snapshot.register('F3', 'A2', 'w2');
+        await snapshot.record(
+          'F3',
+          [
+            { accountId: 'A1', workflowId: 'w1', fingerprint: 'fpA' },
+            { accountId: 'A2', workflowId: 'stale', fingerprint: 'fpB' },
+            { accountId: 'A3', workflowId: 'w3', fingerprint: 'fpC' },
+          ],
+          'update',
+        );
+        let rows = await byAccount('F3');
+        assert.equal(rows.A1?.fingerprint, 'fpA');
+        assert.equal(rows.A2?.fingerprint, undefined, 'a row registered to another application is left');
+        assert.equal(rows.A3, undefined, 'an update adds nothing');
+        await snapshot.record('F3', [{ accountId: 'A3', workflowId: 'w3', fingerprint: 'fpC' }], 'upsert');
+        rows = await byAccount('F3');
+        assert.deepEqual(rows.A3, { accountId: 'A3', workflowId: 'w3', fingerprint: 'fpC' });
+      });
+
+      it('removes rows of the same application only', async function () {
+        await snapshot.register('F4', 'A1', 'w1');
+        await snapshot.register('F4', 'A2', 'w2');
+        await snapshot.remove('F4', [
+          { accountId: 'A1', workflowId: 'w1' },
+          { accountId: 'A2', workflowId: 'someone-else' },
+        ]);
+        assert.deepEqual(await snapshot.load('F4'), [{ accountId: 'A2', workflowId: 'w2' }]);
+        await snapshot.remove('F4', []);
+        await snapshot.record('F4', [], 'upsert');
+      });
+
+      it('keeps when the firm was last listed', async function () {
+        assert.equal(await snapshot.listedAt('F5'), undefined);
+        await snapshot.markListed('F5', 1_700_000_000_000);
+        assert.equal(await snapshot.listedAt('F5'), 1_700_000_000_000);
+        await snapshot.markListed('F5', 1_700_000_360_000);
+        assert.equal(await snapshot.listedAt('F5'), 1_700_000_360_000);
+      });
+    });
+  }
+});

@@ -19,6 +19,7 @@ import {
   MODES,
   POLITE_SIZES,
   SIZES,
+  SWEEP_SCALE_SIZES,
   TIME_SCALE,
   values,
   WAITING,
@@ -35,6 +36,8 @@ import type { EventsFigures } from './events.js';
 import { politePhase } from './polite.js';
 import type { PoliteFigures } from './polite.js';
 import type { Waiting } from './waiting.js';
+import { sweepScalePhase } from './sweep-scale.js';
+import type { SweepScale } from './sweep-scale.js';
 
 /**
  * The warm-up (not counted), the ceiling, then each throughput size, each onboarding API size and each
@@ -81,7 +84,15 @@ async function runPhases(bench: Bench) {
       console.log(`  ${JSON.stringify(waiting.at(-1))}`);
     }
   }
-  return { ceiling, throughput, api, events, polite, waiting };
+  // Last: the seeded accounts stay at the simulator.
+  const sweepScale: SweepScale[] = [];
+  const seeded = { accounts: 0 };
+  for (const w of SWEEP_SCALE_SIZES) {
+    console.log(`Sweep at scale: ${w} accounts waited on (seeded), quiet slots of the firm's sweep...`);
+    sweepScale.push(await sweepScalePhase(bench, w, seeded));
+    console.log(`  ${JSON.stringify(sweepScale.at(-1))}`);
+  }
+  return { ceiling, throughput, api, events, polite, waiting, sweepScale };
 }
 
 export async function main(): Promise<void> {

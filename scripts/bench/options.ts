@@ -21,6 +21,7 @@ export const { values } = parseArgs({
     api: { type: 'string', default: '300' },
     events: { type: 'string', default: '1000' },
     polite: { type: 'string', default: '' },
+    'sweep-scale': { type: 'string', default: '10000,30000' },
     keys: { type: 'string', default: 'ecc' },
     'calls-per-second': { type: 'string', default: '10' },
     'api-reads': { type: 'string', default: '1000' },
@@ -56,6 +57,8 @@ export const API_SIZES = list(values.api).filter((n) => n > 0);
 /** The events phase: applications whose events a webhook endpoint receives ('' skips it). */
 export const EVENT_SIZES = list(values.events).filter((n) => n > 0);
 export const API_READS = Number(values['api-reads']);
+/** The sweep-at-scale phase: accounts waited on, seeded, for each measured size ('' skips it). */
+export const SWEEP_SCALE_SIZES = list(values['sweep-scale']).filter((n) => n > 0);
 /** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
 export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
 export const CALLS_PER_SECOND = Number(values['calls-per-second']);

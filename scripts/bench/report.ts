@@ -9,6 +9,7 @@ import type { Ceiling, Throughput } from './throughput.js';
 import type { Waiting } from './waiting.js';
 import type { EventsFigures } from './events.js';
 import type { PoliteFigures } from './polite.js';
+import type { SweepScale } from './sweep-scale.js';
 
 export interface BenchResult {
   label: string;
@@ -21,6 +22,7 @@ export interface BenchResult {
   events: EventsFigures[];
   polite: PoliteFigures[];
   waiting: Waiting[];
+  sweepScale: SweepScale[];
   totalSeconds: number;
 }
 
@@ -133,6 +135,14 @@ export async function report(result: BenchResult): Promise<void> {
     );
   }
   if (waiting.length > 0) console.log(waitingTable(waiting));
+  for (const s of result.sweepScale) {
+    console.log(
+      `Sweep at scale (${s.waitedOnAccounts} accounts waited on, ${s.slot} slots): ${s.brokerageCallsPerSlot} brokerage calls, ` +
+        `${s.workflowTasksPerSlot} workflow tasks, ${s.activitiesPerSlot} activities per quiet slot; the sweep's activity ` +
+        `p50/max ${s.sweepDurationP50Ms} / ${s.sweepDurationMaxMs} ms over ${s.sweepReports} slots (${s.sweepListPages} list pages, ` +
+        `${s.sweepChanged} changed); worker+bench RSS ${s.workerRssMiB} MiB`,
+    );
+  }
   const outDir = join(ROOT, 'bench-results');
   await mkdir(outDir, { recursive: true });
   const file = join(outDir, `${result.at.replace(/[:.]/g, '-')}.json`);

@@ -17,6 +17,7 @@ import { codecDataConverter, generateCodecKeyring } from '../../codec/index.js';
 import type { CodecKeyring } from '../../codec/index.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';
 import type { EcaClient, EcaOperation } from '../../eca/index.js';
+import type { SweepReport } from '../../workflows/sweep/messages.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
@@ -42,6 +43,8 @@ export interface Tracker {
   activities: number;
   /** When each workflow's latest account read (readAccount) started. */
   readStartedAt: Map<string, number>;
+  /** What each slot of the firm's status sweep did (its reports, in order). */
+  sweeps: SweepReport[];
 }
 
 function track<T extends Record<string, unknown>>(activities: T, tracker: Tracker): T {
@@ -79,8 +82,10 @@ export interface Bench {
   ctx: EngineContext;
   noopQueue: string;
   settings: ReturnType<typeof workerSettings>;
-  /** The engine's database (embedded): the event log and the webhook endpoints. */
+  /** The engine's database (embedded): the event log, the webhook endpoints, the sweep's snapshot. */
   database: Database;
+  /** The engine's brokerage client (the sweep-at-scale phase primes the snapshot with it). */
+  eca: EcaClient;
   /** The payload codec's keys (they seal the webhook secrets too). */
   keys: CodecKeyring;
 }
@@ -89,7 +94,13 @@ export interface Bench {
 /** The engine's call budget while a phase sets one (polite.ts); calls are not paced otherwise. */
 export const pacing: { pace?: (operation: EcaOperation) => Promise<void> } = {};
 
-async function engineActivities(sim: SimulatorProcess, client: Client, keys: CodecKeyring, dir: string) {
+async function engineActivities(
+  sim: SimulatorProcess,
+  client: Client,
+  keys: CodecKeyring,
+  dir: string,
+  sweeps: SweepReport[],
+) {
   const eca: EcaClient = createEcaClient({
     baseUrl: sim.url,
     preferenceUrl: `${sim.url}/pref`,
@@ -114,8 +125,9 @@ async function engineActivities(sim: SimulatorProcess, client: Client, keys: Cod
     // Webhook delivery (the events phase), its secrets sealed under the bench's codec keys.
     database,
     keyring: keys,
+    onSweep: (report) => sweeps.push(report),
   });
-  return { store, activities, database };
+  return { store, activities, database, eca };
 }
 
 /** The engine's worker and the no-op worker, both with the tuning the options ask for. */
@@ -183,13 +195,15 @@ export async function startBench(
     () => nativeConnection.close(),
     () => connection.close(),
   );
-  const { store, activities, database } = await engineActivities(sim, client, keys, dir);
+  const sweeps: SweepReport[] = [];
+  const { store, activities, database, eca } = await engineActivities(sim, client, keys, dir, sweeps);
   cleanups.push(() => database.close());
   const tracker: Tracker = {
     startedAt: new Map(),
     firstActivityAt: new Map(),
     activities: 0,
     readStartedAt: new Map(),
+    sweeps,
   };
   const { worker, taskQueue, noopWorker, noopQueue } = await createWorkers(
     nativeConnection,
@@ -224,6 +238,7 @@ export async function startBench(
     noopQueue,
     settings,
     database,
+    eca,
     keys,
   };
 }

@@ -88,7 +88,7 @@ async function startWaiting(bench: Bench, phaseCtx: EngineContext, tag: string, 
 }
 
 /** What `slots` whole slots of waiting cost: brokerage calls, workflow tasks, activities, CPU, memory. */
-async function measureSlots(bench: Bench, slotMs: number, slots: number) {
+export async function measureSlots(bench: Bench, slotMs: number, slots: number) {
   const { sim, tracker, pids, metricsUrl } = bench;
   // Let a whole slot pass, so that the measured slots hold nothing but waiting (a long slot: start
   // just after its boundary).

@@ -14,7 +14,8 @@ import type { DailyDocumentsLedger } from './daily-ledger.js';
 import { planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
-import { createSweepActivities, registeringCreatedAccounts } from './sweep.js';
+import { createSweepActivities } from './sweep.js';
+import { registeringAccounts } from './sweep-snapshot.js';
 import { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
 import type { SweepActivityOptions } from './sweep.js';
@@ -86,10 +87,10 @@ export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
   const ledger = options.ledger ?? dailyLedgerBeside(store);
   const statusReader = statusReaderOf(options);
-  // With the database, the status sweep compares against its snapshot there, which creates register into.
+  // With the database, the status sweep compares against its snapshot there, which creates and resets register into.
   const snapshot = options.database && new SweepSnapshot(options.database);
-  const registered = <T extends Pick<ApplicationActivities, 'createAccount'>>(activities: T): T =>
-    snapshot ? registeringCreatedAccounts(activities, snapshot) : activities;
+  const registered = <T extends Pick<ApplicationActivities, 'createAccount' | 'resetAccount'>>(activities: T): T =>
+    snapshot ? registeringAccounts(activities, snapshot) : activities;
   return {
     ledger,
     statusReader,

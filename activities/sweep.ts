@@ -28,8 +28,8 @@ import type { SweepReport } from '../workflows/sweep/messages.js';
 import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_SWEEP_LISTING_INTERVAL_MS } from '../runtime/defaults.js';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
+import { remember } from './sweep-snapshot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
-import type { ApplicationActivities } from '../workflows/application/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
@@ -122,13 +122,6 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     },
   };
 
-  /** Whether this slot lists the waiting applications from visibility (every slot without a snapshot). */
-  async function listingDue(csid: string, now: number): Promise<boolean> {
-    if (!snapshot) return true;
-    const listedAt = await snapshot.listedAt(csid);
-    return listedAt === undefined || now - listedAt >= listingIntervalMs;
-  }
-
   async function sweep(csid: string): Promise<SweepReport> {
     if (!client) {
       throw finalFailure(
@@ -143,12 +136,10 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       brokerageCalls++;
       return call;
     };
-    const listing = await listingDue(csid, began);
-    // The visibility listing, when due, runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
-    const [read, rows, listed] = await Promise.all([
+    const [read, { store, rows, listed, tried, failure }] = await Promise.all([
       readPending(eca, csid, counted),
-      snapshot ? snapshot.load(csid) : [],
-      listing ? waitingApplications(client, csid) : undefined,
+      // The visibility listing, when due, runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
+      slotSources(client, snapshot, csid, began, listingIntervalMs),
     ]);
     const candidates = candidatesOf(rows, listed);
     const pending = new Set(read.snapshots.keys());
@@ -156,12 +147,14 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     for (let i = 0; i < left.length; i += perCall) {
       read.add(await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) })));
     }
+    const readUntil = Date.now();
 
-    const { unknown, changed, unchanged } = compare(candidates, read.snapshots);
-    const outcomes = await signalChanged(client, changed, { concurrency, observedAt });
-    if (snapshot) {
-      await remember(snapshot, csid, { pending, unchanged, outcomes });
-      if (listing) await snapshot.markListed(csid, began);
+    const compared = compare(candidates, read.snapshots);
+    const outcomes = await signalChanged(client, compared.changed, { concurrency, observedAt, readUntil });
+    if (store) {
+      const slot = { ...compared, outcomes, listed: listed !== undefined };
+      await tried(() => remember(store, client, csid, slot));
+      if (listed && !failure.message) await tried(() => store.markListed(csid, began));
     }
     const count = (outcome: SignalOutcome) => [...outcomes.values()].filter((o) => o === outcome).length;
     return {
@@ -169,15 +162,51 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       pending: pending.size,
       waiting: candidates.size,
       left: left.length,
-      changed: changed.length,
+      changed: compared.changed.length,
       woken: count('woken'),
       gone: count('gone'),
-      errors: unknown + count('error'),
+      errors: compared.unknown.length + count('error'),
       brokerageCalls,
       listPages: listed ? Math.max(1, Math.ceil(listed.length / LIST_PAGE_SIZE)) : 0,
       durationMs: Date.now() - began,
+      ...(failure.message !== undefined && { snapshotError: failure.message }),
     };
   }
+}
+
+/**
+ * What a slot compares with: the snapshot's rows, and the waiting applications listed from visibility
+ * when the listing is due. When the database fails, the slot lists and leaves the snapshot alone, as a
+ * worker without a database does; `failure` says why and `tried` runs the slot's later writes the same way.
+ */
+async function slotSources(
+  client: Client,
+  snapshot: SweepSnapshot | undefined,
+  csid: string,
+  began: number,
+  listingIntervalMs: number,
+) {
+  const failure: { message?: string } = {};
+  const tried = async <T>(operation: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await operation();
+    } catch (error) {
+      failure.message ??= error instanceof Error ? error.message : String(error);
+      return undefined;
+    }
+  };
+  let store = snapshot;
+  const listedAt = snapshot && (await tried(() => snapshot.listedAt(csid)));
+  if (failure.message) store = undefined;
+  const listing = !store || listedAt === undefined || began - listedAt >= listingIntervalMs;
+  const loading = store;
+  const [rows, listedNow] = await Promise.all([
+    loading ? tried(() => loading.load(csid)) : [],
+    listing ? waitingApplications(client, csid) : undefined,
+  ]);
+  if (rows === undefined) store = undefined;
+  const listed = listedNow ?? (store ? undefined : await waitingApplications(client, csid));
+  return { store, rows: rows ?? [], listed, tried, failure };
 }
 
 /**
@@ -196,14 +225,14 @@ function candidatesOf(rows: readonly SweptAccount[], listed: readonly WaitingApp
 
 /** Each candidate's account as read this slot, against its fingerprint; accounts not read or read in error are unknown. */
 function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, AccountSnapshot | Error>) {
-  let unknown = 0;
+  const unknown: Candidate[] = [];
   const changed: Compared[] = [];
   const unchanged: Compared[] = [];
   for (const candidate of candidates.values()) {
     const account = read.get(candidate.accountId);
     // No entry or an error entry: the next slot looks again.
     if (account === undefined || account instanceof Error) {
-      unknown++;
+      unknown.push(candidate);
       continue;
     }
     const seen = { candidate, account, fingerprint: observationFingerprint(account) };
@@ -213,7 +242,7 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
 }
 
 /** A waiting application, by its account, with the fingerprint its account's read is compared with. */
-interface Candidate {
+export interface Candidate {
   accountId: string;
   workflowId: string;
   /** The snapshot's (what the sweep last saw or sent), or the application's own when listed; absent if never seen. */
@@ -223,61 +252,13 @@ interface Candidate {
 }
 
 /** A candidate with what this slot read of its account. */
-interface Compared {
+export interface Compared {
   candidate: Candidate;
   account: AccountSnapshot;
   fingerprint: string;
 }
 
-type SignalOutcome = 'woken' | 'gone' | 'error';
-
-/**
- * Writes what the slot learnt into the snapshot: the fingerprint each woken application was sent, and
- * the rows a listing found. An account that left N and P leaves the snapshot once its application knows
- * (woken, or told before) or is gone. A failed signal leaves its row as it was: the next slot sends it again.
- */
-async function remember(
-  snapshot: SweepSnapshot,
-  csid: string,
-  slot: { pending: ReadonlySet<string>; unchanged: Compared[]; outcomes: Map<Compared, SignalOutcome> },
-): Promise<void> {
-  const upserts: Required<SweptAccount>[] = [];
-  const updates: Required<SweptAccount>[] = [];
-  const removals: Candidate[] = [];
-  const settle = ({ candidate, fingerprint }: Compared, outcome: SignalOutcome | 'unchanged'): void => {
-    if (outcome === 'error') return;
-    if (outcome === 'gone' || !slot.pending.has(candidate.accountId)) removals.push(candidate);
-    else if (candidate.listed)
-      upserts.push({ accountId: candidate.accountId, workflowId: candidate.workflowId, fingerprint });
-    else if (outcome === 'woken')
-      updates.push({ accountId: candidate.accountId, workflowId: candidate.workflowId, fingerprint });
-  };
-  for (const seen of slot.unchanged) settle(seen, 'unchanged');
-  for (const [seen, outcome] of slot.outcomes) settle(seen, outcome);
-  await snapshot.record(csid, upserts, 'upsert');
-  await snapshot.record(csid, updates, 'update');
-  await snapshot.remove(csid, removals);
-}
-
-/**
- * The application activities with `createAccount` registering, in the sweep's snapshot, each account its
- * create established: the sweep then reads it from its next slot without listing anything. A failed
- * registration fails the attempt, and the retry finds the create's account again before registering.
- */
-export function registeringCreatedAccounts<T extends Pick<ApplicationActivities, 'createAccount'>>(
-  activities: T,
-  snapshot: SweepSnapshot,
-): T {
-  return {
-    ...activities,
-    async createAccount(input) {
-      const outcome = await activities.createAccount(input);
-      const workflowId = Context.current().info.workflowExecution?.workflowId;
-      if (outcome.created && workflowId) await snapshot.register(input.csid, outcome.accountId, workflowId);
-      return outcome;
-    },
-  };
-}
+export type SignalOutcome = 'woken' | 'gone' | 'error';
 
 /** Passes a brokerage call through, counting it. */
 type Counted = <T>(call: Promise<T>) => Promise<T>;
@@ -306,7 +287,7 @@ async function readPending(eca: EcaClient, csid: string, counted: Counted) {
 async function signalChanged(
   client: Client,
   changed: Compared[],
-  options: { concurrency: number; observedAt: number },
+  options: { concurrency: number; observedAt: number; readUntil: number },
 ): Promise<Map<Compared, SignalOutcome>> {
   const outcomes = new Map<Compared, SignalOutcome>();
   let next = 0;
@@ -316,9 +297,12 @@ async function signalChanged(
         const seen = changed[next++]!;
         const { candidate, account } = seen;
         try {
-          await client.workflow
-            .getHandle(candidate.workflowId)
-            .signal(accountObservedSignal, { account, accountId: candidate.accountId, observedAt: options.observedAt });
+          await client.workflow.getHandle(candidate.workflowId).signal(accountObservedSignal, {
+            account,
+            accountId: candidate.accountId,
+            observedAt: options.observedAt,
+            readUntil: options.readUntil,
+          });
           outcomes.set(seen, 'woken');
         } catch (error) {
           outcomes.set(seen, error instanceof WorkflowNotFoundError ? 'gone' : 'error');

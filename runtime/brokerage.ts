@@ -11,7 +11,12 @@ import type { WorkerConfig } from './config.js';
  */
 export function createEcaClientFromConfig(
   config: WorkerConfig['brokerage'],
-  options: { signal?: () => AbortSignal | undefined; pace?: EcaClientOptions['pace'] } = {},
+  options: {
+    signal?: () => AbortSignal | undefined;
+    pace?: EcaClientOptions['pace'];
+    /** Threads for OpenPGP (EcaClientOptions.cryptoThreads); none unless given (a worker gives its configuration's). */
+    cryptoThreads?: number;
+  } = {},
 ): EcaClient {
   const missing = [
     config.csid ? undefined : 'ECA_CSID',
@@ -33,5 +38,6 @@ export function createEcaClientFromConfig(
     sso: { allowInsecureLoopback: config.ssoAllowInsecureLoopback },
     signal: options.signal,
     pace: options.pace,
+    cryptoThreads: options.cryptoThreads,
   });
 }

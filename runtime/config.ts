@@ -3,6 +3,7 @@
  * Temporal is comes from Temporal's own environment configuration (temporal-profile.ts), over that file.
  * Validated once at start-up; a bad value stops the worker with a message naming the variable.
  */
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
@@ -33,6 +34,8 @@ export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
  * is starved of CPU), and only a workflow that loops forever reaches it.
  */
 export const DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS = 60_000;
+/** One thread fewer than the cores for OpenPGP (the event loop keeps one), at least 1 and at most 4. */
+export const DEFAULT_CRYPTO_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
 
 export { ConfigurationError };
 
@@ -151,6 +154,11 @@ const schema = z.object({
     maxConcurrentActivityTaskExecutions: positiveInt.optional(),
     maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
     shutdownGraceTimeMs: durationMs.default(10_000),
+    /**
+     * Threads that seal requests and open response files off the event loop (eca/crypto-pool.ts); 0 keeps
+     * OpenPGP on the event loop. Default: one fewer than the cores, at least 1 and at most 4.
+     */
+    cryptoThreads: z.coerce.number().int().min(0).max(64).default(DEFAULT_CRYPTO_THREADS),
     isolateExecutionTimeoutMs: durationMs.default(DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS),
   }),
   telemetry: z.object({
@@ -191,6 +199,7 @@ const ENV: Record<string, string> = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: 'worker.maxConcurrentActivityTaskExecutions',
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 'worker.maxConcurrentWorkflowTaskExecutions',
   WORKER_SHUTDOWN_GRACE_MS: 'worker.shutdownGraceTimeMs',
+  WORKER_CRYPTO_THREADS: 'worker.cryptoThreads',
   WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: 'worker.isolateExecutionTimeoutMs',
   ECA_LOG_LEVEL: 'telemetry.logLevel',
   ECA_METRICS_ADDRESS: 'telemetry.metricsAddress',

@@ -22,12 +22,14 @@ export interface SweptAccount {
 export class SweepSnapshot {
   constructor(private readonly db: Queryable) {}
 
-  /** Records that `workflowId` waits on `accountId` (its create established it); the sweep reads it next slot. */
+  /**
+   * Records that `workflowId` waits on `accountId` (its create established it, or a reset brought it back),
+   * with no fingerprint: the next slot tells the application what it reads, whatever was sent before.
+   */
   async register(csid: string, accountId: string, workflowId: string): Promise<void> {
     await this.db.query(
       `INSERT INTO sweep_accounts (csid, account_id, workflow_id) VALUES ($1, $2, $3)
-       ON CONFLICT (csid, account_id) DO UPDATE SET workflow_id = excluded.workflow_id,
-         fingerprint = CASE WHEN sweep_accounts.workflow_id = excluded.workflow_id THEN sweep_accounts.fingerprint END`,
+       ON CONFLICT (csid, account_id) DO UPDATE SET workflow_id = excluded.workflow_id, fingerprint = NULL`,
       [csid, accountId, workflowId],
     );
   }

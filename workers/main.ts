@@ -29,11 +29,30 @@ import { callBudgetOf, pacesCalls, createCallBudget, describeBudget } from '../r
 import type { CallBudgetSettings } from '../runtime/call-budget.js';
 
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
-function brokerageClient(config: WorkerConfig['brokerage'], database: Database, budget: CallBudgetSettings) {
-  return createEcaClientFromConfig(config, {
+function brokerageClient(config: WorkerConfig, database: Database, budget: CallBudgetSettings) {
+  return createEcaClientFromConfig(config.brokerage, {
     signal: activitySignal,
-    ...(pacesCalls(budget) && { pace: createCallBudget(database, config.csid ?? '', budget).pace }),
+    cryptoThreads: config.worker.cryptoThreads,
+    ...(pacesCalls(budget) && { pace: createCallBudget(database, config.brokerage.csid ?? '', budget).pace }),
   });
+}
+
+/** What the worker says as it starts: where it polls, what it runs, where its events go, how it calls. */
+function startLine(
+  config: WorkerConfig,
+  { tracing, databaseUrl, budget }: { tracing: boolean; databaseUrl: string; budget: CallBudgetSettings },
+): string {
+  const bundleDir = prebuiltBundleDir();
+  const { taskQueue, address, namespace } = config.temporal;
+  const threads = config.worker.cryptoThreads;
+  return (
+    `eca worker polling task queue "${taskQueue}" on ${address} (namespace ${namespace}); ` +
+    `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
+    (tracing ? '; tracing on (OpenTelemetry)' : '') +
+    `; events to ${redactUrl(databaseUrl)}` +
+    `; OpenPGP ${threads > 0 ? `on ${threads} thread(s)` : 'on the event loop'}` +
+    (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : '')
+  );
 }
 
 async function main(): Promise<void> {
@@ -53,7 +72,7 @@ async function main(): Promise<void> {
   const databaseUrl = databaseUrlFromEnv(process.env);
   const database = await openDatabase(databaseUrl);
   const budget = callBudgetOf(config.brokerage);
-  const eca = instrumentEcaClient(brokerageClient(config.brokerage, database, budget), meter);
+  const eca = instrumentEcaClient(brokerageClient(config, database, budget), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
@@ -107,15 +126,8 @@ async function main(): Promise<void> {
         onError: (error) => console.warn(`eca_applications not counted: ${(error as Error).message}`),
       })
     : undefined;
-  const bundleDir = prebuiltBundleDir();
   if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
-  console.log(
-    `eca worker polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}); ` +
-      `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
-      (tracing ? '; tracing on (OpenTelemetry)' : '') +
-      `; events to ${redactUrl(databaseUrl)}` +
-      (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : ''),
-  );
+  console.log(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget }));
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();

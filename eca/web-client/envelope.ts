@@ -6,6 +6,8 @@
 import { buildArchive } from '../archive.js';
 import type { ArchiveAttachment } from '../archive.js';
 import { loadPrivateKey, loadPublicKey, open, seal } from '../crypto.js';
+import { createCryptoPool } from '../crypto-pool.js';
+import type { CryptoPool } from '../crypto-pool.js';
 import type { EnvelopeKeys } from '../crypto.js';
 import { EcaCryptoError, EcaRequestError, EcaSchemaError } from '../errors.js';
 import { xmlWellFormednessError } from '../xml-tree.js';
@@ -41,11 +43,12 @@ export function createEnvelope(options: EcaClientOptions): Envelope {
     return envelope;
   }
 
+  const pool = cryptoPoolOf(options);
   return {
     keys,
     async seal(content) {
       try {
-        return await seal(content, await keys());
+        return pool ? await pool().seal(content) : await seal(content, await keys());
       } catch (error) {
         // Said so, a caller knows that nothing was sent (a write may then be sent again).
         if (error instanceof EcaCryptoError && error.stage === undefined) {
@@ -59,12 +62,21 @@ export function createEnvelope(options: EcaClientOptions): Envelope {
     },
     async openFileData(operation, data, path = 'fileData.data') {
       if (data === undefined) return undefined;
-      const bytes = await open(data, await keys());
+      const bytes = pool ? await pool().open(data) : await open(data, await keys());
       const text = new TextDecoder().decode(bytes);
       if (text.trim() === '') throw new EcaSchemaError(path, `the ${operation} response file is empty`);
       return text;
     },
   };
+}
+
+/** The pool of crypto threads the options ask for, made on first use; undefined when the work stays in this thread. */
+function cryptoPoolOf(options: EcaClientOptions): (() => CryptoPool) | undefined {
+  const { cryptoThreads = 0, firmPrivateKey, brokeragePublicKey, passphrase } = options;
+  if (cryptoThreads <= 0 || typeof firmPrivateKey !== 'string' || typeof brokeragePublicKey !== 'string')
+    return undefined;
+  let pool: CryptoPool | undefined;
+  return () => (pool ??= createCryptoPool({ firmPrivateKey, brokeragePublicKey, passphrase }, cryptoThreads));
 }
 
 /** Runs a reader of an opened file, prefixing the path of a schema error with the field the file came in. */

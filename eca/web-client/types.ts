@@ -32,6 +32,12 @@ export interface EcaClientOptions {
   passphrase?: string;
   /** The brokerage's public key: armored text, a file path, or a loaded key. Needed by file operations only. */
   brokeragePublicKey?: string | PublicKey;
+  /**
+   * Worker threads that seal requests and open response files (eca/crypto-pool.ts), so that OpenPGP work
+   * does not hold up the caller's event loop; 0, the default, does it in the calling thread. Used when
+   * both keys are given as text or paths (a loaded key cannot cross to a thread).
+   */
+  cryptoThreads?: number;
   /** Per-attempt timeout; defaults to 30 s. */
   timeoutMs?: number;
   /** Retries of the read-only query operations (count, or count and base delay); defaults to 2. */

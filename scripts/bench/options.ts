@@ -23,6 +23,7 @@ export const { values } = parseArgs({
     polite: { type: 'string', default: '' },
     'sweep-scale': { type: 'string', default: '10000,30000' },
     keys: { type: 'string', default: 'ecc' },
+    'crypto-threads': { type: 'string', default: String(CONFIG_DEFAULTS.worker.cryptoThreads) },
     'calls-per-second': { type: 'string', default: '10' },
     'api-reads': { type: 'string', default: '1000' },
     'api-read-concurrency': { type: 'string', default: '10' },
@@ -52,6 +53,8 @@ for (const mode of MODES as string[])
 export const SWEEP_SLOT_MS = parseDurationMs(values['sweep-slot'], '--sweep-slot', '"10s"');
 export const POLLS_PER_SECOND = Number(values['polls-per-second']);
 export const WARM_UP = 20;
+/** Threads for the engine's OpenPGP work (the worker's WORKER_CRYPTO_THREADS; 0: on the event loop). */
+export const CRYPTO_THREADS = Number(values['crypto-threads']);
 /** The onboarding API phase: applications started on each side, reads of them, reads in flight. */
 export const API_SIZES = list(values.api).filter((n) => n > 0);
 /** The events phase: applications whose events a webhook endpoint receives ('' skips it). */

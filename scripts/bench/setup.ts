@@ -30,6 +30,7 @@ import {
   CONCURRENCY,
   CONFIG_DEFAULTS,
   KEYS,
+  CRYPTO_THREADS,
   POLL,
   SWEEP_SLOT_MS,
   TIME_SCALE,
@@ -111,6 +112,7 @@ async function engineActivities(
     signal: activitySignal,
     // Paced only in the politeness phase (polite.ts).
     pace: (operation) => pacing.pace?.(operation) ?? Promise.resolve(),
+    cryptoThreads: CRYPTO_THREADS,
   });
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
   // The engine's database, embedded, as the worker's default: the applications write their events there.
@@ -172,6 +174,7 @@ function workerSettings(worker: Worker) {
     concurrency: CONCURRENCY,
     codec: 'AES-256-GCM',
     keys: KEYS,
+    cryptoThreads: CRYPTO_THREADS,
   };
 }
 

@@ -701,6 +701,54 @@ describe('eca/client: every operation against a local server', function () {
     });
   });
 
+  describe('cryptoThreads: OpenPGP in worker threads', function () {
+    it('seals requests and opens response files in threads as in the calling thread', async function () {
+      const threaded = makeClient({ cryptoThreads: 2 });
+      server.on('/ws/eca/create', async (body) => {
+        const archive = readArchive(await openRequest(body));
+        assert.equal(archive.xml?.content, applicationXml, 'the brokerage opens what a thread sealed');
+        const xml = buildCreateResponseXml({
+          applications: [
+            { externalId: 'EXT-1', status: 'Success', accounts: [{ accountId: 'U1234567', status: 'N' }] },
+          ],
+        });
+        return {
+          body: {
+            isProcessed: true,
+            name: 'Firm_20240501_0001_0002.xml.report',
+            fileData: { data: await seal(new TextEncoder().encode(xml), brokerage) },
+          },
+        };
+      });
+      const responses = await Promise.all([1, 2, 3].map(() => threaded.create({ applicationXml })));
+      for (const response of responses) assert.equal(response.response?.applications[0]?.accountId, 'U1234567');
+    });
+
+    it('raises the same EcaCryptoError, naming the key, with a wrong passphrase or a forged answer', async function () {
+      const locked = makeClient({ cryptoThreads: 1, passphrase: 'not the phrase' });
+      await expectError(locked.validateXML({ applicationXml }), EcaCryptoError, (error) => {
+        assert.equal(error.key, 'passphrase');
+        assert.equal(error.stage, 'seal', 'nothing was sent');
+      });
+      assert.equal(server.requests.length, 0);
+
+      const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
+      const forger: EnvelopeKeys = {
+        ownPrivateKey: await loadPrivateKey(impostor.privateKey),
+        peerPublicKey: brokerage.peerPublicKey,
+      };
+      server.on('/ws/eca/create', async () => ({
+        body: {
+          isProcessed: true,
+          name: 'F.xml.report',
+          fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) },
+        },
+      }));
+      const response = await makeClient({ cryptoThreads: 1 }).create({ applicationXml });
+      assert.match(response.responseProblem ?? '', /^signature: /);
+    });
+  });
+
   describe('ssoCreate', function () {
     it('seals the user name and one IP, and validates the signed URL with a 60 s expiry', async function () {
       let portalUrl = '';

@@ -26,7 +26,7 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
       const byAccount = async (csid: string) =>
         Object.fromEntries((await snapshot.load(csid)).map((row) => [row.accountId, row]));
 
-      it('registers an account without a fingerprint, keeps each firm apart, and re-registers idempotently', async function () {
+      it('registers an account without a fingerprint, keeps each firm apart, and a registration again clears the fingerprint', async function () {
         await snapshot.register('F1', 'A1', 'application-F1-x1');
         await snapshot.register('F2', 'A1', 'application-F2-x1');
         assert.deepEqual(await snapshot.load('F1'), [{ accountId: 'A1', workflowId: 'application-F1-x1' }]);
@@ -36,7 +36,11 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
           'update',
         );
         await snapshot.register('F1', 'A1', 'application-F1-x1');
-        assert.equal((await byAccount('F1')).A1?.fingerprint, 'fp1', 'the same registration again keeps what was seen');
+        assert.equal(
+          (await byAccount('F1')).A1?.fingerprint,
+          undefined,
+          'a registration again (a reset) clears what was sent: the next slot tells the application',
+        );
         await snapshot.register('F1', 'A1', 'application-F1-other');
         assert.deepEqual((await byAccount('F1')).A1, { accountId: 'A1', workflowId: 'application-F1-other' });
         assert.deepEqual(await snapshot.load('F2'), [{ accountId: 'A1', workflowId: 'application-F2-x1' }]);

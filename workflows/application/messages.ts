@@ -44,6 +44,10 @@ export interface CarriedState {
   eventSeq?: number;
   /** The waiting state's entry whose deadline is watched, and its last mark told (deadlines.ts). */
   deadline?: { entry: number; markAt?: number };
+  /** When the account read the application last took began (`sweep` mode; waits.ts). */
+  readFrom?: number;
+  /** The sweep's latest wake-up, taken or not: a run that continues as new still weighs it (waits.ts). */
+  observation?: AccountObservation;
 }
 
 /**
@@ -56,6 +60,8 @@ export interface AccountObservation {
   accountId?: string;
   /** When the sweep's reads began (ms since the epoch): an observation older than the application's wait is ignored. */
   observedAt: number;
+  /** When they ended: a wake-up that differs and ended after the application's own read began makes it read again. */
+  readUntil?: number;
 }
 
 /** The status sweep's wake-up: the account changed at the brokerage. Taken only while the application waits. */

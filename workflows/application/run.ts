@@ -64,6 +64,8 @@ export class ApplicationRun {
   observed: string;
   /** The newest wake-up of the status sweep. */
   observation: AccountObservation | undefined;
+  /** When the read the application last took began: its own read's start, or a taken wake-up's `observedAt`. */
+  readFrom: number | undefined;
   /** Where the application stands with the deadline of its waiting state (deadlines.ts). */
   deadline: DeadlineView | undefined;
   /** The entry into a waiting state whose deadline marks are being told, and the last mark told (carried). */
@@ -93,6 +95,8 @@ export class ApplicationRun {
     this.lastPollAt = input.carried?.lastPollAt;
     this.pollRequested = input.carried?.pollRequested ?? false;
     this.observed = input.carried?.observed ?? NO_OBSERVATION;
+    this.readFrom = input.carried?.readFrom;
+    this.observation = input.carried?.observation;
     this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
     this.deadlineEntry = input.carried?.deadline?.entry;
     this.deadlineMarkAt = input.carried?.deadline?.markAt;
@@ -240,6 +244,8 @@ export class ApplicationRun {
       runs: this.runs + 1,
       observed: this.observed,
       eventSeq: this.outbox.lastSeq,
+      ...(this.readFrom !== undefined && { readFrom: this.readFrom }),
+      ...(this.observation && { observation: this.observation }),
       ...(this.deadlineEntry !== undefined && {
         deadline: {
           entry: this.deadlineEntry,
@@ -266,9 +272,10 @@ export class ApplicationRun {
     return at - Date.now();
   }
 
-  /** An account read (its own or the sweep's) fed to the lifecycle. */
-  observe(account: AccountSnapshot): void {
+  /** An account read (its own or the sweep's, begun at `readFrom`) fed to the lifecycle. */
+  observe(account: AccountSnapshot, readFrom: number): void {
     this.lastPollAt = Date.now();
+    this.readFrom = readFrom;
     this.observed = observationFingerprint(account);
     this.apply({ type: 'STATUS', account });
   }

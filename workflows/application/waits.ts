@@ -3,7 +3,7 @@
  * wake-up with a safety poll, which ends early on a staff message or `pollNow`.
  */
 import { condition } from '@temporalio/workflow';
-import { observationFingerprint } from '../../domain/observation.js';
+import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
 import type { AccountObservation } from './messages.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
@@ -13,10 +13,11 @@ import { nextSafetyPollAt } from './settings.js';
 export async function readNow(run: ApplicationRun, account: { csid: string; accountId: string }): Promise<void> {
   run.pollRequested = false;
   run.nextPoll = undefined;
+  const began = Date.now();
   const status = await service.readAccount.executeWithOptions({ summary: 'getAccountStatus + getPendingTasks' }, [
     account,
   ]);
-  run.observe(status);
+  run.observe(status, began);
 }
 
 /** Whether a wake-up is of the application's account (or of none it knows yet). */
@@ -27,24 +28,26 @@ export function forAccountOf(run: ApplicationRun, observation: AccountObservatio
 
 /**
  * `sweep` mode: waits for the sweep's wake-up, a staff message or the safety poll. A wake-up is taken
- * only when the sweep read the account after this wait began: an older read may predate this
- * application's own last step (a submission, say). Such an older wake-up, read after the application's
- * own last read and different from it, is not sent again (the sweep's snapshot holds it as sent): the
- * application reads its account itself instead.
+ * when the sweep's reads began after this wait began, or when the application has read nothing yet: an
+ * older read may predate this application's own last step (a submission, say). An older wake-up that differs from what the application last took,
+ * from reads that ended after that read began (so possibly newer), is not sent again (the sweep's
+ * snapshot holds it as sent): the application reads its account itself instead.
  */
 export async function awaitChange(run: ApplicationRun, account: { csid: string; accountId: string }, seen: number) {
   const waitStartedAt = Date.now();
   const ours = () => (run.observation && forAccountOf(run, run.observation) ? run.observation : undefined);
+  // Before any read there is no step to undo: any read of the account (made after its create) is taken.
   const fresh = () => {
     const observation = ours();
-    return observation && observation.observedAt > waitStartedAt ? observation : undefined;
+    const taken = observation && (observation.observedAt > waitStartedAt || run.observed === NO_OBSERVATION);
+    return taken ? observation : undefined;
   };
   const stale = () => {
     const observation = ours();
     return (
       observation !== undefined &&
       observation.observedAt <= waitStartedAt &&
-      observation.observedAt > (run.lastPollAt ?? 0) &&
+      (observation.readUntil ?? observation.observedAt) > (run.readFrom ?? 0) &&
       observationFingerprint(observation.account) !== run.observed
     );
   };
@@ -59,7 +62,7 @@ export async function awaitChange(run: ApplicationRun, account: { csid: string; 
       const taken = fresh();
       if (taken) {
         run.nextPoll = undefined;
-        run.observe(taken.account);
+        run.observe(taken.account, taken.observedAt);
         return;
       }
       // A staff message may have moved the lifecycle on: the loop re-reads the state.

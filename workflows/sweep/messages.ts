@@ -41,6 +41,8 @@ export interface SweepReport {
   /** Visibility list pages read: 0 when the slot compared against the snapshot alone. */
   listPages: number;
   durationMs: number;
+  /** The snapshot's database failed this slot: it listed the waiting applications instead (activities/sweep.ts). */
+  snapshotError?: string;
 }
 
 export interface SweepView {

@@ -72,6 +72,7 @@ function renderSweepDetails(view: SweepView): string {
         `${last.brokerageCalls} brokerage calls in ${last.durationMs} ms.`,
     );
   }
+  if (last?.snapshotError) lines.push(`Snapshot unavailable in the last slot (listed instead): ${last.snapshotError}`);
   if (view.lastError) lines.push(`Last slot failed: ${view.lastError}`);
   return lines.join('\n\n');
 }

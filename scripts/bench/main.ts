@@ -20,6 +20,7 @@ import {
   POLITE_SIZES,
   SIZES,
   SWEEP_SCALE_SIZES,
+  WORKER_ALONE_SIZES,
   TIME_SCALE,
   values,
   WAITING,
@@ -37,6 +38,8 @@ import { politePhase } from './polite.js';
 import type { PoliteFigures } from './polite.js';
 import type { Waiting } from './waiting.js';
 import { sweepScalePhase } from './sweep-scale.js';
+import { workerAlonePhase } from './worker-alone.js';
+import type { WorkerAlone } from './worker-alone.js';
 import type { SweepScale } from './sweep-scale.js';
 
 /**
@@ -84,6 +87,12 @@ async function runPhases(bench: Bench) {
       console.log(`  ${JSON.stringify(waiting.at(-1))}`);
     }
   }
+  const workerAlone: WorkerAlone[] = [];
+  for (const w of WORKER_ALONE_SIZES) {
+    console.log(`Worker alone: ${w} applications waiting on a worker process of its own...`);
+    workerAlone.push(await workerAlonePhase(bench, w));
+    console.log(`  ${JSON.stringify(workerAlone.at(-1))}`);
+  }
   // Last: the seeded accounts stay at the simulator.
   const sweepScale: SweepScale[] = [];
   const seeded = { accounts: 0 };
@@ -92,7 +101,7 @@ async function runPhases(bench: Bench) {
     sweepScale.push(await sweepScalePhase(bench, w, seeded));
     console.log(`  ${JSON.stringify(sweepScale.at(-1))}`);
   }
-  return { ceiling, throughput, api, events, polite, waiting, sweepScale };
+  return { ceiling, throughput, api, events, polite, waiting, workerAlone, sweepScale };
 }
 
 export async function main(): Promise<void> {

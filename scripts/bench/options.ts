@@ -22,6 +22,7 @@ export const { values } = parseArgs({
     events: { type: 'string', default: '1000' },
     polite: { type: 'string', default: '' },
     'sweep-scale': { type: 'string', default: '10000,30000' },
+    'worker-alone': { type: 'string', default: '' },
     keys: { type: 'string', default: 'ecc' },
     'crypto-threads': { type: 'string', default: String(CONFIG_DEFAULTS.worker.cryptoThreads) },
     'calls-per-second': { type: 'string', default: '10' },
@@ -62,6 +63,8 @@ export const EVENT_SIZES = list(values.events).filter((n) => n > 0);
 export const API_READS = Number(values['api-reads']);
 /** The sweep-at-scale phase: accounts waited on, seeded, for each measured size ('' skips it). */
 export const SWEEP_SCALE_SIZES = list(values['sweep-scale']).filter((n) => n > 0);
+/** The worker-alone phase: applications waiting on a worker process of its own ('' skips it). */
+export const WORKER_ALONE_SIZES = list(values['worker-alone']).filter((n) => n > 0);
 /** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
 export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
 export const CALLS_PER_SECOND = Number(values['calls-per-second']);

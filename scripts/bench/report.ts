@@ -10,6 +10,7 @@ import type { Waiting } from './waiting.js';
 import type { EventsFigures } from './events.js';
 import type { PoliteFigures } from './polite.js';
 import type { SweepScale } from './sweep-scale.js';
+import type { WorkerAlone } from './worker-alone.js';
 
 export interface BenchResult {
   label: string;
@@ -23,6 +24,7 @@ export interface BenchResult {
   polite: PoliteFigures[];
   waiting: Waiting[];
   sweepScale: SweepScale[];
+  workerAlone: WorkerAlone[];
   totalSeconds: number;
 }
 
@@ -135,6 +137,14 @@ export async function report(result: BenchResult): Promise<void> {
     );
   }
   if (waiting.length > 0) console.log(waitingTable(waiting));
+  for (const w of result.workerAlone) {
+    console.log(
+      `Worker alone (${w.waitingApplications} waiting, ${w.slot} slots): RSS idle ${w.workerRssIdleMiB} MiB, after the starts ` +
+        `${w.workerRssAfterStartsMiB} MiB, quiet ${w.workerRssQuietMiB} MiB; CPU ${w.workerCpuSecondsPerApplication} s per ` +
+        `application started, ${w.workerCpuQuiet} of a core while quiet; ${w.workflowTasksPerQuietSlot} workflow tasks per quiet slot; ` +
+        `all waiting after ${w.allWaitingAfterSeconds} s`,
+    );
+  }
   for (const s of result.sweepScale) {
     console.log(
       `Sweep at scale (${s.waitedOnAccounts} accounts waited on, ${s.slot} slots): ${s.brokerageCallsPerSlot} brokerage calls, ` +

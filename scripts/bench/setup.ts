@@ -87,6 +87,9 @@ export interface Bench {
   database: Database;
   /** The engine's brokerage client (the sweep-at-scale phase primes the snapshot with it). */
   eca: EcaClient;
+  /** The bench's directory (the document store is its `documents`) and the dev server's address. */
+  dir: string;
+  temporalAddress: string;
   /** The payload codec's keys (they seal the webhook secrets too). */
   keys: CodecKeyring;
 }
@@ -243,5 +246,7 @@ export async function startBench(
     database,
     eca,
     keys,
+    dir,
+    temporalAddress: server.address,
   };
 }

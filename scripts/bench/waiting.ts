@@ -62,7 +62,7 @@ async function transitionTimes(bench: Bench, workflowIds: string[], since: Map<s
 }
 
 /** Starts `count` stalled applications tagged `tag`, then waits until all of them wait in awaitingClient. */
-async function startWaiting(bench: Bench, phaseCtx: EngineContext, tag: string, count: number) {
+export async function startWaiting(bench: Bench, phaseCtx: EngineContext, tag: string, count: number) {
   const prefix = applicationWorkflowId(bench.sim.csid, tag);
   const t0 = Date.now();
   const ids: string[] = [];

@@ -26,7 +26,7 @@ import { API_READ_CONCURRENCY, API_READS, CONCURRENCY, SWEEP_SLOT_MS, WARM_UP } 
 import { startLocalApi } from '../local-api.js';
 import { applicationXml } from './setup.js';
 import type { Bench } from './setup.js';
-import { countApplications, stopSweep } from './waiting.js';
+import { countApplications, stopSweep, sweepContext } from './waiting.js';
 
 /** High enough never to answer 429 during the phase (the default is 600 a minute and key). */
 const RATE_LIMIT_PER_MINUTE = 1_000_000_000;
@@ -289,15 +289,7 @@ async function allStarts(bench: Bench, ctx: EngineContext, service: Service, cou
 
 /** The phase (see the module comment): each side's starts, then the reads, then the API's cost. */
 export async function apiPhase(bench: Bench, count: number) {
-  const interval = `${SWEEP_SLOT_MS / 1000} seconds`;
-  const ctx: EngineContext = {
-    ...bench.ctx,
-    sweepInterval: SWEEP_SLOT_MS,
-    settings: {
-      statusSource: 'sweep',
-      pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
-    },
-  };
+  const ctx = sweepContext(bench, SWEEP_SLOT_MS);
   await stopSweep(bench);
   await ensureStatusSweep(ctx, { force: true });
   const service = await startService(ctx);
@@ -318,7 +310,7 @@ export async function apiPhase(bench: Bench, count: number) {
       applications: count,
       concurrency: CONCURRENCY,
       readConcurrency: API_READ_CONCURRENCY,
-      sweepSlot: interval,
+      sweepSlot: `${SWEEP_SLOT_MS / 1000} seconds`,
       starts,
       reads,
       readCpu,

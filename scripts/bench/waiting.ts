@@ -38,6 +38,39 @@ export async function stopSweep(bench: Bench): Promise<void> {
     .catch(() => undefined);
 }
 
+/**
+ * The bench's context with a slot of `slotMs` for the firm's sweep and for the applications' own polls,
+ * applications in `statusSource` mode (`sweep` unless said), on `taskQueue` if given.
+ */
+export function sweepContext(
+  bench: Bench,
+  slotMs: number,
+  options: { taskQueue?: string; statusSource?: 'sweep' | 'poll' } = {},
+): EngineContext {
+  const interval = `${slotMs / 1000} seconds`;
+  return {
+    ...bench.ctx,
+    ...(options.taskQueue && { taskQueue: options.taskQueue }),
+    sweepInterval: slotMs,
+    settings: {
+      statusSource: options.statusSource ?? 'sweep',
+      pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
+    },
+  };
+}
+
+/** Ends a phase: its applications terminated, the firm's sweep stopped. */
+export async function endPhase(bench: Bench, ids: string[]): Promise<void> {
+  console.log(`  terminating ${ids.length} applications...`);
+  await pool(ids.length, 50, async (i) => {
+    await bench.client.workflow
+      .getHandle(ids[i]!)
+      .terminate('benchmark over')
+      .catch(() => undefined);
+  });
+  await stopSweep(bench);
+}
+
 /** When each application of `workflowIds` first left awaitingClient after `since` (ms), from its history. */
 async function transitionTimes(bench: Bench, workflowIds: string[], since: Map<string, number>): Promise<number[]> {
   const reactions: number[] = [];
@@ -167,14 +200,7 @@ export async function waitingPhase(bench: Bench, count: number, mode: 'poll' | '
   const slots = slotMs > 60_000 ? 1 : SLOTS;
   const interval = `${slotMs / 1000} seconds`;
   const tag = `stalled-${mode}-w${count}-${bench.run}-`;
-  const phaseCtx: EngineContext = {
-    ...bench.ctx,
-    sweepInterval: slotMs,
-    settings: {
-      statusSource: mode,
-      pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
-    },
-  };
+  const phaseCtx = sweepContext(bench, slotMs, { statusSource: mode });
   await stopSweep(bench);
   if (mode === 'sweep') await ensureStatusSweep(phaseCtx, { force: true });
   const rssBefore = process.memoryUsage().rss;
@@ -183,14 +209,7 @@ export async function waitingPhase(bench: Bench, count: number, mode: 'poll' | '
   const pollNow = await pollNowLatencies(bench, ids);
   const reactions = await reactionTimes(bench, ids, tag, slotMs);
 
-  console.log(`  terminating ${ids.length} applications...`);
-  await pool(ids.length, 50, async (i) => {
-    await bench.client.workflow
-      .getHandle(ids[i]!)
-      .terminate('benchmark over')
-      .catch(() => undefined);
-  });
-  await stopSweep(bench);
+  await endPhase(bench, ids);
   return {
     mode,
     waitingApplications: count,

@@ -7,16 +7,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngineContext } from '../../client/applications.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { formatCodecKeys } from '../../codec/keyring.js';
 import { freePort, ROOT, startWorkerProcess } from '../processes.js';
 import { WORKFLOW_BUNDLE_DIR_ENV } from '../../workers/engine-worker.js';
 import { runCommand } from '../run-command.js';
-import { metricGrowth, mib, pool, round, scrape, sleep } from './measure.js';
+import { metricGrowth, mib, round, scrape, sleep } from './measure.js';
 import { SLOTS, SWEEP_SLOT_MS } from './options.js';
 import type { Bench } from './setup.js';
-import { startWaiting, stopSweep } from './waiting.js';
+import { endPhase, startWaiting, stopSweep, sweepContext } from './waiting.js';
 
 /** A process and its descendants (the tsx launcher runs node as a child). */
 async function tree(pid: number): Promise<number[]> {
@@ -75,16 +74,7 @@ export async function workerAlonePhase(bench: Bench, count: number) {
     await sleep(5000);
     const idle = await usage(pid);
     const tag = `stalled-alone-w${count}-${bench.run}-`;
-    const interval = `${SWEEP_SLOT_MS / 1000} seconds`;
-    const ctx: EngineContext = {
-      ...bench.ctx,
-      taskQueue,
-      sweepInterval: SWEEP_SLOT_MS,
-      settings: {
-        statusSource: 'sweep',
-        pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
-      },
-    };
+    const ctx = sweepContext(bench, SWEEP_SLOT_MS, { taskQueue });
     await stopSweep(bench);
     await ensureStatusSweep(ctx, { force: true });
     const { ids, settledSeconds } = await startWaiting(bench, ctx, tag, count);
@@ -95,17 +85,10 @@ export async function workerAlonePhase(bench: Bench, count: number) {
     await sleep(SLOTS * SWEEP_SLOT_MS);
     const after = { usage: await usage(pid), metrics: await scrape(metricsUrl) };
     const seconds = (SLOTS * SWEEP_SLOT_MS) / 1000;
-    console.log(`  terminating ${ids.length} applications...`);
-    await pool(ids.length, 50, async (i) => {
-      await bench.client.workflow
-        .getHandle(ids[i]!)
-        .terminate('benchmark over')
-        .catch(() => undefined);
-    });
-    await stopSweep(bench);
+    await endPhase(bench, ids);
     return {
       waitingApplications: count,
-      slot: interval,
+      slot: `${SWEEP_SLOT_MS / 1000} seconds`,
       allWaitingAfterSeconds: round(settledSeconds),
       workerRssIdleMiB: mib(idle.rss),
       workerRssAfterStartsMiB: mib(peak.rss),

@@ -23,6 +23,7 @@ export const { values } = parseArgs({
     polite: { type: 'string', default: '' },
     'sweep-scale': { type: 'string', default: '10000,30000' },
     'worker-alone': { type: 'string', default: '' },
+    'alone-db': { type: 'string', default: 'postgres' },
     keys: { type: 'string', default: 'ecc' },
     'crypto-threads': { type: 'string', default: String(CONFIG_DEFAULTS.worker.cryptoThreads) },
     'calls-per-second': { type: 'string', default: '10' },
@@ -65,6 +66,10 @@ export const API_READS = Number(values['api-reads']);
 export const SWEEP_SCALE_SIZES = list(values['sweep-scale']).filter((n) => n > 0);
 /** The worker-alone phase: applications waiting on a worker process of its own ('' skips it). */
 export const WORKER_ALONE_SIZES = list(values['worker-alone']).filter((n) => n > 0);
+/** Its database: `postgres` (a server from the machine's packages, when installed) or `embedded` (PGlite). */
+export const ALONE_DB = values['alone-db'];
+if (ALONE_DB !== 'postgres' && ALONE_DB !== 'embedded')
+  throw new Error(`--alone-db: postgres or embedded, not ${ALONE_DB}`);
 /** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
 export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
 export const CALLS_PER_SECOND = Number(values['calls-per-second']);

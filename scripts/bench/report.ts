@@ -139,7 +139,7 @@ export async function report(result: BenchResult): Promise<void> {
   if (waiting.length > 0) console.log(waitingTable(waiting));
   for (const w of result.workerAlone) {
     console.log(
-      `Worker alone (${w.waitingApplications} waiting, ${w.slot} slots): RSS idle ${w.workerRssIdleMiB} MiB, after the starts ` +
+      `Worker alone (${w.waitingApplications} waiting, ${w.slot} slots, ${w.database} database): RSS idle ${w.workerRssIdleMiB} MiB, after the starts ` +
         `${w.workerRssAfterStartsMiB} MiB, quiet ${w.workerRssQuietMiB} MiB; CPU ${w.workerCpuSecondsPerApplication} s per ` +
         `application started, ${w.workerCpuQuiet} of a core while quiet; ${w.workflowTasksPerQuietSlot} workflow tasks per quiet slot; ` +
         `all waiting after ${w.allWaitingAfterSeconds} s`,

@@ -5,7 +5,8 @@
  * awaitingClient on the firm's sweep. Its RSS and CPU are read from /proc, its workflow tasks from its
  * own Prometheus endpoint: the bench's process (client and bookkeeping) is not in these figures.
  */
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
+import { Postgres, postgresInstalled } from '../cluster/postgres.js';
 import { join } from 'node:path';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { formatCodecKeys } from '../../codec/keyring.js';
@@ -13,7 +14,7 @@ import { freePort, ROOT, startWorkerProcess } from '../processes.js';
 import { WORKFLOW_BUNDLE_DIR_ENV } from '../../workers/engine-worker.js';
 import { runCommand } from '../run-command.js';
 import { metricGrowth, mib, round, scrape, sleep } from './measure.js';
-import { SLOTS, SWEEP_SLOT_MS } from './options.js';
+import { ALONE_DB, SLOTS, SWEEP_SLOT_MS } from './options.js';
 import type { Bench } from './setup.js';
 import { endPhase, startWaiting, stopSweep, sweepContext } from './waiting.js';
 
@@ -49,7 +50,30 @@ async function prebuiltBundles(bench: Bench): Promise<string> {
   return dir;
 }
 
+/**
+ * The worker's database: a PostgreSQL server from the machine's packages when there is one (as a
+ * deployment has), or embedded PostgreSQL (PGlite, which holds about 700 MiB of the worker's RSS itself).
+ */
+async function aloneDatabase(bench: Bench, count: number, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+  if (ALONE_DB === 'embedded' || !postgresInstalled()) return `pglite:${join(bench.dir, `alone-${count}-database`)}`;
+  // PostgreSQL runs as its own user when the bench runs as root: it must be able to pass through.
+  await chmod(bench.dir, 0o711);
+  const server = new Postgres({ dataDir: join(bench.dir, `alone-${count}-postgres`) });
+  await server.start();
+  cleanups.push(() => server.stop());
+  return server.url('postgres');
+}
+
 export async function workerAlonePhase(bench: Bench, count: number) {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    return await measureAlone(bench, count, await aloneDatabase(bench, count, cleanups));
+  } finally {
+    for (const cleanup of cleanups) await cleanup();
+  }
+}
+
+async function measureAlone(bench: Bench, count: number, databaseUrl: string) {
   const taskQueue = `bench-alone-${bench.run}-w${count}`;
   const metricsPort = await freePort();
   const bundles = await prebuiltBundles(bench);
@@ -60,8 +84,8 @@ export async function workerAlonePhase(bench: Bench, count: number) {
     // The client puts the application XML into the bench's store; the worker reads it there.
     documentStore: join(bench.dir, 'documents'),
     codecKeys: formatCodecKeys(bench.keys),
-    // Its own embedded database: the bench's process holds the bench's.
-    databaseUrl: `pglite:${join(bench.dir, `alone-${count}-database`)}`,
+    // Its own database: the bench's process holds the bench's embedded one.
+    databaseUrl,
     env: {
       ECA_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
       ECA_METRICS_GAUGE_INTERVAL_MS: '3600000',
@@ -90,6 +114,7 @@ export async function workerAlonePhase(bench: Bench, count: number) {
       waitingApplications: count,
       slot: `${SWEEP_SLOT_MS / 1000} seconds`,
       allWaitingAfterSeconds: round(settledSeconds),
+      database: databaseUrl.startsWith('pglite:') ? 'embedded' : 'postgres',
       workerRssIdleMiB: mib(idle.rss),
       workerRssAfterStartsMiB: mib(peak.rss),
       workerRssQuietMiB: mib(after.usage.rss),

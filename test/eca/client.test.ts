@@ -82,6 +82,22 @@ describe('eca/client: every operation against a local server', function () {
     return open(payload, brokerage);
   }
 
+  /** The next create is answered as processed, its response file signed by a key that is not the brokerage's. */
+  async function answerCreateSignedByImpostor(): Promise<void> {
+    const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
+    const forger: EnvelopeKeys = {
+      ownPrivateKey: await loadPrivateKey(impostor.privateKey),
+      peerPublicKey: brokerage.peerPublicKey,
+    };
+    server.on('/ws/eca/create', async () => ({
+      body: {
+        isProcessed: true,
+        name: 'DemoFirm_20240501_0001_0001.xml.report',
+        fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) },
+      },
+    }));
+  }
+
   before(async function () {
     keys = {
       firm: await generateKeyPair({ name: 'Firm', email: 'firm@example.com', passphrase: PASSPHRASE }),
@@ -679,18 +695,7 @@ describe('eca/client: every operation against a local server', function () {
     });
 
     it('names the key when the response file was not signed by the brokerage, and keeps the processed answer', async function () {
-      const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
-      const forger: EnvelopeKeys = {
-        ownPrivateKey: await loadPrivateKey(impostor.privateKey),
-        peerPublicKey: brokerage.peerPublicKey,
-      };
-      server.on('/ws/eca/create', async () => ({
-        body: {
-          isProcessed: true,
-          name: 'DemoFirm_20240501_0001_0001.xml.report',
-          fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) },
-        },
-      }));
+      await answerCreateSignedByImpostor();
       // The call was processed (an account may exist): the answer is kept, the unverified file is not read.
       const response = await client.create({ applicationXml });
       assert.equal(response.isProcessed, true);
@@ -732,18 +737,7 @@ describe('eca/client: every operation against a local server', function () {
       });
       assert.equal(server.requests.length, 0);
 
-      const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
-      const forger: EnvelopeKeys = {
-        ownPrivateKey: await loadPrivateKey(impostor.privateKey),
-        peerPublicKey: brokerage.peerPublicKey,
-      };
-      server.on('/ws/eca/create', async () => ({
-        body: {
-          isProcessed: true,
-          name: 'F.xml.report',
-          fileData: { data: await seal(new TextEncoder().encode('<Process/>'), forger) },
-        },
-      }));
+      await answerCreateSignedByImpostor();
       const response = await makeClient({ cryptoThreads: 1 }).create({ applicationXml });
       assert.match(response.responseProblem ?? '', /^signature: /);
     });

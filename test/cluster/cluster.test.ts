@@ -14,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import type { WorkflowHandle } from '@temporalio/client';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { startWorkerProcess } from '../../scripts/processes.js';
@@ -54,7 +55,12 @@ async function assertDocumentsInDatabase(
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let workflowId = queue.shift(); workflowId; workflowId = queue.shift()) {
-        const state = await client.workflow.getHandle(workflowId).query(stateQuery);
+        const handle = client.workflow.getHandle(workflowId);
+        const state = await handle.query(stateQuery).catch(async (error: unknown) => {
+          // A replay that fails is a bug to find: its history's shape (no payloads) goes to the log first.
+          console.log(`      ${workflowId}: query failed; its history:\n${historyShape(await handle.fetchHistory())}`);
+          throw error;
+        });
         if (!state.credentials) continue;
         assert.ok(refs.has(state.credentials.ref), `${workflowId}: its response file is in the eca database`);
         responseFiles++;
@@ -64,6 +70,30 @@ async function assertDocumentsInDatabase(
   // A create recovered after a lost answer may keep no response file; most keep one.
   assert.ok(responseFiles > workflowIds.length / 2, `response files in the database: ${responseFiles}`);
   return { rows: refs.size, responseFiles };
+}
+
+/** One line per history event: its id, type, and the activity, signal or timer it names; never a payload. */
+function historyShape(history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>): string {
+  const scheduled = new Map<string, string>();
+  return (history.events ?? [])
+    .map((event) => {
+      const [key, attributes] =
+        Object.entries(event).find(([name, value]) => name.endsWith('EventAttributes') && value) ?? [];
+      const a = (attributes ?? {}) as Record<string, { name?: string } | string | undefined> & {
+        activityType?: { name?: string };
+        scheduledEventId?: { toString(): string } | number;
+      };
+      const id = String(event.eventId);
+      let detail = '';
+      if (a.activityType?.name) {
+        scheduled.set(id, a.activityType.name);
+        detail = a.activityType.name;
+      } else if (a.scheduledEventId !== undefined) detail = scheduled.get(String(a.scheduledEventId)) ?? '';
+      else if (typeof a.signalName === 'string') detail = a.signalName;
+      else if (typeof a.timerId === 'string') detail = `timer ${a.timerId}`;
+      return `        ${id} ${String(key ?? '?').replace('EventAttributes', '')} ${detail}`;
+    })
+    .join('\n');
 }
 
 describe('the production topology: a Temporal cluster on PostgreSQL, every part a process', function () {

@@ -267,7 +267,7 @@ type Counted = <T>(call: Promise<T>) => Promise<T>;
  * The firm's accounts in progress (status N and P) as snapshots, with every pending task; `add` puts
  * in more statuses, read by id, with the same tasks.
  */
-async function readPending(eca: EcaClient, csid: string, counted: Counted) {
+export async function readPending(eca: EcaClient, csid: string, counted: Counted = (call) => call) {
   const [byStatus, tasks] = await Promise.all([
     Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
     counted(eca.getPendingTasks({ CSID: csid })),

@@ -11,7 +11,7 @@
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { observationFingerprint } from '../../domain/observation.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { accountSnapshot } from '../../activities/status.js';
+import { readPending } from '../../activities/sweep.js';
 import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
 import type { EcaClient } from '../../eca/index.js';
 import { percentile, round } from './measure.js';
@@ -21,17 +21,12 @@ import { measureSlots, stopSweep } from './waiting.js';
 
 /** The rows the snapshot holds for every pending account of the firm once each application was told. */
 async function primeSnapshot(eca: EcaClient, snapshot: SweepSnapshot, csid: string): Promise<number> {
-  const [n, p, tasks] = await Promise.all([
-    eca.getAccountStatus({ CSID: csid, status: 'N' }),
-    eca.getAccountStatus({ CSID: csid, status: 'P' }),
-    eca.getPendingTasks({ CSID: csid }),
-  ]);
-  const tasksById = new Map(tasks.accounts.map((entry) => [entry.accountId, entry]));
-  const rows = [...n.accounts, ...p.accounts].flatMap((entry) => {
-    const account = accountSnapshot(entry, tasksById.get(entry.accountId));
+  // The same reads and snapshots the sweep's slot makes.
+  const { snapshots } = await readPending(eca, csid);
+  const rows = [...snapshots].flatMap(([accountId, account]) => {
     if (account instanceof Error) return [];
-    const workflowId = applicationWorkflowId(csid, `scale-${entry.accountId}`);
-    return [{ accountId: entry.accountId, workflowId, fingerprint: observationFingerprint(account) }];
+    const workflowId = applicationWorkflowId(csid, `scale-${accountId}`);
+    return [{ accountId, workflowId, fingerprint: observationFingerprint(account) }];
   });
   for (let i = 0; i < rows.length; i += 5000) await snapshot.record(csid, rows.slice(i, i + 5000), 'upsert');
   // Listed just now: the measured slots compare against the snapshot alone, as between hourly listings.

@@ -32,16 +32,30 @@ export interface Pids {
   simulator?: number | undefined;
 }
 
+/** A process and its descendants (tsx runs the simulator and the worker in a child node process). */
+export async function processTree(pid: number): Promise<number[]> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const nested = await Promise.all(
+    children
+      .split(' ')
+      .filter(Boolean)
+      .map((child) => processTree(Number(child))),
+  );
+  return [pid, ...nested.flat()];
+}
+
+/** CPU seconds a process used so far (utime and stime: fields 14 and 15 of /proc/<pid>/stat). */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** CPU seconds used so far by this process (worker and client) and by the server and simulator processes. */
 export async function cpuSeconds(pids: Pids): Promise<Record<string, number>> {
-  // A process and its children (tsx runs the simulator in a child node process).
   const ticks = async (pid: number | undefined): Promise<number> => {
     if (pid === undefined) return NaN;
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
-    // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the command name).
-    let total = (Number(fields[11]) + Number(fields[12])) / 100;
-    const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-    for (const child of children.split(' ').filter(Boolean)) total += await ticks(Number(child));
+    let total = 0;
+    for (const each of await processTree(pid)) total += await processCpuSeconds(each);
     return total;
   };
   const own = process.cpuUsage();

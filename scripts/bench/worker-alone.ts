@@ -13,32 +13,19 @@ import { formatCodecKeys } from '../../codec/keyring.js';
 import { freePort, ROOT, startWorkerProcess } from '../processes.js';
 import { WORKFLOW_BUNDLE_DIR_ENV } from '../../workers/engine-worker.js';
 import { runCommand } from '../run-command.js';
-import { metricGrowth, mib, round, scrape, sleep } from './measure.js';
+import { metricGrowth, mib, processCpuSeconds, processTree, round, scrape, sleep } from './measure.js';
 import { ALONE_DB, SLOTS, SWEEP_SLOT_MS } from './options.js';
 import type { Bench } from './setup.js';
 import { endPhase, startWaiting, stopSweep, sweepContext } from './waiting.js';
-
-/** A process and its descendants (the tsx launcher runs node as a child). */
-async function tree(pid: number): Promise<number[]> {
-  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  const nested = await Promise.all(
-    children
-      .split(' ')
-      .filter(Boolean)
-      .map((child) => tree(Number(child))),
-  );
-  return [pid, ...nested.flat()];
-}
 
 /** RSS (bytes) and CPU seconds of a process tree, from /proc. */
 async function usage(pid: number): Promise<{ rss: number; cpuSeconds: number }> {
   let rss = 0;
   let cpuSeconds = 0;
-  for (const each of await tree(pid)) {
+  for (const each of await processTree(pid)) {
     const status = await readFile(`/proc/${each}/status`, 'utf8').catch(() => '');
     rss += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    const fields = (await readFile(`/proc/${each}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
-    cpuSeconds += (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+    cpuSeconds += (await processCpuSeconds(each)) || 0;
   }
   return { rss, cpuSeconds };
 }

@@ -32,9 +32,10 @@ const BAD: Array<[unknown, RegExp]> = [
   [{ pollIntervals: { tracking: 'soon' } }, /settings.pollIntervals.tracking must be a duration/],
   [{ approvalCheckTime: '25:00' }, /settings.approvalCheckTime must be HH:MM/],
   [{ lostAnswerWindow: -5 }, /settings.lostAnswerWindow must be positive/],
+  [{ safetyPollInterval: 1e-252 }, /settings.safetyPollInterval must be positive \(at least 1 ms\)/],
   [{ statusSource: 'push' }, /settings.statusSource must be 'sweep' or 'poll'/],
   [{ continueAsNewAfterEvents: 1.5 }, /settings.continueAsNewAfterEvents must be a whole number/],
-  [{ documentRetention: '1000 years' }, /settings.documentRetention must be positive and at most 10 years/],
+  [{ documentRetention: '1000 years' }, /settings.documentRetention must be positive \(at least 1 ms\) and at most 10 years/],
   [{ pollInterval: '1 minute' }, /settings.pollInterval is not a setting/],
   [[], /settings must be an object/],
 ];

@@ -84,8 +84,9 @@ function durationProblem(name: string, value: unknown): string | undefined {
   } catch {
     return `${name} must be a duration such as '15 minutes', not ${JSON.stringify(value)}`;
   }
-  if (!(millis > 0) || millis > MAX_SETTING_MS)
-    return `${name} must be positive and at most 10 years, not ${JSON.stringify(value)}`;
+  // Timers resolve to the millisecond; a shorter interval would make a slot boundary equal to now.
+  if (!(millis >= 1) || millis > MAX_SETTING_MS)
+    return `${name} must be positive (at least 1 ms) and at most 10 years, not ${JSON.stringify(value)}`;
   return undefined;
 }
 

@@ -263,6 +263,50 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
+  it('sweep mode: an application that has read nothing takes a wake-up read before its wait, without reading itself', async function () {
+    const harness = await setUp();
+    const first = await start(harness, 'stalled', {
+      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+    });
+    await harness.worker.runUntil(async () => {
+      const waiting = await waitForState(first, 'awaitingClient');
+      await first.terminate('test: its account is taken over by a carried run');
+      // A run that has created its account and read nothing, carrying a wake-up from before it began (the sweep
+      // read the account while the create returned).
+      const lifecycle = persistLifecycle(
+        [{ type: 'VALIDATED' }, { type: 'CREATED', accountId: waiting.accountId! }].reduce(
+          (snapshot, event) => step(snapshot, event as LifecycleEvent),
+          startLifecycle({
+            csid: waiting.csid,
+            externalId: waiting.externalId,
+            application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
+          }),
+        ),
+      );
+      const reads = harness.sim.control.calls().getAccountStatus ?? 0;
+      const handle = await env.client.workflow.start(accountApplication, {
+        taskQueue: harness.taskQueue,
+        workflowId: `${first.workflowId}-carried`,
+        args: [
+          {
+            csid: waiting.csid,
+            externalId: waiting.externalId,
+            application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
+            settings: { statusSource: 'sweep', documentRetention: null, safetyPollInterval: '6 hours' },
+            carried: {
+              lifecycle,
+              transitions: [],
+              runs: 1,
+              observation: { account: { status: 'O', tasks: [] }, accountId: waiting.accountId, observedAt: 1 },
+            },
+          },
+        ],
+      });
+      assert.equal((await handle.result()).outcome, 'open', 'the wake-up was taken');
+      assert.equal(harness.sim.control.calls().getAccountStatus ?? 0, reads, 'the application did not read itself');
+    });
+  });
+
   it('pollNow reads the status at once instead of at the next slot', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'stalled');

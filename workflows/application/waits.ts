@@ -46,6 +46,8 @@ export async function awaitChange(run: ApplicationRun, account: { csid: string; 
     const observation = ours();
     return (
       observation !== undefined &&
+      // Before any read, every wake-up is fresh (above): none is stale.
+      run.observed !== NO_OBSERVATION &&
       observation.observedAt <= waitStartedAt &&
       (observation.readUntil ?? observation.observedAt) > (run.readFrom ?? 0) &&
       observationFingerprint(observation.account) !== run.observed

@@ -82,10 +82,18 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: forbiddenInWorkflows.map((name) => ({
-            name,
-            message: 'Workflow code is deterministic: do I/O in activities/, not in workflows/.',
-          })),
+          paths: [
+            ...forbiddenInWorkflows.map((name) => ({
+              name,
+              message: 'Workflow code is deterministic: do I/O in activities/, not in workflows/.',
+            })),
+            {
+              name: '@temporalio/workflow',
+              importNames: ['proxyLocalActivities'],
+              message:
+                'No local activities: their results can reach a workflow a task late (workflows/application/deadlines.ts).',
+            },
+          ],
           patterns: layerPatterns('workflows'),
         },
       ],

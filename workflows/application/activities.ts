@@ -138,7 +138,7 @@ export interface EventActivities {
   recordEvents(input: { events: NewEvent[] }): Promise<{ written: number }>;
 }
 
-/** The firm's deadline policy, its own entries over the defaults (activities/deadline-policies.ts): a local activity. */
+/** The firm's deadline policy, its own entries over the defaults (activities/deadline-policies.ts). */
 export interface DeadlineActivities {
   readDeadlinePolicy(input: { csid: string }): Promise<DeadlinePolicy>;
 }

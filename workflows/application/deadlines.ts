@@ -4,11 +4,16 @@
  * the deadline the firm's escalation: none, an `escalated` event for staff, or abandonment with the
  * deadline as its reason.
  *
- * The firm's policy is read (a local activity) when the application enters a waiting state, and again
- * at each mark and at least daily while it waits, so that a change applies to applications already
+ * The firm's policy is read (an activity) when the application enters a waiting state, and again at
+ * each mark and at least daily while it waits, so that a change applies to applications already
  * waiting, without restarting them. A state entered again starts its deadline again.
+ *
+ * Not a local activity: a local activity's result can reach the workflow in a later task than the one
+ * whose completion recorded its marker (seen when another activity completed while it ran), and a
+ * replay then resolves it a task earlier and fails as nondeterministic. A regular activity's result is
+ * an event of its own, where a replay finds it.
  */
-import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
+import { condition, log, proxyActivities } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { DEADLINE_STATES, deadlineMarks, escalationReason } from '../../domain/deadlines.js';
 import type { DeadlineMark, DeadlineState, StateDeadline } from '../../domain/deadlines.js';
@@ -16,7 +21,7 @@ import { lifecycleState } from '../lifecycle/index.js';
 import type { DeadlineActivities } from './activities.js';
 import type { ApplicationRun } from './run.js';
 
-const { readDeadlinePolicy } = proxyLocalActivities<DeadlineActivities>({
+const { readDeadlinePolicy } = proxyActivities<DeadlineActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

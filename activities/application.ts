@@ -9,13 +9,12 @@ import type { FormDocument } from '../domain/documents.js';
 import type {
   ApplicationActivities,
   ApplicationUpdateFunction,
-  UpdateOutcome,
 } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
 import { withinDeadline } from './deadline.js';
-import { requestByFile, requestById } from './request-status.js';
+import { requestByFile } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
 import type { StatusReaderOptions } from './status.js';
@@ -57,36 +56,11 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
    * send (write-attempt.ts); one that may not, or whose send is in doubt, answers `unknown`, which those
    * histories read as not confirmed.
    */
-  function sendOnce(csid: string, xml: string, documents: FormDocument[]): Promise<UpdateOutcome> {
-    return withinDeadline(() =>
-      WriteAttempt.run(async (attempt): Promise<UpdateOutcome> => {
-        if (!attempt.maySend) return { accepted: false, unknown: 'an earlier attempt may have sent it' };
-        return updates.send(csid, xml, documents, attempt);
-      }, updateInDoubt(false)),
-    );
-  }
-
   return {
     ...createCreationActivities({ eca, store, now, createDocuments: options.createDocuments }),
 
     readAccount({ csid, accountId }) {
       return statusReader.read(csid, accountId);
-    },
-
-    submitAccountDocuments({ csid, accountId, documents }) {
-      return sendOnce(csid, updateXml(accountId, 'DocumentSubmission', documents), documents);
-    },
-
-    abandonAccount({ csid, accountId }) {
-      return sendOnce(csid, updateXml(accountId, 'AbandonAccount', []), []);
-    },
-
-    resetAccount({ csid, accountId }) {
-      return sendOnce(csid, updateXml(accountId, 'ResetAbandonedAccount', []), []);
-    },
-
-    async readUpdateRequest({ csid, requestId }) {
-      return requestById(await eca.getAmRequestStatus({ CSID: csid, request_id: requestId }), requestId);
     },
 
     listAccountRequests({ csid, accountId }) {

@@ -73,15 +73,7 @@ export interface EngineActivityOptions extends StatusReaderOptions {
 }
 
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
-const BLOCKING_STEPS = [
-  'validateApplication',
-  'createAccount',
-  'sendApplicationUpdate',
-  'submitAccountDocuments',
-  'abandonAccount',
-  'resetAccount',
-  'readAccount',
-] as const;
+const BLOCKING_STEPS = ['validateApplication', 'createAccount', 'sendApplicationUpdate', 'readAccount'] as const;
 
 export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
@@ -89,8 +81,9 @@ export function createEngineActivities(options: EngineActivityOptions) {
   const statusReader = statusReaderOf(options);
   // With the database, the status sweep compares against its snapshot there, which creates and resets register into.
   const snapshot = options.database && new SweepSnapshot(options.database);
-  const registered = <T extends Pick<ApplicationActivities, 'createAccount' | 'resetAccount'>>(activities: T): T =>
-    snapshot ? registeringAccounts(activities, snapshot) : activities;
+  const registered = <T extends Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>>(
+    activities: T,
+  ): T => (snapshot ? registeringAccounts(activities, snapshot) : activities);
   return {
     ledger,
     statusReader,

@@ -4,17 +4,6 @@
 import type { AmRequestStatusResponse } from '../eca/index.js';
 import type { RequestOutcome } from '../workflows/application/activities.js';
 
-/** A request read by its request_id: histories recorded before requests were confirmed by file name. */
-export function requestById(listed: AmRequestStatusResponse, requestId: string): RequestOutcome {
-  const entry = listed.requests.find((candidate) => candidate.requestId === requestId);
-  const status = entry?.status?.status ?? entry?.requests[0]?.data[0]?.status?.status;
-  if (status === 'PROCESSED') return { decided: true, processed: true };
-  if (status === 'REJECTED') {
-    return { decided: true, processed: false, error: entry?.error ?? `request ${requestId} rejected` };
-  }
-  return { decided: false, status: status ?? 'not listed yet' };
-}
-
 /**
  * Whether a name in getAmRequestStatus `files` is an update's response file: the spec names them
  * `<FirmName>_YYYYMMDD_####_####.xml`. The list may hold other names too (the spec says only "files (list

@@ -72,11 +72,12 @@ async function closedApplications(
 
 /**
  * The application activities with `createAccount` registering, in the sweep's snapshot, each account its
- * create established, and `resetAccount` each account it brought back: the sweep reads it from its next
+ * create established, and `sendApplicationUpdate` each account a ResetAbandonedAccount it sent or found
+ * brings back: the sweep reads it from its next
  * slot without listing anything. A registration that fails is logged and the step goes on (a failed
  * attempt would make a create only look from then on); the sweep's next listing finds the application.
  */
-export function registeringAccounts<T extends Pick<ApplicationActivities, 'createAccount' | 'resetAccount'>>(
+export function registeringAccounts<T extends Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>>(
   activities: T,
   snapshot: SweepSnapshot,
 ): T {
@@ -99,9 +100,10 @@ export function registeringAccounts<T extends Pick<ApplicationActivities, 'creat
       if (outcome.created) await register(input.csid, outcome.accountId);
       return outcome;
     },
-    async resetAccount(input) {
-      const outcome = await activities.resetAccount(input);
-      if (outcome.accepted) await register(input.csid, input.accountId);
+    async sendApplicationUpdate(input) {
+      const outcome = await activities.sendApplicationUpdate(input);
+      if (input.functionName === 'ResetAbandonedAccount' && outcome.accepted)
+        await register(input.csid, input.accountId);
       return outcome;
     },
   };

@@ -3,8 +3,8 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { EcaCryptoError, parseXmlTree } from '../eca/index.js';
-import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
+import { EcaCryptoError } from '../eca/index.js';
+import type { EcaClient, UpdateRequest } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
@@ -83,29 +83,7 @@ export async function updateCall(
     }
     return { accepted: false, error: error ?? 'update was not processed (no response file)' };
   }
-  const { requestIds } = readUpdateResponse(response);
-  return { accepted: true, requestIds, responseFile: response.fileData.name };
-}
-
-/**
- * Request ids named by an update's response file, read only for histories recorded before requests
- * were confirmed by file name. The spec does not show the file's format: an unreadable file names none.
- */
-export function readUpdateResponse(response: UpdateResponse): { requestIds: string[] } {
-  if (!response.fileData) return { requestIds: [] };
-  let root: ReturnType<typeof parseXmlTree>;
-  try {
-    root = parseXmlTree(response.fileData.xml, 'update response');
-  } catch {
-    return { requestIds: [] };
-  }
-  const requestIds: string[] = [];
-  const visit = (node: typeof root): void => {
-    if (node.name === 'Request' && node.attributes.request_id) requestIds.push(node.attributes.request_id);
-    node.children.forEach(visit);
-  };
-  visit(root);
-  return { requestIds };
+  return { accepted: true, responseFile: response.fileData.name };
 }
 
 /**
@@ -137,8 +115,8 @@ export async function earlierRequest(
   const before = new Set(known);
   // Only response files tell requests apart: the firm's own file names may be reused by every request.
   const made = [...new Set((await list()).filter((file) => isUpdateResponseFileName(file) && !before.has(file)))];
-  if (made.length === 1) return { accepted: true, requestIds: [], responseFile: made[0], recovered: true };
-  if (made.length > 1) return { accepted: true, requestIds: [], recovered: true };
+  if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
+  if (made.length > 1) return { accepted: true, recovered: true };
   return undefined;
 }
 

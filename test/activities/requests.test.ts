@@ -89,12 +89,11 @@ describe('the request of an earlier attempt', function () {
     };
     assert.deepEqual(await earlierRequest(list([OLD, NEW]), [OLD]), {
       accepted: true,
-      requestIds: [],
       responseFile: NEW,
       recovered: true,
     });
     const ambiguous = await earlierRequest(list([OLD, X, Y]), [OLD]);
-    assert.deepEqual(ambiguous, { accepted: true, requestIds: [], recovered: true });
+    assert.deepEqual(ambiguous, { accepted: true, recovered: true });
     // The firm's own names (reused, or new like a PDF's) tell no request apart: only response files count.
     const withArchive = await earlierRequest(list([OLD, 'update.xml', NEW, 'update.xml', '8002.pdf']), [
       OLD,

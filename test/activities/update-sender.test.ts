@@ -51,7 +51,6 @@ describe('update sender', function () {
     );
     assert.deepEqual(await filed.send('F1', '<Update/>', [pdf]), {
       accepted: true,
-      requestIds: ['7'],
       responseFile: 'u1.xml',
     });
     assert.equal(sent[0]?.xml, '<Update/>');
@@ -116,7 +115,6 @@ describe('update sender', function () {
     };
     assert.deepEqual(await maintenance.sendUpdateFunction(input), {
       accepted: true,
-      requestIds: [],
       responseFile: 'm1.xml',
     });
     assert.deepEqual(documents.reads, ['body', 'pdf']);

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { registeringAccounts } from '../../activities/sweep-snapshot.js';
+import type { ApplicationActivities, CreateOutcome } from '../../workflows/application/activities.js';
 import { useDatabaseBackends } from '../support/databases.js';
 
 describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
@@ -77,6 +80,59 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
         assert.deepEqual(await snapshot.load('F4'), [{ accountId: 'A2', workflowId: 'w2' }]);
         await snapshot.remove('F4', []);
         await snapshot.record('F4', [], 'upsert');
+      });
+
+      it('the activities register the account a create established and the one an accepted reset brought back, nothing else', async function () {
+        type Registered = Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>;
+        const inner: Registered = {
+          createAccount: (input) =>
+            Promise.resolve<CreateOutcome>(
+              input.externalId === 'made'
+                ? { created: true, accountId: 'A1', userName: 'u1', recovered: false }
+                : { created: false, errors: ['refused'], settledFiles: [] },
+            ),
+          sendApplicationUpdate: (input) =>
+            Promise.resolve(input.accountId === 'A9' ? { accepted: false, error: 'refused' } : { accepted: true }),
+        };
+        const activities = registeringAccounts(inner, snapshot);
+        const inWorkflow = (workflowId: string) =>
+          new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'r1' } });
+        const application = { sha1: 'a'.repeat(40), length: 1, ref: 'x' };
+        await inWorkflow('w-made').run(activities.createAccount, {
+          csid: 'F6',
+          externalId: 'made',
+          application,
+          documents: [],
+        });
+        await inWorkflow('w-refused').run(activities.createAccount, {
+          csid: 'F6',
+          externalId: 'refused',
+          application,
+          documents: [],
+        });
+        const update = { csid: 'F6', known: [] as string[] };
+        await inWorkflow('w-reset').run(activities.sendApplicationUpdate, {
+          ...update,
+          accountId: 'A2',
+          functionName: 'ResetAbandonedAccount' as const,
+        });
+        await inWorkflow('w-abandon').run(activities.sendApplicationUpdate, {
+          ...update,
+          accountId: 'A3',
+          functionName: 'AbandonAccount' as const,
+        });
+        await inWorkflow('w-refused-reset').run(activities.sendApplicationUpdate, {
+          ...update,
+          accountId: 'A9',
+          functionName: 'ResetAbandonedAccount' as const,
+        });
+        assert.deepEqual(
+          (await snapshot.load('F6')).sort((a, b) => a.accountId.localeCompare(b.accountId)),
+          [
+            { accountId: 'A1', workflowId: 'w-made' },
+            { accountId: 'A2', workflowId: 'w-reset' },
+          ],
+        );
       });
 
       it('keeps when the firm was last listed', async function () {

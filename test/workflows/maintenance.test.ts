@@ -74,7 +74,6 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
       assert.equal(result.status, 'PROCESSED');
       assert.equal(result.functionName, 'ChangeBaseCurrency');
       // The update response names no request id (the spec does not show its format): the file name is the handle.
-      assert.equal(result.requestId, undefined);
       assert.match(result.responseFile ?? '', /^DemoFirm_\d{8}_\d{4}_\d{4}\.xml$/);
       assert.ok(result.polls >= 2, `decided after ${result.polls} polls`);
       assert.ok(result.decidedAt - result.sentAt >= 5 * 60_000, 'decided after the service processed it');

@@ -66,11 +66,10 @@ export type ApplicationUpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccoun
 
 /**
  * A request sent with update: accepted for processing or refused at once. `responseFile` (the update's
- * `fileData.name`) is what getAmRequestStatus lists the request under. `requestIds` are read only by
- * histories recorded before requests were confirmed by file name (the spec does not show them).
+ * `fileData.name`) is what getAmRequestStatus lists the request under.
  */
 export type UpdateOutcome =
-  | { accepted: true; requestIds: string[]; responseFile?: string; recovered?: boolean }
+  | { accepted: true; responseFile?: string; recovered?: boolean }
   | { accepted: false; error: string }
   /**
    * Whether the service received the request is not known (its answer was lost, or an earlier attempt may
@@ -101,11 +100,6 @@ export interface ApplicationActivities {
   ): Promise<CreateOutcome>;
   /** Status and pending tasks; concurrent reads are merged into one call per CSID. */
   readAccount(input: AccountRef): Promise<AccountSnapshot>;
-  submitAccountDocuments(input: AccountRef & { documents: FormDocument[] }): Promise<UpdateOutcome>;
-  abandonAccount(input: AccountRef): Promise<UpdateOutcome>;
-  resetAccount(input: AccountRef): Promise<UpdateOutcome>;
-  /** One read of a request's status (getAmRequestStatus by request_id): histories recorded before file matching. */
-  readUpdateRequest(input: { csid: string; requestId: string }): Promise<RequestOutcome>;
   /**
    * The file names getAmRequestStatus lists for the account now: taken before an update is sent. A
    * per-account error entry fails with the non-retryable `RequestListingRefused` (it would hide requests).

@@ -2,14 +2,12 @@
  * The application's message handlers: the `state` query, staff updates (validated against the
  * lifecycle before they are accepted), staff signals, `pollNow` and the status sweep's wake-ups.
  */
-import { patched, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
-import { PATCH_STAFF_SIGNALS } from '../patches.js';
 import {
   abandonUpdate,
   accountObservedSignal,
-  pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
   resubmitUpdate,
@@ -28,18 +26,12 @@ export function installHandlers(run: ApplicationRun): void {
     run.pollRequested = true;
     run.messages++;
   };
-  // Histories recorded before staff signals may hold a signal of one of these names that was never
-  // handled: they replay with `pollNow` alone.
-  if (patched(PATCH_STAFF_SIGNALS)) {
-    run.staffNotices = installStaffSignals({
-      refusal: (event) => run.refusal(event),
-      handle: (event) => run.handleStaff(event),
-      pollNow,
-      publish: () => run.publish(),
-    });
-  } else {
-    setHandler(pollNowSignal, pollNow);
-  }
+  run.staffNotices = installStaffSignals({
+    refusal: (event) => run.refusal(event),
+    handle: (event) => run.handleStaff(event),
+    pollNow,
+    publish: () => run.publish(),
+  });
   installStaffUpdates(run);
   setHandler(accountObservedSignal, (incoming) => {
     // Per-application polling takes no wake-ups; out-of-order deliveries keep the newest.

@@ -4,14 +4,7 @@
  * (steps.ts, updates.ts, waits.ts) and the message handlers (handlers.ts) work through it.
  */
 import type { ApplicationState } from '../../domain/application-states.js';
-import {
-  ApplicationFailure,
-  log,
-  metricMeter,
-  patched,
-  setCurrentDetails,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ApplicationFailure, log, metricMeter, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { lifecycleState, persistLifecycle, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
 import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
 import { durationMs } from '../../domain/durations.js';
@@ -25,7 +18,6 @@ import {
   EcaLifecycleState,
   EcaObserved,
 } from '../../domain/search-attributes.js';
-import { PATCH_UPSERT_ON_CHANGE } from '../patches.js';
 import { renderDetails } from './details.js';
 import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
 import type { DeadlineView } from './deadlines.js';
@@ -157,8 +149,7 @@ export class ApplicationRun {
       ...(this.sweepMode ? [{ key: EcaObserved, value: this.observed }] : []),
     ];
     const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
-    // Histories recorded before this change upsert on every step; they replay down the old path.
-    if (signature !== this.published || !patched(PATCH_UPSERT_ON_CHANGE)) upsertSearchAttributes(attributes);
+    if (signature !== this.published) upsertSearchAttributes(attributes);
     this.published = signature;
     setCurrentDetails(renderDetails(this.view()));
   }

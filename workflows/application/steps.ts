@@ -3,20 +3,11 @@
  * account is not found), the document retention left behind, and `blocked` for a step that fails in
  * a way no retry mends.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  ParentClosePolicy,
-  log,
-  patched,
-  sleep,
-  startChild,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, log, sleep, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { applicationWorkflowId, documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
-import { PATCH_BLOCKED_STATE } from '../patches.js';
 import { documentRetention } from '../retention/workflow.js';
 import type { CreateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
@@ -29,7 +20,7 @@ import { lookPaceOf } from './settings.js';
  */
 export function blockOrThrow(run: ApplicationRun, effect: LifecycleEffect, stateBefore: string, error: unknown): void {
   const blockedStep = BLOCKED_STEPS[effect.kind];
-  if (!(error instanceof ActivityFailure) || blockedStep === undefined || !patched(PATCH_BLOCKED_STATE)) throw error;
+  if (!(error instanceof ActivityFailure) || blockedStep === undefined) throw error;
   // A staff message moved the lifecycle on while the step ran: the new state's effect runs instead.
   if (lifecycleState(run.snapshot) === stateBefore) {
     log.warn('step blocked', { step: blockedStep, error: String(error.cause?.message ?? error.message) });

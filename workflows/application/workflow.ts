@@ -10,20 +10,18 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
 import { effectOf, lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEffect, UpdateFunction } from '../lifecycle/index.js';
-import { PATCH_CONFIRM_BY_FILE, PATCH_DOCUMENT_RETENTION, PATCH_STATUS_SWEEP } from '../patches.js';
 import { installHandlers } from './handlers.js';
 import type { ApplicationInput, ApplicationResult } from './messages.js';
 import { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { resolveSettings, settingsProblems } from './settings.js';
 import { blockOrThrow, createEvent, runCreate, startDocumentRetention } from './steps.js';
-import { runUpdate, sendUnrecorded, settle, updateEvent } from './updates.js';
+import { runUpdate, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
 import { watchDeadlines } from './deadlines.js';
 
@@ -42,7 +40,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   const settings = resolveSettings(input.settings);
   const run = new ApplicationRun(input, settings);
   installHandlers(run);
-  run.sweepMode = settings.statusSource === 'sweep' && patched(PATCH_STATUS_SWEEP);
+  run.sweepMode = settings.statusSource === 'sweep';
   run.publish();
   watchDeadlines(run).catch((error: unknown) => {
     // A policy the activity let through and the domain refused: the application goes on without deadlines.
@@ -70,7 +68,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
     try {
       switch (effect.kind) {
         case 'done': {
-          if (settings.documentRetention !== null && patched(PATCH_DOCUMENT_RETENTION)) {
+          if (settings.documentRetention !== null) {
             await startDocumentRetention(run, durationMs(settings.documentRetention));
           }
           await condition(() => allHandlersFinished() && run.outbox.written);
@@ -94,13 +92,8 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
         case 'reset': {
           const functionName = UPDATE_FUNCTIONS[effect.kind];
           const documents = effect.kind === 'submitDocuments' ? effect.documents : [];
-          if (patched(PATCH_CONFIRM_BY_FILE)) {
-            const step = await runUpdate(run, functionName, effect.kind === 'submitDocuments' ? documents : undefined);
-            if (!('superseded' in step)) run.apply(updateEvent(functionName, documents, step));
-            break;
-          }
-          const settled = await settle(run, await sendUnrecorded(run, functionName, documents));
-          run.apply(updateEvent(functionName, documents, settled));
+          const step = await runUpdate(run, functionName, effect.kind === 'submitDocuments' ? documents : undefined);
+          if (!('superseded' in step)) run.apply(updateEvent(functionName, documents, step));
           break;
         }
 

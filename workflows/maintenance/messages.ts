@@ -51,8 +51,6 @@ export interface MaintenanceResult {
   functionName: string;
   /** UNCONFIRMED: a retried send found more than one new request of the account and could not tell ours. */
   status: 'PROCESSED' | 'REJECTED' | 'UNCONFIRMED';
-  /** The id the service gave the request (absent when the update itself was refused). */
-  requestId?: string;
   /** Name of the update's response file. */
   responseFile?: string;
   /** The reason, when REJECTED. */
@@ -69,7 +67,6 @@ export interface MaintenanceView {
   accountId: string;
   functionName: string;
   status: MaintenanceStatus;
-  requestId?: string;
   responseFile?: string;
   error?: string;
   polls: number;

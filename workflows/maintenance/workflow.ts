@@ -2,15 +2,13 @@
  * `accountMaintenance`: sends one update function for one account and polls getAmRequestStatus by
  * account on durable timers, matching the update's response file name, until the service decides
  * (PROCESSED or REJECTED); undecided past `confirmTimeout`, it waits in UNCONFIRMED for a staff `retry`.
- * Histories recorded before `confirm-requests-by-file` follow the request id instead. A function the
- * firm's type may not use is refused before anything is sent.
+ * A function the firm's type may not use is refused before anything is sent.
  */
 import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import {
   ApplicationFailure,
   condition,
   sleep,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -22,7 +20,6 @@ import type { MaintenanceActivities } from './activities.js';
 import { listingRefusal, lookForRequest, lookPace, RequestPace } from '../requests.js';
 import { EcaAccountId, EcaCsid, EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { refuseFunction } from './functions.js';
-import { PATCH_CONFIRM_BY_FILE } from '../patches.js';
 import { maintenanceRetryUpdate, maintenanceStateQuery } from './messages.js';
 import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './messages.js';
 import type { RequestOutcome } from '../application/activities.js';
@@ -60,10 +57,9 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
   setHandler(maintenanceStateQuery, () => tracker.view);
   tracker.publish();
 
-  const byFile = patched(PATCH_CONFIRM_BY_FILE);
   let sent: UpdateOutcome;
   try {
-    sent = await send(input, tracker, byFile);
+    sent = await send(input, tracker);
   } catch (error) {
     // The account's request listing holds an error entry: nothing can be looked up or confirmed.
     const refusal = listingRefusal(error);
@@ -76,8 +72,7 @@ export async function accountMaintenance(input: MaintenanceInput): Promise<Maint
     return tracker.finish('REJECTED', sent.error);
   }
   if (sent.responseFile !== undefined) tracker.view.responseFile = sent.responseFile;
-  if (byFile) return followByFile(input, tracker, sent.responseFile);
-  return followByRequestId(input, tracker, sent);
+  return followByFile(input, tracker, sent.responseFile);
 }
 
 /** The view the query answers and the search attributes and details that show it. */
@@ -104,7 +99,7 @@ class MaintenanceTracker {
     ]);
     const lines = [
       `**${view.functionName}** for account ${view.accountId} · **${view.status}**`,
-      `**Request:** ${view.requestId ?? '—'} · **response file:** ${view.responseFile ?? '—'} · polls ${view.polls}`,
+      `**Response file:** ${view.responseFile ?? '—'} · polls ${view.polls}`,
     ];
     if (view.nextPollAt !== undefined) lines.push(`**Next poll:** ${new Date(view.nextPollAt).toISOString()}`);
     if (view.error) lines.push(`**Reason:** ${view.error.replace(/\n/g, ' ')}`);
@@ -122,7 +117,6 @@ class MaintenanceTracker {
       accountId: view.accountId,
       functionName: view.functionName,
       status,
-      ...(view.requestId !== undefined && { requestId: view.requestId }),
       ...(view.responseFile !== undefined && { responseFile: view.responseFile }),
       ...(error !== undefined && { error }),
       sentAt: this.sentAt,
@@ -149,14 +143,12 @@ class MaintenanceTracker {
   }
 }
 
-/** Sends the update; with `byFile`, after listing the account's requests so a retry can find the one it sent. */
-async function send(input: MaintenanceInput, tracker: MaintenanceTracker, byFile: boolean): Promise<UpdateOutcome> {
+/** Sends the update, after listing the account's requests so that a retry can find the one it sent. */
+async function send(input: MaintenanceInput, tracker: MaintenanceTracker): Promise<UpdateOutcome> {
   const { csid, accountId, functionName } = input;
-  const known = byFile
-    ? await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
-        { csid, accountId },
-      ])
-    : undefined;
+  const known = await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
+    { csid, accountId },
+  ]);
   tracker.sentAt = Date.now();
   const request = {
     csid,
@@ -165,10 +157,10 @@ async function send(input: MaintenanceInput, tracker: MaintenanceTracker, byFile
     body: input.body,
     attributes: input.attributes,
     attachments: input.attachments ?? [],
-    ...(known !== undefined && { known }),
+    known,
   };
   const sent = await sender.sendUpdateFunction.executeWithOptions({ summary: `update ${functionName}` }, [request]);
-  if (sent.accepted || !('unknown' in sent) || known === undefined) return sent;
+  if (sent.accepted || !('unknown' in sent)) return sent;
   // Its outcome unknown: looked for, never sent again, for `lostAnswerWindow` (default 1 hour), then UNCONFIRMED.
   const pace = lookPace(FIRST_POLL_MS, durationMs(input.lostAnswerWindow ?? '1 hour'), Date.now());
   return lookForRequest(pace, { functionName, reason: sent.unknown }, () =>
@@ -233,31 +225,4 @@ async function followByFile(
     await condition(() => retries !== seen);
     view.error = undefined;
   }
-}
-
-/** Histories recorded before `confirm-requests-by-file`: follows the request id the response named. */
-async function followByRequestId(
-  input: MaintenanceInput,
-  tracker: MaintenanceTracker,
-  sent: Extract<UpdateOutcome, { accepted: true }>,
-): Promise<MaintenanceResult> {
-  const requestId = sent.requestIds[0];
-  if (requestId === undefined) {
-    fail(
-      'NoRequestId',
-      `the response file ${sent.responseFile ?? ''} of update ${input.functionName} names no request`,
-    );
-  }
-  tracker.view.requestId = requestId;
-  tracker.view.status = 'PENDING';
-  tracker.publish();
-  const wait = await tracker.follow(
-    () =>
-      reader.readUpdateRequest.executeWithOptions({ summary: `getAmRequestStatus ${requestId}` }, [
-        { csid: input.csid, requestId },
-      ]),
-    requestId,
-  );
-  if (!wait) throw new Error('a wait without a deadline ends decided');
-  return wait.processed ? tracker.finish('PROCESSED') : tracker.finish('REJECTED', wait.error);
 }

@@ -6,10 +6,7 @@
  */
 import { buildDocumentSubmissionXml, buildUpdateRequestXml } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
-import type {
-  ApplicationActivities,
-  ApplicationUpdateFunction,
-} from '../workflows/application/activities.js';
+import type { ApplicationActivities, ApplicationUpdateFunction } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';

@@ -2,7 +2,9 @@
  * `npm run api` / `eca-api`: the onboarding API as a process. Temporal, codec keys and the document
  * store come from the worker's variables (TEMPORAL_*, ECA_CODEC_KEYS, ECA_DOCUMENT_STORE); API keys
  * from the engine's database (ECA_DATABASE_URL); where it listens from ECA_API_HOST / ECA_API_PORT.
+ * `--help` lists the variables; any other argument is refused (exit 2).
  */
+import { Command, CommanderError } from 'commander';
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_CALL_TIMEOUT_MS } from './deadline.js';
 import { z } from 'zod';
@@ -12,6 +14,9 @@ import { ConfigurationError } from '../runtime/config-error.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
+import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
+import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';
+import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from './keys.js';
 import { packageVersion } from './openapi.js';
 import { createApiMetrics, parseMetricsAddress, serveMetrics } from './metrics.js';
@@ -48,6 +53,53 @@ export function apiSettings(env: NodeJS.ProcessEnv): z.output<typeof settings> {
   return parsed.data;
 }
 
+/** What `--help` lists after the usage: the variables the API reads (the settings above, and the engine's). */
+const ENVIRONMENT = `
+Environment: the API
+  ECA_API_HOST                 the address to listen on (127.0.0.1)
+  ECA_API_PORT                 the port to listen on, 0 for any free one (8080)
+  ECA_API_BODY_LIMIT           the largest request body, in bytes (${DEFAULT_BODY_LIMIT})
+  ECA_API_RATE_LIMIT           requests a minute per API key (${DEFAULT_RATE_LIMIT_PER_MINUTE})
+  ECA_API_KEY_CACHE_MS         how long a checked key holds before the database is asked again (${DEFAULT_KEY_CACHE_MS})
+  ECA_API_CALL_TIMEOUT_MS      how long a request waits on Temporal and the workflows (${DEFAULT_CALL_TIMEOUT_MS})
+  ECA_METRICS_ADDRESS          host:port of a Prometheus endpoint, /metrics (none)
+  ECA_LOG_LEVEL                TRACE, DEBUG, INFO, WARN or ERROR (INFO)
+
+Environment: the engine's, as eca-worker reads them (eca-worker --help)
+  ECA_DATABASE_URL             the engine's database, with the API keys (${DEFAULT_DATABASE_URL})
+  TEMPORAL_ADDRESS             the Temporal frontend, host:port (localhost:7233)
+  TEMPORAL_NAMESPACE           the namespace (default)
+  TEMPORAL_*                   API key, TLS, profile and config file: Temporal's standard variables
+  ECA_TASK_QUEUE               the workers' task queue (${DEFAULT_TASK_QUEUE})
+  ECA_CONFIG_FILE              the workers' JSON settings file, under the variables
+  ECA_DOCUMENT_STORE           the document store: a directory or a database URL (${DEFAULT_DOCUMENT_STORE})
+  ECA_CODEC_KEYS               the payload keys, as the workers' (or ECA_CODEC_KEYS_FILE)
+  ECA_CODEC_DISABLED           true: payloads are not encrypted (local experiments only)
+  ECA_CSID                     the firm of SSO links and language preferences, with its brokerage settings
+  ECA_POLL_INTERVAL            the poll interval of the applications it starts (compressed time only)
+`;
+
+/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the API. */
+function commandLine(argv: string[]): number | undefined {
+  const program = new Command('eca-api')
+    .description(
+      'The onboarding API over HTTP: firms start, follow and act on their applications with API keys ' +
+        "kept in the engine's database (OpenAPI at /openapi.json, reference at /docs). Configured by the " +
+        'environment below; SIGINT or SIGTERM stops it.',
+    )
+    .helpOption('-h, --help', 'print this help and exit')
+    .addHelpText('after', ENVIRONMENT)
+    .showHelpAfterError('(eca-api --help for usage)')
+    .exitOverride();
+  try {
+    program.parse(argv);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+}
+
 /** Request logs name the route's pattern, never the path's ids nor the query. */
 const requestLog = (request: FastifyRequest) => ({
   method: request.method,
@@ -55,6 +107,11 @@ const requestLog = (request: FastifyRequest) => ({
 });
 
 async function main(): Promise<void> {
+  const exitCode = commandLine(process.argv);
+  if (exitCode !== undefined) {
+    process.exitCode = exitCode;
+    return;
+  }
   const env = apiSettings(process.env);
   const db = await openDatabase(databaseUrlFromEnv(process.env));
   const engine = await connectEngineBase({}, process.env);
@@ -79,7 +136,7 @@ async function main(): Promise<void> {
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
-    version: await packageVersion(),
+    version: packageVersion(),
     metrics: metrics?.registry,
     database: db,
     // The workers' keys: the webhook secrets the API seals are the ones their deliveries open.

@@ -15,11 +15,15 @@
  * (413). Every answer has `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`; refusals are JSON.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
 import type { Duplex } from 'node:stream';
+import fastifyCors from '@fastify/cors';
 import type { Payload } from '@temporalio/common';
+import Fastify from 'fastify';
+import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { AesGcmPayloadCodec, isEncryptedPayload, PayloadDecryptionError } from './aes-gcm-codec.js';
 import type { CodecKeyring } from './keyring.js';
 import { CodecConfigurationError } from './keyring.js';
@@ -78,7 +82,7 @@ type Received = { json: JsonPayload; payload: Payload };
 
 class HttpError extends Error {
   constructor(
-    readonly status: number,
+    readonly statusCode: number,
     message: string,
     /** More fields of the JSON answer (a limit's name and value). */
     readonly details: Record<string, unknown> = {},
@@ -137,12 +141,12 @@ const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY] = [0x7b, 0x5b, 0x7d, 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /**
- * Follows a body's JSON structure as it arrives, building nothing, so that a body over `maxPayloads` (the
+ * Follows a body's JSON structure as it passes, building nothing, so that a body over `maxPayloads` (the
  * elements of arrays directly under the top-level object: `payloads`) or `maxJsonValues` is refused before
  * anything is parsed, as is one whose top level is not an object or that nests deeper than MAX_DEPTH.
  * It does not validate the JSON; JSON.parse does, once the whole body is in.
  */
-class BodyScanner {
+class BodyScanner extends Transform {
   private depth = 0;
   private started = false;
   private inString = false;
@@ -153,10 +157,17 @@ class BodyScanner {
   private payloads = 0;
   private values = 0;
 
-  constructor(private readonly limits: Record<Limit, number>) {}
+  constructor(private readonly limits: Record<Limit, number>) {
+    super();
+  }
 
-  push(chunk: Buffer): void {
-    for (let index = 0; index < chunk.length; index++) this.step(chunk[index]!);
+  override _transform(chunk: Buffer, _encoding: unknown, next: (error?: Error | null, chunk?: Buffer) => void) {
+    try {
+      for (let index = 0; index < chunk.length; index++) this.step(chunk[index]!);
+      next(null, chunk);
+    } catch (error) {
+      next(error as Error);
+    }
   }
 
   private step(byte: number): void {
@@ -184,138 +195,53 @@ class BodyScanner {
   }
 }
 
-/** The request's payloads, refused (413) as soon as the body is over a limit, never after reading it all. */
-async function readPayloads(request: IncomingMessage, service: CodecService): Promise<Received[]> {
-  const { maxBodyBytes, maxPayloads } = service.limits;
-  if (Number(request.headers['content-length']) > maxBodyBytes) throw overLimit('maxBodyBytes', maxBodyBytes);
-  const chunks: Buffer[] = [];
-  const scanner = new BodyScanner(service.limits);
-  let size = 0;
-  const body = await new Promise<Buffer>((resolve, reject) => {
-    const refuse = (error: Error) => {
-      // The rest of the body is read and dropped; the refusal closes the connection.
-      request.removeAllListeners('data').removeAllListeners('end').resume();
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      try {
-        if ((size += chunk.length) > maxBodyBytes) throw overLimit('maxBodyBytes', maxBodyBytes);
-        scanner.push(chunk);
-        chunks.push(chunk);
-      } catch (error) {
-        refuse(error as Error);
-      }
-    };
-    const onEnd = () => resolve(Buffer.concat(chunks));
-    request.on('error', refuse).on('data', onData).on('end', onEnd);
-  });
-  return parsePayloads(body, maxPayloads);
+function payloadsOf(body: unknown): Received[] {
+  if (!isRecord(body) || !Array.isArray(body.payloads)) throw new HttpError(400, EXPECTED);
+  return (body.payloads as unknown[]).map(fromJson);
 }
 
-function parsePayloads(body: Buffer, maxPayloads: number): Received[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'the body is not JSON');
-  }
-  if (!isRecord(parsed) || !Array.isArray(parsed.payloads)) throw new HttpError(400, EXPECTED);
-  if (parsed.payloads.length > maxPayloads) throw overLimit('maxPayloads', maxPayloads);
-  return (parsed.payloads as unknown[]).map(fromJson);
-}
-
-/** What each request is checked and answered with. */
-interface CodecService {
+/** What the routes answer with. */
+interface Service {
   codec: AesGcmPayloadCodec;
-  origins: Set<string>;
-  limits: Record<Limit, number>;
   log: (line: string) => void;
-  authorised: (request: IncomingMessage, pathToken: string | undefined) => Promise<boolean>;
+  limit: Record<Limit, number>;
 }
 
-function authorisation(options: CodecServerOptions): CodecService['authorised'] {
+/** Whether a caller may encode and decode: the `Authorization` header, or the token of the path. */
+function authorisation(options: CodecServerOptions) {
   const tokenDigest = digest(options.token);
   const tokenMatches = (candidate: string | undefined) =>
     candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
-  return async (request, pathToken) => {
-    const header = request.headers.authorization;
+  return async (header: string | undefined, pathToken: string | undefined): Promise<boolean> => {
     if (options.authorize) return options.authorize(header);
     if (pathToken !== undefined) return tokenMatches(pathToken);
-    const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-    return tokenMatches(match?.[1]?.trim());
+    return tokenMatches(/^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim());
   };
 }
 
-/** Lets the UI's origins call from a browser; true when the request was a preflight, answered here. */
-function answerCors(origins: Set<string>, request: IncomingMessage, response: ServerResponse): boolean {
-  const origin = request.headers.origin;
-  if (origin !== undefined) {
-    if (!origins.has(origin)) throw new HttpError(403, 'origin not allowed');
-    response.setHeader('Access-Control-Allow-Origin', origin);
-    response.setHeader('Access-Control-Allow-Credentials', 'true');
-    response.setHeader('Vary', 'Origin');
-  }
-  if (request.method !== 'OPTIONS') return false;
-  response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-  response.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
-  response.setHeader('Access-Control-Max-Age', '600');
-  response.writeHead(204).end();
-  return true;
-}
-
-/** The path's segments, and the token when it is the first of two (`/<token>/decode`), percent-decoded. */
-function route(request: IncomingMessage): { path: string[]; pathToken: string | undefined } {
-  if (request.httpVersion === '1.1' && !request.headers.host) throw new HttpError(400, 'no Host header');
-  try {
-    const path = new URL(request.url ?? '/', 'http://codec.invalid').pathname.split('/').filter(Boolean);
-    return { path, pathToken: path.length === 2 ? decodeURIComponent(path[0] ?? '') : undefined };
-  } catch {
-    throw new HttpError(400, 'the request path is malformed: not a URL path, or a % escape that is not UTF-8');
-  }
-}
-
 /** Decodes each payload it can; passes the others through as they came, and logs how many (no contents). */
-async function decodeEach(service: CodecService, received: Received[]): Promise<JsonPayload[]> {
+async function decodeEach({ codec, log }: Service, received: Received[]): Promise<JsonPayload[]> {
   const failures: string[] = [];
   const answer: JsonPayload[] = [];
   for (const { json, payload } of received) {
     try {
-      answer.push(isEncryptedPayload(payload) ? toJson((await service.codec.decode([payload]))[0]!) : json);
+      answer.push(isEncryptedPayload(payload) ? toJson((await codec.decode([payload]))[0]!) : json);
     } catch (error) {
       failures.push(error instanceof PayloadDecryptionError ? error.message : 'the decrypted bytes are not a payload');
       answer.push(json);
     }
   }
   const summary = `${failures.length} of ${received.length} payloads passed through undecoded (first: ${failures[0]})`;
-  if (failures.length > 0) service.log(`decode: ${summary}`);
+  if (failures.length > 0) log(`decode: ${summary}`);
   return answer;
 }
 
-async function encodeAll(service: CodecService, received: Received[]): Promise<JsonPayload[]> {
+async function encodeAll({ codec }: Service, received: Received[]): Promise<JsonPayload[]> {
   try {
-    return (await service.codec.encode(received.map(({ payload }) => payload))).map(toJson);
+    return (await codec.encode(received.map(({ payload }) => payload))).map(toJson);
   } catch (error) {
     throw new HttpError(400, error instanceof Error ? error.message : 'cannot encode the payloads');
   }
-}
-
-async function handle(service: CodecService, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  if (answerCors(service.origins, request, response)) return;
-  const { path, pathToken } = route(request);
-  const operation = path.at(-1);
-  if (path.length === 1 && operation === 'health' && request.method === 'GET') {
-    response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    return;
-  }
-  if ((operation !== 'encode' && operation !== 'decode') || path.length > 2) throw new HttpError(404, 'not found');
-  if (request.method !== 'POST') throw new HttpError(405, 'use POST');
-  if (!(await service.authorised(request, pathToken))) {
-    response.setHeader('WWW-Authenticate', 'Bearer');
-    throw new HttpError(401, 'unauthorised');
-  }
-  const received = await readPayloads(request, service);
-  const answer = operation === 'encode' ? await encodeAll(service, received) : await decodeEach(service, received);
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ payloads: answer }));
 }
 
 /** An answer written on the socket, where Node gives no response object (a request it cannot parse, CONNECT). */
@@ -336,6 +262,59 @@ function limits(options: CodecServerOptions): Record<Limit, number> {
   return chosen;
 }
 
+/** The refusal an error answers with: its own, or one for a 4xx of fastify's (a 5xx tells nothing more). */
+function refusalOf(error: unknown, { maxBodyBytes }: Record<Limit, number>): HttpError {
+  if (error instanceof HttpError) return error;
+  const { code = '', statusCode = 500, message } = error as FastifyError;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return overLimit('maxBodyBytes', maxBodyBytes);
+  if (code === 'FST_ERR_BAD_URL') {
+    return new HttpError(400, 'the request path is malformed: not a URL path, or a % escape that is not UTF-8');
+  }
+  if (/^FST_ERR_CTP_(EMPTY|INVALID)_JSON_BODY$/.test(code)) return new HttpError(400, 'the body is not JSON');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new HttpError(415, 'the Content-Type header is malformed');
+  return statusCode < 500 ? new HttpError(statusCode, message) : new HttpError(500, 'internal error');
+}
+
+/** Answers an error as a JSON refusal; logs the refusals an operator looks for (never a payload or token). */
+function refuser({ limit, log }: Service) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const { statusCode, message, details } = refusalOf(error, limit);
+    if (statusCode >= 500 || [401, 403, 413].includes(statusCode)) log(`${request.method} ${statusCode} ${message}`);
+    // A refused body may still be arriving: it is dropped, and the connection closes after the answer.
+    if (statusCode === 413) reply.header('connection', 'close');
+    if (statusCode === 401) reply.header('www-authenticate', 'Bearer');
+    void reply
+      .headers(ANSWER_HEADERS)
+      .code(statusCode)
+      .send({ error: message, ...details });
+  };
+}
+
+/** `/encode` and `/decode`, also under `/<token>/`: the caller's token is checked, then the body as it arrives. */
+function operations(options: CodecServerOptions, service: Service): FastifyPluginCallback {
+  const authorised = authorisation(options);
+  const { maxBodyBytes } = service.limit;
+  return (app, _options, done) => {
+    app.addHook('onRequest', async (request) => {
+      const { token } = request.params as { token?: string };
+      if (!(await authorised(request.headers.authorization, token))) throw new HttpError(401, 'unauthorised');
+    });
+    // A declared length over the limit is refused before anything is read; the scanner refuses the rest. Its
+    // refusal reaches the body parser, or nothing when the request was answered before its body was read.
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      if (Number(request.headers['content-length']) > maxBodyBytes) throw overLimit('maxBodyBytes', maxBodyBytes);
+      return payload.pipe(new BodyScanner(service.limit)).on('error', () => undefined);
+    });
+    // Whatever type a body declares, it is read as JSON; `__proto__` is left for fromJson to name.
+    app.addContentTypeParser('*', { parseAs: 'string' }, app.getDefaultJsonParser('ignore', 'ignore'));
+    for (const [path, operation] of [['encode', encodeAll] as const, ['decode', decodeEach] as const]) {
+      const handler = async ({ body }: FastifyRequest) => ({ payloads: await operation(service, payloadsOf(body)) });
+      app.post(`/${path}`, handler).post(`/:token/${path}`, handler);
+    }
+    done();
+  };
+}
+
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   if (!options.authorize && (typeof options.token !== 'string' || options.token.length < 16)) {
     throw new CodecConfigurationError(
@@ -343,41 +322,57 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     );
   }
   const origins = new Set([options.uiOrigin ?? []].flat().map((origin) => origin.replace(/\/+$/, '')));
-  const log = options.log ?? (() => undefined);
-  const service: CodecService = {
+  const service: Service = {
     codec: new AesGcmPayloadCodec(options.keys),
-    origins,
-    limits: limits(options),
-    log,
-    authorised: authorisation(options),
+    log: options.log ?? (() => undefined),
+    limit: limits(options),
   };
+  const app = Fastify({
+    bodyLimit: service.limit.maxBodyBytes,
+    // Node would answer a request without Host itself, not in JSON: the onRequest hook refuses it.
+    http: { requireHostHeader: false },
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      answerRaw(socket, status, `not a valid HTTP request (${STATUS_CODES[status]})`);
+    },
+    frameworkErrors: refuser(service),
+  });
+  app.setErrorHandler(refuser(service));
+  app.setNotFoundHandler(({ url }) => {
+    const path = url.split(/[?#]/)[0]!.split('/').filter(Boolean);
+    const known = path.length <= 2 && ['encode', 'decode'].includes(path.at(-1)!);
+    throw known ? new HttpError(405, 'use POST') : new HttpError(404, 'not found');
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(ANSWER_HEADERS);
+    if (request.raw.httpVersion === '1.1' && !request.headers.host) throw new HttpError(400, 'no Host header');
+  });
+  // Browsers may call from the UI's origins only; a request without Origin is not a browser's.
+  await app.register(fastifyCors, {
+    origin: (origin, allow) =>
+      origin === undefined || origins.has(origin)
+        ? allow(null, origin !== undefined)
+        : allow(new HttpError(403, 'origin not allowed'), false),
+    credentials: true,
+    methods: ['POST', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
+    maxAge: 600,
+    strictPreflight: false,
+  });
+  app.removeAllContentTypeParsers();
+  app.get('/health', (_request, reply) => reply.type('text/plain').send('ok'));
+  await app.register(operations(options, service));
+  // Node's own answers to an unknown Expect and to CONNECT would not be JSON.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    app.routing(request, response),
+  );
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerRaw(socket, 405, 'use POST'));
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 
-  const listener = (request: IncomingMessage, response: ServerResponse) => {
-    for (const [name, value] of Object.entries(ANSWER_HEADERS)) response.setHeader(name, value);
-    handle(service, request, response).catch((error: unknown) => {
-      const { status, message, details } = error instanceof HttpError ? error : new HttpError(500, 'internal error');
-      if (status >= 500 || status === 401 || status === 403 || status === 413) {
-        log(`${request.method ?? '?'} ${status} ${message}`);
-      }
-      if (response.headersSent) return void response.end();
-      // A refused body may still be arriving: it is dropped, and the connection closes after the answer.
-      if (status === 413) response.setHeader('Connection', 'close');
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: message, ...details }));
-    });
-  };
-  // Node's own answers (no Host, an unknown Expect, a request it cannot parse, CONNECT) would not be JSON.
-  const server = createServer({ requireHostHeader: false }, listener).on('checkExpectation', listener);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    answerRaw(socket, status, `not a valid HTTP request (${STATUS_CODES[status]})`);
-  });
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerRaw(socket, 405, 'use POST'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port } = app.server.address() as AddressInfo;
   const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
@@ -385,10 +380,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     uiEndpoint: `${url}/${encodeURIComponent(options.token)}`,
     port,
     allowOrigin: (origin) => void origins.add(origin.replace(/\/+$/, '')),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => app.close(),
   };
 }

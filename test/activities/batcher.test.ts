@@ -34,6 +34,25 @@ describe('Batcher (merged status reads)', function () {
     assert.deepEqual(batcher.stats, { calls: 4, reads: 252, largestBatch: 100 });
   });
 
+  it('keeps no answer once its batch has gone: a later read of the same account is fetched again', async function () {
+    const calls: string[][] = [];
+    const batcher = new Batcher<string>({
+      windowMs: 5,
+      maxBatch: 10,
+      fetch: async (_key, ids) => {
+        const call = `call ${calls.push(ids)}`;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return new Map(ids.map((id) => [id, call]));
+      },
+    });
+    const first = batcher.read('F', 'U1');
+    // Asked once the first batch has gone, while its call is still out: a batch of its own.
+    const inFlight = new Promise<string>((resolve) => setTimeout(() => resolve(batcher.read('F', 'U1')), 6));
+    assert.deepEqual(await Promise.all([first, inFlight]), ['call 1', 'call 2']);
+    assert.equal(await batcher.read('F', 'U1'), 'call 3');
+    assert.deepEqual(calls, [['U1'], ['U1'], ['U1']]);
+  });
+
   it('fails only the account whose entry is an error, and every read when the call fails', async function () {
     let fail = false;
     const batcher = new Batcher<number>({

@@ -26,10 +26,6 @@ import type { Codecs, Expected } from './codec-server-fuzz-inputs.js';
 const { TOKEN, UI_ORIGIN } = inputs;
 const LIMITS = { maxBodyBytes: 64 * 1024, maxPayloads: 40, maxJsonValues: 2000 };
 
-/** The path's segments as the server reads them. */
-const segmentsOf = (path: string) =>
-  new URL(path, 'http://codec.invalid').pathname.split('/').filter((segment) => segment !== '');
-
 function decoded(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
@@ -38,10 +34,18 @@ function decoded(segment: string): string | undefined {
   }
 }
 
+/** The path's segments as the server's router reads them: up to `?` or `#`, empty ones left out, decoded. */
+const segmentsOf = (path: string) =>
+  path
+    .split(/[?#]/)[0]!
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => decoded(segment) ?? segment);
+
 /** Whether the request holds the token: as the first of two path segments, else as a bearer token. */
 function holdsToken(sent: Sent): boolean {
   const segments = segmentsOf(sent.path);
-  if (segments.length === 2) return decoded(segments[0] ?? '') === TOKEN;
+  if (segments.length === 2) return segments[0] === TOKEN;
   // Node's parser drops the spaces around a header's value.
   const authorization = String(sent.headers?.authorization ?? '').trim();
   return /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim() === TOKEN;

@@ -22,6 +22,8 @@ import { applicant, personalFields, personalXml, strings } from '../support/hist
 import { cliEnv, devServerEnv } from '../support/servers.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
+/** The receiver here reads JSON bodies (the SDK's default is http/protobuf: test/runtime/tracing.test.ts). */
+const OTLP_JSON = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
 
 interface Span {
   traceId: string;
@@ -82,7 +84,7 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
       taskQueue,
       simulator: sim,
       documentStore: store,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
+      env: { ...OTLP_JSON, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
     });
   });
 
@@ -96,7 +98,9 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
   function eca(args: string[], traced: boolean): Promise<string> {
     const env: NodeJS.ProcessEnv = {
       ...cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store }),
-      ...(traced ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'onboarding-cli' } : {}),
+      ...(traced
+        ? { ...OTLP_JSON, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'onboarding-cli' }
+        : {}),
     };
     return new Promise((resolve, reject) =>
       execFile(process.execPath, [ECA, ...args], { env }, (error, stdout, stderr) =>

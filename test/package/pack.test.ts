@@ -1,6 +1,7 @@
 /**
  * The package as an onboarding system installs it: `npm pack` (building it), the tarball installed into
- * an empty project, its entry points imported and typechecked from there, and its `eca` command run.
+ * an empty project on Node 20 with no engine warning, its entry points imported and typechecked from
+ * there, its four commands answering `--help`, and its `eca` command run.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -8,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
 import { applicationXml } from '../support/engine.js';
@@ -18,6 +19,7 @@ import type { InstalledPackage } from '../../scripts/package-install.js';
 
 const run = promisify(execFile);
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /** The onboarding system's own code, typechecked against the installed declarations. */
@@ -45,6 +47,43 @@ async function typecheck(projectDir: string): Promise<{ ok: boolean; output: str
   } catch (error) {
     return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
   }
+}
+
+/** The names a block of `source` lists as `NAME:` keys, from the line that opens it to its closing `}`. */
+function keysOfBlock(source: string, opening: string): string[] {
+  const start = source.indexOf(opening);
+  assert.ok(start >= 0, `${opening} is in the source`);
+  const block = source.slice(start, source.indexOf('\n}', start));
+  return [...block.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((match) => match[1] ?? '');
+}
+
+/** The variables each command's `--help` must name: read from the code that reads them. */
+async function variablesRead(): Promise<Record<string, string[]>> {
+  const source = (path: string) => readFile(join(ROOT, path), 'utf8');
+  return {
+    // Every setting of runtime/config.ts, the worker's configuration.
+    'eca-worker': keysOfBlock(await source('runtime/config.ts'), 'const ENV: Record<string, string> = {'),
+    // The API's own settings (api/main.ts).
+    'eca-api': keysOfBlock(await source('api/main.ts'), 'const settings = z.object({'),
+    // What the codec server's entry reads from its environment (codec/main.ts).
+    'eca-codec-server': [
+      ...new Set(
+        [...(await source('codec/main.ts')).matchAll(/\benv\.(ECA_[A-Z0-9_]+)/g)].map((match) => match[1] ?? ''),
+      ),
+    ],
+  };
+}
+
+/** A source map's sources that are neither in the package nor carried in the map itself (`sourcesContent`). */
+function missingSources(
+  map: { sources?: string[]; sourcesContent?: (string | null)[]; sourceRoot?: string },
+  mapDir: string,
+  pkg: string,
+): string[] {
+  return (map.sources ?? []).filter((source, i) => {
+    if (typeof map.sourcesContent?.[i] === 'string') return false;
+    return !existsSync(join(pkg, mapDir, map.sourceRoot ?? '', source));
+  });
 }
 
 describe('the package (npm pack, installed into an empty project)', function () {
@@ -85,6 +124,10 @@ describe('the package (npm pack, installed into an empty project)', function () 
       'dist/workflow-bundles/workflows.js',
       'dist/workflow-bundles/workflows-encrypted-failures.js',
       'bin/eca.js',
+      'bin/eca-api.js',
+      'bin/eca-worker.js',
+      'bin/eca-codec-server.js',
+      'LICENSE',
     ]) {
       assert.ok(existsSync(join(pkg, file)), `${file} is in the package`);
     }
@@ -92,6 +135,95 @@ describe('the package (npm pack, installed into an empty project)', function () 
       assert.ok(!existsSync(join(pkg, source)), `${source} is not in the package`);
     }
   });
+
+  it('installs on Node 20 with no engine warning (npm checks every installed package against its engines)', async function () {
+    // npm checks the engines of the whole tree at every install, also one with nothing left to do: this
+    // install in the project the tarball went into warns of what the first one did (which packAndInstall
+    // keeps quiet with --loglevel=error). Meaningful on Node 20, the package's floor, where CI runs.
+    const { stdout, stderr } = await run(
+      NPM,
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn'],
+      {
+        cwd: installed.projectDir,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    assert.doesNotMatch(
+      `${stdout}\n${stderr}`,
+      /EBADENGINE/,
+      `npm on Node ${process.version} warned of engines:\n${stderr}`,
+    );
+  });
+
+  it('ships the Apache-2.0 LICENSE, and no source map that points at a file it does not ship', async function () {
+    const pkg = join(installed.projectDir, 'node_modules', installed.name);
+    const { stdout } = await run('tar', ['-tzf', installed.tarball], { maxBuffer: 64 * 1024 * 1024 });
+    const files = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('package/') && !line.endsWith('/'))
+      .map((line) => line.slice('package/'.length));
+    assert.ok(files.includes('LICENSE'), 'LICENSE is in the tarball');
+    const license = await readFile(join(pkg, 'LICENSE'), 'utf8');
+    assert.match(license, /^\s*Apache License\s+Version 2\.0, January 2004/);
+    assert.match(license, /END OF TERMS AND CONDITIONS/);
+    const { license: declared } = JSON.parse(await readFile(join(pkg, 'package.json'), 'utf8')) as { license: string };
+    assert.equal(declared, 'Apache-2.0');
+
+    const problems: string[] = [];
+    for (const file of files) {
+      if (file.endsWith('.map')) {
+        const map = JSON.parse(await readFile(join(pkg, file), 'utf8')) as Parameters<typeof missingSources>[0];
+        for (const source of missingSources(map, posix.dirname(file), pkg))
+          problems.push(`${file} points at ${source}`);
+        continue;
+      }
+      if (!/\.(c|m)?js$|\.d\.(c|m)?ts$/.test(file)) continue;
+      const text = await readFile(join(pkg, file), 'utf8');
+      for (const [, url = ''] of text.matchAll(/[#@] sourceMappingURL=(\S+)/g)) {
+        const inline = /^data:application\/json;(?:charset=utf-8;)?base64,(.*)$/.exec(url);
+        if (inline) {
+          const map = JSON.parse(Buffer.from(inline[1] ?? '', 'base64').toString('utf8')) as Parameters<
+            typeof missingSources
+          >[0];
+          for (const source of missingSources(map, posix.dirname(file), pkg))
+            problems.push(`${file} (inline map) points at ${source}`);
+        } else if (!files.includes(posix.join(posix.dirname(file), url))) {
+          problems.push(`${file} points at its map ${url}, not in the package`);
+        }
+      }
+    }
+    assert.deepEqual(problems.slice(0, 20), [], `${problems.length} dangling source map reference(s)`);
+  });
+
+  for (const command of ['eca', 'eca-worker', 'eca-api', 'eca-codec-server']) {
+    it(`\`npx ${command} --help\` prints its usage and exits 0 without connecting; an unknown argument exits 2`, async function () {
+      // No Temporal, database or keys here: a command that tried to connect would fail or hang.
+      const env = {
+        ...process.env,
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        ECA_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      };
+      const { stdout } = await run(NPX, ['--no-install', command, '--help'], {
+        cwd: installed.projectDir,
+        env,
+        timeout: 60_000,
+      });
+      assert.match(stdout, new RegExp(`^Usage: ${command} `, 'm'));
+      for (const variable of (await variablesRead())[command] ?? []) {
+        assert.match(stdout, new RegExp(`\\b${variable}\\b`), `${command} --help names ${variable}`);
+      }
+      const refused = await run(NPX, ['--no-install', command, '--no-such-option'], {
+        cwd: installed.projectDir,
+        env,
+        timeout: 60_000,
+      }).then(
+        () => assert.fail(`${command} --no-such-option succeeded`),
+        (error: { code?: number; stderr?: string }) => error,
+      );
+      assert.equal(refused.code, 2, `${command} --no-such-option exits 2: ${refused.stderr}`);
+      assert.match(refused.stderr ?? '', /unknown option '--no-such-option'/);
+    });
+  }
 
   it("typechecks an onboarding system's imports of every entry point, and refuses a wrong call", async function () {
     await writeFile(join(installed.projectDir, 'onboard.ts'), consumerSource(installed.name));

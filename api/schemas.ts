@@ -86,7 +86,7 @@ export const Application = component(
     workflowId: z.string(),
     externalId: z.string(),
     csid: z.string(),
-    lifecycleState: z.enum(APPLICATION_STATES).describe('The lifecycle state (README, "The application lifecycle")'),
+    lifecycleState: z.enum(APPLICATION_STATES).describe('The lifecycle state (docs/lifecycle.md)'),
     done: z.boolean().describe('The application has reached a final state'),
     application: z.object({ sha1: z.string(), length: z.number().int() }),
     accountId: z.string().optional(),

@@ -1,6 +1,6 @@
 /**
  * The exit code of every kind of failure, one per error class: scripts branch on the code, people read
- * the message. The README's table is generated from this one (`npm run docs:cli`), and a test fails
+ * the message. The table in docs/cli.md is generated from this one (`npm run docs:cli`), and a test fails
  * when the two differ.
  */
 import type { EcaErrorCode } from '../../eca/errors.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { getStateNodes } from '@xstate/graph';
-import { extractBlock, lifecycleDiagram, README_PATH, readmeBlock } from '../../scripts/lifecycle-diagram.js';
+import { diagramBlock, extractBlock, LIFECYCLE_DOC, lifecycleDiagram } from '../../scripts/lifecycle-diagram.js';
 import { lifecycleMachine } from '../../workflows/lifecycle/machine.js';
 
 describe('lifecycle diagram', function () {
@@ -15,8 +15,8 @@ describe('lifecycle diagram', function () {
     }
   });
 
-  it('in README.md matches the machine (run `npm run diagram` after changing it)', async function () {
-    const readme = await readFile(README_PATH, 'utf8');
-    assert.equal(extractBlock(readme), readmeBlock());
+  it('in docs/lifecycle.md matches the machine (run `npm run diagram` after changing it)', async function () {
+    const document = await readFile(LIFECYCLE_DOC, 'utf8');
+    assert.equal(extractBlock(document), diagramBlock());
   });
 });

@@ -16,7 +16,7 @@ interface Action {
 
 /**
  * What staff can do next in each state a person may act on, with the exact commands (the temporal CLI
- * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; README: staff guide).
+ * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; docs/operations.md: staff guide).
  */
 function actions(view: ApplicationStateView): Action[] {
   const id = view.externalId;

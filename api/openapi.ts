@@ -9,21 +9,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { buildApi } from './server.js';
+import { packageManifest } from '../runtime/package-info.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
 
-/** The package's manifest: beside api/ in the sources, two folders up from dist/api/ once compiled. */
-const MANIFEST = new URL(import.meta.url.endsWith('.ts') ? '../package.json' : '../../package.json', import.meta.url);
-
 /** The package's version: the API document's. */
-export async function packageVersion(): Promise<string> {
-  const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as { version: string };
-  return manifest.version;
+export function packageVersion(): string {
+  return packageManifest().version;
 }
 
 /** The document as the service serves it at /openapi.json, as text (2-space JSON, final newline). */
 export async function openApiText(): Promise<string> {
-  const version = await packageVersion();
+  const version = packageVersion();
   const dir = await mkdtemp(join(tmpdir(), 'eca-openapi-'));
   // Never connected nor written: the routes only use them when a request comes.
   const connection = Connection.lazy({ address: '127.0.0.1:1' });

@@ -160,6 +160,13 @@ const schema = z.object({
      */
     cryptoThreads: z.coerce.number().int().min(0).max(64).default(DEFAULT_CRYPTO_THREADS),
     isolateExecutionTimeoutMs: durationMs.default(DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS),
+    /**
+     * Worker Versioning (docs/architecture.md, "Changing workflow code"): the worker polls as one build of
+     * a worker deployment, `deploymentName` (the package's name by default) at `buildId` (its version).
+     */
+    versioning: z.boolean().default(false),
+    deploymentName: z.string().min(1).optional(),
+    buildId: z.string().min(1).optional(),
   }),
   telemetry: z.object({
     logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
@@ -201,6 +208,9 @@ const ENV: Record<string, string> = {
   WORKER_SHUTDOWN_GRACE_MS: 'worker.shutdownGraceTimeMs',
   WORKER_CRYPTO_THREADS: 'worker.cryptoThreads',
   WORKER_ISOLATE_EXECUTION_TIMEOUT_MS: 'worker.isolateExecutionTimeoutMs',
+  WORKER_VERSIONING: 'worker.versioning',
+  WORKER_DEPLOYMENT_NAME: 'worker.deploymentName',
+  WORKER_BUILD_ID: 'worker.buildId',
   ECA_LOG_LEVEL: 'telemetry.logLevel',
   ECA_METRICS_ADDRESS: 'telemetry.metricsAddress',
   ECA_METRICS_GAUGE_INTERVAL_MS: 'telemetry.applicationsGaugeIntervalMs',
@@ -287,7 +297,9 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     setPath(
       raw,
       path,
-      /\.(enabled|ssoAllowInsecureLoopback)$/.test(path) ? ['1', 'true', 'yes'].includes(value.toLowerCase()) : value,
+      /\.(enabled|ssoAllowInsecureLoopback|versioning)$/.test(path)
+        ? ['1', 'true', 'yes'].includes(value.toLowerCase())
+        : value,
     );
   }
   const result = schema.safeParse(raw);

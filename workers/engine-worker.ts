@@ -13,6 +13,7 @@ import type {
 import { ConfigurationError, DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS } from '../runtime/config.js';
 import type { Tracing } from '../runtime/tracing.js';
 import { pingWorker } from '../activities/smoke.js';
+import { packageManifest } from '../runtime/package-info.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
 
@@ -118,6 +119,12 @@ export interface EngineWorkerOptions {
    * whoever started the workflow. The worker then bundles its workflows at start, with the interceptors.
    */
   tracing?: Tracing;
+  /**
+   * Worker Versioning (docs/architecture.md, "Changing workflow code"): the worker deployment and build
+   * this worker belongs to. Its workflows auto-upgrade to the deployment's current version, except the
+   * smoke check, which is pinned. Unversioned when absent.
+   */
+  deployment?: WorkerDeployment;
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
   tuning?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
@@ -134,6 +141,18 @@ interface IsolateTimeout {
   isolateExecutionTimeout?: number;
 }
 
+/** A worker deployment version: the deployment's name and this build's id. */
+export interface WorkerDeployment {
+  deploymentName: string;
+  buildId: string;
+}
+
+/** The package's own deployment version: its name, and its version as the build id. */
+export function packageDeployment(): WorkerDeployment {
+  const { name, version } = packageManifest();
+  return { deploymentName: name, buildId: version };
+}
+
 /** A worker hosting the engine's workflows and activities on one task queue. */
 export async function createEngineWorker(options: EngineWorkerOptions): Promise<Worker> {
   const workerOptions: WorkerOptions & IsolateTimeout = {
@@ -148,6 +167,14 @@ export async function createEngineWorker(options: EngineWorkerOptions): Promise<
       : {}),
     // See DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS: the SDK's 5 s aborts the process on a starved host.
     isolateExecutionTimeout: DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS,
+    ...(options.deployment && {
+      workerDeploymentOptions: {
+        version: options.deployment,
+        useWorkerVersioning: true,
+        // Applications live for weeks: they move to each new current version, changed behind patches.
+        defaultVersioningBehavior: 'AUTO_UPGRADE',
+      },
+    }),
     ...options.tuning,
   };
   return Worker.create(workerOptions);

@@ -1,14 +1,22 @@
 /**
- * `npm run worker`: the engine's worker process. Configuration comes from the environment (and
- * `ECA_CONFIG_FILE`), see runtime/config.ts; SIGINT/SIGTERM drain the worker before it exits.
+ * `npm run worker` / `eca-worker`: the engine's worker process. Configuration comes from the environment
+ * (and `ECA_CONFIG_FILE`), see runtime/config.ts; SIGINT/SIGTERM drain the worker before it exits.
+ * `--help` lists the variables; any other argument is refused (exit 2).
  */
 import { Client } from '@temporalio/client';
+import { Command, CommanderError } from 'commander';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
-import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
+import {
+  ConfigurationError,
+  DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS,
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  loadWorkerConfig,
+} from '../runtime/config.js';
 import type { WorkerConfig } from '../runtime/config.js';
-import { createEngineWorker, prebuiltBundleDir } from './engine-worker.js';
+import { createEngineWorker, packageDeployment, prebuiltBundleDir } from './engine-worker.js';
+import type { WorkerDeployment } from './engine-worker.js';
 import { startTracing } from '../runtime/tracing.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { openDocumentStore } from '../runtime/document-store-location.js';
@@ -27,6 +35,104 @@ import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
 import { callBudgetOf, pacesCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
 import type { CallBudgetSettings } from '../runtime/call-budget.js';
+import {
+  DEFAULT_BATCH_WINDOW_MS,
+  DEFAULT_MAX_ACCOUNTS_PER_CALL,
+  DEFAULT_STEP_FAILURE_BOUNDS,
+  DEFAULT_SWEEP_LISTING_INTERVAL_MS,
+} from '../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
+import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';
+import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
+
+/** What `--help` lists after the usage: the variables the worker reads (runtime/config.ts and the modules it starts). */
+const ENVIRONMENT = `
+Environment: Temporal (its standard variables, read as the temporal CLI reads them)
+  TEMPORAL_ADDRESS                      the Temporal frontend, host:port (localhost:7233)
+  TEMPORAL_NAMESPACE                    the namespace (default)
+  TEMPORAL_API_KEY                      a Temporal Cloud API key, implies TLS (or TEMPORAL_API_KEY_FILE)
+  TEMPORAL_TLS                          true or false: TLS on or off
+  TEMPORAL_TLS_CLIENT_CERT_PATH         the client certificate for mTLS (..._DATA: the PEM itself)
+  TEMPORAL_TLS_CLIENT_KEY_PATH          the client key for mTLS (..._DATA: the PEM itself)
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH      a private CA (..._DATA: the PEM itself)
+  TEMPORAL_TLS_SERVER_NAME              the server certificate's name, where it is not the address's
+  TEMPORAL_GRPC_META_<NAME>             gRPC metadata sent with every call
+  TEMPORAL_PROFILE                      the profile of Temporal's config file (default)
+  TEMPORAL_CONFIG_FILE                  that TOML file (~/.config/temporalio/temporal.toml)
+
+Environment: the engine's settings (X_FILE may name a file that holds X)
+  ECA_TASK_QUEUE                        the task queue (${DEFAULT_TASK_QUEUE})
+  ECA_CSID                              the firm's client service id
+  ECA_ENVIRONMENT                       the brokerage's environment: qa or prod (qa)
+  ECA_BASE_URL                          the brokerage's web service address (the environment's)
+  ECA_PREFERENCE_URL                    the brokerage's preference service address (the environment's)
+  ECA_FIRM_PRIVATE_KEY                  the firm's OpenPGP private key, armored or a file path
+  ECA_FIRM_KEY_PASSPHRASE               its passphrase
+  ECA_BROKERAGE_PUBLIC_KEY              the brokerage's OpenPGP public key, armored or a file path
+  ECA_TIMEOUT_MS                        the timeout of one brokerage request (30000)
+  ECA_SSO_ALLOW_INSECURE_LOOPBACK       true: http SSO links on loopback, a local simulator only (false)
+  ECA_CALLS_PER_SECOND                  the firm's brokerage calls a second, all workers together (no cap)
+  ECA_CALLS_PER_SECOND_BY_OPERATION     the same per operation: create=2,validateXML=5 (no cap)
+  ECA_CALL_WAIT_MAX_MS                  a call whose budget slot is further away is put off, retried (20000)
+  ECA_MAINTENANCE_WINDOWS               no brokerage call inside: 03:00-03:30; Sun 22:00-02:00 (none)
+  ECA_MAINTENANCE_TIME_ZONE             the windows' IANA time zone (UTC)
+  ECA_DOCUMENT_STORE                    a directory or a database URL (${DEFAULT_DOCUMENT_STORE})
+  ECA_POLL_BATCH_WINDOW_MS              how long a status read waits for others to join it (${DEFAULT_BATCH_WINDOW_MS})
+  ECA_POLL_MAX_ACCOUNTS_PER_CALL        accounts in one status call (${DEFAULT_MAX_ACCOUNTS_PER_CALL})
+  ECA_SWEEP_LISTING_INTERVAL_MS         how often the status sweep lists the waiting applications (${DEFAULT_SWEEP_LISTING_INTERVAL_MS})
+  ECA_BLOCK_AFTER_MS                    a step failing on configuration is blocked after (${DEFAULT_STEP_FAILURE_BOUNDS.blockAfterMs})
+  ECA_BLOCK_AFTER_ATTEMPTS              attempts of a step failing on an anomaly before it is blocked (${DEFAULT_STEP_FAILURE_BOUNDS.anomalyAttempts})
+  WORKER_MAX_CACHED_WORKFLOWS           workflows kept in memory (${DEFAULT_MAX_CACHED_WORKFLOWS})
+  WORKER_MAX_CONCURRENT_ACTIVITIES      activities run at once (the SDK's default)
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS  workflow tasks run at once (the SDK's default)
+  WORKER_SHUTDOWN_GRACE_MS              how long running activities may finish at shutdown (10000)
+  WORKER_CRYPTO_THREADS                 OpenPGP threads, 0: on the event loop (cores - 1, 1 to 4)
+  WORKER_ISOLATE_EXECUTION_TIMEOUT_MS   how long one workflow activation may run (${DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS})
+  WORKER_VERSIONING                     true: poll as one build of a worker deployment, Worker Versioning (false)
+  WORKER_DEPLOYMENT_NAME                the worker deployment's name (the package's name)
+  WORKER_BUILD_ID                       this build's id in it (the package's version)
+  ECA_LOG_LEVEL                         TRACE, DEBUG, INFO, WARN or ERROR (INFO)
+  ECA_METRICS_ADDRESS                   host:port of a Prometheus endpoint, /metrics (none)
+  ECA_METRICS_GAUGE_INTERVAL_MS         how often eca_applications is counted (30000)
+
+Environment: more
+  ECA_CONFIG_FILE                       a JSON file of the settings above, which the variables override
+  ECA_DATABASE_URL                      the engine's database, postgres://... or pglite:<dir> (${DEFAULT_DATABASE_URL})
+  ECA_CODEC_KEYS                        payload keys, keyId:base64Key, comma-separated, newest first
+  ECA_CODEC_KEYS_FILE                   the same list in a file, one a line
+  ECA_CODEC_DISABLED                    true: payloads are not encrypted (local experiments only)
+  ECA_CODEC_ALLOW_PLAINTEXT             true: payloads that are not encrypted are accepted (a migration)
+  ECA_WORKFLOW_BUNDLE_DIR               prebuilt workflow bundles (the package's dist/workflow-bundles)
+  OTEL_EXPORTER_OTLP_ENDPOINT           tracing on: where spans go, OTLP over HTTP (off)
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT    the same, for traces only
+  OTEL_EXPORTER_OTLP_PROTOCOL           http/json only (and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)
+  OTEL_TRACES_EXPORTER                  otlp, console (spans on stdout) or none
+  OTEL_SERVICE_NAME                     the name of the service in the spans (eca-worker)
+  OTEL_RESOURCE_ATTRIBUTES              more resource attributes: key=value,...
+  OTEL_SDK_DISABLED                     true: no tracing, whatever else is set
+  OTEL_BSP_*                            the batch span processor's settings (OTEL_BSP_SCHEDULE_DELAY)
+`;
+
+/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the worker. */
+function commandLine(argv: string[]): number | undefined {
+  const program = new Command('eca-worker')
+    .description(
+      "The onboarding engine's Temporal worker: polls its task queue and runs the application workflows and " +
+        'their activities (brokerage calls, documents, the status sweep). Configured by the environment ' +
+        'below; SIGINT or SIGTERM drains it before it exits.',
+    )
+    .helpOption('-h, --help', 'print this help and exit')
+    .addHelpText('after', ENVIRONMENT)
+    .showHelpAfterError('(eca-worker --help for usage)')
+    .exitOverride();
+  try {
+    program.parse(argv);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+}
 
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
 function brokerageClient(config: WorkerConfig, database: Database, budget: CallBudgetSettings) {
@@ -51,11 +157,28 @@ function startLine(
     (tracing ? '; tracing on (OpenTelemetry)' : '') +
     `; events to ${redactUrl(databaseUrl)}` +
     `; OpenPGP ${threads > 0 ? `on ${threads} thread(s)` : 'on the event loop'}` +
-    (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : '')
+    (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : '') +
+    (config.worker.versioning
+      ? `; Worker Versioning: deployment ${deploymentOf(config).deploymentName}, build ${deploymentOf(config).buildId}`
+      : '')
   );
 }
 
+/** The worker deployment version the worker polls as (WORKER_VERSIONING): the package's unless configured. */
+function deploymentOf(config: WorkerConfig): WorkerDeployment {
+  const own = packageDeployment();
+  return {
+    deploymentName: config.worker.deploymentName ?? own.deploymentName,
+    buildId: config.worker.buildId ?? own.buildId,
+  };
+}
+
 async function main(): Promise<void> {
+  const exitCode = commandLine(process.argv);
+  if (exitCode !== undefined) {
+    process.exitCode = exitCode;
+    return;
+  }
   const config = loadWorkerConfig();
   // Payload keys are checked before anything connects: a missing or malformed key stops the start.
   const codec = configuredCodecKeyring();
@@ -106,6 +229,7 @@ async function main(): Promise<void> {
     plaintext,
     activities,
     tracing,
+    ...(config.worker.versioning && { deployment: deploymentOf(config) }),
     tuning: {
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
       maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,

@@ -1,4 +1,4 @@
-import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, proxyActivities, setWorkflowOptions, sleep } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 
 /** The activity the smoke check calls (activities/smoke.ts). */
@@ -24,6 +24,9 @@ export interface SmokeCheckResult {
   workflowStartedAt: number;
   workflowFinishedAt: number;
 }
+
+// Seconds long: pinned to the build that started it (Worker Versioning; ignored by an unversioned worker).
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, engineSmokeCheck);
 
 /**
  * Proves that a deployment is wired end to end: a worker polls the task queue, runs activities and

@@ -4,7 +4,6 @@
  * exit code of its class of error (exit-codes.ts), never a stack trace. Each group of commands lives in
  * its own module; this one puts them together in help order.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addApiKeyCommands } from './api-keys.js';
 import { addApplicationCommands } from './applications.js';
@@ -26,23 +25,15 @@ import { addSetupCommands } from './setup.js';
 import { addStaffCommands } from './staff.js';
 import { addUserCommands } from './users.js';
 import { startTracing } from '../../runtime/tracing.js';
+import { packageManifest } from '../../runtime/package-info.js';
 import type { Tracing } from '../../runtime/tracing.js';
-
-/** The package's version: its package.json is the first one above this module, from the sources or dist/. */
-function packageVersion(): string {
-  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
-    const file = new URL('package.json', dir);
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? 'unknown';
-  }
-  return 'unknown';
-}
 
 /** The program; `writeErr` takes what commander writes to stderr (its usage errors), when given. */
 export function buildProgram({ writeErr }: { writeErr?: (text: string) => void } = {}): Command {
   const program = addGlobalOptions(
     new Command('eca').description('Account applications at the brokerage, driven by Temporal workflows'),
   )
-    .version(packageVersion(), '-V, --version', 'print the version of the engine')
+    .version(packageManifest().version, '-V, --version', 'print the version of the engine')
     .showHelpAfterError('(eca --help lists the commands)')
     .exitOverride()
     .configureOutput(writeErr ? { writeErr } : {})

@@ -26,6 +26,7 @@ import { ecaClientFor } from '../../simulator/client.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator, SimulatorOptions } from '../../simulator/server.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
+import type { WorkerDeployment } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
 import { RecordedEvents } from './events.js';
@@ -44,6 +45,8 @@ export interface EngineHarness {
   events: RecordedEvents;
   worker: Worker;
   taskQueue: string;
+  /** The worker's activities, for a second worker on the same task queue (another build, say). */
+  activities: object;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,8 @@ export interface EngineOptions {
   pace?: (csid: string) => EcaClientOptions['pace'];
   /** Where the applications write their events: `events` of the harness (in memory) by default, or the event log of a database. */
   events?: EventSink;
+  /** Worker Versioning: the worker polls as this build of a worker deployment. */
+  deployment?: WorkerDeployment;
 }
 
 type AnyActivity = (...args: never[]) => Promise<unknown>;
@@ -111,13 +116,15 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     }),
   });
   const taskQueue = `engine-${randomUUID()}`;
+  const workerActivities = options.followTemporalClock
+    ? followClock(activities as unknown as Record<string, AnyActivity>, sim)
+    : activities;
   const worker = await createEngineWorker({
     connection: env.nativeConnection,
     taskQueue,
     codec: options.codec,
-    activities: options.followTemporalClock
-      ? followClock(activities as unknown as Record<string, AnyActivity>, sim)
-      : activities,
+    activities: workerActivities,
+    ...(options.deployment && { deployment: options.deployment }),
   });
   return {
     sim,
@@ -128,6 +135,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     events,
     worker,
     taskQueue,
+    activities: workerActivities,
     async close() {
       if (env.supportsTimeSkipping) await endTestWorkflows(env, taskQueue, worker);
       await sim.close();

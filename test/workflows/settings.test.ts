@@ -35,7 +35,10 @@ const BAD: Array<[unknown, RegExp]> = [
   [{ safetyPollInterval: 1e-252 }, /settings.safetyPollInterval must be positive \(at least 1 ms\)/],
   [{ statusSource: 'push' }, /settings.statusSource must be 'sweep' or 'poll'/],
   [{ continueAsNewAfterEvents: 1.5 }, /settings.continueAsNewAfterEvents must be a whole number/],
-  [{ documentRetention: '1000 years' }, /settings.documentRetention must be positive \(at least 1 ms\) and at most 10 years/],
+  [
+    { documentRetention: '1000 years' },
+    /settings.documentRetention must be positive \(at least 1 ms\) and at most 10 years/,
+  ],
   [{ pollInterval: '1 minute' }, /settings.pollInterval is not a setting/],
   [[], /settings must be an object/],
 ];

@@ -103,14 +103,15 @@ Environment: more
   ECA_CODEC_DISABLED                    true: payloads are not encrypted (local experiments only)
   ECA_CODEC_ALLOW_PLAINTEXT             true: payloads that are not encrypted are accepted (a migration)
   ECA_WORKFLOW_BUNDLE_DIR               prebuilt workflow bundles (the package's dist/workflow-bundles)
-  OTEL_EXPORTER_OTLP_ENDPOINT           tracing on: where spans go, OTLP over HTTP (off)
+  OTEL_EXPORTER_OTLP_ENDPOINT           tracing on: where spans go, over OTLP (off)
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT    the same, for traces only
-  OTEL_EXPORTER_OTLP_PROTOCOL           http/json only (and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)
-  OTEL_TRACES_EXPORTER                  otlp, console (spans on stdout) or none
+  OTEL_EXPORTER_OTLP_PROTOCOL           http/protobuf (default), grpc or http/json (and _TRACES_PROTOCOL)
+  OTEL_TRACES_EXPORTER                  otlp, console (spans on stdout), zipkin or none
   OTEL_SERVICE_NAME                     the name of the service in the spans (eca-worker)
   OTEL_RESOURCE_ATTRIBUTES              more resource attributes: key=value,...
   OTEL_SDK_DISABLED                     true: no tracing, whatever else is set
   OTEL_BSP_*                            the batch span processor's settings (OTEL_BSP_SCHEDULE_DELAY)
+  OTEL_*                                every other standard variable, read by the OpenTelemetry Node SDK
 `;
 
 /** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the worker. */

@@ -4,7 +4,7 @@
  * from the engine's database (ECA_DATABASE_URL); where it listens from ECA_API_HOST / ECA_API_PORT.
  * `--help` lists the variables; any other argument is refused (exit 2).
  */
-import { Command, CommanderError } from 'commander';
+import { serviceCommandLine } from '../runtime/command-line.js';
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_CALL_TIMEOUT_MS } from './deadline.js';
 import { z } from 'zod';
@@ -79,25 +79,16 @@ Environment: the engine's, as eca-worker reads them (eca-worker --help)
   ECA_POLL_INTERVAL            the poll interval of the applications it starts (compressed time only)
 `;
 
-/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the API. */
+/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the service. */
 function commandLine(argv: string[]): number | undefined {
-  const program = new Command('eca-api')
-    .description(
+  return serviceCommandLine(argv, {
+    name: 'eca-api',
+    description:
       'The onboarding API over HTTP: firms start, follow and act on their applications with API keys ' +
-        "kept in the engine's database (OpenAPI at /openapi.json, reference at /docs). Configured by the " +
-        'environment below; SIGINT or SIGTERM stops it.',
-    )
-    .helpOption('-h, --help', 'print this help and exit')
-    .addHelpText('after', ENVIRONMENT)
-    .showHelpAfterError('(eca-api --help for usage)')
-    .exitOverride();
-  try {
-    program.parse(argv);
-    return undefined;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    throw error;
-  }
+      "kept in the engine's database (OpenAPI at /openapi.json, reference at /docs). Configured by the " +
+      'environment below; SIGINT or SIGTERM stops it.',
+    environment: ENVIRONMENT,
+  });
 }
 
 /** Request logs name the route's pattern, never the path's ids nor the query. */

@@ -4,7 +4,7 @@
  * `--help` lists the variables; any other argument is refused (exit 2).
  */
 import { Client } from '@temporalio/client';
-import { Command, CommanderError } from 'commander';
+import { serviceCommandLine } from '../runtime/command-line.js';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
@@ -114,25 +114,16 @@ Environment: more
   OTEL_*                                every other standard variable, read by the OpenTelemetry Node SDK
 `;
 
-/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the worker. */
+/** The command line: `--help` prints the usage (0), anything else is refused (2); undefined: run the service. */
 function commandLine(argv: string[]): number | undefined {
-  const program = new Command('eca-worker')
-    .description(
+  return serviceCommandLine(argv, {
+    name: 'eca-worker',
+    description:
       "The onboarding engine's Temporal worker: polls its task queue and runs the application workflows and " +
-        'their activities (brokerage calls, documents, the status sweep). Configured by the environment ' +
-        'below; SIGINT or SIGTERM drains it before it exits.',
-    )
-    .helpOption('-h, --help', 'print this help and exit')
-    .addHelpText('after', ENVIRONMENT)
-    .showHelpAfterError('(eca-worker --help for usage)')
-    .exitOverride();
-  try {
-    program.parse(argv);
-    return undefined;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    throw error;
-  }
+      'their activities (brokerage calls, documents, the status sweep). Configured by the environment ' +
+      'below; SIGINT or SIGTERM drains it before it exits.',
+    environment: ENVIRONMENT,
+  });
 }
 
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */

@@ -48,11 +48,6 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     });
   }
 
-  /**
-   * Histories recorded before requests were confirmed by file name: the update sent by an attempt that may
-   * send (write-attempt.ts); one that may not, or whose send is in doubt, answers `unknown`, which those
-   * histories read as not confirmed.
-   */
   return {
     ...createCreationActivities({ eca, store, now, createDocuments: options.createDocuments }),
 

@@ -22,7 +22,7 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
       return withinDeadline(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
-          if (!attempt.maySend && known !== undefined) {
+          if (!attempt.maySend) {
             const earlier = await updates.earlier(csid, accountId, known);
             if (earlier) return earlier;
           }

@@ -102,8 +102,10 @@ export function registeringAccounts<T extends Pick<ApplicationActivities, 'creat
     },
     async sendApplicationUpdate(input) {
       const outcome = await activities.sendApplicationUpdate(input);
-      if (input.functionName === 'ResetAbandonedAccount' && outcome.accepted)
+      // Only a reset identified by its response file: one found again among several is `unconfirmed`.
+      if (input.functionName === 'ResetAbandonedAccount' && outcome.accepted && outcome.responseFile !== undefined) {
         await register(input.csid, input.accountId);
+      }
       return outcome;
     },
   };

@@ -91,7 +91,7 @@ async function waitingApplications(client: Client, csid: string): Promise<Waitin
     const attributes = execution.typedSearchAttributes;
     const accountId = attributes.get(EcaAccountId);
     const observed = attributes.get(EcaObserved);
-    // Applications without EcaObserved poll on their own (statusSource 'poll', older histories).
+    // Applications without EcaObserved poll on their own (statusSource 'poll').
     if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
   }
   return waiting;

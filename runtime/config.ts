@@ -145,29 +145,35 @@ const schema = z.object({
     /** How many attempts an application's step makes at an anomaly (an unreadable answer, a 4xx) before it is blocked. */
     anomalyAttempts: positiveInt.default(DEFAULT_STEP_FAILURE_BOUNDS.anomalyAttempts),
   }),
-  worker: z.object({
-    /**
-     * Workflows kept in memory (measured: about 1.5 MB each, docs/performance.md). Waiting applications
-     * need not stay resident: one woken by the status sweep is replayed from its history.
-     */
-    maxCachedWorkflows: positiveInt.default(DEFAULT_MAX_CACHED_WORKFLOWS),
-    maxConcurrentActivityTaskExecutions: positiveInt.optional(),
-    maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
-    shutdownGraceTimeMs: durationMs.default(10_000),
-    /**
-     * Threads that seal requests and open response files off the event loop (eca/crypto-pool.ts); 0 keeps
-     * OpenPGP on the event loop. Default: one fewer than the cores, at least 1 and at most 4.
-     */
-    cryptoThreads: z.coerce.number().int().min(0).max(64).default(DEFAULT_CRYPTO_THREADS),
-    isolateExecutionTimeoutMs: durationMs.default(DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS),
-    /**
-     * Worker Versioning (docs/architecture.md, "Changing workflow code"): the worker polls as one build of
-     * a worker deployment, `deploymentName` (the package's name by default) at `buildId` (its version).
-     */
-    versioning: z.boolean().default(false),
-    deploymentName: z.string().min(1).optional(),
-    buildId: z.string().min(1).optional(),
-  }),
+  worker: z
+    .object({
+      /**
+       * Workflows kept in memory (measured: about 1.5 MB each, docs/performance.md). Waiting applications
+       * need not stay resident: one woken by the status sweep is replayed from its history.
+       */
+      maxCachedWorkflows: positiveInt.default(DEFAULT_MAX_CACHED_WORKFLOWS),
+      maxConcurrentActivityTaskExecutions: positiveInt.optional(),
+      maxConcurrentWorkflowTaskExecutions: positiveInt.optional(),
+      shutdownGraceTimeMs: durationMs.default(10_000),
+      /**
+       * Threads that seal requests and open response files off the event loop (eca/crypto-pool.ts); 0 keeps
+       * OpenPGP on the event loop. Default: one fewer than the cores, at least 1 and at most 4.
+       */
+      cryptoThreads: z.coerce.number().int().min(0).max(64).default(DEFAULT_CRYPTO_THREADS),
+      isolateExecutionTimeoutMs: durationMs.default(DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS),
+      /**
+       * Worker Versioning (docs/architecture.md, "Changing workflow code"): the worker polls as one build of
+       * a worker deployment, `deploymentName` (the package's name by default) at `buildId` (its version).
+       */
+      versioning: z.boolean().default(false),
+      deploymentName: z.string().min(1).optional(),
+      buildId: z.string().min(1).optional(),
+    })
+    // A deployment or build named without versioning on would be silently ignored: refused by name instead.
+    .refine((worker) => worker.versioning || (worker.deploymentName === undefined && worker.buildId === undefined), {
+      message: 'WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID apply only with WORKER_VERSIONING=true',
+      path: ['versioning'],
+    }),
   telemetry: z.object({
     logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     /** `host:port` of the Prometheus endpoint (`/metrics`); no endpoint when absent. */

@@ -127,7 +127,18 @@ export interface EngineWorkerOptions {
   deployment?: WorkerDeployment;
   /** Any further Temporal worker option (cache size, concurrency, identity...). */
   tuning?: Partial<
-    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'dataConverter'>
+    Omit<
+      WorkerOptions,
+      | 'connection'
+      | 'namespace'
+      | 'taskQueue'
+      | 'activities'
+      | 'workflowBundle'
+      | 'dataConverter'
+      | 'workerDeploymentOptions'
+      | 'useVersioning'
+      | 'buildId'
+    >
   > &
     IsolateTimeout;
 }

@@ -7,7 +7,8 @@
  *   const worker = await createEngineWorker({ connection, activities: createEngineActivities({ ... }) });
  */
 export { createEngineWorker, DEFAULT_TASK_QUEUE, WORKFLOW_BUNDLE_DIR_ENV } from './engine-worker.js';
-export type { EngineWorkerOptions } from './engine-worker.js';
+export { packageDeployment } from './engine-worker.js';
+export type { EngineWorkerOptions, WorkerDeployment } from './engine-worker.js';
 export { createEngineActivities } from '../activities/engine.js';
 export type { EngineActivityOptions } from '../activities/engine.js';
 export { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';

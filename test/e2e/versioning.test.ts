@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { accountApplication } from '../../workflows/index.js';
+import { accountApplication, engineSmokeCheck } from '../../workflows/index.js';
 import { provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import { createEngineWorker, workflowBundle } from '../../workers/engine-worker.js';
 import type { WorkerDeployment } from '../../workers/engine-worker.js';
@@ -56,7 +56,25 @@ describe('Worker Versioning: two builds side by side (dev server, workers, simul
 
   it('an application started on one build finishes on the next, made current while it waited; its history replays', async function () {
     const firstRun = engine.worker.run();
+    try {
+      await onBothBuilds(firstRun);
+    } finally {
+      if (engine.worker.getState() === 'RUNNING') engine.worker.shutdown();
+      await firstRun;
+    }
+  });
+
+  async function onBothBuilds(firstRun: Promise<void>): Promise<void> {
     await makeCurrent(first);
+    // The smoke check is seconds long: pinned to the build that started it.
+    const smoke = await env.client.workflow.start(engineSmokeCheck, {
+      taskQueue: engine.taskQueue,
+      workflowId: `smoke-${randomUUID()}`,
+      args: [{ sleep: '1 second' }],
+    });
+    await smoke.result();
+    const pinned = (await smoke.describe()).raw.workflowExecutionInfo?.versioningInfo;
+    assert.equal(String(pinned?.behavior), '1', 'the smoke check is pinned (VERSIONING_BEHAVIOR_PINNED)');
     const externalId = `docs-required-${randomUUID().slice(0, 6)}`;
     const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)));
     const handle = await env.client.workflow.start(accountApplication, {
@@ -122,5 +140,5 @@ describe('Worker Versioning: two builds side by side (dev server, workers, simul
       next.shutdown();
       await secondRun;
     }
-  });
+  }
 });

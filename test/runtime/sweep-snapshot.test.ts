@@ -92,7 +92,13 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
                 : { created: false, errors: ['refused'], settledFiles: [] },
             ),
           sendApplicationUpdate: (input) =>
-            Promise.resolve(input.accountId === 'A9' ? { accepted: false, error: 'refused' } : { accepted: true }),
+            Promise.resolve(
+              input.accountId === 'A9'
+                ? { accepted: false, error: 'refused' }
+                : input.accountId === 'A8'
+                  ? { accepted: true, recovered: true }
+                  : { accepted: true, responseFile: `${input.accountId}_20261127_0001_0001.xml` },
+            ),
         };
         const activities = registeringAccounts(inner, snapshot);
         const inWorkflow = (workflowId: string) =>
@@ -120,6 +126,12 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
           ...update,
           accountId: 'A3',
           functionName: 'AbandonAccount' as const,
+        });
+        // Found again among several new requests: not identified, so not registered.
+        await inWorkflow('w-ambiguous-reset').run(activities.sendApplicationUpdate, {
+          ...update,
+          accountId: 'A8',
+          functionName: 'ResetAbandonedAccount' as const,
         });
         await inWorkflow('w-refused-reset').run(activities.sendApplicationUpdate, {
           ...update,

@@ -97,4 +97,18 @@ describe('worker configuration', function () {
       /ECA_FIRM_PRIVATE_KEY, ECA_BROKERAGE_PUBLIC_KEY/,
     );
   });
+
+  it('reads Worker Versioning, and refuses a deployment or build named while it is off', function () {
+    assert.deepEqual(
+      (({ versioning, deploymentName, buildId }) => ({ versioning, deploymentName, buildId }))(
+        loadWorkerConfig({ WORKER_VERSIONING: 'true', WORKER_DEPLOYMENT_NAME: 'eca', WORKER_BUILD_ID: '1.0.1' }).worker,
+      ),
+      { versioning: true, deploymentName: 'eca', buildId: '1.0.1' },
+    );
+    assert.equal(loadWorkerConfig({}).worker.versioning, false);
+    assert.throws(
+      () => loadWorkerConfig({ WORKER_BUILD_ID: '1.0.1' }),
+      /WORKER_VERSIONING \(worker.versioning\): WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID apply only with WORKER_VERSIONING=true/,
+    );
+  });
 });

@@ -263,7 +263,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  it('sweep mode: an application that has read nothing takes a wake-up read before its wait, without reading itself', async function () {
+  it('sweep mode: an application that has read nothing takes a wake-up read before its wait, unless read before its last update was decided', async function () {
     const harness = await setUp();
     const first = await start(harness, 'stalled', {
       settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
@@ -283,27 +283,40 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
           }),
         ),
       );
-      const reads = harness.sim.control.calls().getAccountStatus ?? 0;
-      const handle = await env.client.workflow.start(accountApplication, {
-        taskQueue: harness.taskQueue,
-        workflowId: `${first.workflowId}-carried`,
-        args: [
-          {
-            csid: waiting.csid,
-            externalId: waiting.externalId,
-            application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
-            settings: { statusSource: 'sweep', documentRetention: null, safetyPollInterval: '6 hours' },
-            carried: {
-              lifecycle,
-              transitions: [],
-              runs: 1,
-              observation: { account: { status: 'O', tasks: [] }, accountId: waiting.accountId, observedAt: 1 },
+      const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
+      const carriedRun = (name: string, updatedAt?: number) =>
+        env.client.workflow.start(accountApplication, {
+          taskQueue: harness.taskQueue,
+          workflowId: `${first.workflowId}-${name}`,
+          args: [
+            {
+              csid: waiting.csid,
+              externalId: waiting.externalId,
+              application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
+              settings: { statusSource: 'sweep', documentRetention: null, safetyPollInterval: '6 hours' },
+              carried: {
+                lifecycle,
+                transitions: [],
+                runs: 1,
+                observation: { account: { status: 'O', tasks: [] }, accountId: waiting.accountId, observedAt: 10 },
+                ...(updatedAt !== undefined && { updatedAt }),
+              },
             },
-          },
-        ],
-      });
-      assert.equal((await handle.result()).outcome, 'open', 'the wake-up was taken');
-      assert.equal(harness.sim.control.calls().getAccountStatus ?? 0, reads, 'the application did not read itself');
+          ],
+        });
+      const before = reads();
+      const taking = await carriedRun('carried');
+      assert.equal((await taking.result()).outcome, 'open', 'the wake-up was taken');
+      assert.equal(reads(), before, 'the application did not read itself');
+
+      // The same wake-up, read before the application's last update was decided (a reset, say): it may not
+      // show the update, so the application reads its account itself (awaiting its client, not open).
+      const reading = await carriedRun('carried-after-update', 20);
+      for (let i = 0; i < 300 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(reads(), before + 1, 'the application read its account itself');
+      const state = await reading.query(stateQuery);
+      assert.notEqual(state.status, 'O', 'the older wake-up was not taken as the account');
+      await reading.terminate('test finished');
     });
   });
 

@@ -33,6 +33,7 @@ const BAD: Array<[unknown, RegExp]> = [
   [{ approvalCheckTime: '25:00' }, /settings.approvalCheckTime must be HH:MM/],
   [{ lostAnswerWindow: -5 }, /settings.lostAnswerWindow must be positive/],
   [{ safetyPollInterval: 1e-252 }, /settings.safetyPollInterval must be positive \(at least 1 ms\)/],
+  [{ safetyPollInterval: 1.5 }, /settings.safetyPollInterval must be whole milliseconds/],
   [{ statusSource: 'push' }, /settings.statusSource must be 'sweep' or 'poll'/],
   [{ continueAsNewAfterEvents: 1.5 }, /settings.continueAsNewAfterEvents must be a whole number/],
   [

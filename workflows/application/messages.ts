@@ -48,6 +48,8 @@ export interface CarriedState {
   readFrom?: number;
   /** The sweep's latest wake-up, taken or not: a run that continues as new still weighs it (waits.ts). */
   observation?: AccountObservation;
+  /** When the last update the application sent (documents, abandon, reset) was decided (waits.ts). */
+  updatedAt?: number;
 }
 
 /**

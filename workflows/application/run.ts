@@ -58,6 +58,8 @@ export class ApplicationRun {
   observation: AccountObservation | undefined;
   /** When the read the application last took began: its own read's start, or a taken wake-up's `observedAt`. */
   readFrom: number | undefined;
+  /** When the last update the application sent was decided: a read begun before may not show it. */
+  updatedAt: number | undefined;
   /** Where the application stands with the deadline of its waiting state (deadlines.ts). */
   deadline: DeadlineView | undefined;
   /** The entry into a waiting state whose deadline marks are being told, and the last mark told (carried). */
@@ -89,6 +91,7 @@ export class ApplicationRun {
     this.observed = input.carried?.observed ?? NO_OBSERVATION;
     this.readFrom = input.carried?.readFrom;
     this.observation = input.carried?.observation;
+    this.updatedAt = input.carried?.updatedAt;
     this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
     this.deadlineEntry = input.carried?.deadline?.entry;
     this.deadlineMarkAt = input.carried?.deadline?.markAt;
@@ -237,6 +240,7 @@ export class ApplicationRun {
       eventSeq: this.outbox.lastSeq,
       ...(this.readFrom !== undefined && { readFrom: this.readFrom }),
       ...(this.observation && { observation: this.observation }),
+      ...(this.updatedAt !== undefined && { updatedAt: this.updatedAt }),
       ...(this.deadlineEntry !== undefined && {
         deadline: {
           entry: this.deadlineEntry,

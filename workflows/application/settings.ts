@@ -39,7 +39,7 @@ export interface LifecycleSettings {
    * (workflows/sweep) reads every pending account of the firm once a slot and wakes only the
    * applications whose account changed; the application reads its account itself only on `pollNow`
    * and after `safetyPollInterval` without a wake-up. `poll`: every application reads its own account
-   * each `pollIntervals` slot. Histories started before the sweep replay as `poll`.
+   * each `pollIntervals` slot.
    */
   statusSource: 'sweep' | 'poll';
   /** In `sweep` mode: an application's own read after this long without a wake-up (a stopped sweep strands none). */
@@ -84,9 +84,10 @@ function durationProblem(name: string, value: unknown): string | undefined {
   } catch {
     return `${name} must be a duration such as '15 minutes', not ${JSON.stringify(value)}`;
   }
-  // Timers resolve to the millisecond; a shorter interval would make a slot boundary equal to now.
+  // Timers resolve to the millisecond: a fraction of one could put a slot boundary on now itself.
   if (!(millis >= 1) || millis > MAX_SETTING_MS)
     return `${name} must be positive (at least 1 ms) and at most 10 years, not ${JSON.stringify(value)}`;
+  if (!Number.isInteger(millis)) return `${name} must be whole milliseconds, not ${JSON.stringify(value)}`;
   return undefined;
 }
 
@@ -163,7 +164,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function nextSlot(now: number, interval: Duration): number {
   const ms = durationMs(interval);
   if (!(ms > 0)) throw new RangeError(`a poll interval must be positive, got ${String(interval)}`);
-  return (Math.floor(now / ms) + 1) * ms;
+  const next = (Math.floor(now / ms) + 1) * ms;
+  // Rounding can land a boundary on now itself (a fraction of a millisecond): the slot after it, then.
+  return next > now ? next : next + ms;
 }
 
 /** The approval check time on the next business day (Monday to Friday, UTC) after `now`. */

@@ -28,27 +28,29 @@ export function forAccountOf(run: ApplicationRun, observation: AccountObservatio
 
 /**
  * `sweep` mode: waits for the sweep's wake-up, a staff message or the safety poll. A wake-up is taken
- * when the sweep's reads began after this wait began, or when the application has read nothing yet: an
- * older read may predate this application's own last step (a submission, say). An older wake-up that differs from what the application last took,
- * from reads that ended after that read began (so possibly newer), is not sent again (the sweep's
- * snapshot holds it as sent): the application reads its account itself instead.
+ * when the sweep's reads began after this wait began: an older read may predate the application's own
+ * last step (a submission, say). An older wake-up is not sent again (the sweep's snapshot holds it as
+ * sent), so one that may be newer than what the application knows makes it read its account itself:
+ * - having read nothing yet, a wake-up read after its last update was decided (or, with none, after its
+ *   create: the account exists only then) is taken as is; one read before it is not, and it reads;
+ * - having read, a wake-up that differs from what it last took, from reads that ended after that read
+ *   began, makes it read.
  */
 export async function awaitChange(run: ApplicationRun, account: { csid: string; accountId: string }, seen: number) {
   const waitStartedAt = Date.now();
   const ours = () => (run.observation && forAccountOf(run, run.observation) ? run.observation : undefined);
-  // Before any read there is no step to undo: any read of the account (made after its create) is taken.
+  const unread = () => run.observed === NO_OBSERVATION;
+  const sinceUpdate = (observation: AccountObservation) => observation.observedAt > (run.updatedAt ?? 0);
   const fresh = () => {
     const observation = ours();
-    const taken = observation && (observation.observedAt > waitStartedAt || run.observed === NO_OBSERVATION);
+    const taken = observation && (observation.observedAt > waitStartedAt || (unread() && sinceUpdate(observation)));
     return taken ? observation : undefined;
   };
   const stale = () => {
     const observation = ours();
+    if (observation === undefined || observation.observedAt > waitStartedAt) return false;
+    if (unread()) return !sinceUpdate(observation);
     return (
-      observation !== undefined &&
-      // Before any read, every wake-up is fresh (above): none is stale.
-      run.observed !== NO_OBSERVATION &&
-      observation.observedAt <= waitStartedAt &&
       (observation.readUntil ?? observation.observedAt) > (run.readFrom ?? 0) &&
       observationFingerprint(observation.account) !== run.observed
     );

@@ -93,6 +93,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
           const functionName = UPDATE_FUNCTIONS[effect.kind];
           const documents = effect.kind === 'submitDocuments' ? effect.documents : [];
           const step = await runUpdate(run, functionName, effect.kind === 'submitDocuments' ? documents : undefined);
+          run.updatedAt = Date.now();
           if (!('superseded' in step)) run.apply(updateEvent(functionName, documents, step));
           break;
         }

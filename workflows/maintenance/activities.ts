@@ -1,6 +1,6 @@
 /**
  * The activity of the account maintenance workflow, as types only (the status reads reuse the
- * application activities' `readUpdateRequest`).
+ * application activities' `listAccountRequests` and `readRequestByFile`).
  */
 import type { DocumentRef } from '../../domain/documents.js';
 import type { MaintenanceAttachment } from './messages.js';
@@ -16,10 +16,9 @@ export interface UpdateFunctionRequest {
   attachments: MaintenanceAttachment[];
   /**
    * The file names getAmRequestStatus listed for the account before the first attempt: a retry that
-   * finds another file adopts it as the earlier attempt's request instead of sending again. Absent in
-   * histories recorded before; such a retry sends again.
+   * finds another file adopts it as the earlier attempt's request instead of sending again.
    */
-  known?: string[];
+  known: string[];
   /** An earlier send may have been received (its outcome unknown): look for it, never send (activities/write-attempt.ts). */
   lookOnly?: boolean;
 }

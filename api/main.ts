@@ -18,7 +18,7 @@ import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
 import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from './keys.js';
-import { packageVersion } from './openapi.js';
+import { packageManifest } from '../runtime/package-info.js';
 import { createApiMetrics, parseMetricsAddress, serveMetrics } from './metrics.js';
 import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from './server.js';
 
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
     logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
-    version: packageVersion(),
+    version: packageManifest().version,
     metrics: metrics?.registry,
     database: db,
     // The workers' keys: the webhook secrets the API seals are the ones their deliveries open.

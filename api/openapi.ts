@@ -13,14 +13,9 @@ import { packageManifest } from '../runtime/package-info.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
 
-/** The package's version: the API document's. */
-export function packageVersion(): string {
-  return packageManifest().version;
-}
-
 /** The document as the service serves it at /openapi.json, as text (2-space JSON, final newline). */
 export async function openApiText(): Promise<string> {
-  const version = packageVersion();
+  const { version } = packageManifest();
   const dir = await mkdtemp(join(tmpdir(), 'eca-openapi-'));
   // Never connected nor written: the routes only use them when a request comes.
   const connection = Connection.lazy({ address: '127.0.0.1:1' });

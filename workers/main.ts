@@ -138,7 +138,12 @@ function brokerageClient(config: WorkerConfig, database: Database, budget: CallB
 /** What the worker says as it starts: where it polls, what it runs, where its events go, how it calls. */
 function startLine(
   config: WorkerConfig,
-  { tracing, databaseUrl, budget }: { tracing: boolean; databaseUrl: string; budget: CallBudgetSettings },
+  {
+    tracing,
+    databaseUrl,
+    budget,
+    deployment,
+  }: { tracing: boolean; databaseUrl: string; budget: CallBudgetSettings; deployment?: WorkerDeployment },
 ): string {
   const bundleDir = prebuiltBundleDir();
   const { taskQueue, address, namespace } = config.temporal;
@@ -150,14 +155,13 @@ function startLine(
     `; events to ${redactUrl(databaseUrl)}` +
     `; OpenPGP ${threads > 0 ? `on ${threads} thread(s)` : 'on the event loop'}` +
     (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : '') +
-    (config.worker.versioning
-      ? `; Worker Versioning: deployment ${deploymentOf(config).deploymentName}, build ${deploymentOf(config).buildId}`
-      : '')
+    (deployment ? `; Worker Versioning: deployment ${deployment.deploymentName}, build ${deployment.buildId}` : '')
   );
 }
 
 /** The worker deployment version the worker polls as (WORKER_VERSIONING): the package's unless configured. */
-function deploymentOf(config: WorkerConfig): WorkerDeployment {
+function deploymentOf(config: WorkerConfig): WorkerDeployment | undefined {
+  if (!config.worker.versioning) return undefined;
   const own = packageDeployment();
   return {
     deploymentName: config.worker.deploymentName ?? own.deploymentName,
@@ -213,6 +217,7 @@ async function main(): Promise<void> {
     keyring: codec,
   });
   const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';
+  const deployment = deploymentOf(config);
   const worker = await createEngineWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -221,7 +226,7 @@ async function main(): Promise<void> {
     plaintext,
     activities,
     tracing,
-    ...(config.worker.versioning && { deployment: deploymentOf(config) }),
+    deployment,
     tuning: {
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
       maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
@@ -243,7 +248,7 @@ async function main(): Promise<void> {
       })
     : undefined;
   if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
-  console.log(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget }));
+  console.log(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();

@@ -14,7 +14,7 @@ import { provideDocumentsUpdate, stateQuery } from '../../workflows/application/
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
 import { EcaLifecycleState } from '../../domain/search-attributes.js';
-import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import { applicationXml, startEngine, storedForms } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { saveHistory } from '../support/replay-fixtures.js';
@@ -69,13 +69,7 @@ describe('end to end (dev server, worker, simulator)', function () {
         assert.ok(i < 300, 'docs-required never asked for documents');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const documents = await Promise.all(
-        ['8001', '8002'].map(async (formNumber) => ({
-          ...(await engine.store.put(pdf(formNumber))),
-          formNumber,
-          fileName: `${formNumber}.pdf`,
-        })),
-      );
+      const documents = await storedForms(engine.store, ['8001', '8002']);
       await docs.executeUpdate(provideDocumentsUpdate, { args: [documents] });
 
       for (const [scenario, expected] of Object.entries(scenarios)) {

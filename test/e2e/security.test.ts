@@ -39,7 +39,7 @@ import { accountApplication } from '../../workflows/index.js';
 import { provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
-import { pdf } from '../support/engine.js';
+import { storedForms } from '../support/engine.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml, strings } from '../support/history-privacy.js';
 import type { Applicant } from '../support/history-privacy.js';
 import { startDevServerEnv } from '../support/servers.js';
@@ -199,13 +199,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
       assert.ok(i < 600, 'docs-required never asked for documents');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const documents = await Promise.all(
-      ['8001', '8002'].map(async (formNumber) => ({
-        ...(await store.put(pdf(formNumber))),
-        formNumber,
-        fileName: `${formNumber}.pdf`,
-      })),
-    );
+    const documents = await storedForms(store, ['8001', '8002']);
     await docs.executeUpdate(provideDocumentsUpdate, { args: [documents] });
 
     const accountIds = new Map<string, string>();

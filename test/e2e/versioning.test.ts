@@ -13,7 +13,7 @@ import { accountApplication, engineSmokeCheck } from '../../workflows/index.js';
 import { provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import { createEngineWorker, workflowBundle } from '../../workers/engine-worker.js';
 import type { WorkerDeployment } from '../../workers/engine-worker.js';
-import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import { applicationXml, startEngine, storedForms } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
@@ -114,13 +114,7 @@ describe('Worker Versioning: two builds side by side (dev server, workers, simul
       engine.worker.shutdown();
       await firstRun;
 
-      const documents = await Promise.all(
-        ['8001', '8002'].map(async (formNumber) => ({
-          ...(await engine.store.put(pdf(formNumber))),
-          formNumber,
-          fileName: `${formNumber}.pdf`,
-        })),
-      );
+      const documents = await storedForms(engine.store, ['8001', '8002']);
       await handle.executeUpdate(provideDocumentsUpdate, { args: [documents] });
       const result = await handle.result();
       assert.equal(result.outcome, 'open');

@@ -116,28 +116,21 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
           application,
           documents: [],
         });
-        const update = { csid: 'F6', known: [] as string[] };
-        await inWorkflow('w-reset').run(activities.sendApplicationUpdate, {
-          ...update,
-          accountId: 'A2',
-          functionName: 'ResetAbandonedAccount' as const,
-        });
-        await inWorkflow('w-abandon').run(activities.sendApplicationUpdate, {
-          ...update,
-          accountId: 'A3',
-          functionName: 'AbandonAccount' as const,
-        });
-        // Found again among several new requests: not identified, so not registered.
-        await inWorkflow('w-ambiguous-reset').run(activities.sendApplicationUpdate, {
-          ...update,
-          accountId: 'A8',
-          functionName: 'ResetAbandonedAccount' as const,
-        });
-        await inWorkflow('w-refused-reset').run(activities.sendApplicationUpdate, {
-          ...update,
-          accountId: 'A9',
-          functionName: 'ResetAbandonedAccount' as const,
-        });
+        // A2 accepted; A3 an abandon; A8 found again among several new requests (not identified); A9 refused.
+        const updates = [
+          ['w-reset', 'A2', 'ResetAbandonedAccount'],
+          ['w-abandon', 'A3', 'AbandonAccount'],
+          ['w-ambiguous-reset', 'A8', 'ResetAbandonedAccount'],
+          ['w-refused-reset', 'A9', 'ResetAbandonedAccount'],
+        ] as const;
+        for (const [workflowId, accountId, functionName] of updates) {
+          await inWorkflow(workflowId).run(activities.sendApplicationUpdate, {
+            csid: 'F6',
+            known: [],
+            accountId,
+            functionName,
+          });
+        }
         assert.deepEqual(
           (await snapshot.load('F6')).sort((a, b) => a.accountId.localeCompare(b.accountId)),
           [

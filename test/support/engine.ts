@@ -17,6 +17,8 @@ import { createStatusReader } from '../../activities/status.js';
 import type { StatusReader } from '../../activities/status.js';
 import { activitySignal } from '../../activities/deadline.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
+import type { DocumentStore } from '../../runtime/document-store.js';
+import type { FormDocument } from '../../domain/documents.js';
 import { createEngineActivities } from '../../activities/engine.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
 import type { DailyDocumentsLedger } from '../../activities/daily-ledger.js';
@@ -152,4 +154,15 @@ export function applicationXml(externalId: string, edit: (xml: string) => string
 /** A small valid PDF-like file for a form: content differs per `variant`, so its SHA-1 does too. */
 export function pdf(variant: string): Uint8Array {
   return new TextEncoder().encode(`%PDF-1.4\n% ${variant}\n%%EOF\n`);
+}
+
+/** The documents staff provide for `formNumbers`: one `pdf` each, put in `store`, named `<form>.pdf`. */
+export function storedForms(store: Pick<DocumentStore, 'put'>, formNumbers: string[]): Promise<FormDocument[]> {
+  return Promise.all(
+    formNumbers.map(async (formNumber) => ({
+      ...(await store.put(pdf(formNumber))),
+      formNumber,
+      fileName: `${formNumber}.pdf`,
+    })),
+  );
 }

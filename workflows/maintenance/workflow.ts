@@ -129,7 +129,7 @@ class MaintenanceTracker {
    * Reads the request's status after a sleep, doubling, until decided or until the next sleep would end
    * past `deadline`; each next read is published. Undefined when not decided in time.
    */
-  async follow(read: () => Promise<RequestOutcome>, what: string, deadline?: number) {
+  async follow(read: () => Promise<RequestOutcome>, what: string, deadline: number) {
     const pace = new RequestPace({ firstDelayMs: this.firstPollMs, maxDelayMs: this.maxPollMs, deadline });
     for (let delay: number | undefined = pace.first(); delay !== undefined; delay = pace.next()) {
       this.view.nextPollAt = Date.now() + delay;

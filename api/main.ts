@@ -13,6 +13,7 @@ import { configuredCodecKeyring } from '../codec/keyring.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
+import { createLogger, LOG_FORMATS } from '../runtime/logger.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
 import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
 import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';
@@ -42,6 +43,7 @@ const settings = z.object({
       }
     }),
   ECA_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  ECA_LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
 });
 
 export function apiSettings(env: NodeJS.ProcessEnv): z.output<typeof settings> {
@@ -64,6 +66,7 @@ Environment: the API
   ECA_API_CALL_TIMEOUT_MS      how long a request waits on Temporal and the workflows (${DEFAULT_CALL_TIMEOUT_MS})
   ECA_METRICS_ADDRESS          host:port of a Prometheus endpoint, /metrics (none)
   ECA_LOG_LEVEL                TRACE, DEBUG, INFO, WARN or ERROR (INFO)
+  ECA_LOG_FORMAT               json or pretty (pretty on a terminal, JSON lines otherwise)
 
 Environment: the engine's, as eca-worker reads them (eca-worker --help)
   ECA_DATABASE_URL             the engine's database, with the API keys (${DEFAULT_DATABASE_URL})
@@ -126,7 +129,12 @@ async function main(): Promise<void> {
     bodyLimit: env.ECA_API_BODY_LIMIT,
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
-    logger: { level: env.ECA_LOG_LEVEL.toLowerCase(), serializers: { req: requestLog } },
+    logger: createLogger({
+      name: 'eca-api',
+      level: env.ECA_LOG_LEVEL,
+      format: env.ECA_LOG_FORMAT,
+      serializers: { req: requestLog },
+    }),
     version: packageManifest().version,
     metrics: metrics?.registry,
     database: db,

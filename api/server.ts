@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -52,7 +52,8 @@ export interface ApiOptions {
   callTimeoutMs?: number;
   /** Requests per minute and API key (default 600); over it, 429 with Retry-After. */
   rateLimitPerMinute?: number;
-  logger?: FastifyServerOptions['logger'];
+  /** Where the service logs (runtime/logger.ts); silent without. */
+  logger?: FastifyBaseLogger;
   /** The version in the OpenAPI document. */
   version?: string;
   /** Where every answer is counted and timed (api/metrics.ts); served by the caller on a listener of its own. */
@@ -75,7 +76,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    loggerInstance: options.logger,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {

@@ -14,6 +14,7 @@ import {
 } from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
+import { LOG_FORMATS } from './logger.js';
 import { OPERATION_PATHS } from '../eca/index.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { isTimeZone } from '../domain/days.js';
@@ -176,6 +177,8 @@ const schema = z.object({
     }),
   telemetry: z.object({
     logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+    /** `json` or `pretty` (runtime/logger.ts); pretty when standard output is a terminal, else JSON. */
+    logFormat: z.enum(LOG_FORMATS).optional(),
     /** `host:port` of the Prometheus endpoint (`/metrics`); no endpoint when absent. */
     metricsAddress: z.string().min(1).optional(),
     /** How often `eca_applications` is counted from visibility. */
@@ -218,6 +221,7 @@ const ENV: Record<string, string> = {
   WORKER_DEPLOYMENT_NAME: 'worker.deploymentName',
   WORKER_BUILD_ID: 'worker.buildId',
   ECA_LOG_LEVEL: 'telemetry.logLevel',
+  ECA_LOG_FORMAT: 'telemetry.logFormat',
   ECA_METRICS_ADDRESS: 'telemetry.metricsAddress',
   ECA_METRICS_GAUGE_INTERVAL_MS: 'telemetry.applicationsGaugeIntervalMs',
 };

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { createLogger, temporalLogger } from '../runtime/logger.js';
 import { activitySignal } from '../activities/deadline.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { openDatabase } from '../runtime/database/index.js';
@@ -149,7 +150,7 @@ async function main(): Promise<number> {
   const count = positive('applications', values.applications, 5000);
   const timeScale = positive('time-scale', values['time-scale'], 1_000_000);
   const started = Date.now();
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: temporalLogger(createLogger({ name: 'eca-demo', level: 'WARN' })) });
 
   const keys = generateCodecKeyring('demo');
   const codecServer = await startCodecServer({ keys, token: randomBytes(24).toString('hex') });

@@ -5,7 +5,9 @@
  */
 import { Client } from '@temporalio/client';
 import { serviceCommandLine } from '../runtime/command-line.js';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { createLogger, temporalLogger } from '../runtime/logger.js';
+import type { PinoLogger } from '../runtime/logger.js';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import {
@@ -92,6 +94,7 @@ Environment: the engine's settings (X_FILE may name a file that holds X)
   WORKER_DEPLOYMENT_NAME                the worker deployment's name (the package's name)
   WORKER_BUILD_ID                       this build's id in it (the package's version)
   ECA_LOG_LEVEL                         TRACE, DEBUG, INFO, WARN or ERROR (INFO)
+  ECA_LOG_FORMAT                        json or pretty (pretty on a terminal, JSON lines otherwise)
   ECA_METRICS_ADDRESS                   host:port of a Prometheus endpoint, /metrics (none)
   ECA_METRICS_GAUGE_INTERVAL_MS         how often eca_applications is counted (30000)
 
@@ -169,6 +172,30 @@ function deploymentOf(config: WorkerConfig): WorkerDeployment | undefined {
   };
 }
 
+/**
+ * The SDK's runtime: one logger for the SDK's lines (the core's too, which print on their own otherwise) and
+ * the worker's own, personal data redacted (runtime/logger.ts); the Prometheus endpoint when configured.
+ */
+function installRuntime({ logLevel, logFormat, metricsAddress }: WorkerConfig['telemetry']): PinoLogger {
+  const log = createLogger({ name: 'eca-worker', level: logLevel, format: logFormat });
+  Runtime.install({
+    logger: temporalLogger(log),
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
+    },
+  });
+  return log;
+}
+
+/** Payloads in the clear, said at every start: no codec, or a codec that accepts what is not encrypted. */
+function warnOfPlaintext(log: PinoLogger, encrypted: boolean, plaintext: 'accept' | 'refuse'): void {
+  if (!encrypted) log.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);
+  else if (plaintext === 'accept') {
+    log.warn(`${CODEC_ALLOW_PLAINTEXT_ENV}: payloads that are not encrypted are accepted (migration mode)`);
+  }
+}
+
 async function main(): Promise<void> {
   const exitCode = commandLine(process.argv);
   if (exitCode !== undefined) {
@@ -178,11 +205,8 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   // Payload keys are checked before anything connects: a missing or malformed key stops the start.
   const codec = configuredCodecKeyring();
-  const { logLevel, metricsAddress } = config.telemetry;
-  Runtime.install({
-    logger: new DefaultLogger(logLevel),
-    ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
-  });
+  const { metricsAddress } = config.telemetry;
+  const log = installRuntime(config.telemetry);
   const meter = Runtime.instance().metricMeter;
   // Off unless OTEL_* variables ask for it (runtime/tracing.ts).
   const tracing = await startTracing('eca-worker');
@@ -235,20 +259,17 @@ async function main(): Promise<void> {
       isolateExecutionTimeout: config.worker.isolateExecutionTimeoutMs,
     },
   });
-  if (!codec) console.warn(`${CODEC_DISABLED_ENV}: payloads are NOT encrypted; histories are readable in plaintext`);
-  else if (plaintext === 'accept') {
-    console.warn(`${CODEC_ALLOW_PLAINTEXT_ENV}: payloads that are not encrypted are accepted (migration mode)`);
-  }
+  warnOfPlaintext(log, codec !== undefined, plaintext);
   const gauge = metricsAddress
     ? startLifecycleGauge({
         client,
         meter,
         intervalMs: config.telemetry.applicationsGaugeIntervalMs,
-        onError: (error) => console.warn(`eca_applications not counted: ${(error as Error).message}`),
+        onError: (error) => log.warn({ error }, 'eca_applications not counted'),
       })
     : undefined;
-  if (metricsAddress) console.log(`eca worker metrics on http://${metricsAddress}/metrics`);
-  console.log(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
+  if (metricsAddress) log.info(`eca worker metrics on http://${metricsAddress}/metrics`);
+  log.info(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();
@@ -256,7 +277,7 @@ async function main(): Promise<void> {
   await connection.close();
   await store.close();
   await database.close();
-  console.log('eca worker stopped');
+  log.info('eca worker stopped');
 }
 
 main().catch((error: unknown) => {

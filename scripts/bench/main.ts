@@ -2,7 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
+import { createLogger, temporalLogger } from '../../runtime/logger.js';
 import { DevServer, freePort, SimulatorProcess } from '../processes.js';
 import { apiPhase } from './api.js';
 import type { ApiComparison } from './api.js';
@@ -109,7 +110,7 @@ export async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-bench-'));
   const metricsPort = await freePort();
   Runtime.install({
-    logger: new DefaultLogger('ERROR'),
+    logger: temporalLogger(createLogger({ name: 'eca-bench', level: 'ERROR' })),
     telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } },
   });
   const server = new DevServer({

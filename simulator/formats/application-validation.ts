@@ -79,9 +79,9 @@ function holderErrors(holder: XmlNode, at: string, type: string | undefined): st
   const details = detailsOf(holder);
   if (!details) return [`${at}: the AccountHolderDetails element is missing`];
   const name = childrenNamed(details, 'Name')[0];
+  const email = childrenNamed(details, 'Email')[0];
   if (attr(name, 'first') === undefined) errors.push(`${at}: missing first name`);
   if (attr(name, 'last') === undefined) errors.push(`${at}: missing last name`);
-  const email = childrenNamed(details, 'Email')[0];
   if (type !== undefined && NATURAL_PERSON_TYPES.has(type) && attr(email, 'email') === undefined) {
     errors.push(`${at}: missing e-mail address of an individual`);
   }
@@ -90,7 +90,11 @@ function holderErrors(holder: XmlNode, at: string, type: string | undefined): st
   }
   errors.push(...identificationErrors(details, at));
   if (sourcesOfWealthOf(holder).length === 0) errors.push(`${at}: missing source of wealth`);
-  return errors;
+  // The texts quote whom they are about, as a brokerage's may (simulator/README.md): personal data in free text.
+  const who = [[attr(name, 'first'), attr(name, 'last')].filter(Boolean).join(' '), attr(email, 'email')].filter(
+    Boolean,
+  );
+  return who.length > 0 ? errors.map((error) => `${error} (holder ${who.join(', ')})`) : errors;
 }
 
 function validateOne(application: XmlNode, index: number): string[] {

@@ -21,6 +21,7 @@ import type { Database } from '../../runtime/database/index.js';
 import { applicationXml } from '../support/engine.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
 import { devServerEnv } from '../support/servers.js';
+import { watchedLogger } from '../support/log-watch.js';
 
 const ROUTES = [
   ['GET', '/v1/applications'],
@@ -59,6 +60,7 @@ describe('onboarding API (fuzz)', function () {
     keys.push(revoked.key, otherFirmKey);
     // No worker polls this queue: a start is accepted by Temporal and never run; reads of it wait on no one.
     app = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: new FileDocumentStore(join(dir, 'documents')), taskQueue: 'api-fuzz' },
       verifyKey: databaseKeyVerifier(db),
       bodyLimit: 256 * 1024,

@@ -21,6 +21,7 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
 import { start } from '../../scripts/processes.js';
+import { watchedLogger } from '../support/log-watch.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
@@ -75,6 +76,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       keys[name] = (await createApiKey(db, { csid, role, name: `test ${name}` })).key;
     }
     app = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue, settings: FAST },
       verifyKey: databaseKeyVerifier(db),
       brokerage: { csid: firm, eca: engine.eca },
@@ -448,6 +450,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
 
   it('limits requests per key, refuses a body over the limit while it streams in, and pages the list with a cursor bound to its filter', async function () {
     const small = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue },
       verifyKey: databaseKeyVerifier(db),
       bodyLimit: 4096,

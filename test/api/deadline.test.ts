@@ -9,6 +9,7 @@ import { buildApi } from '../../api/server.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { applicationXml } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { watchedLogger } from '../support/log-watch.js';
 
 describe('onboarding API: every wait on the engine is bounded (dev server, no worker)', function () {
   this.timeout(60_000);
@@ -23,6 +24,7 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
     env = await devServerEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-deadline-'));
     app = await buildApi({
+      logger: watchedLogger('eca-api'),
       // No worker polls this task queue: a read of an application waits for one.
       engine: {
         client: env.client,

@@ -16,6 +16,7 @@ import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { EventLog } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
+import { watchedLogger } from '../support/log-watch.js';
 
 describe('onboarding API: lifecycle events (SSE and pages, embedded database)', function () {
   this.timeout(60_000);
@@ -46,6 +47,7 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
 
   async function serve(): Promise<{ app: FastifyInstance; url: string }> {
     const app = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'documents')) },
       verifyKey: databaseKeyVerifier(db),
       database: db,
@@ -130,6 +132,7 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     // Same port is not guaranteed: the reader keeps trying the old URL, so serve there again.
     const port = Number(new URL(url).port);
     const again = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'documents')) },
       verifyKey: databaseKeyVerifier(db),
       database: db,

@@ -35,6 +35,7 @@ import type { ExpectedLog } from '../support/hooks.js';
 import { endTestWorkflows, timeSkippingEnv } from '../support/servers.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { watchedLogger } from '../support/log-watch.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
 
@@ -93,6 +94,7 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
     });
     running = worker.run();
     app = await buildApi({
+      logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: new FileDocumentStore(join(dir, 'documents')), taskQueue },
       verifyKey: databaseKeyVerifier(db),
       database: db,

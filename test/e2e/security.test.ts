@@ -75,6 +75,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   const simLog: string[] = [];
   let worker: ChildProcess | undefined;
   let workerLog = '';
+  let workerStdout = '';
   let metricsAddress: string;
   let client: Client;
   let temporalCli: string;
@@ -144,7 +145,10 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
           resolve();
         }
       };
-      child.stdout?.on('data', collect);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        workerStdout += chunk.toString();
+        collect(chunk);
+      });
       child.stderr?.on('data', collect);
       child.once('exit', (code) => {
         clearTimeout(timer);
@@ -332,6 +336,17 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     const keyMaterial = [...keyLines(protectedFirmKey), ...keyLines(sim.keys.firmPrivateKey)];
     assert.ok(keyMaterial.length > 0);
     assert.ok(workerLog.includes('lifecycle transition'), 'the worker logged at TRACE level');
+    // Its logs are JSON lines (runtime/logger.ts): the SDK's, the workflows' and its own.
+    const records = workerStdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg?: string; sdkComponent?: string });
+    assert.ok(records.some((record) => record.msg?.startsWith('eca worker polling task queue')));
+    assert.ok(records.some((record) => record.sdkComponent === 'workflow' && record.msg === 'lifecycle transition'));
+    assert.ok(
+      records.some((record) => record.msg === 'Activity failed'),
+      'an activity failure is logged',
+    );
     const logs = { worker: workerLog, simulator: simLog.join('\n') };
     for (const [name, text] of Object.entries(logs)) {
       assert.ok(!text.includes('PRIVATE KEY BLOCK'), `${name} log holds a private key`);

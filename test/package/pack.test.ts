@@ -89,8 +89,10 @@ function missingSources(
 describe('the package (npm pack, installed into an empty project)', function () {
   this.timeout(600_000);
   let installed: InstalledPackage;
+  let projectReadme: string;
 
   before(async function () {
+    projectReadme = await readFile(join(ROOT, 'README.md'), 'utf8');
     installed = await packAndInstall();
     await writeFile(
       join(installed.projectDir, 'tsconfig.json'),
@@ -153,6 +155,22 @@ describe('the package (npm pack, installed into an empty project)', function () 
       /EBADENGINE/,
       `npm on Node ${process.version} warned of engines:\n${stderr}`,
     );
+  });
+
+  it("has the npm page's README, the two ways in, with the project's README beside it; the repository's is put back", async function () {
+    const pkg = join(installed.projectDir, 'node_modules', installed.name);
+    const readme = await readFile(join(pkg, 'README.md'), 'utf8');
+    assert.equal(readme, await readFile(join(ROOT, 'README.npm.md'), 'utf8'));
+    assert.match(readme, /^### Over HTTP, from any language$/m);
+    assert.match(readme, /^### From TypeScript$/m);
+    assert.ok(readme.split('\n').length < 120, `a short page (${readme.split('\n').length} lines)`);
+    // Every file it points the reader to is in the package.
+    for (const [, file] of readme.matchAll(/`((?:docs\/)?[\w.-]+\.(?:md|json))`/g)) {
+      assert.ok(existsSync(join(pkg, file ?? '')), `${file} is in the package`);
+    }
+    assert.equal(await readFile(join(pkg, 'README.project.md'), 'utf8'), projectReadme);
+    assert.equal(await readFile(join(ROOT, 'README.md'), 'utf8'), projectReadme);
+    assert.ok(!existsSync(join(ROOT, 'README.project.md')), 'the swap is undone after packing');
   });
 
   it('ships the Apache-2.0 LICENSE, and no source map that points at a file it does not ship', async function () {

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { applicationXml } from './engine.js';
+import { watchPersonalData } from './log-watch.js';
 
 /**
  * The patch ids of the engine's workflows (docs/architecture.md, "Changing workflow code"): none at 1.0. A
@@ -23,13 +24,16 @@ export interface Applicant {
 export function applicant(scenario: string, run: string): Applicant {
   const tag = `${scenario.replace(/-/g, '')}${run}`;
   const digits = String(parseInt(run, 16) % 10_000).padStart(4, '0');
-  return {
+  const person = {
     first: `Ottoline${tag}`,
     last: `Quarrington${tag}`,
     email: `ottoline.${tag}@mailbox.example`,
     licence: `DL${tag.toUpperCase()}`,
     taxId: `912-${digits.slice(0, 2)}-${digits}`,
   };
+  // No log line of the run may hold them either (log-watch.ts).
+  watchPersonalData(personalFields(person));
+  return person;
 }
 
 /** The fields of an applicant as they would be searched for. */

@@ -1,7 +1,10 @@
+import { readdirSync } from 'node:fs';
 import type { Context } from 'mocha';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
+import { temporalLogger } from '../../runtime/logger.js';
 import { provisionServers, stopServers } from './servers.js';
+import { LOG_SITES, logWatch, watchedLogger } from './log-watch.js';
 import { FUZZ_SEED, fuzzCounts } from './fuzz.js';
 
 /** A log line a test provokes on purpose: counted for the test to assert, not printed. */
@@ -24,9 +27,13 @@ export function expectLog(pattern: RegExp): ExpectedLog {
   return entry;
 }
 
-/** The runtime's logger, less the lines a test expects. */
+/** Every line, through the engine's logger, to the watch (log-watch.ts). */
+const watched = temporalLogger(watchedLogger('eca-worker'));
+
+/** The runtime's logger: every line to the watch; printed, less the lines a test expects. */
 class TestLogger extends DefaultLogger {
   override log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    watched.log(level, message, meta);
     for (const entry of expected) {
       if (entry.pattern.test(message)) {
         entry.seen++;
@@ -40,7 +47,53 @@ class TestLogger extends DefaultLogger {
 // Workers log every state change at INFO; tests keep warnings and errors only (TEST_LOG_LEVEL overrides).
 Runtime.install({
   logger: new TestLogger((process.env.TEST_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'),
+  // The core's lines through it too, as the worker has them (workers/main.ts).
+  telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
 });
+
+/** Whether this run loaded every test file of `npm test` and ran them unfiltered and unfailed. */
+function wholeRun(context: Context): boolean {
+  const root = context.test?.parent;
+  if (!root || process.argv.some((arg) => /^(--grep|-g|--fgrep|-f|--invert|-i)$/.test(arg))) return false;
+  const files = new Set<string>();
+  let failed = false;
+  const visit = (suite: NonNullable<typeof root>) => {
+    if (suite.file) files.add(suite.file);
+    if (suite.tests.some((test) => test.state === 'failed')) failed = true;
+    suite.suites.forEach(visit);
+  };
+  visit(root);
+  return !failed && files.size >= npmTestFiles().length;
+}
+
+/** The test files `npm test` runs (.mocharc.json: every `*.test.ts` under test/, less the fault and cluster suites). */
+function npmTestFiles(): string[] {
+  return readdirSync('test', { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.test.ts') && !/^(faults|cluster)\//.test(file),
+  );
+}
+
+/**
+ * The log watch's verdict: a line with personal data fails the run; a whole run that never reached a log
+ * call site fails too (the site has no test that feeds an applicant's data through it).
+ */
+function reportLogWatch(context: Context): void {
+  const findings = logWatch.findings;
+  if (findings.length > 0) {
+    const listed = findings.slice(0, 10).map((finding) => `    ${finding.found} in "${finding.message}"`);
+    throw new Error(`${findings.length} log line(s) of ${logWatch.lines} hold personal data:\n${listed.join('\n')}`);
+  }
+  const missed = LOG_SITES.filter((_, index) => !logWatch.reached.has(index));
+  console.log(
+    `\n  Log watch: ${logWatch.lines} lines, no personal data; ` +
+      `${LOG_SITES.length - missed.length} of ${LOG_SITES.length} log call sites reached`,
+  );
+  if (missed.length > 0 && wholeRun(context)) {
+    throw new Error(
+      `log call sites no test reached:\n${missed.map((site) => `    ${site.file}: ${site.message}`).join('\n')}`,
+    );
+  }
+}
 
 /** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`. */
 export const mochaHooks = {
@@ -52,6 +105,7 @@ export const mochaHooks = {
   async afterAll(this: Context) {
     this.timeout(60_000);
     await stopServers();
+    reportLogWatch(this);
     const counts = [...fuzzCounts()];
     if (counts.length) {
       const total = counts.reduce((sum, [, runs]) => sum + runs, 0);

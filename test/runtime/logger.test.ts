@@ -1,0 +1,154 @@
+/**
+ * The engine's logger (runtime/logger.ts): pino, personal data redacted by path and scrubbed from free
+ * text, the SDK's lines through the same logger, JSON or pretty; and the inventory of the code's log call
+ * sites that the test run's log watch counts (test/support/log-watch.ts).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { ConfigurationError, loadWorkerConfig } from '../../runtime/config.js';
+import { createLogger, PERSONAL_DATA_KEYS, REDACT_DEPTH, scrubText, temporalLogger } from '../../runtime/logger.js';
+import type { LogFormat } from '../../runtime/logger.js';
+import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
+import { LOG_SITES } from '../support/log-watch.js';
+
+function capture(format: LogFormat = 'json', level: 'TRACE' | 'INFO' | 'WARN' = 'TRACE') {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = createLogger({ name: 'test', level, format, destination });
+  const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, lines, records };
+}
+
+const PERSON = { first: 'Ottoline', last: 'Quarrington', email: 'ottoline.q@mailbox.example', TIN: '912-45-6789' };
+
+describe('the engine logger (runtime/logger.ts)', function () {
+  it('redacts every personal-data key at every depth up to the limit', function () {
+    const { logger, lines, records } = capture();
+    for (const key of PERSONAL_DATA_KEYS) {
+      for (let depth = 0; depth <= REDACT_DEPTH; depth++) {
+        let fields: Record<string, unknown> = { [key]: `secret-${key}-${depth}` };
+        for (let level = 0; level < depth; level++) fields = { [`level${level}`]: fields };
+        logger.info(fields, 'fields');
+      }
+    }
+    assert.equal(records().length, PERSONAL_DATA_KEYS.length * (REDACT_DEPTH + 1));
+    for (const line of lines) assert.doesNotMatch(line, /secret-/);
+    assert.equal(records()[0]?.[PERSONAL_DATA_KEYS[0]], '[redacted]');
+  });
+
+  it('scrubs free text: e-mail addresses, tax ids, quoted attributes and the text of quoted XML', function () {
+    assert.equal(scrubText('refused for ottoline.q@mailbox.example'), 'refused for [email]');
+    assert.equal(
+      scrubText('TIN 912-45-6789, EIN 12-3456789, SSN 912456789'),
+      'TIN [tax id], EIN [tax id], SSN [tax id]',
+    );
+    assert.equal(scrubText('holder first="Ottoline" last=\'Q\''), 'holder first="[redacted]" last="[redacted]"');
+    const xml = scrubText(APPLICATION_XML_EXAMPLE);
+    for (const value of ['Jane', 'Doe', 'jane.doe@example.com', '1985-04-12', 'D1234567', '1 Main Street']) {
+      assert.ok(!xml.includes(value), `${value} in ${xml}`);
+    }
+    assert.match(xml, /<Name first="\[redacted\]" last="\[redacted\]"\/>/);
+    // What the engine writes itself stays readable: ids, times, counts, states.
+    const plain = 'account U1000007 of firm-1-EXT-9 at 2026-11-27T20:30:23.123Z: 3 attempt(s), state needsDocuments';
+    assert.equal(scrubText(plain), plain);
+  });
+
+  it('scrubs messages, format arguments and errors (text, stack and cause), keeping their type', function () {
+    const { logger, lines, records } = capture();
+    const cause = new Error(`<Name first="${PERSON.first}"/> for ${PERSON.email}`);
+    const error = new TypeError(`create refused: TIN ${PERSON.TIN}`, { cause });
+    logger.warn({ error }, `refused for %s (${PERSON.TIN})`, PERSON.email);
+    for (const value of Object.values(PERSON)) assert.ok(!lines[0]?.includes(value), `${value} in ${lines[0]}`);
+    const [record] = records();
+    assert.equal(record?.msg, 'refused for [email] ([tax id])');
+    const logged = record?.error as { type: string; message: string; stack: string; cause: { message: string } };
+    assert.equal(logged.type, 'TypeError');
+    assert.equal(logged.message, 'create refused: TIN [tax id]');
+    assert.match(logged.stack, /^TypeError: create refused: TIN \[tax id\]\n\s+at /);
+    assert.equal(logged.cause.message, '<Name first="[redacted]"/> for [email]');
+  });
+
+  it("carries the SDK's lines: its levels, its metadata as fields, nothing below the level", function () {
+    const { logger, records } = capture('json', 'INFO');
+    const sdk = temporalLogger(logger);
+    sdk.debug('Activity completed', { durationMs: 3 });
+    sdk.info('lifecycle transition', { workflowId: 'firm-EXT-1', from: 'validating', to: 'tracking' });
+    sdk.log('WARN', 'Activity failed', { error: new Error(`refused ${PERSON.email}`), applicant: PERSON });
+    sdk.error('Workflow failed', { sdkComponent: 'worker' });
+    const [info, warn, error] = records();
+    assert.equal(records().length, 3);
+    assert.deepEqual(
+      { level: info?.level, msg: info?.msg, workflowId: info?.workflowId, to: info?.to, name: info?.name },
+      { level: 'info', msg: 'lifecycle transition', workflowId: 'firm-EXT-1', to: 'tracking', name: 'test' },
+    );
+    assert.equal(warn?.level, 'warn');
+    assert.equal(warn?.applicant, '[redacted]');
+    assert.equal((warn?.error as { message: string }).message, 'refused [email]');
+    assert.equal(error?.level, 'error');
+    assert.equal(error?.sdkComponent, 'worker');
+    assert.match(String(info?.time), /^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('writes pretty lines for a terminal, with the same redaction', function () {
+    const { logger, lines } = capture('pretty');
+    temporalLogger(logger).warn('step blocked', { step: 'create', email: PERSON.email, error: `for ${PERSON.email}` });
+    const text = lines.join('\n');
+    assert.match(text, /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN \(test\): step blocked/);
+    assert.match(text, /step: "create"/);
+    assert.ok(!text.includes(PERSON.email));
+    assert.throws(() => JSON.parse(lines[0] ?? ''));
+  });
+
+  it('takes its format from ECA_LOG_FORMAT, and refuses an unknown one by name', function () {
+    assert.equal(loadWorkerConfig({ ECA_LOG_FORMAT: 'json' }).telemetry.logFormat, 'json');
+    assert.equal(loadWorkerConfig({}).telemetry.logFormat, undefined);
+    assert.throws(
+      () => loadWorkerConfig({ ECA_LOG_FORMAT: 'xml' }),
+      (error: unknown) => error instanceof ConfigurationError && /ECA_LOG_FORMAT/.test(error.message),
+    );
+  });
+});
+
+describe("the inventory of the code's log call sites (test/support/log-watch.ts)", function () {
+  /** Where the engine logs in a worker's activities and workflows, and in the API's handlers. */
+  const DIRECTORIES = ['activities', 'workflows', 'workers', 'api'];
+  /** Process entry points: their lines are the process's own (start, stop), searched by test/e2e/security.test.ts. */
+  const ENTRY_POINTS = new Set(['workers/main.ts', 'api/main.ts']);
+  const CALL = /(?:\blog|\.log)(?:\.(?:trace|debug|info|warn|error)|\[level\])\(/g;
+
+  const sources = DIRECTORIES.flatMap((directory) =>
+    readdirSync(directory, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => join(directory, file))
+      .filter((file) => !ENTRY_POINTS.has(file)),
+  );
+
+  it('lists every file that logs, and no other', function () {
+    const logging = sources.filter((file) => (readFileSync(file, 'utf8').match(CALL)?.length ?? 0) > 0).sort();
+    assert.deepEqual([...new Set(LOG_SITES.map((site) => site.file))].sort(), logging);
+  });
+
+  it("lists at least as many sites in a file as it has calls, each site's message found in its file", function () {
+    for (const file of new Set(LOG_SITES.map((site) => site.file))) {
+      const text = readFileSync(file, 'utf8');
+      const sites = LOG_SITES.filter((site) => site.file === file);
+      const calls = text.match(CALL)?.length ?? 0;
+      assert.ok(sites.length >= calls, `${file}: ${calls} log calls, ${sites.length} listed`);
+      // The message as the code writes it: a literal, or a template whose fixed parts the pattern matches.
+      const literals = [...text.matchAll(/'([^'\n]*)'|`([^`]*)`/g)].map((match) => match[1] ?? match[2] ?? '');
+      for (const site of sites) {
+        assert.ok(
+          literals.some((literal) => site.message.test(literal)),
+          `${file}: no message matches ${site.message}`,
+        );
+      }
+    }
+  });
+});

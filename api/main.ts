@@ -107,6 +107,12 @@ async function main(): Promise<void> {
     return;
   }
   const env = apiSettings(process.env);
+  const log = createLogger({
+    name: 'eca-api',
+    level: env.ECA_LOG_LEVEL,
+    format: env.ECA_LOG_FORMAT,
+    serializers: { req: requestLog },
+  });
   const db = await openDatabase(databaseUrlFromEnv(process.env));
   const engine = await connectEngineBase({}, process.env);
   // With ECA_CSID and that firm's keys (the worker's variables), SSO links and language preferences too.
@@ -129,12 +135,7 @@ async function main(): Promise<void> {
     bodyLimit: env.ECA_API_BODY_LIMIT,
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,
-    logger: createLogger({
-      name: 'eca-api',
-      level: env.ECA_LOG_LEVEL,
-      format: env.ECA_LOG_FORMAT,
-      serializers: { req: requestLog },
-    }),
+    logger: log,
     version: packageManifest().version,
     metrics: metrics?.registry,
     database: db,
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     await db.close();
     throw error;
   }
-  console.log(
+  log.info(
     `eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs` +
       `${metricsListener ? `, metrics at ${metricsListener.url}/metrics` : ''})`,
   );
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
     await metricsListener?.close();
     await engine.close();
     await db.close();
-    console.log('eca api stopped');
+    log.info('eca api stopped');
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

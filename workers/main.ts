@@ -172,6 +172,8 @@ function deploymentOf(config: WorkerConfig): WorkerDeployment | undefined {
   };
 }
 
+let runtimeInstalled = false;
+
 /**
  * The SDK's runtime: one logger for the SDK's lines (the core's too, which print on their own otherwise) and
  * the worker's own, personal data redacted (runtime/logger.ts); the Prometheus endpoint when configured.
@@ -185,6 +187,7 @@ function installRuntime({ logLevel, logFormat, metricsAddress }: WorkerConfig['t
       ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
     },
   });
+  runtimeInstalled = true;
   return log;
 }
 
@@ -288,5 +291,7 @@ main().catch((error: unknown) => {
   ) {
     console.error(error.message);
   } else console.error('eca worker failed:', error instanceof Error ? error.message : error);
+  // The lines forwarded from the core wait in a buffer (up to 100 ms): written before the process ends.
+  if (runtimeInstalled) Runtime.instance().flushLogs();
   process.exit(1);
 });

@@ -160,7 +160,7 @@ describe('the package (npm pack, installed into an empty project)', function () 
   it("has the npm page's README, the two ways in, with the project's README beside it; the repository's is put back", async function () {
     const pkg = join(installed.projectDir, 'node_modules', installed.name);
     const readme = await readFile(join(pkg, 'README.md'), 'utf8');
-    assert.equal(readme, await readFile(join(ROOT, 'README.npm.md'), 'utf8'));
+    assert.equal(readme, await readFile(join(ROOT, 'npm/README.md'), 'utf8'));
     assert.match(readme, /^### Over HTTP, from any language$/m);
     assert.match(readme, /^### From TypeScript$/m);
     assert.ok(readme.split('\n').length < 120, `a short page (${readme.split('\n').length} lines)`);

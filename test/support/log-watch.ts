@@ -53,7 +53,7 @@ function examplePersonalData(): RegExp[] {
     value(/DriversLicense="([^"]+)"/),
     value(/street_1="([^"]+)"/),
   ];
-  return fields.map((field) => new RegExp(`\\b${escape(field)}\\b`));
+  return fields.map((field) => new RegExp(`\\b${escape(field)}\\b`, 'i'));
 }
 
 export interface LogFinding {
@@ -98,7 +98,7 @@ export const logWatch = new LogWatch();
 
 /** Watches for an applicant's fields too (test/support/history-privacy.ts registers each applicant it makes). */
 export function watchPersonalData(values: readonly string[]): void {
-  for (const value of values) logWatch.personal.push(new RegExp(escape(value)));
+  for (const value of values) logWatch.personal.push(new RegExp(escape(value), 'i'));
 }
 
 /** The engine's logger at TRACE, writing to the watch: for the API's tests. */

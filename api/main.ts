@@ -13,7 +13,7 @@ import { configuredCodecKeyring } from '../codec/keyring.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
-import { createLogger, LOG_FORMATS } from '../runtime/logger.js';
+import { announcer, createLogger, LOG_FORMATS } from '../runtime/logger.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
 import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
 import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';
@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     format: env.ECA_LOG_FORMAT,
     serializers: { req: requestLog },
   });
+  const announce = announcer(log);
   const db = await openDatabase(databaseUrlFromEnv(process.env));
   const engine = await connectEngineBase({}, process.env);
   // With ECA_CSID and that firm's keys (the worker's variables), SSO links and language preferences too.
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
     await db.close();
     throw error;
   }
-  log.info(
+  announce.info(
     `eca api on ${address} (OpenAPI at ${address}/openapi.json, reference at ${address}/docs` +
       `${metricsListener ? `, metrics at ${metricsListener.url}/metrics` : ''})`,
   );
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     await metricsListener?.close();
     await engine.close();
     await db.close();
-    log.info('eca api stopped');
+    announce.info('eca api stopped');
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

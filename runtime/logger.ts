@@ -245,6 +245,14 @@ export function createLogger(options: LoggerOptions): PinoLogger {
   );
 }
 
+/**
+ * The logger for a process's own start and stop lines: at info, written whatever the level (`ECA_LOG_LEVEL=WARN`
+ * keeps the SDK's and the workflows' lines quiet, not the line that says where the process serves).
+ */
+export function announcer(logger: PinoLogger): PinoLogger {
+  return logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+}
+
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
   DEBUG: 'debug',

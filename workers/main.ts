@@ -6,7 +6,7 @@
 import { Client } from '@temporalio/client';
 import { serviceCommandLine } from '../runtime/command-line.js';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { createLogger, temporalLogger } from '../runtime/logger.js';
+import { announcer, createLogger, temporalLogger } from '../runtime/logger.js';
 import type { PinoLogger } from '../runtime/logger.js';
 import { activitySignal } from '../activities/deadline.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
@@ -210,6 +210,7 @@ async function main(): Promise<void> {
   const codec = configuredCodecKeyring();
   const { metricsAddress } = config.telemetry;
   const log = installRuntime(config.telemetry);
+  const announce = announcer(log);
   const meter = Runtime.instance().metricMeter;
   // Off unless OTEL_* variables ask for it (runtime/tracing.ts).
   const tracing = await startTracing('eca-worker');
@@ -271,8 +272,8 @@ async function main(): Promise<void> {
         onError: (error) => log.warn({ error }, 'eca_applications not counted'),
       })
     : undefined;
-  if (metricsAddress) log.info(`eca worker metrics on http://${metricsAddress}/metrics`);
-  log.info(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
+  if (metricsAddress) announce.info(`eca worker metrics on http://${metricsAddress}/metrics`);
+  announce.info(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();
@@ -280,7 +281,7 @@ async function main(): Promise<void> {
   await connection.close();
   await store.close();
   await database.close();
-  log.info('eca worker stopped');
+  announce.info('eca worker stopped');
 }
 
 main().catch((error: unknown) => {

@@ -8,7 +8,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ConfigurationError, loadWorkerConfig } from '../../runtime/config.js';
-import { createLogger, MAX_TEXT, PERSONAL_DATA_KEYS, scrubText, temporalLogger } from '../../runtime/logger.js';
+import {
+  announcer,
+  createLogger,
+  MAX_TEXT,
+  PERSONAL_DATA_KEYS,
+  scrubText,
+  temporalLogger,
+} from '../../runtime/logger.js';
 import type { LogFormat } from '../../runtime/logger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
 import { LOG_SITES } from '../support/log-watch.js';
@@ -127,6 +134,20 @@ describe('the engine logger (runtime/logger.ts)', function () {
     // The time the SDK wrote a line at, which forwarding delivers late.
     sdk.info('forwarded', { [Symbol.for('log_timestamp')]: 1_700_000_000_123_456_789n });
     assert.equal(records()[3]?.sdkTime, '2023-11-14T22:13:20.123Z');
+  });
+
+  it("writes a process's start and stop lines whatever the level, nothing else below it", function () {
+    const { logger, records } = capture('json', 'WARN');
+    logger.info('dropped');
+    announcer(logger).info('eca worker polling task queue "q"');
+    logger.warn('kept');
+    assert.deepEqual(
+      records().map((record) => [record.level, record.msg]),
+      [
+        ['info', 'eca worker polling task queue "q"'],
+        ['warn', 'kept'],
+      ],
+    );
   });
 
   it('writes pretty lines for a terminal, with the same redaction', function () {

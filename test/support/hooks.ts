@@ -85,14 +85,16 @@ function reportLogWatch(context: Context): void {
     throw new Error(`${findings.length} log line(s) of ${logWatch.lines} hold personal data:\n${listed.join('\n')}`);
   }
   const missed = LOG_SITES.filter((_, index) => !logWatch.reached.has(index));
+  const untested = LOG_SITES.filter((site) => site.untested).length;
   console.log(
     `\n  Log watch: ${logWatch.lines} lines, no personal data; ` +
-      `${LOG_SITES.length - missed.length} of ${LOG_SITES.length} log call sites reached`,
+      `${LOG_SITES.length - missed.length} of ${LOG_SITES.length} log call sites reached (${untested} listed untested)` +
+      missed.map((site) => `\n    not reached: ${site.file}: ${site.message}`).join(''),
   );
-  if (missed.length > 0 && wholeRun(context)) {
-    throw new Error(
-      `log call sites no test reached:\n${missed.map((site) => `    ${site.file}: ${site.message}`).join('\n')}`,
-    );
+  const required = missed.filter((site) => !site.untested);
+  if (required.length > 0 && wholeRun(context)) {
+    const listed = required.map((site) => `    ${site.file}: ${String(site.message)}`);
+    throw new Error(`log call sites no test reached:\n${listed.join('\n')}`);
   }
 }
 

@@ -172,7 +172,8 @@ function deploymentOf(config: WorkerConfig): WorkerDeployment | undefined {
   };
 }
 
-let runtimeInstalled = false;
+/** The runtime installed (`Runtime.instance()` after it shut down would start a new one and hold the process). */
+let runtime: Runtime | undefined;
 
 /**
  * The SDK's runtime: one logger for the SDK's lines (the core's too, which print on their own otherwise) and
@@ -180,14 +181,13 @@ let runtimeInstalled = false;
  */
 function installRuntime({ logLevel, logFormat, metricsAddress }: WorkerConfig['telemetry']): PinoLogger {
   const log = createLogger({ name: 'eca-worker', level: logLevel, format: logFormat });
-  Runtime.install({
+  runtime = Runtime.install({
     logger: temporalLogger(log),
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
       ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
     },
   });
-  runtimeInstalled = true;
   return log;
 }
 
@@ -281,6 +281,7 @@ async function main(): Promise<void> {
   await connection.close();
   await store.close();
   await database.close();
+  runtime?.flushLogs();
   announce.info('eca worker stopped');
 }
 
@@ -293,6 +294,6 @@ main().catch((error: unknown) => {
     console.error(error.message);
   } else console.error('eca worker failed:', error instanceof Error ? error.message : error);
   // The lines forwarded from the core wait in a buffer (up to 100 ms): written before the process ends.
-  if (runtimeInstalled) Runtime.instance().flushLogs();
+  runtime?.flushLogs();
   process.exit(1);
 });

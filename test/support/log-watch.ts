@@ -38,7 +38,7 @@ export const LOG_SITES: readonly LogSite[] = [
   { file: 'api/events.ts', message: /^event stream ended$/, untested: true },
   { file: 'api/problems.ts', message: /^the caller closed the connection before the answer$/, untested: true },
   { file: 'api/problems.ts', message: /^request timed out: / },
-  { file: 'api/problems.ts', message: /^request failed: /, untested: true },
+  { file: 'api/problems.ts', message: /^request failed: / },
   { file: 'api/webhooks.ts', message: /^webhook delivery not told of the deletion$/, untested: true },
   { file: 'workflows/application/deadlines.ts', message: /^deadline passed: escalated$/ },
   { file: 'workflows/application/events.ts', message: /^events not written$/, untested: true },

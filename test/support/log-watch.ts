@@ -71,7 +71,9 @@ function examplePersonalData(): RegExp[] {
     value(/DriversLicense="([^"]+)"/),
     value(/street_1="([^"]+)"/),
   ];
-  return fields.map((field) => new RegExp(`\\b${escape(field)}\\b`, 'i'));
+  // Short values (`Doe`) stand alone, bounded by what cannot be base64: the SDK's TRACE lines carry payloads
+  // in base64, where three letters between a `+` and a `/` are chance, not a name.
+  return fields.map((field) => new RegExp(`(?<![A-Za-z0-9+/=])${escape(field)}(?![A-Za-z0-9+/=])`));
 }
 
 export interface LogFinding {
@@ -121,7 +123,7 @@ export const logWatch = new LogWatch();
 
 /** Watches for an applicant's fields too (test/support/history-privacy.ts registers each applicant it makes). */
 export function watchPersonalData(values: readonly string[]): void {
-  for (const value of values) logWatch.personal.push(new RegExp(escape(value), 'i'));
+  for (const value of values) logWatch.personal.push(new RegExp(escape(value)));
 }
 
 /** The engine's logger at TRACE, writing to the watch: for the API's tests. */

@@ -84,7 +84,7 @@ function reportLogWatch(context: Context): void {
     const listed = findings.slice(0, 10).map((finding) => `    ${finding.found} in "${finding.message}"`);
     throw new Error(`${findings.length} log line(s) of ${logWatch.lines} hold personal data:\n${listed.join('\n')}`);
   }
-  const missed = LOG_SITES.filter((_, index) => !logWatch.reached.has(index));
+  const missed = LOG_SITES.filter((_, index) => !logWatch.counts[index]);
   const untested = LOG_SITES.filter((site) => site.untested).length;
   console.log(
     `\n  Log watch: ${logWatch.lines} lines, no personal data; ` +

@@ -51,10 +51,12 @@ describe('call budget (runtime/call-budget)', function () {
       function recordingBudget(csid: string, settings: CallBudgetSettings, slots: Map<EcaOperation, number[]>) {
         return async (operation: EcaOperation) => {
           let slot: number | undefined;
+          let lastNow = 0;
           const budget = createCallBudget(db, csid, settings, {
-            now: Date.now,
+            now: () => (lastNow = Date.now()),
+            // The wait was computed from the clock's last reading: the slot is exactly that reading plus it.
             sleep: (ms) => {
-              slot = Date.now() + ms;
+              slot = lastNow + ms;
               return Promise.resolve();
             },
           });

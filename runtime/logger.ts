@@ -11,7 +11,9 @@
  * - **Free text**: a message, an error's text and stack, any string field. The brokerage's error texts are
  *   free text the spec gives no catalogue of, and the SDK logs an activity's failure with its text. Every
  *   string is scrubbed by {@link scrubText}: e-mail addresses, tax ids, quoted values of personal-data names,
- *   and the attribute values and text of any XML it quotes.
+ *   and the attribute values and text of any XML it quotes. An error's text that quotes the brokerage
+ *   (a per-account error entry, an HTTP answer's excerpt) is withheld first (domain/log-text.ts): a name
+ *   in prose is a word like any other.
  *
  * The worker hands the SDK a {@link temporalLogger} over the same pino logger, so the SDK's lines (activity
  * failures, workflow logs through its sink, the core's) pass through both guards too.
@@ -20,6 +22,7 @@ import { pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger, LevelWithSilent, LoggerOptions as PinoOptions } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import type { Logger, LogLevel, LogMetadata } from '@temporalio/common';
+import { loggableText } from '../domain/log-text.js';
 
 export type { PinoLogger };
 
@@ -140,18 +143,29 @@ export function scrubText(text: string): string {
   return out;
 }
 
+/** `text` (a failure's message, or a stack that quotes it) with the brokerage's words in `message` withheld. */
+function withheldIn(text: string, failureType: string, message: string): string {
+  const loggable = loggableText(failureType, message);
+  return loggable === message ? text : text.replace(message, loggable);
+}
+
 /**
  * An error as a log field: its type, code and status, a failure's type and retry flag, its scrubbed text
  * and stack, and its cause the same way.
  */
 function errorField(error: Error, depth: number): Record<string, unknown> {
   const { code, statusCode, type, nonRetryable, cause } = error as Error & Record<string, unknown>;
-  const field: Record<string, unknown> = { type: error.name, message: scrubText(error.message) };
+  // The brokerage's words in it withheld (domain/log-text.ts), by the error's name or the failure's type.
+  const failureType = typeof type === 'string' ? type : error.name;
+  const field: Record<string, unknown> = {
+    type: error.name,
+    message: scrubText(withheldIn(error.message, failureType, error.message)),
+  };
   if (typeof code === 'string' || typeof code === 'number') field.code = code;
   if (typeof statusCode === 'number') field.statusCode = statusCode;
   if (typeof type === 'string') field.failureType = type;
   if (typeof nonRetryable === 'boolean') field.nonRetryable = nonRetryable;
-  if (error.stack) field.stack = scrubText(error.stack);
+  if (error.stack) field.stack = scrubText(withheldIn(error.stack, failureType, error.message));
   if (cause !== undefined) field.cause = scrubValue(cause, depth + 1);
   return field;
 }
@@ -160,8 +174,9 @@ const MAX_DEPTH = 8;
 
 /**
  * A log field as it may be logged, through plain objects and arrays: personal-data keys redacted at any
- * depth, free text scrubbed (errors as {@link errorField}), symbols and functions dropped. Other objects
- * (a request, say) are left to their serializer, whose output is scrubbed in turn ({@link createLogger}).
+ * depth, free text scrubbed (errors as {@link errorField}), symbols and functions dropped, other objects
+ * by their own fields. A field that has a serializer (a request, say) is left to it, and its output is
+ * scrubbed in turn ({@link createLogger}).
  */
 function scrubValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubText(value);
@@ -173,12 +188,28 @@ function scrubValue(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => scrubValue(item, depth + 1));
   if (value instanceof Date) return value.toISOString();
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return value;
+  // Any other object by its own fields too (a protobuf message of the SDK's, say): nothing reaches a line unwalked.
+  return scrubFields(value as Record<string, unknown>, depth);
+}
+
+/** An object's fields, scrubbed; those named in `serialized` are left to their serializer. */
+function scrubFields(
+  value: Record<string, unknown>,
+  depth: number,
+  serialized?: ReadonlySet<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // A failure as Temporal's protobuf carries it (an activation's, at TRACE): its text by its type, as an error's.
+  const failureType = (value.applicationFailureInfo as { type?: unknown } | null | undefined)?.type;
   for (const [key, item] of Object.entries(value)) {
     if (isPersonalDataKey(key)) out[key] = REDACTED;
-    else if (ID_FIELDS.has(key) && typeof item === 'string') out[key] = item;
+    else if (
+      typeof failureType === 'string' &&
+      typeof item === 'string' &&
+      (key === 'message' || key === 'stackTrace')
+    ) {
+      out[key] = scrubText(withheldIn(item, failureType, String(value.message)));
+    } else if ((ID_FIELDS.has(key) && typeof item === 'string') || serialized?.has(key)) out[key] = item;
     else out[key] = scrubValue(item, depth + 1);
   }
   return out;
@@ -227,7 +258,7 @@ export function createLogger(options: LoggerOptions): PinoLogger {
       serializers: { err: asIs, error: asIs, ...serializers },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (object) => scrubValue(object) as Record<string, unknown>,
+        log: (object) => scrubFields(object, 0, new Set(Object.keys(serializers))),
       },
       hooks: {
         // The message and the format's arguments are free text too; an error logged without a message

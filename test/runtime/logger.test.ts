@@ -19,6 +19,9 @@ import {
 import type { LogFormat } from '../../runtime/logger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
 import { LOG_SITES } from '../support/log-watch.js';
+import { EcaHttpError } from '../../eca/index.js';
+import { AccountEntryError } from '../../activities/status.js';
+import { loggableText } from '../../domain/log-text.js';
 
 function capture(format: LogFormat = 'json', level: 'TRACE' | 'INFO' | 'WARN' = 'TRACE') {
   const lines: string[] = [];
@@ -84,14 +87,23 @@ describe('the engine logger (runtime/logger.ts)', function () {
 
   it("keeps an error's type, code and failure type, and scrubs an error logged without a message", function () {
     const { logger, records } = capture();
-    const failure = Object.assign(new Error(`refused ${PERSON.email}`), { code: 'ECONNRESET', type: 'EcaHttpError' });
+    const failure = Object.assign(new Error(`refused ${PERSON.email}`), {
+      code: 'ECONNRESET',
+      type: 'EcaNetworkError',
+    });
     logger.error({ err: failure }, 'request failed');
     logger.error(new RangeError(`bad TIN ${PERSON.TIN}`));
     logger.warn({ err: new Error(`for ${PERSON.email}`) });
     const [first, second, third] = records();
     assert.deepEqual(
       { ...(first?.err as object), stack: undefined },
-      { type: 'Error', code: 'ECONNRESET', failureType: 'EcaHttpError', message: 'refused [email]', stack: undefined },
+      {
+        type: 'Error',
+        code: 'ECONNRESET',
+        failureType: 'EcaNetworkError',
+        message: 'refused [email]',
+        stack: undefined,
+      },
     );
     assert.equal(second?.msg, 'bad TIN [tax id]');
     assert.equal(third?.msg, 'for [email]');
@@ -110,6 +122,37 @@ describe('the engine logger (runtime/logger.ts)', function () {
     assert.equal(logged.message, 'create refused: TIN [tax id]');
     assert.match(logged.stack, /^TypeError: create refused: TIN \[tax id\]\n\s+at /);
     assert.equal(logged.cause.message, '<Name first="[redacted]"/> for [email]');
+  });
+
+  it("withholds the brokerage's words in a failure (a name in prose), keeping the engine's", function () {
+    const { logger, lines, records } = capture();
+    const prose = `account of ${PERSON.first} ${PERSON.last} is under review`;
+    logger.warn({ err: new EcaHttpError('getAccountStatus', 500, `{"error":"${prose}"}`) }, 'Activity failed');
+    logger.warn({ err: new AccountEntryError(`getPendingTasks: ${prose}`) }, 'Activity failed');
+    logger.warn({ err: Object.assign(new Error(`getAccountStatus: ${prose}`), { type: 'AccountEntryError' }) }, 'x');
+    // A failure as an activation carries it at TRACE (a protobuf message, not a plain object).
+    const proto = Object.create({ kind: 'Failure' }) as Record<string, unknown>;
+    Object.assign(proto, {
+      message: `getAccountStatus: ${prose}`,
+      applicationFailureInfo: { type: 'AccountEntryError' },
+    });
+    logger.trace({ activation: { jobs: [{ resolveActivity: { failure: proto } }] } }, 'Got workflow activation');
+    for (const line of lines) {
+      for (const value of [PERSON.first, PERSON.last]) assert.ok(!line.includes(value), `${value} in ${line}`);
+    }
+    const [http, entry, failure, activation] = records();
+    const withheld = "[the brokerage's text, withheld from logs]";
+    assert.equal((http?.err as { message: string }).message, `getAccountStatus: HTTP 500 (${withheld})`);
+    assert.match((http?.err as { stack: string }).stack, /^EcaHttpError: getAccountStatus: HTTP 500 \(\[the/);
+    assert.equal((entry?.err as { message: string }).message, `getPendingTasks: ${withheld}`);
+    assert.equal((failure?.err as { message: string }).message, `getAccountStatus: ${withheld}`);
+    assert.match(JSON.stringify(activation), /"message":"getAccountStatus: \[the brokerage's text/);
+    // The engine's own texts, of any other type, are kept.
+    assert.equal(
+      loggableText('EcaNetworkError', 'getAccountStatus: network failure (ECONNRESET)'),
+      'getAccountStatus: network failure (ECONNRESET)',
+    );
+    assert.equal(loggableText('AccountEntryError', 'no such shape'), withheld);
   });
 
   it("carries the SDK's lines: its levels, its metadata as fields, nothing below the level", function () {

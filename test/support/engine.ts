@@ -71,6 +71,8 @@ export interface EngineOptions {
   events?: EventSink;
   /** Worker Versioning: the worker polls as this build of a worker deployment. */
   deployment?: WorkerDeployment;
+  /** Activities in place of the engine's (one that fails, or answers as another build's would), by name. */
+  replace?: Partial<Record<keyof ReturnType<typeof createEngineActivities>['activities'], AnyActivity>>;
 }
 
 type AnyActivity = (...args: never[]) => Promise<unknown>;
@@ -118,9 +120,10 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     }),
   });
   const taskQueue = `engine-${randomUUID()}`;
+  const chosen = { ...activities, ...options.replace } as typeof activities;
   const workerActivities = options.followTemporalClock
-    ? followClock(activities as unknown as Record<string, AnyActivity>, sim)
-    : activities;
+    ? followClock(chosen as unknown as Record<string, AnyActivity>, sim)
+    : chosen;
   const worker = await createEngineWorker({
     connection: env.nativeConnection,
     taskQueue,

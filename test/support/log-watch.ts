@@ -41,20 +41,16 @@ export const LOG_SITES: readonly LogSite[] = [
   { file: 'api/problems.ts', message: /^request failed: / },
   { file: 'api/webhooks.ts', message: /^webhook delivery not told of the deletion$/, untested: true },
   { file: 'workflows/application/deadlines.ts', message: /^deadline passed: escalated$/ },
-  { file: 'workflows/application/events.ts', message: /^events not written$/, untested: true },
+  { file: 'workflows/application/events.ts', message: /^events not written$/ },
   { file: 'workflows/application/run.ts', message: /^lifecycle transition$/ },
   { file: 'workflows/application/staff-signals.ts', message: /^staff signal accepted$/ },
   { file: 'workflows/application/staff-signals.ts', message: /^staff signal (?!accepted)/ },
   { file: 'workflows/application/steps.ts', message: /^step blocked$/ },
-  { file: 'workflows/application/workflow.ts', message: /^deadlines not watched$/, untested: true },
+  { file: 'workflows/application/workflow.ts', message: /^deadlines not watched$/ },
   { file: 'workflows/application/workflow.ts', message: /^continuing as new$/ },
   { file: 'workflows/plaintext-guard.ts', message: /^signal .* dropped: /, untested: true },
   { file: 'workflows/smoke.ts', message: /^smoke check: worker answered, sleeping$/ },
-  {
-    file: 'workflows/sweep/workflow.ts',
-    message: /^status sweep failed; the next slot runs as usual$/,
-    untested: true,
-  },
+  { file: 'workflows/sweep/workflow.ts', message: /^status sweep failed; the next slot runs as usual$/ },
   { file: 'workflows/webhooks/workflow.ts', message: /^webhook delivery gave up; pausing the endpoint$/ },
 ];
 

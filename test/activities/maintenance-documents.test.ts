@@ -8,17 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { startMaintenance } from '../../client/maintenance.js';
 import { createRetentionActivities, UNKNOWN_OWNER_GRACE_MS } from '../../activities/retention.js';
 import { DocumentNotFound, FileDocumentStore } from '../../runtime/document-store.js';
 import type { DocumentRef } from '../../domain/documents.js';
 import type { MaintenanceInput } from '../../workflows/maintenance/messages.js';
 import { generateCodecKeyring } from '../../codec/index.js';
+import { logWatch, siteLines, watchedActivityEnvironment, watchPersonalData } from '../support/log-watch.js';
 
 const CSID = 'CSID-M';
-type Status = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TERMINATED' | 'unknown';
+type Status = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TERMINATED' | 'unknown' | 'unreachable';
 
 /** A client that starts nothing for real: it keeps each start's input, and describes workflows as `statuses` says. */
 function fakeClient(started: Map<string, MaintenanceInput>, statuses: Map<string, Status>): Client {
@@ -33,12 +32,16 @@ function fakeClient(started: Map<string, MaintenanceInput>, statuses: Map<string
       describe: () => {
         const status = statuses.get(workflowId) ?? 'unknown';
         if (status === 'unknown') return Promise.reject(new WorkflowNotFoundError('not found', workflowId, undefined));
+        if (status === 'unreachable') return Promise.reject(new Error('14 UNAVAILABLE: No connection established'));
         return Promise.resolve({ status: { name: status } });
       },
     }),
   };
   return { workflow } as unknown as Client;
 }
+
+// The security answers of these requests are secrets: no log line may hold one.
+watchPersonalData(['my first pet', 'my first car', 'my first school', 'my first bicycle', 'my first teacher']);
 
 describe('maintenance documents: owned by the request, deleted once it is final', function () {
   let dir: string;
@@ -80,12 +83,14 @@ describe('maintenance documents: owned by the request, deleted once it is final'
   /** The document retention's activity releasing a finished application's documents. */
   function retentionRuns(): Promise<unknown> {
     const { releaseDocuments } = createRetentionActivities({ store, client });
-    return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') }).run(releaseDocuments, {
+    return watchedActivityEnvironment().run(releaseDocuments, {
       owner: `application-${CSID}-someone-else`,
     });
   }
 
   it('deletes the body and attachments of a closed request at the next release, and keeps those of a running one', async function () {
+    const released = siteLines('activities/retention.ts', /^documents of closed workflows released$/);
+    const findings = logWatch.findings.length;
     const closed = await request('k-closed', '<SecurityAnswer>my first pet</SecurityAnswer>', true);
     const failed = await request('k-failed', '<SecurityAnswer>my first car</SecurityAnswer>');
     const running = await request('k-running', '<SecurityAnswer>my first school</SecurityAnswer>');
@@ -105,6 +110,26 @@ describe('maintenance documents: owned by the request, deleted once it is final'
     await assert.rejects(store.get(running.documents[0]!), DocumentNotFound);
     assert.deepEqual(await store.list(), []);
     assert.deepEqual((await store.closingOwners()).owners, []);
+    // Each release that swept something said so, with counts only.
+    assert.equal(siteLines('activities/retention.ts', /^documents of closed workflows released$/) - released, 2);
+    assert.deepEqual(logWatch.findings.slice(findings), []);
+  });
+
+  it('releases its own documents when the namespace cannot be asked, and says the sweep failed', async function () {
+    const site = ['activities/retention.ts', /^the sweep of closed workflows failed/] as const;
+    const before = siteLines(...site);
+    const findings = logWatch.findings.length;
+    const waiting = await request('k-waiting', '<SecurityAnswer>my first bicycle</SecurityAnswer>');
+    statuses.set(waiting.workflowId, 'unreachable');
+    const { releaseDocuments } = createRetentionActivities({ store, client });
+    const own = await store.put(new TextEncoder().encode('<SecurityAnswer>my first teacher</SecurityAnswer>'), {
+      owner: `application-${CSID}-someone-else`,
+    });
+    await watchedActivityEnvironment().run(releaseDocuments, { owner: `application-${CSID}-someone-else` });
+    await assert.rejects(store.get(own), DocumentNotFound, "the application's own documents were kept");
+    assert.ok((await store.get(waiting.documents[0]!)).byteLength > 0, 'swept without an answer');
+    assert.equal(siteLines(...site) - before, 1);
+    assert.deepEqual(logWatch.findings.slice(findings), []);
   });
 
   it('releases a request the namespace does not know only after the grace, its start having failed', async function () {

@@ -43,9 +43,13 @@ import { storedForms } from '../support/engine.js';
 import { applicant, assertPrivateHistory, personalFields, personalXml, strings } from '../support/history-privacy.js';
 import type { Applicant } from '../support/history-privacy.js';
 import { startDevServerEnv } from '../support/servers.js';
+import { logWatch } from '../support/log-watch.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long the worker may take to stop on SIGTERM before the test kills it and fails. */
+const STOP_GRACE_MS = 20_000;
 const FAST: ApplicationInput['settings'] = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
 };
@@ -114,6 +118,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
     worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own: a stop that fails kills what the worker started too.
+      detached: true,
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -146,6 +152,9 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         }
       };
       child.stdout?.on('data', (chunk: Buffer) => {
+        // Whole lines to the run's log watch too: the sites this process reaches count as reached.
+        const lines = (workerStdout.slice(workerStdout.lastIndexOf('\n') + 1) + chunk.toString()).split('\n');
+        if (lines.length > 1) logWatch.write(`${lines.slice(0, -1).join('\n')}\n`);
         workerStdout += chunk.toString();
         collect(chunk);
       });
@@ -160,15 +169,23 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   });
 
   after(async function () {
-    if (worker && worker.exitCode === null) {
+    let stuck: string | undefined;
+    if (worker?.pid !== undefined && worker.exitCode === null && worker.signalCode === null) {
       const exited = new Promise((resolve) => worker?.once('exit', resolve));
       worker.kill('SIGTERM');
-      await exited;
+      const stopped = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+      if (!stopped) {
+        stuck = `the worker did not stop within ${STOP_GRACE_MS} ms of SIGTERM; its process group was killed`;
+        process.kill(-worker.pid, 'SIGKILL');
+        await exited;
+      }
     }
     await env?.teardown();
     await sim?.close();
     await codecServer?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
+    // Reported once everything else is stopped: nothing is left running behind the failure.
+    if (stuck) assert.fail(`${stuck}:\n${workerLog.slice(-4_000)}`);
   });
 
   it('keeps personal data and secrets out of histories and logs, and ops read them through the codec server', async function () {

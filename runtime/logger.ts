@@ -249,6 +249,9 @@ export function createLogger(options: LoggerOptions): PinoLogger {
     ]),
   );
   const asIs = (value: unknown) => value;
+  // Fields a serializer writes, which sees them after this logger's formatter: those given, and the request
+  // and response of fastify's child loggers (its serializers for them, or ours for the request: api/main.ts).
+  const serialized = new Set(['req', 'res', ...Object.keys(serializers)]);
   return pino(
     {
       name: options.name,
@@ -258,7 +261,7 @@ export function createLogger(options: LoggerOptions): PinoLogger {
       serializers: { err: asIs, error: asIs, ...serializers },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (object) => scrubFields(object, 0, new Set(Object.keys(serializers))),
+        log: (object) => scrubFields(object, 0, serialized),
       },
       hooks: {
         // The message and the format's arguments are free text too; an error logged without a message

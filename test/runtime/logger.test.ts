@@ -155,6 +155,37 @@ describe('the engine logger (runtime/logger.ts)', function () {
     assert.equal(loggableText('AccountEntryError', 'no such shape'), withheld);
   });
 
+  it('leaves a request to its serializer (its output scrubbed), and walks any other object by its own fields', function () {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    class Request {
+      readonly id = 'req-1';
+      get url() {
+        return `/v1/applications?email=${PERSON.email}`;
+      }
+    }
+    class Holder {
+      readonly note = `for ${PERSON.email}`;
+      readonly email = PERSON.email;
+    }
+    const logger = createLogger({
+      name: 'test',
+      format: 'json',
+      destination,
+      serializers: { req: (request: Request) => ({ id: request.id, url: request.url }) },
+    });
+    logger.info({ req: new Request(), holder: new Holder() }, 'incoming request');
+    const record = JSON.parse(lines[0]!) as Record<string, Record<string, string>>;
+    // The serializer read the request's getter (a walked copy has none), and its output was scrubbed.
+    assert.deepEqual(record.req, { id: 'req-1', url: '/v1/applications?email=[email]' });
+    assert.deepEqual(record.holder, { note: 'for [email]', email: '[redacted]' });
+  });
+
   it("carries the SDK's lines: its levels, its metadata as fields, nothing below the level", function () {
     const { logger, records } = capture('json', 'INFO');
     const sdk = temporalLogger(logger);

@@ -28,7 +28,6 @@ import { brokerageAnomaly, deferredFailure, describeError, isKeyError, typedFail
 import { EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { AccountEntryError } from './status.js';
-import { loggableText } from '../domain/log-text.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store';
 
@@ -80,11 +79,9 @@ export function stepFailure(
 ): ApplicationFailure | undefined {
   if (!(error instanceof Error)) return undefined;
   const text = describeError(error);
-  // The log line withholds the brokerage's words; the failure, which staff read, keeps them.
-  const logged = loggableText(error.name, text);
   const configuration = configurationErrorKind(error);
   if (configuration) {
-    log('error', `configuration error (${configuration}): ${logged}`, { kind: configuration });
+    log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
     if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
       return typedFailure(error, {
@@ -101,7 +98,7 @@ export function stepFailure(
   }
   const anomaly = anomalyKind(error);
   if (!anomaly) return undefined;
-  log('warn', `${anomaly} (${streak.attempts} attempt(s) in a row): ${logged}`, { kind: anomaly });
+  log('warn', `${anomaly} (${streak.attempts} attempt(s) in a row): ${text}`, { kind: anomaly });
   const last = bounds && (anomaly === 'document-corrupted' || streak.attempts >= bounds.anomalyAttempts);
   if (!last) return typedFailure(error, { message: `${text} (${anomaly}); the step is retried`, nonRetryable: false });
   return typedFailure(error, {

@@ -2,6 +2,7 @@
  * Reads of accounts: status and pending tasks, merged across the reads that arrive together, and one
  * account's snapshot from its entries (also the firm's sweep's).
  */
+import { quoteService } from '../eca/index.js';
 import type { AccountStatusEntry, EcaClient, PendingTask, PendingTasksAccount } from '../eca/index.js';
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
@@ -68,11 +69,15 @@ export function accountSnapshot(
   pending: PendingTasksAccount | undefined,
 ): AccountSnapshot | Error {
   if (entry.isError || !entry.status) {
-    return new AccountEntryError(`getAccountStatus: ${entry.error ?? `no status for account ${entry.accountId}`}`);
+    return new AccountEntryError(
+      `getAccountStatus: ${entry.error !== undefined ? quoteService(entry.error) : `no status for account ${entry.accountId}`}`,
+    );
   }
   // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
   // fails for this account (and is retried), rather than reporting that no document is missing.
-  if (pending?.isError) return new AccountEntryError(`getPendingTasks: ${pending.error ?? 'error entry'}`);
+  if (pending?.isError) {
+    return new AccountEntryError(`getPendingTasks: ${pending.error !== undefined ? quoteService(pending.error) : 'error entry'}`);
+  }
   return {
     status: entry.status.code,
     stateText: entry.state?.state,

@@ -3,7 +3,7 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { EcaCryptoError } from '../eca/index.js';
+import { EcaCryptoError, quoteService } from '../eca/index.js';
 import type { EcaClient, UpdateRequest } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
@@ -79,7 +79,7 @@ export async function updateCall(
     // refusal the application is sent back for. Nothing was filed: the next attempt may send again.
     if (error !== undefined && isEncryptionErrorText(error)) {
       attempt?.answeredNotProcessed();
-      throw new EcaCryptoError('signature', `update: ${error}`);
+      throw new EcaCryptoError('signature', `update: ${quoteService(error)}`);
     }
     return { accepted: false, error: error ?? 'update was not processed (no response file)' };
   }
@@ -96,7 +96,7 @@ export async function accountRequestFiles(eca: EcaClient, csid: string, accountI
   if (failing) {
     throw finalFailure(
       REQUEST_LISTING_REFUSED,
-      `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error ?? 'error entry'}`,
+      `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error !== undefined ? quoteService(failing.error) : 'error entry'}`,
     );
   }
   return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));

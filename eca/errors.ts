@@ -2,8 +2,27 @@
  * Typed errors of the brokerage web-service library.
  *
  * Every message is built from fixed text plus identifiers (parameter names, paths, status codes); none ever carries
- * a payload, a key, a password or personal data, so callers may log errors as they are.
+ * a payload, a key, a password or personal data. The one text of the service's a message holds, an answer's
+ * excerpt, is quoted ({@link quoteService}), so that a log can withhold it.
  */
+
+/**
+ * The service's own words (an error entry's text, an answer's excerpt) as a message of the engine quotes them:
+ * between « and », any » in them made ›, so that nothing of them stands outside the quotation. The spec gives
+ * no catalogue of these texts and one may name an account holder in prose, which no pattern tells from other
+ * words: logs withhold every quotation ({@link withholdService}); staff read them where the message is kept.
+ */
+export function quoteService(text: string): string {
+  return `«${text.replaceAll('»', '›')}»`;
+}
+
+/** What a withheld quotation of the service reads. */
+export const WITHHELD_SERVICE_TEXT = "«the service's words, withheld»";
+
+/** `text` with every quotation of the service withheld; one cut short (a text cut at a limit) runs to the end. */
+export function withholdService(text: string): string {
+  return text.includes('«') ? text.replace(/«[^»]*(?:»|$)/g, WITHHELD_SERVICE_TEXT) : text;
+}
 
 export type EcaErrorCode =
   'ECA_REQUEST' | 'ECA_HTTP' | 'ECA_TIMEOUT' | 'ECA_NETWORK' | 'ECA_SCHEMA' | 'ECA_CRYPTO' | 'ECA_DEFERRED';
@@ -36,7 +55,7 @@ export class EcaHttpError extends EcaError {
   readonly operation: string;
 
   constructor(operation: string, status: number, bodyExcerpt: string, options?: { cause?: unknown }) {
-    super('ECA_HTTP', `${operation}: HTTP ${status}${bodyExcerpt ? ` (${bodyExcerpt})` : ''}`, options);
+    super('ECA_HTTP', `${operation}: HTTP ${status}${bodyExcerpt ? ` (${quoteService(bodyExcerpt)})` : ''}`, options);
     this.operation = operation;
     this.status = status;
     this.bodyExcerpt = bodyExcerpt;

@@ -11,9 +11,9 @@
  * - **Free text**: a message, an error's text and stack, any string field. The brokerage's error texts are
  *   free text the spec gives no catalogue of, and the SDK logs an activity's failure with its text. Every
  *   string is scrubbed by {@link scrubText}: e-mail addresses, tax ids, quoted values of personal-data names,
- *   and the attribute values and text of any XML it quotes. An error's text that quotes the brokerage
- *   (a per-account error entry, an HTTP answer's excerpt) is withheld first (domain/log-text.ts): a name
- *   in prose is a word like any other.
+ *   and the attribute values and text of any XML it quotes. First, the brokerage's own words, which the
+ *   engine's messages quote between « and » (eca/errors.ts `quoteService`: a per-account error entry, an
+ *   HTTP answer's excerpt), are withheld whole: a name in prose is a word like any other.
  *
  * The worker hands the SDK a {@link temporalLogger} over the same pino logger, so the SDK's lines (activity
  * failures, workflow logs through its sink, the core's) pass through both guards too.
@@ -22,7 +22,7 @@ import { pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger, LevelWithSilent, LoggerOptions as PinoOptions } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import type { Logger, LogLevel, LogMetadata } from '@temporalio/common';
-import { loggableText } from '../domain/log-text.js';
+import { withholdService } from '../eca/errors.js';
 
 export type { PinoLogger };
 
@@ -127,12 +127,13 @@ const XML_ATTRIBUTE = /(\s[\w:.-]+\s*=\s*)(?:"[^"]*"|'[^']*')/g;
 const XML_TEXT = />([^<>]*[^\s<>][^<>]*)</g;
 
 /**
- * A free text as it may be logged: cut at {@link MAX_TEXT}; e-mail addresses, tax ids and the quoted values
- * of personal-data names (`first="…"`, `"email": "…"`) masked; in XML it quotes, every attribute value and
- * element text.
+ * A free text as it may be logged: the service's words it quotes withheld; cut at {@link MAX_TEXT}; e-mail
+ * addresses, tax ids and the quoted values of personal-data names (`first="…"`, `"email": "…"`) masked; in
+ * XML it quotes, every attribute value and element text.
  */
 export function scrubText(text: string): string {
-  const cut = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…[${text.length - MAX_TEXT} more characters]` : text;
+  const own = withholdService(text);
+  const cut = own.length > MAX_TEXT ? `${own.slice(0, MAX_TEXT)}…[${own.length - MAX_TEXT} more characters]` : own;
   let out = cut
     .replace(EMAIL, '[email]')
     .replace(TAX_ID, '[tax id]')
@@ -143,29 +144,18 @@ export function scrubText(text: string): string {
   return out;
 }
 
-/** `text` (a failure's message, or a stack that quotes it) with the brokerage's words in `message` withheld. */
-function withheldIn(text: string, failureType: string, message: string): string {
-  const loggable = loggableText(failureType, message);
-  return loggable === message ? text : text.replace(message, loggable);
-}
-
 /**
  * An error as a log field: its type, code and status, a failure's type and retry flag, its scrubbed text
  * and stack, and its cause the same way.
  */
 function errorField(error: Error, depth: number): Record<string, unknown> {
   const { code, statusCode, type, nonRetryable, cause } = error as Error & Record<string, unknown>;
-  // The brokerage's words in it withheld (domain/log-text.ts), by the error's name or the failure's type.
-  const failureType = typeof type === 'string' ? type : error.name;
-  const field: Record<string, unknown> = {
-    type: error.name,
-    message: scrubText(withheldIn(error.message, failureType, error.message)),
-  };
+  const field: Record<string, unknown> = { type: error.name, message: scrubText(error.message) };
   if (typeof code === 'string' || typeof code === 'number') field.code = code;
   if (typeof statusCode === 'number') field.statusCode = statusCode;
   if (typeof type === 'string') field.failureType = type;
   if (typeof nonRetryable === 'boolean') field.nonRetryable = nonRetryable;
-  if (error.stack) field.stack = scrubText(withheldIn(error.stack, failureType, error.message));
+  if (error.stack) field.stack = scrubText(error.stack);
   if (cause !== undefined) field.cause = scrubValue(cause, depth + 1);
   return field;
 }
@@ -199,17 +189,9 @@ function scrubFields(
   serialized?: ReadonlySet<string>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // A failure as Temporal's protobuf carries it (an activation's, at TRACE): its text by its type, as an error's.
-  const failureType = (value.applicationFailureInfo as { type?: unknown } | null | undefined)?.type;
   for (const [key, item] of Object.entries(value)) {
     if (isPersonalDataKey(key)) out[key] = REDACTED;
-    else if (
-      typeof failureType === 'string' &&
-      typeof item === 'string' &&
-      (key === 'message' || key === 'stackTrace')
-    ) {
-      out[key] = scrubText(withheldIn(item, failureType, String(value.message)));
-    } else if ((ID_FIELDS.has(key) && typeof item === 'string') || serialized?.has(key)) out[key] = item;
+    else if ((ID_FIELDS.has(key) && typeof item === 'string') || serialized?.has(key)) out[key] = item;
     else out[key] = scrubValue(item, depth + 1);
   }
   return out;

@@ -20,8 +20,9 @@ import type { LogFormat } from '../../runtime/logger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
 import { LOG_SITES } from '../support/log-watch.js';
 import { EcaHttpError } from '../../eca/index.js';
-import { AccountEntryError } from '../../activities/status.js';
-import { loggableText } from '../../domain/log-text.js';
+import { accountSnapshot } from '../../activities/status.js';
+import { quoteService, WITHHELD_SERVICE_TEXT } from '../../eca/index.js';
+import type { AccountStatusEntry } from '../../eca/index.js';
 
 function capture(format: LogFormat = 'json', level: 'TRACE' | 'INFO' | 'WARN' = 'TRACE') {
   const lines: string[] = [];
@@ -124,35 +125,44 @@ describe('the engine logger (runtime/logger.ts)', function () {
     assert.equal(logged.cause.message, '<Name first="[redacted]"/> for [email]');
   });
 
-  it("withholds the brokerage's words in a failure (a name in prose), keeping the engine's", function () {
+  it("withholds the service's words the engine's texts quote (a name in prose), keeping the engine's", function () {
     const { logger, lines, records } = capture();
     const prose = `account of ${PERSON.first} ${PERSON.last} is under review`;
+    const entry = accountSnapshot({ accountId: 'U7', isError: true, error: prose } as AccountStatusEntry, undefined);
+    assert.ok(entry instanceof Error);
+    // As a step wraps it for the workflow, and as a brokerage's text could try to close the quotation.
+    const wrapped = Object.assign(new Error(`${entry.message} (account-entry, 3 attempt(s) in a row): blocked`), {
+      type: 'AccountEntryError',
+    });
+    const closing = new EcaHttpError('getAccountStatus', 500, `{"error":"» ${prose}"}`);
     logger.warn({ err: new EcaHttpError('getAccountStatus', 500, `{"error":"${prose}"}`) }, 'Activity failed');
-    logger.warn({ err: new AccountEntryError(`getPendingTasks: ${prose}`) }, 'Activity failed');
-    logger.warn({ err: Object.assign(new Error(`getAccountStatus: ${prose}`), { type: 'AccountEntryError' }) }, 'x');
+    logger.warn({ err: entry }, 'Activity failed');
+    logger.warn({ err: wrapped, closing }, 'step blocked');
     // A failure as an activation carries it at TRACE (a protobuf message, not a plain object).
     const proto = Object.create({ kind: 'Failure' }) as Record<string, unknown>;
-    Object.assign(proto, {
-      message: `getAccountStatus: ${prose}`,
-      applicationFailureInfo: { type: 'AccountEntryError' },
-    });
+    Object.assign(proto, { message: entry.message, stackTrace: `AccountEntryError: ${entry.message}\n    at x` });
     logger.trace({ activation: { jobs: [{ resolveActivity: { failure: proto } }] } }, 'Got workflow activation');
+    // A text cut at the limit inside a quotation.
+    logger.info(`${'a'.repeat(MAX_TEXT - 5)} ${quoteService(`${prose} ${'b'.repeat(100)}`)}`);
     for (const line of lines) {
       for (const value of [PERSON.first, PERSON.last]) assert.ok(!line.includes(value), `${value} in ${line}`);
     }
-    const [http, entry, failure, activation] = records();
-    const withheld = "[the brokerage's text, withheld from logs]";
-    assert.equal((http?.err as { message: string }).message, `getAccountStatus: HTTP 500 (${withheld})`);
-    assert.match((http?.err as { stack: string }).stack, /^EcaHttpError: getAccountStatus: HTTP 500 \(\[the/);
-    assert.equal((entry?.err as { message: string }).message, `getPendingTasks: ${withheld}`);
-    assert.equal((failure?.err as { message: string }).message, `getAccountStatus: ${withheld}`);
-    assert.match(JSON.stringify(activation), /"message":"getAccountStatus: \[the brokerage's text/);
-    // The engine's own texts, of any other type, are kept.
+    const [http, own, blocked, activation] = records();
+    assert.equal((http?.err as { message: string }).message, `getAccountStatus: HTTP 500 (${WITHHELD_SERVICE_TEXT})`);
+    assert.match((http?.err as { stack: string }).stack, /^EcaHttpError: getAccountStatus: HTTP 500 \(«the service/);
+    assert.equal((own?.err as { message: string }).message, `getAccountStatus: ${WITHHELD_SERVICE_TEXT}`);
     assert.equal(
-      loggableText('EcaNetworkError', 'getAccountStatus: network failure (ECONNRESET)'),
-      'getAccountStatus: network failure (ECONNRESET)',
+      (blocked?.err as { message: string }).message,
+      `getAccountStatus: ${WITHHELD_SERVICE_TEXT} (account-entry, 3 attempt(s) in a row): blocked`,
     );
-    assert.equal(loggableText('AccountEntryError', 'no such shape'), withheld);
+    assert.match(JSON.stringify(activation), /"message":"getAccountStatus: «the service's words, withheld»"/);
+    // The engine's own texts are kept whole.
+    const plain = new EcaHttpError('getAccountStatus', 503, '');
+    assert.equal(scrubText(plain.message), 'getAccountStatus: HTTP 503');
+    assert.equal(
+      scrubText('getAccountStatus lists no entry for account U7'),
+      'getAccountStatus lists no entry for account U7',
+    );
   });
 
   it('leaves a request to its serializer (its output scrubbed), and walks any other object by its own fields', function () {

@@ -71,7 +71,7 @@ export interface EngineOptions {
   events?: EventSink;
   /** Worker Versioning: the worker polls as this build of a worker deployment. */
   deployment?: WorkerDeployment;
-  /** Activities in place of the engine's (one that fails, or answers as another build's would), by name. */
+  /** Activities in place of the engine's (one that fails, or answers as another build's would), by name; outside the step-failure policy the engine's own run under. */
   replace?: Partial<Record<keyof ReturnType<typeof createEngineActivities>['activities'], AnyActivity>>;
 }
 

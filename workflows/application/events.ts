@@ -13,7 +13,6 @@
 import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
-import { failureLogText } from '../../domain/log-text.js';
 import type { EventData, EventType, NewEvent } from '../../domain/events.js';
 import type { LifecycleContext, LifecycleEvent } from '../lifecycle/index.js';
 import type { EventActivities } from './activities.js';
@@ -156,7 +155,7 @@ export class EventOutbox {
       (error: unknown) => {
         // Only a cancelled workflow gets here (the write is retried without end): the events stay pending.
         this.writing = undefined;
-        log.warn('events not written', { error: failureLogText(error) });
+        log.warn('events not written', { error: (error as Error).message });
       },
     );
   }

@@ -13,7 +13,6 @@ import type { CreateOutcome } from './activities.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { lookPaceOf } from './settings.js';
-import { failureLogText } from '../../domain/log-text.js';
 
 /**
  * A step's failure: an activity failure of a step that can stop in `blocked` puts the application there
@@ -24,7 +23,7 @@ export function blockOrThrow(run: ApplicationRun, effect: LifecycleEffect, state
   if (!(error instanceof ActivityFailure) || blockedStep === undefined) throw error;
   // A staff message moved the lifecycle on while the step ran: the new state's effect runs instead.
   if (lifecycleState(run.snapshot) === stateBefore) {
-    log.warn('step blocked', { step: blockedStep, error: failureLogText(error) });
+    log.warn('step blocked', { step: blockedStep, error: String(error.cause?.message ?? error.message) });
     run.apply(blockedEvent(blockedStep, error));
   }
 }

@@ -13,7 +13,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { durationMs } from '../../domain/durations.js';
-import { failureLogText } from '../../domain/log-text.js';
 import { effectOf, lifecycleState } from '../lifecycle/index.js';
 import type { LifecycleEffect, UpdateFunction } from '../lifecycle/index.js';
 import { installHandlers } from './handlers.js';
@@ -45,7 +44,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   run.publish();
   watchDeadlines(run).catch((error: unknown) => {
     // A policy the activity let through and the domain refused: the application goes on without deadlines.
-    log.error('deadlines not watched', { error: failureLogText(error) });
+    log.error('deadlines not watched', { error: (error as Error).message });
   });
   return lifecycleLoop(run);
 }

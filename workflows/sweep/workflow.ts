@@ -20,7 +20,6 @@ import {
 } from '@temporalio/workflow';
 import type { SweepActivities } from './activities.js';
 import { nextSlot } from '../application/settings.js';
-import { failureLogText } from '../../domain/log-text.js';
 import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from './messages.js';
 import type { SweepInput, SweepInterval, SweepReport, SweepView } from './messages.js';
 
@@ -53,7 +52,7 @@ export async function firmStatusSweep(input: SweepInput): Promise<void> {
       // An activity failure's own message is generic; its cause says what went wrong.
       const cause = error instanceof ActivityFailure ? (error.cause ?? error) : error;
       lastError = cause instanceof Error ? cause.message : String(cause);
-      log.warn('status sweep failed; the next slot runs as usual', { csid: input.csid, error: failureLogText(cause) });
+      log.warn('status sweep failed; the next slot runs as usual', { csid: input.csid, error: lastError });
     }
     slots++;
     if (run + 1 >= SLOTS_PER_RUN || workflowInfo().continueAsNewSuggested) {

@@ -110,7 +110,7 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
     await running;
     failedAttempts?.done();
     await db?.close();
-    await rm(dir, { recursive: true, force: true });
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   beforeEach(async function () {

@@ -186,6 +186,13 @@ function describeSweep(mode: 'listing' | 'snapshot') {
 
         // The sweep stops; an account changes meanwhile; a restarted sweep (which keeps no state) wakes it.
         await env.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).terminate('test: the sweep stops');
+        // A slot's activity in flight when the sweep stopped ends its reads first (it learns of the end at its
+        // next heartbeat): the account changes once no status read has come for a whole slot.
+        const statusReads = () => engine.sim.control.calls().getAccountStatus ?? 0;
+        for (let last = -1, i = 0; statusReads() !== last && i < 10; i++) {
+          last = statusReads();
+          await sleep(SLOT_MS);
+        }
         assert.ok(engine.sim.control.completeTask(accountIds[1]!));
         await sleep(3 * SLOT_MS);
         assert.equal(await stateOf(handles[1]!), 'awaitingClient', 'nothing reads the account while the sweep is down');

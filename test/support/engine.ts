@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { Client } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createStatusReader } from '../../activities/status.js';
@@ -32,9 +33,12 @@ import type { WorkerDeployment } from '../../workers/engine-worker.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
 import { RecordedEvents } from './events.js';
-import { endTestWorkflows } from './servers.js';
+import { endTestWorkflows, timeSkippingEnv } from './servers.js';
 import type { Database } from '../../runtime/database/index.js';
 import type { EventSink } from '../../activities/events.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { accountApplication } from '../../workflows/index.js';
+import type { ApplicationInput } from '../../workflows/application/messages.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -147,6 +151,76 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A describe's engine on the shared time-skipping server: see {@link timeSkippingEngine}. */
+export interface TimeSkippingEngine {
+  /** The server of the running test. */
+  readonly env: TestWorkflowEnvironment;
+  /** Starts the test's engine (the simulator following Temporal's clock); closed after the test. */
+  setUp(options?: EngineOptions): Promise<EngineHarness>;
+}
+
+/**
+ * The engine of a describe's tests on the shared time-skipping server. The server is asked for in each test:
+ * one whose clock a test left held has been replaced. After each test its engine is closed, ending the
+ * workflows a failed test left open and the worker (they would hold the server's time skipping).
+ */
+export function timeSkippingEngine(): TimeSkippingEngine {
+  let env: TestWorkflowEnvironment | undefined;
+  let engine: EngineHarness | undefined;
+  beforeEach(async function () {
+    env = await timeSkippingEnv();
+  });
+  afterEach(async function () {
+    await engine?.close();
+    engine = undefined;
+  });
+  const current = (): TestWorkflowEnvironment => {
+    if (!env) throw new Error('the time-skipping server is asked for before each test');
+    return env;
+  };
+  return {
+    get env() {
+      return current();
+    },
+    async setUp(options = {}) {
+      engine = await startEngine(current(), { followTemporalClock: true, ...options });
+      return engine;
+    },
+  };
+}
+
+/**
+ * Starts an application of the simulator's `scenario` (its external id's prefix) on the harness's worker, its
+ * XML (the example, or `xml` of the external id) stored first. Per-application polls: the lifecycle's own
+ * reads, slot by slot (no status sweep runs on the time-skipping server, which has no visibility queries; the
+ * sweep has its own tests, test/e2e/sweep.test.ts).
+ */
+export async function startApplication(
+  env: TestWorkflowEnvironment,
+  harness: EngineHarness,
+  scenario: string,
+  options: { input?: Partial<ApplicationInput>; xml?: (externalId: string) => string } = {},
+): Promise<WorkflowHandle<typeof accountApplication>> {
+  const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
+  const xml = options.xml?.(externalId) ?? applicationXml(externalId);
+  const application = await harness.store.put(new TextEncoder().encode(xml));
+  const input = options.input ?? {};
+  return env.client.workflow.start(accountApplication, {
+    taskQueue: harness.taskQueue,
+    workflowId: applicationWorkflowId(harness.sim.csid, externalId),
+    args: [
+      {
+        csid: harness.sim.csid,
+        externalId,
+        application,
+        ...input,
+        // Documents are kept: a retention workflow left behind would hold the shared server's time skipping.
+        settings: { statusSource: 'poll', documentRetention: null, ...input.settings },
+      },
+    ],
+  });
 }
 
 /** The example application with another external id (its prefix picks the simulator's scenario). */

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FormDocument } from '../../domain/documents.js';
 import { persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
 import type { LifecycleEvent } from '../../workflows/lifecycle/index.js';
@@ -20,11 +18,9 @@ import {
   stateQuery,
   accountObservedSignal,
 } from '../../workflows/application/messages.js';
-import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
-import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import { applicationXml, pdf, startApplication, timeSkippingEngine } from '../support/engine.js';
 import type { EngineHarness, EngineOptions } from '../support/engine.js';
-import { timeSkippingEnv } from '../support/servers.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
 import { openDatabase } from '../../runtime/database/index.js';
@@ -37,50 +33,17 @@ type Handle = WorkflowHandle<typeof accountApplication>;
 
 describe('accountApplication workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
-  let env: TestWorkflowEnvironment;
-  let engine: EngineHarness | undefined;
+  const engines = timeSkippingEngine();
+  const setUp = (options?: EngineOptions) => engines.setUp(options);
 
-  // Each test asks: a test that left the shared server's clock held has had the server replaced.
-  beforeEach(async function () {
-    env = await timeSkippingEnv();
-  });
-
-  afterEach(async function () {
-    // Ends the workflows a failed test left open and its worker (they would hold the server's time skipping).
-    await engine?.close();
-    engine = undefined;
-  });
-
-  async function setUp(options: EngineOptions = {}): Promise<EngineHarness> {
-    engine = await startEngine(env, { followTemporalClock: true, ...options });
-    return engine;
-  }
-
-  async function start(
+  /** An application of the simulator's `scenario`, the example's XML edited by `edit`. */
+  function start(
     harness: EngineHarness,
     scenario: string,
     input: Partial<ApplicationInput> = {},
     edit?: (xml: string) => string,
   ): Promise<Handle> {
-    const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
-    const application = await harness.store.put(new TextEncoder().encode(applicationXml(externalId, edit)));
-    const handle = await env.client.workflow.start(accountApplication, {
-      taskQueue: harness.taskQueue,
-      workflowId: applicationWorkflowId(harness.sim.csid, externalId),
-      // Per-application polls: the lifecycle's own reads, slot by slot (no status sweep runs on this
-      // server, which has no visibility queries); the sweep has its own tests (test/e2e/sweep.test.ts).
-      args: [
-        {
-          csid: harness.sim.csid,
-          externalId,
-          application,
-          ...input,
-          // Documents are kept: a retention workflow left behind would hold the shared server's time skipping.
-          settings: { statusSource: 'poll', documentRetention: null, ...input.settings },
-        },
-      ],
-    });
-    return handle;
+    return startApplication(engines.env, harness, scenario, { input, xml: (id) => applicationXml(id, edit) });
   }
 
   /** Lets workflow time pass in steps until the application reaches `state`. */
@@ -89,7 +52,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const view = await handle.query(stateQuery);
       if (view.lifecycleState === state) return view;
       if (view.done) break;
-      await env.sleep('20 minutes');
+      await engines.env.sleep('20 minutes');
     }
     const view = await handle.query(stateQuery);
     assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
@@ -240,7 +203,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       let waiting = await handle.query(stateQuery);
       // The submission's request is followed on timers: let workflow time pass until the application waits.
       for (let i = 0; i < 100 && !['tracking', 'awaitingApproval'].includes(waiting.lifecycleState); i++) {
-        await env.sleep('1 minute');
+        await engines.env.sleep('1 minute');
         waiting = await handle.query(stateQuery);
       }
       assert.ok(['tracking', 'awaitingApproval'].includes(waiting.lifecycleState), waiting.lifecycleState);
@@ -285,7 +248,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       );
       const reads = () => harness.sim.control.calls().getAccountStatus ?? 0;
       const carriedRun = (name: string, updatedAt?: number) =>
-        env.client.workflow.start(accountApplication, {
+        engines.env.client.workflow.start(accountApplication, {
           taskQueue: harness.taskQueue,
           workflowId: `${first.workflowId}-${name}`,
           args: [
@@ -367,7 +330,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       );
       const carriedRun = async (pollRequested: boolean) => {
         const before = reads();
-        const handle = await env.client.workflow.start(accountApplication, {
+        const handle = await engines.env.client.workflow.start(accountApplication, {
           taskQueue: harness.taskQueue,
           workflowId: `${first.workflowId}-carried-${String(pollRequested)}`,
           args: [
@@ -380,7 +343,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
             },
           ],
         });
-        // No time is skipped here (only awaiting a result or env.sleep skips): a read within 15 s is not its
+        // No time is skipped here (only awaiting a result or engines.env.sleep skips): a read within 15 s is not its
         // slot's (a day away), however slow a loaded host starts the run.
         for (let i = 0; i < 300 && reads() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
         const state = await handle.query(stateQuery);
@@ -835,7 +798,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         handle.executeUpdate(resubmitUpdate, { args: [await harness.store.put(new TextEncoder().encode('x'))] }),
         (error: unknown) => error instanceof WorkflowUpdateFailedError && /not allowed/.test(String(error.cause)),
       );
-      await env.sleep('3 hours');
+      await engines.env.sleep('3 hours');
       await handle.executeUpdate(retryUpdate, { args: [{}] });
       const abandoned = await waitForState(handle, 'abandoned');
       assert.equal(harness.sim.control.calls().update, 1, 'a second AbandonAccount was sent');
@@ -943,7 +906,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       const details = async () =>
         (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
       assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* due \S+ · next reminder \S+/);
-      await env.sleep('31 days');
+      await engines.env.sleep('31 days');
       const late = await handle.query(stateQuery);
       assert.equal(late.lifecycleState, 'needsDocuments', 'the default escalation is none');
       assert.equal(late.deadline?.overdue, true);
@@ -979,7 +942,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         await new DeadlinePolicies(database).set(harness.sim.csid, {
           needsDocuments: { deadline: '2d', reminders: ['12h'], escalation: 'abandon' },
         });
-        await env.sleep('3 days');
+        await engines.env.sleep('3 days');
         const abandoned = await waitForState(handle, 'abandoned');
         assert.match(abandoned.abandonReason ?? '', /^deadline passed: needsDocuments for longer than 2d$/);
         await recordFixture('deadline-escalated', handle);

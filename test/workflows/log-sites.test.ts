@@ -12,58 +12,27 @@ import { join } from 'node:path';
 import { EcaHttpError } from '../../eca/index.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import { EventLog } from '../../runtime/events.js';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { Applicant } from '../support/history-privacy.js';
-import { accountApplication, firmStatusSweep } from '../../workflows/index.js';
-import { startEngine } from '../support/engine.js';
+import { firmStatusSweep } from '../../workflows/index.js';
+import { startApplication, timeSkippingEngine } from '../support/engine.js';
 import type { EngineHarness, EngineOptions } from '../support/engine.js';
 import { expectLog } from '../support/hooks.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
 import { logWatch, siteLines } from '../support/log-watch.js';
-import { timeSkippingEnv } from '../support/servers.js';
 
 describe("the workflows' log call sites, forced with an applicant's data", function () {
   this.timeout(120_000);
-  let env: TestWorkflowEnvironment;
-  let engine: EngineHarness | undefined;
-
-  beforeEach(async function () {
-    env = await timeSkippingEnv();
-  });
-
-  afterEach(async function () {
-    // Ends what a test left running (it would hold the shared server's time skipping).
-    await engine?.close();
-    engine = undefined;
-  });
-
-  async function setUp(options: EngineOptions): Promise<EngineHarness> {
-    engine = await startEngine(env, { followTemporalClock: true, ...options });
-    return engine;
-  }
+  const engines = timeSkippingEngine();
+  const setUp = (options?: EngineOptions) => engines.setUp(options);
 
   /** Starts an application of the simulator's `scenario` whose holder is `person`. */
-  async function start(harness: EngineHarness, scenario: string, person: Applicant) {
-    const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
-    const application = await harness.store.put(new TextEncoder().encode(personalXml(externalId, person)));
-    return env.client.workflow.start(accountApplication, {
-      taskQueue: harness.taskQueue,
-      workflowId: applicationWorkflowId(harness.sim.csid, externalId),
-      args: [
-        {
-          csid: harness.sim.csid,
-          externalId,
-          application,
-          settings: { statusSource: 'poll', documentRetention: null },
-        },
-      ],
-    });
+  function start(harness: EngineHarness, scenario: string, person: Applicant) {
+    return startApplication(engines.env, harness, scenario, { xml: (id) => personalXml(id, person) });
   }
 
   /** Lets workflow time pass in steps until the site has written `count` more lines. */
   async function untilWritten(file: string, message: RegExp, before: number, step = '20 minutes'): Promise<void> {
-    for (let i = 0; i < 200 && siteLines(file, message) === before; i++) await env.sleep(step);
+    for (let i = 0; i < 200 && siteLines(file, message) === before; i++) await engines.env.sleep(step);
     assert.equal(siteLines(file, message) - before, 1, `${file}: ${String(message)} written once`);
   }
 
@@ -119,7 +88,7 @@ describe("the workflows' log call sites, forced with an applicant's data", funct
       const findings = logWatch.findings.length;
       const handle = await start(harness, 'happy', person);
       await harness.worker.runUntil(async () => {
-        for (let i = 0; i < 100 && appends < 2; i++) await env.sleep('1 minute');
+        for (let i = 0; i < 100 && appends < 2; i++) await engines.env.sleep('1 minute');
         assert.ok(appends >= 2, `${appends} append(s)`);
         await handle.cancel();
         await untilWritten(...site, before, '1 minute');
@@ -155,7 +124,7 @@ describe("the workflows' log call sites, forced with an applicant's data", funct
       });
       const before = siteLines(...site);
       const findings = logWatch.findings.length;
-      const handle = await env.client.workflow.start(firmStatusSweep, {
+      const handle = await engines.env.client.workflow.start(firmStatusSweep, {
         taskQueue: harness.taskQueue,
         workflowId: `sweep-logs-${randomUUID().slice(0, 8)}`,
         args: [{ csid: harness.sim.csid, interval: '5 minutes' }],

@@ -2,34 +2,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { accountMaintenance } from '../../workflows/index.js';
 import { maintenanceWorkflowId } from '../../domain/workflow-ids.js';
 import type { MaintenanceInput } from '../../workflows/maintenance/messages.js';
 import { EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
-import { pdf, startEngine } from '../support/engine.js';
-import type { EngineHarness } from '../support/engine.js';
-import { timeSkippingEnv } from '../support/servers.js';
+import { pdf, timeSkippingEngine } from '../support/engine.js';
+import type { EngineHarness, EngineOptions } from '../support/engine.js';
 
 describe('accountMaintenance workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
-  let env: TestWorkflowEnvironment;
-  let engine: EngineHarness | undefined;
-
-  // Each test asks: a test that left the shared server's clock held has had the server replaced.
-  beforeEach(async function () {
-    env = await timeSkippingEnv();
-  });
-
-  afterEach(async function () {
-    await engine?.close();
-    engine = undefined;
-  });
-
-  async function setUp(): Promise<EngineHarness> {
-    engine = await startEngine(env, { followTemporalClock: true });
-    return engine;
-  }
+  const engines = timeSkippingEngine();
+  const setUp = (options?: EngineOptions) => engines.setUp(options);
 
   /** An account of the simulator's `happy` scenario: pending at first, open after a few (skipped) days. */
   function seedAccount(harness: EngineHarness): string {
@@ -46,7 +29,7 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
     input: Omit<MaintenanceInput, 'csid' | 'requestKey'>,
     requestKey: string = randomUUID(),
   ) {
-    return env.client.workflow.start(accountMaintenance, {
+    return engines.env.client.workflow.start(accountMaintenance, {
       taskQueue: harness.taskQueue,
       workflowId: maintenanceWorkflowId(harness.sim.csid, input.accountId, requestKey),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -57,7 +40,7 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
   it('an update of an open account ends PROCESSED, confirmed by its response file; the start is idempotent', async function () {
     const harness = await setUp();
     const accountId = seedAccount(harness);
-    await env.sleep('5 days'); // the account opens meanwhile (the simulator follows Temporal's clock)
+    await engines.env.sleep('5 days'); // the account opens meanwhile (the simulator follows Temporal's clock)
     const body = await harness.store.put(new TextEncoder().encode('<Currency>EUR</Currency>'));
     await harness.worker.runUntil(async () => {
       const handle = await start(
@@ -115,7 +98,7 @@ describe('accountMaintenance workflow (time-skipping server, simulator over HTTP
   it('an update whose answer was lost and is listed late is found with backoff, never sent again', async function () {
     const harness = await setUp();
     const accountId = seedAccount(harness);
-    await env.sleep('5 days');
+    await engines.env.sleep('5 days');
     harness.sim.control.setListingLag({ getAmRequestStatus: { minMs: 20 * 60_000, maxMs: 20 * 60_000 } });
     harness.sim.control.addFault({ operation: 'update', kind: 'lost-response', count: 1 });
     const body = await harness.store.put(new TextEncoder().encode('<Currency>EUR</Currency>'));

@@ -76,7 +76,9 @@ export function accountSnapshot(
   // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
   // fails for this account (and is retried), rather than reporting that no document is missing.
   if (pending?.isError) {
-    return new AccountEntryError(`getPendingTasks: ${pending.error !== undefined ? quoteService(pending.error) : 'error entry'}`);
+    return new AccountEntryError(
+      `getPendingTasks: ${pending.error !== undefined ? quoteService(pending.error) : 'error entry'}`,
+    );
   }
   return {
     status: entry.status.code,

@@ -3,7 +3,14 @@
  * sessions (short-lived, never stored) and language preferences. Brokerage settings come from the
  * same variables as the worker's (ECA_CSID, ECA_BASE_URL, ECA_FIRM_PRIVATE_KEY, ...).
  */
-import { buildLandingUrl, checkSingleIp, EcaRequestError, findLandingPage, isLanguageCode, quoteService } from '../eca/index.js';
+import {
+  buildLandingUrl,
+  checkSingleIp,
+  EcaRequestError,
+  findLandingPage,
+  isLanguageCode,
+  quoteService,
+} from '../eca/index.js';
 import type { EcaClient, PreferenceSetResponse } from '../eca/index.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import { loadWorkerConfig } from '../runtime/config.js';
@@ -40,7 +47,10 @@ export async function createSsoUrl(
   }
   const response = await eca.ssoCreate({ userName: input.userName, ip: input.ip });
   if (!response.result || !response.signedUrl) {
-    throw new EngineError('BROKERAGE_REFUSED', `sso/create refused: ${response.error !== undefined ? quoteService(response.error) : 'no URL returned'}`);
+    throw new EngineError(
+      'BROKERAGE_REFUSED',
+      `sso/create refused: ${response.error !== undefined ? quoteService(response.error) : 'no URL returned'}`,
+    );
   }
   const url = input.landing ? buildLandingUrl(response.signedUrl, input.landing) : response.signedUrl.url;
   return { url, expiresAt: response.signedUrl.expiresAt };

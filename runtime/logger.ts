@@ -189,9 +189,20 @@ function scrubFields(
   serialized?: ReadonlySet<string>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (isPersonalDataKey(key)) out[key] = REDACTED;
-    else if ((ID_FIELDS.has(key) && typeof item === 'string') || serialized?.has(key)) out[key] = item;
+  for (const key of Object.keys(value)) {
+    if (isPersonalDataKey(key)) {
+      out[key] = REDACTED;
+      continue;
+    }
+    let item: unknown;
+    try {
+      item = value[key];
+    } catch {
+      // A getter that throws: the line is written without that field, never lost.
+      out[key] = '[unreadable]';
+      continue;
+    }
+    if ((ID_FIELDS.has(key) && typeof item === 'string') || serialized?.has(key)) out[key] = item;
     else out[key] = scrubValue(item, depth + 1);
   }
   return out;

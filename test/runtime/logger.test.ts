@@ -165,7 +165,7 @@ describe('the engine logger (runtime/logger.ts)', function () {
     );
   });
 
-  it('leaves a request to its serializer (its output scrubbed), and walks any other object by its own fields', function () {
+  it('leaves a request to its serializer (its output scrubbed), and walks any other object by its own fields, getters that throw included', function () {
     const lines: string[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -189,11 +189,19 @@ describe('the engine logger (runtime/logger.ts)', function () {
       destination,
       serializers: { req: (request: Request) => ({ id: request.id, url: request.url }) },
     });
-    logger.info({ req: new Request(), holder: new Holder() }, 'incoming request');
+    const broken = Object.defineProperty({ kept: 'yes' }, 'failing', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    logger.info({ req: new Request(), holder: new Holder(), broken }, 'incoming request');
     const record = JSON.parse(lines[0]!) as Record<string, Record<string, string>>;
     // The serializer read the request's getter (a walked copy has none), and its output was scrubbed.
     assert.deepEqual(record.req, { id: 'req-1', url: '/v1/applications?email=[email]' });
     assert.deepEqual(record.holder, { note: 'for [email]', email: '[redacted]' });
+    // A field whose getter throws costs the field, not the line.
+    assert.deepEqual(record.broken, { kept: 'yes', failing: '[unreadable]' });
   });
 
   it("carries the SDK's lines: its levels, its metadata as fields, nothing below the level", function () {

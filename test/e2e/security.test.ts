@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -44,10 +43,10 @@ import { applicant, assertPrivateHistory, personalFields, personalXml, strings }
 import type { Applicant } from '../support/history-privacy.js';
 import { startDevServerEnv } from '../support/servers.js';
 import { logWatch } from '../support/log-watch.js';
+import { Child, describeSurvivors } from '../../scripts/processes/child.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long the worker may take to stop on SIGTERM before the test kills it and fails. */
 const STOP_GRACE_MS = 20_000;
 const FAST: ApplicationInput['settings'] = {
@@ -77,7 +76,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   let uiOrigin: string;
   let sim: RunningSimulator;
   const simLog: string[] = [];
-  let worker: ChildProcess | undefined;
+  let worker: Child | undefined;
   let workerLog = '';
   let workerStdout = '';
   let metricsAddress: string;
@@ -115,7 +114,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
 
     metricsAddress = `127.0.0.1:${await freePort()}`;
     const taskQueue = `security-${randomUUID()}`;
-    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       // A group of its own: a stop that fails kills what the worker started too.
@@ -141,7 +140,8 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         ECA_METRICS_GAUGE_INTERVAL_MS: '300',
       },
     });
-    const child = worker;
+    // Its stop is bounded, and what it started is checked gone (scripts/processes/child.ts).
+    worker = new Child('eca worker', child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the worker did not start:\n${workerLog}`)), 90_000);
       const collect = (chunk: Buffer) => {
@@ -169,23 +169,21 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
   });
 
   after(async function () {
-    let stuck: string | undefined;
-    if (worker?.pid !== undefined && worker.exitCode === null && worker.signalCode === null) {
-      const exited = new Promise((resolve) => worker?.once('exit', resolve));
-      worker.kill('SIGTERM');
-      const stopped = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
-      if (!stopped) {
-        stuck = `the worker did not stop within ${STOP_GRACE_MS} ms of SIGTERM; its process group was killed`;
-        process.kill(-worker.pid, 'SIGKILL');
-        await exited;
-      }
-    }
+    // SIGTERM, then SIGKILL to its group past the grace; what the worker started is killed if it outlived it.
+    const stopped = await worker?.stop('SIGTERM', STOP_GRACE_MS);
     await env?.teardown();
     await sim?.close();
     await codecServer?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     // Reported once everything else is stopped: nothing is left running behind the failure.
-    if (stuck) assert.fail(`${stuck}:\n${workerLog.slice(-4_000)}`);
+    if (stopped?.wasRunning) {
+      assert.equal(
+        await worker?.exited,
+        0,
+        `the worker did not stop within ${STOP_GRACE_MS} ms of SIGTERM:\n${workerLog.slice(-4_000)}`,
+      );
+      assert.deepEqual(stopped.survivors, [], `outlived the worker:\n${describeSurvivors(stopped)}`);
+    }
   });
 
   it('keeps personal data and secrets out of histories and logs, and ops read them through the codec server', async function () {

@@ -16,15 +16,18 @@ import {
   scrubText,
   temporalLogger,
 } from '../../runtime/logger.js';
-import type { LogFormat } from '../../runtime/logger.js';
+import type { LogFormat, LoggerOptions } from '../../runtime/logger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
 import { LOG_SITES } from '../support/log-watch.js';
-import { EcaHttpError } from '../../eca/index.js';
 import { accountSnapshot } from '../../activities/status.js';
-import { quoteService, WITHHELD_SERVICE_TEXT } from '../../eca/index.js';
+import { EcaHttpError, quoteService, WITHHELD_SERVICE_TEXT } from '../../eca/index.js';
 import type { AccountStatusEntry } from '../../eca/index.js';
 
-function capture(format: LogFormat = 'json', level: 'TRACE' | 'INFO' | 'WARN' = 'TRACE') {
+function capture(
+  format: LogFormat = 'json',
+  level: 'TRACE' | 'INFO' | 'WARN' = 'TRACE',
+  serializers?: LoggerOptions['serializers'],
+) {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -32,7 +35,7 @@ function capture(format: LogFormat = 'json', level: 'TRACE' | 'INFO' | 'WARN' = 
       done();
     },
   });
-  const logger = createLogger({ name: 'test', level, format, destination });
+  const logger = createLogger({ name: 'test', level, format, destination, serializers });
   const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   return { logger, lines, records };
 }
@@ -166,13 +169,6 @@ describe('the engine logger (runtime/logger.ts)', function () {
   });
 
   it('leaves a request to its serializer (its output scrubbed), and walks any other object by its own fields, getters that throw included', function () {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
     class Request {
       readonly id = 'req-1';
       get url() {
@@ -183,11 +179,8 @@ describe('the engine logger (runtime/logger.ts)', function () {
       readonly note = `for ${PERSON.email}`;
       readonly email = PERSON.email;
     }
-    const logger = createLogger({
-      name: 'test',
-      format: 'json',
-      destination,
-      serializers: { req: (request: Request) => ({ id: request.id, url: request.url }) },
+    const { logger, records } = capture('json', 'TRACE', {
+      req: (request: Request) => ({ id: request.id, url: request.url }),
     });
     const broken = Object.defineProperty({ kept: 'yes' }, 'failing', {
       enumerable: true,
@@ -196,12 +189,12 @@ describe('the engine logger (runtime/logger.ts)', function () {
       },
     });
     logger.info({ req: new Request(), holder: new Holder(), broken }, 'incoming request');
-    const record = JSON.parse(lines[0]!) as Record<string, Record<string, string>>;
+    const [record] = records() as Record<string, Record<string, string>>[];
     // The serializer read the request's getter (a walked copy has none), and its output was scrubbed.
-    assert.deepEqual(record.req, { id: 'req-1', url: '/v1/applications?email=[email]' });
-    assert.deepEqual(record.holder, { note: 'for [email]', email: '[redacted]' });
+    assert.deepEqual(record?.req, { id: 'req-1', url: '/v1/applications?email=[email]' });
+    assert.deepEqual(record?.holder, { note: 'for [email]', email: '[redacted]' });
     // A field whose getter throws costs the field, not the line.
-    assert.deepEqual(record.broken, { kept: 'yes', failing: '[unreadable]' });
+    assert.deepEqual(record?.broken, { kept: 'yes', failing: '[unreadable]' });
   });
 
   it("carries the SDK's lines: its levels, its metadata as fields, nothing below the level", function () {

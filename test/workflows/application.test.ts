@@ -20,7 +20,7 @@ import {
 } from '../../workflows/application/messages.js';
 import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
 import { applicationXml, pdf, startApplication, timeSkippingEngine } from '../support/engine.js';
-import type { EngineHarness, EngineOptions } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
 import { openDatabase } from '../../runtime/database/index.js';
@@ -34,7 +34,7 @@ type Handle = WorkflowHandle<typeof accountApplication>;
 describe('accountApplication workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
   const engines = timeSkippingEngine();
-  const setUp = (options?: EngineOptions) => engines.setUp(options);
+  const { setUp } = engines;
 
   /** An application of the simulator's `scenario`, the example's XML edited by `edit`. */
   function start(

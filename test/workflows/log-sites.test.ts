@@ -15,7 +15,7 @@ import { EventLog } from '../../runtime/events.js';
 import type { Applicant } from '../support/history-privacy.js';
 import { firmStatusSweep } from '../../workflows/index.js';
 import { startApplication, timeSkippingEngine } from '../support/engine.js';
-import type { EngineHarness, EngineOptions } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
 import { expectLog } from '../support/hooks.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
 import { logWatch, siteLines } from '../support/log-watch.js';
@@ -23,14 +23,14 @@ import { logWatch, siteLines } from '../support/log-watch.js';
 describe("the workflows' log call sites, forced with an applicant's data", function () {
   this.timeout(120_000);
   const engines = timeSkippingEngine();
-  const setUp = (options?: EngineOptions) => engines.setUp(options);
+  const { setUp } = engines;
 
   /** Starts an application of the simulator's `scenario` whose holder is `person`. */
   function start(harness: EngineHarness, scenario: string, person: Applicant) {
     return startApplication(engines.env, harness, scenario, { xml: (id) => personalXml(id, person) });
   }
 
-  /** Lets workflow time pass in steps until the site has written `count` more lines. */
+  /** Lets workflow time pass in steps until the site has written a line since `before`; exactly one. */
   async function untilWritten(file: string, message: RegExp, before: number, step = '20 minutes'): Promise<void> {
     for (let i = 0; i < 200 && siteLines(file, message) === before; i++) await engines.env.sleep(step);
     assert.equal(siteLines(file, message) - before, 1, `${file}: ${String(message)} written once`);

@@ -7,12 +7,12 @@ import { maintenanceWorkflowId } from '../../domain/workflow-ids.js';
 import type { MaintenanceInput } from '../../workflows/maintenance/messages.js';
 import { EcaRequestStatus, EcaUpdateFunction } from '../../domain/search-attributes.js';
 import { pdf, timeSkippingEngine } from '../support/engine.js';
-import type { EngineHarness, EngineOptions } from '../support/engine.js';
+import type { EngineHarness } from '../support/engine.js';
 
 describe('accountMaintenance workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
   const engines = timeSkippingEngine();
-  const setUp = (options?: EngineOptions) => engines.setUp(options);
+  const { setUp } = engines;
 
   /** An account of the simulator's `happy` scenario: pending at first, open after a few (skipped) days. */
   function seedAccount(harness: EngineHarness): string {

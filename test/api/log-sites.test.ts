@@ -29,48 +29,7 @@ import { applicant, personalXml } from '../support/history-privacy.js';
 import { logWatch, siteLines, watchedLogger } from '../support/log-watch.js';
 import { until } from '../support/until.js';
 
-describe("the API's failure line, fed an applicant's data", function () {
-  let dir: string;
-  let app: FastifyInstance;
-
-  before(async function () {
-    dir = await mkdtemp(join(tmpdir(), 'eca-api-log-'));
-    // A store whose root is a file: every put fails, as a full or broken disk would.
-    await writeFile(join(dir, 'not-a-directory'), '');
-    app = await buildApi({
-      logger: watchedLogger('eca-api'),
-      engine: {
-        client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
-        store: new FileDocumentStore(join(dir, 'not-a-directory')),
-      },
-      verifyKey: (key) =>
-        Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-LOG', role: 'onboarding' } : undefined),
-    });
-  });
-
-  after(async function () {
-    await app?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  it('logs the failure of a start, not the application it carried', async function () {
-    const person = applicant('apilog', randomBytes(4).toString('hex'));
-    const before = siteLines('api/problems.ts', /^request failed: /);
-    const findings = logWatch.findings.length;
-    const answer = await app.inject({
-      method: 'POST',
-      url: '/v1/applications',
-      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
-      payload: { applicationXml: personalXml(`apilog-${randomBytes(4).toString('hex')}`, person) },
-    });
-    assert.equal(answer.statusCode, 500, answer.body);
-    assert.equal(answer.json<{ code: string }>().code, 'INTERNAL');
-    assert.equal(siteLines('api/problems.ts', /^request failed: /) - before, 1);
-    assert.deepEqual(logWatch.findings.slice(findings), []);
-  });
-});
-
-describe("the API's lines of a caller that leaves, a Temporal out of reach and a database that closes", function () {
+describe("the API's failure lines: a store that fails, a caller that leaves, a Temporal out of reach, a database that closes", function () {
   this.timeout(60_000);
   let dir: string;
   let connection: Connection;
@@ -91,7 +50,7 @@ describe("the API's lines of a caller that leaves, a Temporal out of reach and a
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** The API with a working document store, a staff key `k` of FIRM-LOG and Temporal out of reach. */
+  /** The API with a working document store (unless `options` give another), a staff key `k` of FIRM-LOG and Temporal out of reach. */
   async function serve(options: Partial<ApiOptions> = {}): Promise<{ app: FastifyInstance; url: string }> {
     const app = await buildApi({
       logger: watchedLogger('eca-api'),
@@ -119,6 +78,27 @@ describe("the API's lines of a caller that leaves, a Temporal out of reach and a
       return false;
     }
   }
+
+  it('logs the failure of a start, not the application it carried', async function () {
+    // A store whose root is a file: every put fails, as a full or broken disk would.
+    await writeFile(join(dir, 'not-a-directory'), '');
+    const { app } = await serve({
+      engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'not-a-directory')) },
+    });
+    const person = applicant('apilog', randomBytes(4).toString('hex'));
+    const before = siteLines('api/problems.ts', /^request failed: /);
+    const findings = logWatch.findings.length;
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/v1/applications',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      payload: { applicationXml: personalXml(`apilog-${randomBytes(4).toString('hex')}`, person) },
+    });
+    assert.equal(answer.statusCode, 500, answer.body);
+    assert.equal(answer.json<{ code: string }>().code, 'INTERNAL');
+    assert.equal(siteLines('api/problems.ts', /^request failed: /) - before, 1);
+    assert.deepEqual(logWatch.findings.slice(findings), []);
+  });
 
   it("logs a caller that left before the answer, not the applicant's data its request carried", async function () {
     const { url } = await serve();

@@ -70,15 +70,13 @@ export function accountSnapshot(
 ): AccountSnapshot | Error {
   if (entry.isError || !entry.status) {
     return new AccountEntryError(
-      `getAccountStatus: ${entry.error !== undefined ? quoteService(entry.error) : `no status for account ${entry.accountId}`}`,
+      `getAccountStatus: ${quoteService(entry.error) ?? `no status for account ${entry.accountId}`}`,
     );
   }
   // Convention 3: a failing entry fails only its account. Its tasks are unknown, not empty: the read
   // fails for this account (and is retried), rather than reporting that no document is missing.
   if (pending?.isError) {
-    return new AccountEntryError(
-      `getPendingTasks: ${pending.error !== undefined ? quoteService(pending.error) : 'error entry'}`,
-    );
+    return new AccountEntryError(`getPendingTasks: ${quoteService(pending.error) ?? 'error entry'}`);
   }
   return {
     status: entry.status.code,

@@ -96,7 +96,7 @@ export async function accountRequestFiles(eca: EcaClient, csid: string, accountI
   if (failing) {
     throw finalFailure(
       REQUEST_LISTING_REFUSED,
-      `getAmRequestStatus lists no requests for account ${accountId}: ${failing.error !== undefined ? quoteService(failing.error) : 'error entry'}`,
+      `getAmRequestStatus lists no requests for account ${accountId}: ${quoteService(failing.error) ?? 'error entry'}`,
     );
   }
   return listed.requests.flatMap((entry) => entry.requests.flatMap((group) => group.files));

@@ -49,7 +49,7 @@ export async function createSsoUrl(
   if (!response.result || !response.signedUrl) {
     throw new EngineError(
       'BROKERAGE_REFUSED',
-      `sso/create refused: ${response.error !== undefined ? quoteService(response.error) : 'no URL returned'}`,
+      `sso/create refused: ${quoteService(response.error) ?? 'no URL returned'}`,
     );
   }
   const url = input.landing ? buildLandingUrl(response.signedUrl, input.landing) : response.signedUrl.url;

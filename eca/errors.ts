@@ -12,8 +12,11 @@
  * no catalogue of these texts and one may name an account holder in prose, which no pattern tells from other
  * words: logs withhold every quotation ({@link withholdService}); staff read them where the message is kept.
  */
-export function quoteService(text: string): string {
-  return `«${text.replaceAll('»', '›')}»`;
+export function quoteService(text: string): string;
+/** No text: nothing to quote (`quoteService(entry.error) ?? 'error entry'`). */
+export function quoteService(text: string | undefined): string | undefined;
+export function quoteService(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : `«${text.replaceAll('»', '›')}»`;
 }
 
 /** What a withheld quotation of the service reads. */

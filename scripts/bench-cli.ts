@@ -11,7 +11,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packAndInstall } from './package-install.js';
-import { cacheRoot, TEMPORAL_CLI_VERSION } from './temporal-servers.js';
+import { cacheRoot } from './cache.js';
+import { TEMPORAL_CLI_VERSION } from './temporal-servers.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' } } });
 const RUNS = Number(values.runs);

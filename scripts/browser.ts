@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress } from 'node:zlib';
 import { runCommand } from './run-command.js';
-import { buildAtomically, cacheRoot, isExecutable, seconds } from './temporal-servers.js';
+import { buildAtomically, cacheRoot, isExecutable, seconds } from './cache.js';
 
 export const CHROMIUM_PACKAGE = '@sparticuz/chromium';
 export const CHROMIUM_PACKAGE_VERSION = '153.0.0';

@@ -9,16 +9,25 @@
  *   the same way (`npm run servers -- cluster`), and Prometheus with promtool (`-- prometheus`, also for
  *   the alert rule tests; scripts/prometheus/server.ts).
  *
- * All are cached per user and per version, outside the repository. Tests, the demo and CI all call
- * this module; run it directly (`npm run servers`) to provision the dev and test servers and the browser
- * tests' Chromium (scripts/browser.ts) and print their paths.
+ * All are cached per user and per version, outside the repository (scripts/cache.ts). Tests, the demo
+ * and CI all call this module; run it directly (`npm run servers`) to provision the dev and test servers
+ * and the browser tests' Chromium (scripts/browser.ts) and print their paths.
  */
-import { constants } from 'node:fs';
-import { access, chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runCommand } from './run-command.js';
+import {
+  buildAtomically,
+  cacheRoot,
+  goBuild,
+  isExecutable,
+  log,
+  overridden,
+  run,
+  seconds,
+  ServerProvisioningError,
+  which,
+} from './cache.js';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
@@ -29,79 +38,10 @@ const TEST_SERVER_RECIPE = 2;
 export type ServerExecutable =
   { type: 'existing-path'; path: string } | { type: 'cached-download'; downloadDir?: string };
 
-/** Neither the local toolchain nor the SDK's own download can provide a server. */
-export class ServerProvisioningError extends Error {
-  override readonly name = 'ServerProvisioningError';
-}
-
-export function cacheRoot(): string {
-  if (process.env.ECA_CACHE_DIR) return process.env.ECA_CACHE_DIR;
-  const xdg = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(xdg, 'eca-onboarding');
-}
-
-function log(message: string): void {
-  process.stderr.write(`[temporal-servers] ${message}\n`);
-}
-
-export async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function which(command: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && (await isExecutable(join(dir, command)))) return join(dir, command);
-  }
-  return undefined;
-}
-
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  return runCommand(command, args, { ...options, fail: (message) => new ServerProvisioningError(message) });
-}
-
-/**
- * Builds into a fresh temporary directory and renames it into place, so an interrupted build or two
- * concurrent ones never leave a half-written cache entry behind.
- */
-export async function buildAtomically(finalDir: string, build: (tmpDir: string) => Promise<void>): Promise<void> {
-  const parent = join(finalDir, '..');
-  await mkdir(parent, { recursive: true });
-  const tmpDir = await mkdtemp(join(parent, '.building-'));
-  try {
-    await build(tmpDir);
-    await rm(finalDir, { recursive: true, force: true });
-    await rename(tmpDir, finalDir);
-  } catch (error) {
-    await rm(tmpDir, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-export function seconds(since: number): string {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
-}
-
-/** `path`, named by the environment variable `variable`, once it is known to be an executable file. */
-async function checkedOverride(variable: string, path: string): Promise<string> {
-  if (!(await isExecutable(path))) throw new ServerProvisioningError(`${variable}=${path} is not an executable file`);
-  return path;
-}
-
-/** The binary an environment variable points at instead of a built one (an empty value counts). */
-export async function overridden(variable: string): Promise<string | undefined> {
-  const path = process.env[variable];
-  return path === undefined ? undefined : checkedOverride(variable, path);
-}
-
 /** The dev or test server an environment variable points at (unset or empty: none). */
 async function serverOverride(variable: string): Promise<ServerExecutable | undefined> {
-  const path = process.env[variable];
-  return path ? { type: 'existing-path', path: await checkedOverride(variable, path) } : undefined;
+  const path = process.env[variable] ? await overridden(variable) : undefined;
+  return path ? { type: 'existing-path', path } : undefined;
 }
 
 /** The Temporal CLI (dev server + UI), built with Go when there is no cached copy. */
@@ -129,27 +69,6 @@ export async function devServerExecutable(): Promise<ServerExecutable> {
   });
   log(`built the Temporal dev server in ${seconds(started)}: ${binary}`);
   return { type: 'existing-path', path: binary };
-}
-
-/** Builds Go main packages of one module version into `dir`, each binary renamed as asked. */
-export async function goBuild(
-  dir: string,
-  what: string,
-  packages: Array<{ path: string; built: string; name: string }>,
-  version: string,
-): Promise<void> {
-  const go = await which('go');
-  if (!go) throw new ServerProvisioningError(`Go is needed to build ${what} (go install from the Go module proxy)`);
-  log(`building ${what} with go install, first run only, a few minutes...`);
-  const started = Date.now();
-  await buildAtomically(dir, async (tmp) => {
-    await run(go, ['install', ...packages.map((pkg) => `${pkg.path}@${version}`)], {
-      cwd: tmp,
-      env: { GOBIN: tmp, CGO_ENABLED: '0' },
-    });
-    for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
-  });
-  log(`built ${what} in ${seconds(started)}: ${dir}`);
 }
 
 export const TEMPORAL_SERVER_VERSION = '1.29.1';

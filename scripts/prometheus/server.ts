@@ -6,9 +6,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, goBuild, isExecutable, overridden } from '../temporal-servers.js';
-import { start } from '../processes.js';
-import type { Child, StopReport } from '../processes.js';
+import { cacheRoot, goBuild, isExecutable, overridden } from '../cache.js';
+import { start } from '../processes/child.js';
+import type { Child, StopReport } from '../processes/child.js';
 
 /** Prometheus 3.16.0: its Go module's versions are v0.<major><minor>.<patch>. */
 export const PROMETHEUS_MODULE_VERSION = 'v0.316.0';

@@ -10,7 +10,7 @@
  * - `process_*`, `nodejs_*`                                   the process's CPU, memory, event loop lag (prom-client)
  *
  * The alert rules on these (`EcaApiDown`, `EcaApiErrors`) and the dashboard's API panels are in
- * scripts/prometheus/. Counters carry no `_total` suffix, as the workers' (the SDK's default).
+ * deploy/prometheus/ and deploy/grafana/. Counters carry no `_total` suffix, as the workers' (the SDK's default).
  */
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';

@@ -7,7 +7,7 @@
  *
  * - for `npm run cluster`, the Temporal server, temporal-sql-tool and the Temporal UI server are built
  *   the same way (`npm run servers -- cluster`), and Prometheus with promtool (`-- prometheus`, also for
- *   the alert rule tests; scripts/prometheus/server.ts).
+ *   the alert rule tests; scripts/prometheus.ts).
  *
  * All are cached per user and per version, outside the repository (scripts/cache.ts). Tests, the demo
  * and CI all call this module; run it directly (`npm run servers`) to provision the dev and test servers
@@ -209,8 +209,8 @@ async function main(): Promise<void> {
     console.log(`chromium:    ${await chromiumExecutable()}`);
   }
   if (which === 'all' || which === 'prometheus' || which === 'cluster') {
-    // The rule tests' promtool and the cluster's Prometheus (scripts/prometheus/server.ts).
-    const { prometheusExecutables } = await import('./prometheus/server.js');
+    // The rule tests' promtool and the cluster's Prometheus (scripts/prometheus.ts).
+    const { prometheusExecutables } = await import('./prometheus.js');
     console.log(`prometheus:  ${JSON.stringify(await prometheusExecutables())}`);
   }
   if (which === 'cluster') {

@@ -4,7 +4,7 @@
  * it, the namespace set up by `eca setup`, then the engine: the simulated brokerage, the codec server,
  * two engine workers, two replicas of the onboarding API on the engine's database (`eca` in the same
  * PostgreSQL), the Temporal UI server wired to the codec server, and Prometheus scraping the
- * workers and the Temporal services with compose's jobs and alert rules (scripts/prometheus/). The
+ * workers and the Temporal services with compose's jobs and alert rules (deploy/prometheus/). The
  * document store is the engine's database too, as in compose: the workers share no directory.
  * `npm run cluster` and `npm run test:cluster` both stand on it.
  */
@@ -25,12 +25,7 @@ import {
 } from '../processes.js';
 import type { Child, StopReport } from '../processes.js';
 import { clusterExecutables, uiServerExecutable } from '../temporal-servers.js';
-import { prometheusConfig } from '../prometheus/config.js';
-import { rulesYaml } from '../prometheus/files.js';
-import { DEFAULT_THRESHOLDS } from '../prometheus/rules.js';
-import type { AlertThresholds } from '../prometheus/rules.js';
-import { PrometheusProcess, prometheusExecutables } from '../prometheus/server.js';
-import { toYaml } from '../prometheus/yaml.js';
+import { committedRules, PrometheusProcess, prometheusExecutables } from '../prometheus.js';
 import { Postgres } from './postgres.js';
 import { TemporalCluster } from './temporal.js';
 
@@ -43,9 +38,17 @@ export interface TopologyOptions {
   timeScale?: number;
   /** Further environment of the engine workers. */
   workerEnv?: NodeJS.ProcessEnv;
-  /** Prometheus's alert thresholds and scrape interval (default: compose's, 15 s); `false` starts none. */
-  prometheus?: { thresholds?: AlertThresholds; interval?: string } | false;
+  /**
+   * Prometheus's scrape interval (default: compose's, 15 s) and hold times of alerts other than the
+   * committed rules' (`{ EcaWorkerDown: '10s' }`); `false` starts none.
+   */
+  prometheus?: PrometheusOptions | false;
   log?: (line: string) => void;
+}
+
+interface PrometheusOptions {
+  holds?: Record<string, string>;
+  interval?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -197,22 +200,32 @@ export class Topology {
   }
 
   /**
-   * Prometheus with compose's jobs and rules (scripts/prometheus/config.ts); the workers' targets are a
+   * Prometheus with compose's jobs (deploy/prometheus/prometheus.yml) and rules; the workers' targets are a
    * file Prometheus watches (file_sd), rewritten as workers start, where compose finds them by DNS.
    */
-  private async startPrometheus(options: { thresholds?: AlertThresholds; interval?: string }): Promise<void> {
+  private async startPrometheus(options: PrometheusOptions): Promise<void> {
     const { prometheus: binary } = await prometheusExecutables();
     const dir = join(this.dir, 'prometheus');
     this.prometheus = new PrometheusProcess({ binary, dir, port: await freePort() });
     const temporal = this.temporal.metricsEndpoints().map((endpoint) => new URL(endpoint.url).host);
-    const config = prometheusConfig(
-      { workers: { file: join(dir, 'workers.json') }, apis: [...this.apiMetrics.values()], temporal },
-      { ruleFiles: ['alerts.yml'], interval: options.interval },
-    );
+    const interval = options.interval ?? '15s';
+    const config = {
+      global: { scrape_interval: interval, evaluation_interval: interval },
+      rule_files: ['alerts.yml'],
+      scrape_configs: [
+        {
+          job_name: 'eca-worker',
+          file_sd_configs: [{ files: [join(dir, 'workers.json')], refresh_interval: interval }],
+        },
+        { job_name: 'eca-api', static_configs: [{ targets: [...this.apiMetrics.values()] }] },
+        { job_name: 'temporal-server', static_configs: [{ targets: temporal }] },
+      ],
+    };
     await this.prometheus.start({
       'workers.json': this.workerTargets(),
-      'prometheus.yml': toYaml(config as never, 'Written by scripts/cluster/topology.ts'),
-      'alerts.yml': rulesYaml(options.thresholds ?? DEFAULT_THRESHOLDS),
+      // JSON is YAML.
+      'prometheus.yml': `${JSON.stringify(config, null, 2)}\n`,
+      'alerts.yml': await committedRules(options.holds),
     });
   }
 

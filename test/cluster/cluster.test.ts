@@ -25,8 +25,7 @@ import { workflowBundle } from '../../workers/engine-worker.js';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { startWorkerProcess } from '../../scripts/processes.js';
-import { thresholdsWith } from '../../scripts/prometheus/rules.js';
-import type { PrometheusAlert } from '../../scripts/prometheus/server.js';
+import type { PrometheusAlert } from '../../scripts/prometheus.js';
 import { startApplication } from '../../client/applications.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { stateQuery } from '../../workflows/application/messages.js';
@@ -141,8 +140,8 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     topology = await Topology.start({
       ui: false,
       log: (line) => console.log(`      [cluster] ${line}`),
-      // Prometheus with compose's rules, at thresholds a test can wait for; the gauge counted every 2 s.
-      prometheus: { thresholds: thresholdsWith(['blockedFor=10s', 'workerDownFor=10s']), interval: '2s' },
+      // Prometheus with compose's rules, at hold times a test can wait for; the gauge counted every 2 s.
+      prometheus: { holds: { EcaApplicationsBlocked: '10s', EcaWorkerDown: '10s' }, interval: '2s' },
       workerEnv: { ECA_METRICS_GAUGE_INTERVAL_MS: '2000' },
     });
     console.log(`      [cluster] up in ${((Date.now() - began) / 1000).toFixed(1)} s`);

@@ -3,12 +3,42 @@
  * the Temporal servers; PROMETHEUS_PATH and PROMTOOL_PATH point at binaries you already have), and a
  * Prometheus process for `npm run cluster`. Built without the web UI's assets: the HTTP API, which the
  * tests and the cluster summary use, is whole; a Prometheus UI comes with compose's image.
+ *
+ * The alert rules, compose's configuration and the dashboard are files under deploy/, edited by hand and
+ * tested with promtool (test/deploy/prometheus.test.ts); the cluster loads the same rules file.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, goBuild, isExecutable, overridden } from '../cache.js';
-import { start } from '../processes/child.js';
-import type { Child, StopReport } from '../processes/child.js';
+import { cacheRoot, goBuild, isExecutable, overridden } from './cache.js';
+import { ROOT, start } from './processes/child.js';
+import type { Child, StopReport } from './processes/child.js';
+
+/** The committed files, by their path in the repository. */
+export const RULES_FILE = 'deploy/prometheus/alerts.yml';
+export const RULE_TESTS_FILE = 'deploy/prometheus/alerts.test.yml';
+export const CONFIG_FILE = 'deploy/prometheus/prometheus.yml';
+export const DASHBOARD_FILE = 'deploy/grafana/dashboards/eca-onboarding.json';
+export const DATASOURCE_FILE = 'deploy/grafana/provisioning/datasources/prometheus.yml';
+
+/**
+ * The committed alert rules with the hold time (`for:`) of some alerts changed, such as
+ * `{ EcaWorkerDown: '10s' }`: the cluster test waits seconds for an alert, not minutes.
+ */
+export function rulesWithHolds(rules: string, holds: Record<string, string>): string {
+  const blocks = rules.split(/^(?=\s*- alert: )/m);
+  for (const [alert, hold] of Object.entries(holds)) {
+    if (!/^\d+[smhd]$/.test(hold)) throw new Error(`"${hold}" is not a duration such as 90s, 15m, 26h or 7d`);
+    const i = blocks.findIndex((block) => new RegExp(`^\\s*- alert: ${alert}\\n`).test(block));
+    if (i < 0 || !/^\s+for: /m.test(blocks[i]!)) throw new Error(`${alert} is not an alert with a "for:" hold`);
+    blocks[i] = blocks[i]!.replace(/^(\s+for: ).*$/m, `$1"${hold}"`);
+  }
+  return blocks.join('');
+}
+
+/** The committed alert rules (`RULES_FILE`), with `holds` as in `rulesWithHolds`. */
+export async function committedRules(holds: Record<string, string> = {}): Promise<string> {
+  return rulesWithHolds(await readFile(join(ROOT, RULES_FILE), 'utf8'), holds);
+}
 
 /** Prometheus 3.16.0: its Go module's versions are v0.<major><minor>.<patch>. */
 export const PROMETHEUS_MODULE_VERSION = 'v0.316.0';

@@ -10,14 +10,7 @@ import { FileDocumentStore } from '../runtime/document-store.js';
 import type { MaintainedDocumentStore } from '../runtime/document-store.js';
 import { PostgresDocumentStore } from '../runtime/document-store-postgres.js';
 import { FileDailyDocumentsLedger } from './forms.js';
-import type { DailyDocumentsRecord } from './forms.js';
-
-export interface DailyDocumentsLedger {
-  write(record: DailyDocumentsRecord): Promise<void>;
-  read(csid: string, day: string): Promise<DailyDocumentsRecord | undefined>;
-  /** The latest recorded day, or the latest before `before` (`yyyy-mm-dd`). */
-  latest(csid: string, before?: string): Promise<DailyDocumentsRecord | undefined>;
-}
+import type { DailyDocumentsLedger, DailyDocumentsRecord } from './forms.js';
 
 /** The days' records in the engine's database: one row per firm and day, written again when a day is recorded again. */
 export class DatabaseDailyDocumentsLedger implements DailyDocumentsLedger {

@@ -7,7 +7,7 @@ import type { DocumentsActivities, SubmissionOutcome } from '../workflows/docume
 import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { FormsManifestInvalid, storeForms } from './forms.js';
-import type { DailyDocumentsLedger } from './daily-ledger.js';
+import type { DailyDocumentsLedger } from './forms.js';
 import { answerError, callBrokerageOrRefusal, typedFailure } from './brokerage-errors.js';
 import { WriteAttempt } from './write-attempt.js';
 import { signedForms } from './stored.js';

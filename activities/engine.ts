@@ -10,7 +10,7 @@ import type { MaintainedDocumentStore } from '../runtime/document-store.js';
 import { createDocumentsActivities } from './documents.js';
 import type { DocumentsActivityOptions } from './documents.js';
 import { dailyLedgerBeside } from './daily-ledger.js';
-import type { DailyDocumentsLedger } from './daily-ledger.js';
+import type { DailyDocumentsLedger } from './forms.js';
 import { planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';

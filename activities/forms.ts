@@ -31,7 +31,6 @@ import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { FormDocument } from '../domain/documents.js';
 import type { CatalogueForm } from '../workflows/documents/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
-import type { DailyDocumentsLedger } from './daily-ledger.js';
 
 export const FORMS_MANIFEST = 'forms.json';
 
@@ -119,6 +118,14 @@ export interface DailyDocumentsRecord {
   catalogue: CatalogueForm[];
   /** ISO time the record was written. */
   recordedAt: string;
+}
+
+/** The days' records, wherever kept: in a directory (FileDailyDocumentsLedger) or the database (daily-ledger.ts). */
+export interface DailyDocumentsLedger {
+  write(record: DailyDocumentsRecord): Promise<void>;
+  read(csid: string, day: string): Promise<DailyDocumentsRecord | undefined>;
+  /** The latest recorded day, or the latest before `before` (`yyyy-mm-dd`). */
+  latest(csid: string, before?: string): Promise<DailyDocumentsRecord | undefined>;
 }
 
 const SAFE_CSID = /^[A-Za-z0-9_.-]{1,64}$/;

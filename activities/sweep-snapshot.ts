@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
-import type { Candidate, Compared, SignalOutcome } from './sweep.js';
+import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 
 /** Statuses after which an account's application is done with it: its row leaves once the application knows. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['O', 'R', 'C']);

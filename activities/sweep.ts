@@ -29,6 +29,7 @@ import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_SWEEP_LISTING_INTERVAL_MS } from '../runtime/defaults.js';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import { remember } from './sweep-snapshot.js';
+import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 
@@ -240,25 +241,6 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
   }
   return { unknown, changed, unchanged };
 }
-
-/** A waiting application, by its account, with the fingerprint its account's read is compared with. */
-export interface Candidate {
-  accountId: string;
-  workflowId: string;
-  /** The snapshot's (what the sweep last saw or sent), or the application's own when listed; absent if never seen. */
-  fingerprint?: string;
-  /** Found by this slot's visibility listing: its row is added to the snapshot. */
-  listed: boolean;
-}
-
-/** A candidate with what this slot read of its account. */
-export interface Compared {
-  candidate: Candidate;
-  account: AccountSnapshot;
-  fingerprint: string;
-}
-
-export type SignalOutcome = 'woken' | 'gone' | 'error';
 
 /** Passes a brokerage call through, counting it. */
 type Counted = <T>(call: Promise<T>) => Promise<T>;

@@ -4,9 +4,8 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { shielded, within } from './abort.js';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DocumentStore } from '../runtime/document-store.js';
 import type { DocumentRef } from '../domain/documents.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
 import {
@@ -30,7 +29,7 @@ import {
 import { storeApplication, storeDocuments } from './documents.js';
 import { startOnce } from './start-once.js';
 import { ensureStatusSweep } from './sweep.js';
-import type { SweepInterval } from '../workflows/sweep/messages.js';
+import type { EngineContext } from './context.js';
 import { settingsProblems } from '../workflows/application/settings.js';
 import type { DocumentInput } from './documents.js';
 import {
@@ -43,25 +42,6 @@ import {
 } from './errors.js';
 
 export type ApplicationHandle = WorkflowHandle<typeof accountApplication>;
-
-export interface EngineContext {
-  client: Client;
-  store: DocumentStore;
-  /** The firm's client service id. */
-  csid: string;
-  taskQueue?: string;
-  /** Lifecycle settings for applications started without their own (e.g. short polls against a simulator). */
-  settings?: ApplicationInput['settings'];
-  /** One poll interval (ms) for every wait of workflows started here (ECA_POLL_INTERVAL; compressed time only). */
-  pollIntervalMs?: number;
-  /** Slot of the firm's status sweep when this client starts it (default 5 minutes; ECA_POLL_INTERVAL sets it too). */
-  sweepInterval?: SweepInterval;
-  /**
-   * Ends every call made with this context that waits (Temporal calls, a bulk job's progress) with the
-   * signal's reason when it aborts: `{ ...ctx, signal: AbortSignal.timeout(5_000) }` bounds one call.
-   */
-  signal?: AbortSignal;
-}
 
 export interface StartApplicationInput {
   /** The application XML: text, bytes or a file path. Its `Customer@external_id` names the application. */

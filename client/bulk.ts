@@ -12,7 +12,7 @@ import proto from '@temporalio/proto';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import type { AbandonRequest } from '../workflows/application/messages.js';
 import { abandonSignal, pollNowSignal } from '../workflows/application/messages.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { InvalidInputError } from './errors.js';
 import { filterText, parseFilter } from './visibility-filter.js';
 import { visibilityString } from '../domain/search-attributes.js';

@@ -11,7 +11,7 @@ import { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { codecDataConverter } from '../codec/data-converter.js';
 import { configuredCodecKeyring } from '../codec/keyring.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { InvalidInputError, parseDurationMs, TemporalUnavailableError } from './errors.js';
 
 export interface ConnectOptions {

@@ -4,7 +4,7 @@
  */
 import { DocumentNotFound } from '../runtime/document-store.js';
 import { within } from './abort.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { getState } from './applications.js';
 import { EngineError } from './errors.js';
 

@@ -1,6 +1,7 @@
 export * from './applications.js';
 export * from './bulk.js';
 export * from './connection.js';
+export * from './context.js';
 export * from './credentials.js';
 export * from './documents.js';
 export * from './errors.js';

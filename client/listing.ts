@@ -15,7 +15,7 @@ import {
   EcaLifecycleState,
   visibilityString,
 } from '../domain/search-attributes.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { InvalidInputError } from './errors.js';
 
 export interface ApplicationFilter {

@@ -7,7 +7,7 @@ import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.j
 import type { FirmType } from '../workflows/maintenance/functions.js';
 import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../domain/workflow-ids.js';
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { readInput, storeDocuments } from './documents.js';
 import type { DocumentInput } from './documents.js';
 import { EngineError, InvalidInputError } from './errors.js';

@@ -16,7 +16,7 @@ import {
 } from '../domain/search-attributes.js';
 import { dailyDocumentsStateQuery } from '../workflows/documents/messages.js';
 import { maintenanceStateQuery } from '../workflows/maintenance/messages.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { EngineError, InvalidInputError } from './errors.js';
 
 export type RunKind = 'maintenance' | 'documents';

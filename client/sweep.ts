@@ -4,7 +4,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { shielded, within } from './abort.js';
-import type { EngineContext } from './applications.js';
+import type { EngineContext } from './context.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
 import type { firmStatusSweep } from '../workflows/sweep/workflow.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
-import type { EngineContext } from '../client/applications.js';
+import type { EngineContext } from '../client/context.js';
 import { table } from '../client/cli/output.js';
 import { APPLICATION_XML_EXAMPLE } from '../eca/index.js';
 import { wantsDocument } from '../workflows/lifecycle/tasks.js';

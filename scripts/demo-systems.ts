@@ -6,7 +6,7 @@ import type { Database } from '../runtime/database/index.js';
 import type { CodecKeyring } from '../codec/keyring.js';
 import type { EngineBase } from '../api/applications.js';
 import { abandon, getState, provideDocuments, reset, resubmit, startApplication } from '../client/applications.js';
-import type { EngineContext } from '../client/applications.js';
+import type { EngineContext } from '../client/context.js';
 import type { TaskView } from '../domain/account.js';
 import { startLocalApi } from './local-api.js';
 

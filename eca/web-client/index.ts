@@ -24,14 +24,9 @@ import { createTransport } from './transport.js';
 import type { EcaClient, EcaClientOptions } from './types.js';
 
 export type * from './types.js';
-export {
-  DEFAULT_QUERY_RETRY_LIMIT,
-  DEFAULT_TIMEOUT_MS,
-  ECA_BASE_URLS,
-  ECA_PREFERENCE_URLS,
-  OPERATION_PATHS,
-} from './transport.js';
-export type { EcaOperation } from './transport.js';
+export { DEFAULT_QUERY_RETRY_LIMIT, DEFAULT_TIMEOUT_MS, ECA_BASE_URLS, ECA_PREFERENCE_URLS } from './transport.js';
+export { OPERATION_PATHS } from './operations.js';
+export type { EcaOperation } from './operations.js';
 export { EcaLanguageCodeError, isLanguageCode, LANGUAGE_CODE_PATTERN, normaliseAccountIds } from './rules.js';
 export { parseEnumerationsBody } from './enumerations.js';
 

@@ -19,6 +19,8 @@ import {
 } from '../errors.js';
 import { responseSchemas, validateResponse } from '../schemas/index.js';
 import type { EcaEnvironment } from '../sso.js';
+import { OPERATION_PATHS } from './operations.js';
+import type { EcaOperation } from './operations.js';
 import type { EcaClientOptions } from './types.js';
 
 /** Placeholders: a deployment passes the brokerage's addresses (`baseUrl`, `preferenceUrl`). */
@@ -30,24 +32,6 @@ export const ECA_PREFERENCE_URLS: Readonly<Record<EcaEnvironment, string>> = {
   qa: 'https://qa.preferences.eca.example.invalid',
   prod: 'https://preferences.eca.example.invalid',
 };
-
-export const OPERATION_PATHS = {
-  getPendingTasks: '/ws/eca/getPendingTasks',
-  getRegistrationTasks: '/ws/eca/getRegistrationTasks',
-  getAccountStatus: '/ws/eca/getAccountStatus',
-  getEnumerations: '/ws/eca/getEnumerations',
-  getAmRequestStatus: '/ws/eca/getAmRequestStatus',
-  submitDocuments: '/ws/eca/submitDocuments',
-  validateXML: '/ws/eca/validateXML',
-  create: '/ws/eca/create',
-  ssoCreate: '/ws/sso/create',
-  update: '/ws/eca/update',
-  preferenceSet: '/preference/set',
-  getResponseFile: '/ws/eca/getResponseFile',
-  getBatchDetails: '/ws/eca/getBatchDetails',
-  getFileDetails: '/ws/eca/getFileDetails',
-} as const;
-export type EcaOperation = keyof typeof OPERATION_PATHS;
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_QUERY_RETRY_LIMIT = 2;

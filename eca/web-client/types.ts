@@ -15,7 +15,7 @@ import type {
 import type { EcaEnvironment, SignedUrl, SignedUrlOptions } from '../sso.js';
 import type { AccountStatusCode, Timestamp } from '../types.js';
 import type { CreateResponse, DocumentsReport } from '../xml.js';
-import type { EcaOperation } from './transport.js';
+import type { EcaOperation } from './operations.js';
 
 export interface EcaClientOptions {
   /** Selects the default addresses; also selects the allowed SSO hosts. Defaults to `qa`. */

@@ -18,7 +18,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getState, startApplication } from '../../client/applications.js';
-import type { EngineContext } from '../../client/applications.js';
+import type { EngineContext } from '../../client/context.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { cpuSeconds, cpuShare, percentile, pool, round, sleep } from './measure.js';

@@ -12,7 +12,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { activitySignal } from '../../activities/deadline.js';
 import { createEngineActivities } from '../../activities/engine.js';
-import type { EngineContext } from '../../client/applications.js';
+import type { EngineContext } from '../../client/context.js';
 import { codecDataConverter, generateCodecKeyring } from '../../codec/index.js';
 import type { CodecKeyring } from '../../codec/index.js';
 import { APPLICATION_XML_EXAMPLE, createEcaClient } from '../../eca/index.js';

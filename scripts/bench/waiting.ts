@@ -4,7 +4,7 @@
  * `--sweep-slot`. Progress from visibility counts, never queries.
  */
 import { startApplication } from '../../client/applications.js';
-import type { EngineContext } from '../../client/applications.js';
+import type { EngineContext } from '../../client/context.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { EcaLifecycleState } from '../../domain/search-attributes.js';
 import { applicationWorkflowId, sweepWorkflowId } from '../../domain/workflow-ids.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { takeCredentials } from '../../client/credentials.js';
-import type { EngineContext } from '../../client/applications.js';
+import type { EngineContext } from '../../client/context.js';
 import { EcaCsid } from '../../domain/search-attributes.js';
 import { DocumentNotFound, FileDocumentStore } from '../../runtime/document-store.js';
 import type { DocumentRef } from '../../domain/documents.js';

@@ -22,7 +22,7 @@ import type { DocumentStore } from '../../runtime/document-store.js';
 import type { FormDocument } from '../../domain/documents.js';
 import { createEngineActivities } from '../../activities/engine.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
-import type { DailyDocumentsLedger } from '../../activities/daily-ledger.js';
+import type { DailyDocumentsLedger } from '../../activities/forms.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/index.js';
 import type { EcaClient, EcaClientOptions } from '../../eca/index.js';
 import { ecaClientFor } from '../../simulator/client.js';

@@ -19,6 +19,7 @@ import { DEADLINE_STATES, deadlineMarks, escalationReason } from '../../domain/d
 import type { DeadlineMark, DeadlineState, StateDeadline } from '../../domain/deadlines.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { DeadlineActivities } from './activities.js';
+import type { DeadlineView } from './messages.js';
 import type { ApplicationRun } from './run.js';
 
 const { readDeadlinePolicy } = proxyActivities<DeadlineActivities>({
@@ -28,18 +29,6 @@ const { readDeadlinePolicy } = proxyActivities<DeadlineActivities>({
 
 /** The longest a waiting application goes without reading its firm's policy again. */
 const POLICY_REFRESH_MS = 24 * 60 * 60 * 1000;
-
-/** Where a waiting application stands with its deadline (the state query, current details). */
-export interface DeadlineView {
-  state: DeadlineState;
-  /** When the deadline falls, ms since the epoch. */
-  due: number;
-  /** The next reminder, if one is still to come. */
-  nextReminderAt?: number;
-  /** The deadline has passed. */
-  overdue: boolean;
-  escalation: StateDeadline['escalation'];
-}
 
 /** The state the application waits in and since when: a new entry is a new deadline. */
 function entryOf(run: ApplicationRun): { state: ApplicationState; at: number } {

@@ -8,7 +8,7 @@ import type { BlockedStepRecord, LifecycleOutcome, PersistedLifecycle } from '..
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot, TaskView } from '../../domain/account.js';
 import type { SettingsOverrides } from './settings.js';
-import type { Escalation } from '../../domain/deadlines.js';
+import type { DeadlineState, Escalation } from '../../domain/deadlines.js';
 
 export interface ApplicationInput {
   csid: string;
@@ -117,14 +117,19 @@ export interface ApplicationStateView {
   /** Staff signals received by this run, the newest last (a signal cannot answer: this is its answer). */
   staffNotices?: StaffNotice[];
   /** The deadline of the waiting state (workflows/application/deadlines.ts), while it waits in one that has one. */
-  deadline?: {
-    state: ApplicationState;
-    /** ms since the epoch */
-    due: number;
-    nextReminderAt?: number;
-    overdue: boolean;
-    escalation: Escalation;
-  };
+  deadline?: DeadlineView;
+}
+
+/** Where a waiting application stands with its deadline (the state query, current details). */
+export interface DeadlineView {
+  state: DeadlineState;
+  /** When the deadline falls, ms since the epoch. */
+  due: number;
+  /** The next reminder, if one is still to come. */
+  nextReminderAt?: number;
+  /** The deadline has passed. */
+  overdue: boolean;
+  escalation: Escalation;
 }
 
 /** A staff signal as it was taken: accepted, refused (why), or of a name the workflow does not know. */

@@ -20,7 +20,6 @@ import {
 } from '../../domain/search-attributes.js';
 import { renderDetails } from './details.js';
 import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
-import type { DeadlineView } from './deadlines.js';
 import type { EventDraft } from './events.js';
 import type {
   AccountObservation,
@@ -28,6 +27,7 @@ import type {
   ApplicationResult,
   ApplicationStateView,
   CarriedState,
+  DeadlineView,
   StaffNotice,
   TransitionRecord,
 } from './messages.js';

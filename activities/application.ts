@@ -10,7 +10,7 @@ import type { ApplicationActivities, ApplicationUpdateFunction } from '../workfl
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
-import { withinDeadline } from './deadline.js';
+import { withAttemptSignal } from './attempt-signal.js';
 import { requestByFile } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
@@ -60,7 +60,7 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
     },
 
     sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent, lookOnly }) {
-      return withinDeadline(() =>
+      return withAttemptSignal(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt (of this activity, of the workflow's step before a staff retry, or one whose
           // answer was lost) may have left a request the service lists: never send twice.

@@ -12,7 +12,7 @@ import type { DocumentStore } from '../runtime/document-store.js';
 import { applicationWorkflowId } from '../domain/workflow-ids.js';
 import { EcaCryptoError } from '../eca/index.js';
 import { callBrokerage, isEncryptionErrorText } from './brokerage-errors.js';
-import { withinDeadline } from './deadline.js';
+import { withAttemptSignal } from './attempt-signal.js';
 import { findAccountByResponseFile } from './find-account.js';
 import { readAttachments, readText } from './stored.js';
 import { WriteAttempt } from './write-attempt.js';
@@ -48,7 +48,7 @@ export function createCreationActivities(options: CreationOptions): CreationActi
     },
 
     createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
-      return withinDeadline(() =>
+      return withAttemptSignal(() =>
         WriteAttempt.run(
           async (attempt) => {
             // Before every attempt: a processed file for this external id means never create again.

@@ -3,7 +3,7 @@ import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import type { MaintenanceActivities } from '../workflows/maintenance/activities.js';
-import { withinDeadline } from './deadline.js';
+import { withAttemptSignal } from './attempt-signal.js';
 import { WriteAttempt } from './write-attempt.js';
 import { readText } from './stored.js';
 import { createUpdateSender, updateInDoubt } from './update-sender.js';
@@ -19,7 +19,7 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
 
   return {
     sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known, lookOnly }) {
-      return withinDeadline(() =>
+      return withAttemptSignal(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
           if (!attempt.maySend) {

@@ -6,7 +6,7 @@ import type { WorkerConfig } from './config.js';
 /**
  * The brokerage client built from the configuration, for workers and the client alike: CSID and both
  * keys are required, each named when missing. `signal` gives each call the signal to abort it with (the
- * worker passes its activities' deadline, see activities/deadline.ts); `pace`, the firm's call budget
+ * worker passes its activity attempt's, see activities/attempt-signal.ts); `pace`, the firm's call budget
  * (runtime/call-budget.ts).
  */
 export function createEcaClientFromConfig(

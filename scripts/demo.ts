@@ -20,7 +20,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, temporalLogger } from '../runtime/logger.js';
-import { activitySignal } from '../activities/deadline.js';
+import { attemptSignal } from '../activities/attempt-signal.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { openDatabase } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
@@ -162,7 +162,7 @@ async function main(): Promise<number> {
 
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());
-    const eca = ecaClientFor(sim, { signal: activitySignal });
+    const eca = ecaClientFor(sim, { signal: attemptSignal });
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const sweeps = new SweepTally();
     const database = await openDemoDatabase(dir, cleanups);

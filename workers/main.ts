@@ -8,7 +8,7 @@ import { serviceCommandLine } from '../runtime/command-line.js';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { announcer, createLogger, temporalLogger } from '../runtime/logger.js';
 import type { PinoLogger } from '../runtime/logger.js';
-import { activitySignal } from '../activities/deadline.js';
+import { attemptSignal } from '../activities/attempt-signal.js';
 import { createEcaClientFromConfig } from '../runtime/brokerage.js';
 import {
   ConfigurationError,
@@ -132,7 +132,7 @@ function commandLine(argv: string[]): number | undefined {
 /** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
 function brokerageClient(config: WorkerConfig, database: Database, budget: CallBudgetSettings) {
   return createEcaClientFromConfig(config.brokerage, {
-    signal: activitySignal,
+    signal: attemptSignal,
     cryptoThreads: config.worker.cryptoThreads,
     ...(pacesCalls(budget) && { pace: createCallBudget(database, config.brokerage.csid ?? '', budget).pace }),
   });

@@ -10,7 +10,7 @@ import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
-import { activitySignal } from '../../activities/deadline.js';
+import { attemptSignal } from '../../activities/attempt-signal.js';
 import { createEngineActivities } from '../../activities/engine.js';
 import type { EngineContext } from '../../client/context.js';
 import { codecDataConverter, generateCodecKeyring } from '../../codec/index.js';
@@ -112,7 +112,7 @@ async function engineActivities(
     firmPrivateKey: await readFile(join(sim.keysDir, 'firm-private.asc'), 'utf8'),
     brokeragePublicKey: await readFile(join(sim.keysDir, 'brokerage-public.asc'), 'utf8'),
     sso: { allowInsecureLoopback: true },
-    signal: activitySignal,
+    signal: attemptSignal,
     // Paced only in the politeness phase (polite.ts).
     pace: (operation) => pacing.pace?.(operation) ?? Promise.resolve(),
     cryptoThreads: CRYPTO_THREADS,

@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createStatusReader } from '../../activities/status.js';
 import type { StatusReader } from '../../activities/status.js';
-import { activitySignal } from '../../activities/deadline.js';
+import { attemptSignal } from '../../activities/attempt-signal.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { DocumentStore } from '../../runtime/document-store.js';
 import type { FormDocument } from '../../domain/documents.js';
@@ -101,7 +101,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     timeoutMs: 10_000,
     retry: 0,
     fetch: options.fetch,
-    signal: activitySignal,
+    signal: attemptSignal,
     ...(options.pace && { pace: options.pace(sim.csid) }),
   });
   const store = new FileDocumentStore(join(dir, 'documents'), { keyring: options.codec });

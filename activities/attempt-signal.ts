@@ -1,9 +1,9 @@
 /**
- * No activity attempt outlives its start-to-close timeout. Temporal starts the next attempt when
- * the timeout fires; an HTTP call of the earlier attempt still in flight then could reach the
- * brokerage after the next attempt's lookup (a second account, a second request). Work run through
- * `withinDeadline` gets a signal that aborts when the activity is cancelled or a margin before its
- * start-to-close timeout, and the brokerage client aborts every call with it (`activitySignal`).
+ * The activity attempt's abort signal: no attempt outlives its start-to-close timeout. Temporal starts
+ * the next attempt when the timeout fires; an HTTP call of the earlier attempt still in flight then could
+ * reach the brokerage after the next attempt's lookup (a second account, a second request). Work run
+ * through `withAttemptSignal` gets a signal that aborts when the activity is cancelled or a margin before
+ * its start-to-close timeout, and the brokerage client aborts every call with it (`attemptSignal`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
@@ -11,15 +11,15 @@ import { Context } from '@temporalio/activity';
 const current = new AsyncLocalStorage<AbortSignal>();
 
 /** Time kept between the abort and the start-to-close timeout: the abort must land first. */
-export const DEADLINE_MARGIN_MS = 5_000;
+export const ABORT_MARGIN_MS = 5_000;
 
-/** The signal of the activity work running now, for the brokerage client's `signal` option. */
-export function activitySignal(): AbortSignal | undefined {
+/** The abort signal of the activity attempt running now, for the brokerage client's `signal` option. */
+export function attemptSignal(): AbortSignal | undefined {
   return current.getStore();
 }
 
 /** Runs `work` with a signal that aborts on cancellation and before the start-to-close timeout. */
-export function withinDeadline<T>(work: () => Promise<T>): Promise<T> {
+export function withAttemptSignal<T>(work: () => Promise<T>): Promise<T> {
   let context: Context;
   try {
     context = Context.current();
@@ -29,7 +29,7 @@ export function withinDeadline<T>(work: () => Promise<T>): Promise<T> {
   const signals = [context.cancellationSignal];
   const { startToCloseTimeoutMs } = context.info;
   if (startToCloseTimeoutMs > 0) {
-    signals.push(AbortSignal.timeout(Math.max(startToCloseTimeoutMs - DEADLINE_MARGIN_MS, 1_000)));
+    signals.push(AbortSignal.timeout(Math.max(startToCloseTimeoutMs - ABORT_MARGIN_MS, 1_000)));
   }
   return current.run(AbortSignal.any(signals), work);
 }

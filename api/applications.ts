@@ -11,7 +11,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { callSignalOf } from './deadline.js';
+import { callSignalOf } from './call-timeout.js';
 import { z } from 'zod';
 import {
   abandon,

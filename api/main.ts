@@ -6,7 +6,7 @@
  */
 import { serviceCommandLine } from '../runtime/command-line.js';
 import type { FastifyRequest } from 'fastify';
-import { DEFAULT_CALL_TIMEOUT_MS } from './deadline.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './call-timeout.js';
 import { z } from 'zod';
 import { connectEngineBase } from '../client/connection.js';
 import { configuredCodecKeyring } from '../codec/keyring.js';

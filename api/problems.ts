@@ -8,7 +8,7 @@ import { EngineError, InvalidInputError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { EcaError } from '../eca/errors.js';
-import { abortKind } from './deadline.js';
+import { abortKind } from './call-timeout.js';
 
 /** The problems the service answers with, besides the client API's own codes. */
 export type ApiProblemCode =

@@ -21,7 +21,7 @@ import { applicationRoutes, contextOf } from './applications.js';
 import { getState } from '../client/index.js';
 import type { EngineBase } from './applications.js';
 import { installAuth } from './auth.js';
-import { DEFAULT_CALL_TIMEOUT_MS, installDeadlines } from './deadline.js';
+import { DEFAULT_CALL_TIMEOUT_MS, installCallTimeouts } from './call-timeout.js';
 import { firmRoutes } from './firm.js';
 import type { FirmBrokerage } from './firm.js';
 import type { KeyVerifier } from './auth.js';
@@ -96,7 +96,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   installProblemHandlers(app);
   if (options.metrics) installMetrics(app, options.metrics);
-  installDeadlines(app, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  installCallTimeouts(app, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   // An application XML alone may be sent as it is (`curl --data-binary @application.xml`): it is read as
   // `{ applicationXml }`, which the start and resubmit routes take.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>

@@ -18,7 +18,7 @@ import { DEFAULT_KEEP_PREVIOUS_MS, WebhookEndpoints } from '../runtime/webhooks.
 import type { WebhookEndpointRecord } from '../runtime/webhooks.js';
 import type { Api, EngineBase } from './applications.js';
 import { principalOf, READERS, STAFF } from './auth.js';
-import { callSignalOf } from './deadline.js';
+import { callSignalOf } from './call-timeout.js';
 import { ApiProblem } from './problems.js';
 import { isoTime, problems } from './schemas.js';
 

@@ -1,6 +1,6 @@
 /**
  * Calls that wait stop when the caller says so: an `EngineContext` with a `signal` (an AbortController's,
- * or `AbortSignal.timeout(ms)` for a deadline) ends every client function that waits (Temporal calls, a
+ * or `AbortSignal.timeout(ms)` for a time limit) ends every client function that waits (Temporal calls, a
  * bulk job's progress) with the signal's reason: an `AbortError`, or the `TimeoutError` of
  * `AbortSignal.timeout`.
  *

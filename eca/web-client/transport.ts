@@ -97,7 +97,7 @@ async function libraryError(
  * The reading of an answer's body within `timeoutMs`: ky's timeout ends when the headers are in, so a body that
  * stalls would hold the call for as long as the connection lasts. Past the time, `signal` aborts the call.
  */
-function bodyDeadline(timeoutMs: number): { signal: AbortSignal; read: (body: Promise<string>) => Promise<string> } {
+function boundedBodyRead(timeoutMs: number): { signal: AbortSignal; read: (body: Promise<string>) => Promise<string> } {
   const controller = new AbortController();
   return {
     signal: controller.signal,
@@ -110,7 +110,7 @@ function bodyDeadline(timeoutMs: number): { signal: AbortSignal; read: (body: Pr
 
 /**
  * The caller's pacing before a request (`EcaClientOptions.pace`). Whatever stops it, nothing was sent, and
- * the caller is told so: a failure of the pacing itself (its database, say) or the call's deadline coming
+ * the caller is told so: a failure of the pacing itself (its database, say) or the call's signal aborting
  * while it waited is an `EcaDeferredError` too, never a network error that would leave a write in doubt.
  */
 async function paced(
@@ -126,7 +126,7 @@ async function paced(
     failed = true;
   }
   if (signal?.aborted) {
-    throw new EcaDeferredError(operation, 0, "the call's deadline came while it waited for its slot");
+    throw new EcaDeferredError(operation, 0, 'the call was cancelled or timed out while it waited for its slot');
   }
   if (failed) throw new EcaDeferredError(operation, 1000, 'the pacing before it failed');
 }
@@ -187,12 +187,12 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
     mode: SendMode,
   ): Promise<{ status: number; text: string }> {
     const url = `${operation === 'preferenceSet' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
-    const deadline = bodyDeadline(timeoutMs);
+    const bodyRead = boundedBodyRead(timeoutMs);
     try {
       const own = options.signal?.();
       const response = await http.post(url, {
         json: body,
-        signal: own ? AbortSignal.any([own, deadline.signal]) : deadline.signal,
+        signal: own ? AbortSignal.any([own, bodyRead.signal]) : bodyRead.signal,
         ...(options.pace && { hooks: { beforeRequest: [() => paced(options.pace!, operation, own)] } }),
         retry:
           mode === 'query'
@@ -208,10 +208,10 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
               }
             : { limit: 0 },
       });
-      return { status: response.status, text: await deadline.read(response.text()) };
+      return { status: response.status, text: await bodyRead.read(response.text()) };
     } catch (error) {
-      if (deadline.signal.aborted) throw new EcaTimeoutError(operation, timeoutMs);
-      throw await libraryError(error, operation, timeoutMs, deadline.read);
+      if (bodyRead.signal.aborted) throw new EcaTimeoutError(operation, timeoutMs);
+      throw await libraryError(error, operation, timeoutMs, bodyRead.read);
     }
   }
 

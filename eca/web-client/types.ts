@@ -51,7 +51,7 @@ export interface EcaClientOptions {
   /** Clock for SSO expiry; defaults to the system clock. */
   now?: () => Date;
   /**
-   * Called before every HTTP call: a signal that aborts it (the caller's deadline or cancellation), so
+   * Called before every HTTP call: a signal that aborts it (the caller's time limit or cancellation), so
    * that no call outlives the work that made it. Without it calls end only by `timeoutMs`.
    */
   signal?: () => AbortSignal | undefined;

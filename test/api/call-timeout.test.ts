@@ -14,7 +14,7 @@ import { watchedLogger } from '../support/log-watch.js';
 describe('onboarding API: every wait on the engine is bounded (dev server, no worker)', function () {
   this.timeout(60_000);
   const run = randomUUID().slice(0, 6);
-  const csid = `DEADLINE-${run}`;
+  const csid = `CALL-TIMEOUT-${run}`;
   let env: TestWorkflowEnvironment;
   let app: FastifyInstance;
   let dir: string;
@@ -22,7 +22,7 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
 
   before(async function () {
     env = await devServerEnv();
-    dir = await mkdtemp(join(tmpdir(), 'eca-deadline-'));
+    dir = await mkdtemp(join(tmpdir(), 'eca-call-timeout-'));
     app = await buildApi({
       logger: watchedLogger('eca-api'),
       // No worker polls this task queue: a read of an application waits for one.

@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-export function installDeadlines(app: FastifyInstance, timeoutMs: number): void {
+export function installCallTimeouts(app: FastifyInstance, timeoutMs: number): void {
   app.decorateRequest('callSignal', undefined);
   app.addHook('preHandler', async (request, reply) => {
     // One controller and one timer a request, both released when the response closes.
@@ -36,7 +36,7 @@ export function installDeadlines(app: FastifyInstance, timeoutMs: number): void 
 /** The signal of a request's engine calls. */
 export const callSignalOf = (request: FastifyRequest): AbortSignal | undefined => request.callSignal;
 
-/** An abort of a request's calls: `timeout` when its deadline passed, `gone` when its caller left. */
+/** An abort of a request's calls: `timeout` when its call timeout passed, `gone` when its caller left. */
 export function abortKind(error: unknown): 'timeout' | 'gone' | undefined {
   if (!(error instanceof DOMException)) return undefined;
   if (error.name === 'TimeoutError') return 'timeout';

@@ -97,14 +97,14 @@ async function describeNamespace(connection: Connection, namespace: string) {
  * moment ago is not yet known to every frontend and history host), up to `timeoutMs`.
  */
 async function untilKnown<T>(what: string, timeoutMs: number, attempt: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + timeoutMs;
   for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
     try {
       return await attempt();
     } catch (error) {
       const code = grpcCode(error);
       const transient = code === GRPC.NOT_FOUND || code === GRPC.UNAVAILABLE;
-      if (!transient || Date.now() + wait > deadline) {
+      if (!transient || Date.now() + wait > giveUpAt) {
         throw error instanceof SetupError
           ? error
           : new SetupError(`${what} failed: ${reason(error)}`, { cause: error });

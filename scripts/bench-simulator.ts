@@ -70,10 +70,10 @@ async function main(): Promise<void> {
     let errors = 0;
     let calls = 0;
     let responseBytes = 0;
-    const deadline = performance.now() + SECONDS * 1000;
+    const endAt = performance.now() + SECONDS * 1000;
     const worker = async (offset: number) => {
       let n = offset;
-      while (performance.now() < deadline) {
+      while (performance.now() < endAt) {
         const began = performance.now();
         const response = await postJson(url, bodies[n % bodies.length] ?? '{}');
         latencies.push(performance.now() - began);

@@ -46,7 +46,7 @@ export interface FleetResult {
   summary: string;
   /** Applications not in their expected final state (empty when all are). */
   failed: string[];
-  /** Whether every application became final before the deadline (and no abort). */
+  /** Whether every application became final within the time limit (and no abort). */
   finished: boolean;
 }
 
@@ -59,10 +59,10 @@ function pdf(label: string): Uint8Array {
   return new TextEncoder().encode(`%PDF-1.4\n% demo document ${label}\n%%EOF\n`);
 }
 
-/** Starts `count` applications, plays the staff and shows progress until all are final (or the deadline). */
+/** Starts `count` applications, plays the staff and shows progress until all are final (or the time limit passes). */
 export async function runDemoFleet(
   system: OnboardingSystem,
-  options: { count: number; deadlineMs?: number; signal?: AbortSignal },
+  options: { count: number; timeLimitMs?: number; signal?: AbortSignal },
 ): Promise<FleetResult> {
   const { count } = options;
   const run = randomUUID().slice(0, 6);
@@ -86,7 +86,7 @@ export async function runDemoFleet(
     ? new SingleBar({ format: 'final [{bar}] {value}/{total} | {states}', hideCursor: true })
     : undefined;
   bar?.start(count, 0, { states: '' });
-  const deadline = Date.now() + (options.deadlineMs ?? 10 * 60_000);
+  const giveUpAt = Date.now() + (options.timeLimitMs ?? 10 * 60_000);
   let lastLine = 0;
   let finished = false;
   for (;;) {
@@ -107,7 +107,7 @@ export async function runDemoFleet(
       finished = true;
       break;
     }
-    if (Date.now() > deadline || options.signal?.aborted) break;
+    if (Date.now() > giveUpAt || options.signal?.aborted) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   bar?.stop();

@@ -15,28 +15,28 @@ export function listingRefusal(error: unknown): string | undefined {
 
 /**
  * The pace of a request's status reads: the first sleep, each next one doubled up to a cap, and no
- * sleep that would end past the deadline (none: reads until decided). The workflows keep the reads
+ * sleep that would end past `until` (none: reads until decided). The workflows keep the reads
  * and sleeps in their own loops, so each await stays where recorded histories have it: the order of
  * commands within one activation (a staff update's completion, the next timer) must not change.
  */
 export class RequestPace {
   private delay: number;
 
-  constructor(private readonly options: { firstDelayMs: number; maxDelayMs: number; deadline?: number }) {
+  constructor(private readonly options: { firstDelayMs: number; maxDelayMs: number; until?: number }) {
     this.delay = options.firstDelayMs;
   }
 
-  /** The first sleep, before any read, taken whatever the deadline (maintenance reads after a sleep). */
+  /** The first sleep, before any read, taken whatever `until` (maintenance reads after a sleep). */
   first(): number {
     const delay = this.delay;
     this.advance();
     return delay;
   }
 
-  /** The sleep before the next read, or undefined when it would end past the deadline. */
+  /** The sleep before the next read, or undefined when it would end past `until`. */
   next(): number | undefined {
     const delay = this.delay;
-    if (this.options.deadline !== undefined && Date.now() + delay > this.options.deadline) return undefined;
+    if (this.options.until !== undefined && Date.now() + delay > this.options.until) return undefined;
     this.advance();
     return delay;
   }
@@ -54,7 +54,7 @@ const LOOK_MAX_MS = 10 * 60_000;
  * 10 minutes, none that would end past `windowMs` after `began`.
  */
 export function lookPace(firstDelayMs: number, windowMs: number, began: number): RequestPace {
-  return new RequestPace({ firstDelayMs, maxDelayMs: LOOK_MAX_MS, deadline: began + windowMs });
+  return new RequestPace({ firstDelayMs, maxDelayMs: LOOK_MAX_MS, until: began + windowMs });
 }
 
 /**

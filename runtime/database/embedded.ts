@@ -124,13 +124,13 @@ async function own(directory: string, lock: DirectoryLock): Promise<Database> {
 /** The database in `directory`, through its owner or owned now; `owned` says which. */
 async function openDirectory(directory: string, ownerWaitMs: number): Promise<{ db: Database; owned: boolean }> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const deadline = Date.now() + ownerWaitMs;
+  const giveUpAt = Date.now() + ownerWaitMs;
   for (;;) {
     const served = await connectToOwner(directory);
     if (served) return { db: served, owned: false };
     const lock = await lockDirectory(directory);
     if (lock) return { db: await own(directory, lock), owned: true };
-    if (Date.now() > deadline) {
+    if (Date.now() > giveUpAt) {
       const pid = await ownerOf(directory);
       throw new DatabaseError(
         'busy',

@@ -185,8 +185,8 @@ async function reactionTimes(bench: Bench, ids: string[], tag: string, slotMs: n
     await sim.control('POST', `/accounts/${account.accountId}/complete-task`, {});
   });
   const sampleQuery = `WorkflowId IN (${sample.map((id) => `'${id}'`).join(', ')})`;
-  const reactDeadline = Date.now() + 10 * slotMs + 120_000;
-  while (Date.now() < reactDeadline) {
+  const giveUpAt = Date.now() + 10 * slotMs + 120_000;
+  while (Date.now() < giveUpAt) {
     const still = (await client.workflow.count(`${sampleQuery} AND EcaLifecycleState = 'awaitingClient'`)).count;
     if (still === 0) break;
     await sleep(1000);

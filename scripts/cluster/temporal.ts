@@ -192,10 +192,10 @@ export class TemporalCluster {
     );
     this.processes.set(service, child);
     const port = service === 'worker' ? this.port(service).membership : this.port(service).grpc;
-    const deadline = Date.now() + 90_000;
+    const giveUpAt = Date.now() + 90_000;
     while (!(await listening(port))) {
       if (!child.running) throw new ClusterError(`temporal ${service} exited at start:\n${child.output}`);
-      if (Date.now() > deadline) {
+      if (Date.now() > giveUpAt) {
         await child.stop('SIGKILL');
         throw new ClusterError(`temporal ${service} did not listen on ${port} within 90 s:\n${child.output}`);
       }

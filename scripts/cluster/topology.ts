@@ -235,7 +235,7 @@ export class Topology {
 
   /** `eca setup`, run as the command operators run: a process of its own. */
   private async setupNamespace(): Promise<void> {
-    const deadline = Date.now() + 120_000;
+    const giveUpAt = Date.now() + 120_000;
     for (;;) {
       const setup = startTypeScript('eca setup', 'bin/eca.js', ['setup', '--retention', '30d'], {
         TEMPORAL_ADDRESS: this.temporal.address,
@@ -245,7 +245,7 @@ export class Topology {
       for (const line of setup.output.trim().split('\n')) if (line) this.log(`  ${line}`);
       if (code === 0) return;
       // The frontend can take a few seconds to see the history hosts after they start.
-      if (Date.now() > deadline) throw new Error(`eca setup failed (exit ${code}):\n${setup.output}`);
+      if (Date.now() > giveUpAt) throw new Error(`eca setup failed (exit ${code}):\n${setup.output}`);
       await sleep(2000);
     }
   }

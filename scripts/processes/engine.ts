@@ -69,7 +69,7 @@ export class DevServer {
     ];
     const child = (this.child = start('temporal dev server', executable.path, args));
     // Ready once the frontend answers.
-    const deadline = Date.now() + 60_000;
+    const giveUpAt = Date.now() + 60_000;
     let connection: Connection | undefined;
     while (!connection) {
       try {
@@ -79,7 +79,7 @@ export class DevServer {
         await connection?.close();
         connection = undefined;
         if (!child.running) throw new Error(`the dev server exited:\n${child.output}`, { cause: error });
-        if (Date.now() > deadline) {
+        if (Date.now() > giveUpAt) {
           await child.stop('SIGKILL');
           throw new Error(`the dev server did not answer in 60 s:\n${child.output}`);
         }

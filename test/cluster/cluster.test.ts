@@ -168,7 +168,7 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
       taskQueue: 'eca-onboarding',
       applications: APPLICATIONS,
       faultKinds: 'history-1 SIGKILL, engine worker SIGKILL',
-      deadlineMs: 15 * 60_000,
+      timeLimitMs: 15 * 60_000,
       diagnose: () =>
         cluster.workers
           .map((worker) => `${worker.name} ${worker.running ? 'running' : 'exited'}:\n${worker.output.slice(-1500)}`)
@@ -270,9 +270,9 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
 
     const firing = async (alert: string, match: (labels: Record<string, string>) => boolean) => {
       const began = Date.now();
-      const deadline = began + 180_000;
+      const giveUpAt = began + 180_000;
       let seen: PrometheusAlert[] = [];
-      while (Date.now() < deadline) {
+      while (Date.now() < giveUpAt) {
         seen = await prometheus.alerts();
         const found = seen.find((a) => a.labels.alertname === alert && a.state === 'firing' && match(a.labels));
         if (found) {

@@ -8,11 +8,11 @@ import { devServerEnv } from '../support/servers.js';
 
 /** Visibility is eventually consistent: list until the expected workflows show up. */
 async function listUntil(env: TestWorkflowEnvironment, query: string, expected: number): Promise<string[]> {
-  const deadline = Date.now() + 20_000;
+  const giveUpAt = Date.now() + 20_000;
   for (;;) {
     const ids: string[] = [];
     for await (const execution of env.client.workflow.list({ query })) ids.push(execution.workflowId);
-    if (ids.length >= expected || Date.now() > deadline) return ids;
+    if (ids.length >= expected || Date.now() > giveUpAt) return ids;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

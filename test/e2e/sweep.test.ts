@@ -80,11 +80,11 @@ function describeSweep(mode: 'listing' | 'snapshot') {
     }
 
     async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-      const deadline = Date.now() + ms;
+      const giveUpAt = Date.now() + ms;
       for (;;) {
         const value = await probe();
         if (value !== undefined) return value;
-        assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+        assert.ok(Date.now() < giveUpAt, `timed out waiting for ${what}`);
         await sleep(200);
       }
     }

@@ -23,7 +23,7 @@ describeFaults('fault injection, the brokerage (real processes: dev server, simu
       createCallsMayFail: true,
       // A write whose failure leaves its outcome unknown is looked up, never sent again, for the window
       // (2 minutes); then the staff ask the brokerage: slower, by design (about 8 minutes here).
-      deadlineMs: 12 * 60_000,
+      timeLimitMs: 12 * 60_000,
       before: (w) =>
         simulatorFaults(
           w,

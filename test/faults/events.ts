@@ -138,7 +138,7 @@ export class EventsWorld {
 
   /** Waits (bounded) until the endpoint has nothing left to deliver and the SSE reader has what the receiver has. */
   async settle(timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const giveUpAt = Date.now() + timeoutMs;
     for (;;) {
       const endpoint = await this.call<{ backlog: number; lastError?: string }>(
         'GET',
@@ -147,7 +147,7 @@ export class EventsWorld {
       const received = new Set((await this.deliveries()).map((delivery) => delivery.webhookId));
       const streamed = new Set(this.sse.map((followed) => followed.event.id));
       if (endpoint?.backlog === 0 && received.size > 0 && [...received].every((id) => streamed.has(id))) return;
-      if (Date.now() > deadline) {
+      if (Date.now() > giveUpAt) {
         assert.fail(
           `events not settled: backlog ${endpoint?.backlog} (${endpoint?.lastError ?? 'no error'}), ` +
             `${received.size} received, ${streamed.size} streamed`,

@@ -17,7 +17,7 @@ export interface FaultSuite {
 /** A describe block with its own world; the cases are declared by `cases`. */
 export function describeFaults(title: string, cases: (suite: FaultSuite) => void): void {
   describe(title, function () {
-    // Above the longest case's own deadline (12 minutes), so that a slow case fails with its diagnosis.
+    // Above the longest case's own time limit (12 minutes), so that a slow case fails with its diagnosis.
     this.timeout(14 * 60_000);
     let world: World | undefined;
     let queue = 0;

@@ -389,7 +389,7 @@ export interface FleetOptions {
   /** Faults set up before the first application starts; returns a function that counts them afterwards. */
   before?: (world: World) => Promise<() => Promise<number>>;
   /** Upper bound on the whole run. */
-  deadlineMs?: number;
+  timeLimitMs?: number;
   /** What was injected, for the table (`update lost-response`). */
   faultKinds?: string;
   /**
@@ -402,10 +402,10 @@ export interface FleetOptions {
   applicationXml?: (externalId: string) => string;
   /**
    * What the staff do with an application they find `blocked` (its search attribute says so). Without
-   * it a blocked application stays blocked and the case ends at its deadline.
+   * it a blocked application stays blocked and the case ends at its time limit.
    */
   onBlocked?: (ctx: EngineContext, app: Tracked) => Promise<void>;
-  /** What else to print when the case misses its deadline (processes the world did not start). */
+  /** What else to print when the case runs past its time limit (processes the world did not start). */
   diagnose?: () => string;
   /**
    * `false`: the simulator lists every write at once during this case (one whose faults never leave a write
@@ -438,7 +438,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   let faults = 0;
   const unplannedExits: string[] = [];
   let disrupted = options.disrupt === undefined;
-  const deadline = Date.now() + (options.deadlineMs ?? 5 * 60_000);
+  const giveUpAt = Date.now() + (options.timeLimitMs ?? 5 * 60_000);
   let lastProgress = Date.now();
   for (let round = 0; ; round++) {
     if (!disrupted) {
@@ -450,7 +450,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
         // Bounded like the rest of the run: a disruption that hangs (a process that never comes back)
         // fails the case with what the processes said, instead of running into mocha's timeout.
         let timer: NodeJS.Timeout | undefined;
-        const left = Math.max(deadline - Date.now(), 60_000);
+        const left = Math.max(giveUpAt - Date.now(), 60_000);
         faults += await Promise.race([
           options.disrupt!(world, fleet),
           new Promise<never>((_, reject) => {
@@ -475,7 +475,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
         `      [${options.name}] ${closed}/${fleet.length} closed after ${Math.round((lastProgress - began) / 1000)} s`,
       );
     }
-    if (Date.now() > deadline) {
+    if (Date.now() > giveUpAt) {
       const open = fleet.filter((app) => app.status !== 'closed');
       // From the server alone (no worker needed): the lifecycle state the workflow last published.
       const states = await Promise.all(
@@ -587,7 +587,7 @@ function workersOutput(world: World, options: FleetOptions): string {
 }
 
 /**
- * How long one look at an application may take. A Temporal call has no deadline of its own, and the
+ * How long one look at an application may take. A Temporal call has no time limit of its own, and the
  * SDK's update call polls for its outcome without end: one call that never answered once held the
  * cluster case's round, silent, until mocha's 30-minute timeout. A look cut short is taken again next round.
  */

@@ -31,9 +31,9 @@ function info(pid: number): ProcessInfo {
 
 /** Waits (bounded) until none of the processes is alive; answers those still alive. */
 async function gone(processes: ProcessInfo[], ms = 5_000): Promise<ProcessInfo[]> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + ms;
   let alive = stillAlive(processes);
-  while (alive.length > 0 && Date.now() < deadline) {
+  while (alive.length > 0 && Date.now() < giveUpAt) {
     await sleep(50);
     alive = stillAlive(processes);
   }
@@ -51,7 +51,7 @@ function groupIsEmpty(pgid: number): boolean {
 }
 
 async function groupEmpties(pgid: number, ms = 5_000): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (groupIsEmpty(pgid)) return true;
+  for (const giveUpAt = Date.now() + ms; Date.now() < giveUpAt; await sleep(50)) if (groupIsEmpty(pgid)) return true;
   return groupIsEmpty(pgid);
 }
 

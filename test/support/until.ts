@@ -6,11 +6,11 @@ export async function until<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   ms = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -131,7 +131,7 @@ async function sendAndFollow(
   const pace = new RequestPace({
     firstDelayMs: Math.min(durationMs(run.settings.requestPollInterval), REQUEST_POLL_MAX_MS),
     maxDelayMs: REQUEST_POLL_MAX_MS,
-    deadline: Date.now() + durationMs(run.settings.requestConfirmTimeout),
+    until: Date.now() + durationMs(run.settings.requestConfirmTimeout),
   });
   for (;;) {
     const request = await service.readRequestByFile.executeWithOptions(

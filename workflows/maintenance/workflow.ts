@@ -127,10 +127,10 @@ class MaintenanceTracker {
 
   /**
    * Reads the request's status after a sleep, doubling, until decided or until the next sleep would end
-   * past `deadline`; each next read is published. Undefined when not decided in time.
+   * past `until`; each next read is published. Undefined when not decided in time.
    */
-  async follow(read: () => Promise<RequestOutcome>, what: string, deadline: number) {
-    const pace = new RequestPace({ firstDelayMs: this.firstPollMs, maxDelayMs: this.maxPollMs, deadline });
+  async follow(read: () => Promise<RequestOutcome>, what: string, until: number) {
+    const pace = new RequestPace({ firstDelayMs: this.firstPollMs, maxDelayMs: this.maxPollMs, until });
     for (let delay: number | undefined = pace.first(); delay !== undefined; delay = pace.next()) {
       this.view.nextPollAt = Date.now() + delay;
       this.publish();
@@ -206,7 +206,7 @@ async function followByFile(
   );
   for (;;) {
     view.status = 'PENDING';
-    // At least one read after each (re)start; then reads until the next would fall past the deadline.
+    // At least one read after each (re)start; then reads until the next would fall past the confirm timeout.
     const wait = await tracker.follow(
       () =>
         reader.readRequestByFile.executeWithOptions({ summary: `getAmRequestStatus ${responseFile}` }, [

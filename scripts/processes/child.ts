@@ -84,6 +84,17 @@ function hookExit(): void {
   }
 }
 
+/** Reads every line any child process writes, with the child's name (a test run's log watch, say). */
+export type OutputObserver = (name: string, lines: string) => void;
+
+const observers = new Set<OutputObserver>();
+
+/** Gives `observer` every whole line of output of every child started from now on; the returned function stops it. */
+export function observeOutput(observer: OutputObserver): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
 /** A child process with its output kept (the last 20 kB) for error messages. */
 export class Child {
   output = '';
@@ -95,11 +106,20 @@ export class Child {
     readonly name: string,
     readonly process: ChildProcess,
   ) {
-    const keep = (chunk: Buffer) => {
-      this.output = (this.output + chunk.toString()).slice(-20_000);
+    const keeper = () => {
+      let partial = '';
+      return (chunk: Buffer) => {
+        const text = chunk.toString();
+        this.output = (this.output + text).slice(-20_000);
+        if (observers.size === 0) return;
+        const whole = (partial + text).split('\n');
+        partial = whole.pop() ?? '';
+        if (whole.length > 0) for (const observer of observers) observer(name, whole.join('\n'));
+      };
     };
-    process.stdout?.on('data', keep);
-    process.stderr?.on('data', keep);
+    // Each stream has its own partial line.
+    process.stdout?.on('data', keeper());
+    process.stderr?.on('data', keeper());
     this.exited = new Promise((resolve) => {
       process.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null)));
       // Not started at all (no such executable): there will be no exit event.
@@ -121,8 +141,8 @@ export class Child {
 
   /** Waits until the output matches, the process exits, or the time is up. */
   async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    const giveUpAt = Date.now() + timeoutMs;
+    while (Date.now() < giveUpAt) {
       const match = pattern.exec(this.output);
       if (match) return match;
       if (!this.running) throw new Error(`${this.name} exited before ${String(pattern)}:\n${this.output}`);
@@ -133,7 +153,7 @@ export class Child {
 
   /** Waits until `url` answers 2xx, the process exits, or the time is up (a server started as this process). */
   async waitForHttp(url: string, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const giveUpAt = Date.now() + timeoutMs;
     for (;;) {
       const answered = await fetch(url).then(
         (response) => response.ok,
@@ -141,7 +161,7 @@ export class Child {
       );
       if (answered) return;
       if (!this.running) throw new Error(`${this.name} exited:\n${this.output}`);
-      if (Date.now() > deadline)
+      if (Date.now() > giveUpAt)
         throw new Error(`${this.name} did not answer ${url} within ${timeoutMs} ms:\n${this.output}`);
       await sleep(200);
     }
@@ -181,7 +201,7 @@ export class Child {
       return alive;
     };
     let survivors = left();
-    for (const deadline = Date.now() + 3_000; survivors.length > 0 && Date.now() < deadline; survivors = left()) {
+    for (const giveUpAt = Date.now() + 3_000; survivors.length > 0 && Date.now() < giveUpAt; survivors = left()) {
       await sleep(50);
     }
     for (const survivor of survivors) {

@@ -152,7 +152,7 @@ describe('security end to end: encrypted histories, codec server, clean logs, me
         }
       };
       child.stdout?.on('data', (chunk: Buffer) => {
-        // Whole lines to the run's log watch too: the sites this process reaches count as reached.
+        // Whole lines to the run's log watch as the engine's own: each must be JSON and hold no personal data.
         const lines = (workerStdout.slice(workerStdout.lastIndexOf('\n') + 1) + chunk.toString()).split('\n');
         if (lines.length > 1) logWatch.write(`${lines.slice(0, -1).join('\n')}\n`);
         workerStdout += chunk.toString();

@@ -4,8 +4,6 @@
  * sites that the test run's log watch counts (test/support/log-watch.ts).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ConfigurationError, loadWorkerConfig } from '../../runtime/config.js';
 import {
@@ -18,7 +16,6 @@ import {
 } from '../../runtime/logger.js';
 import type { LogFormat, LoggerOptions } from '../../runtime/logger.js';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
-import { LOG_SITES } from '../support/log-watch.js';
 import { accountSnapshot } from '../../activities/status.js';
 import { EcaHttpError, quoteService, WITHHELD_SERVICE_TEXT } from '../../eca/index.js';
 import type { AccountStatusEntry } from '../../eca/index.js';
@@ -252,45 +249,5 @@ describe('the engine logger (runtime/logger.ts)', function () {
       () => loadWorkerConfig({ ECA_LOG_FORMAT: 'xml' }),
       (error: unknown) => error instanceof ConfigurationError && /ECA_LOG_FORMAT/.test(error.message),
     );
-  });
-});
-
-describe("the inventory of the code's log call sites (test/support/log-watch.ts)", function () {
-  /** Where the engine logs in a worker's activities and workflows, and in the API's handlers. */
-  const DIRECTORIES = ['activities', 'workflows', 'workers', 'api', 'runtime', 'codec', 'eca', 'client', 'domain'];
-  /**
-   * Process entry points, whose lines are the process's own (start, stop: searched by test/e2e/security.test.ts),
-   * and the logger itself.
-   */
-  const OUTSIDE = new Set(['workers/main.ts', 'api/main.ts', 'codec/main.ts', 'runtime/logger.ts']);
-  const CALL = /(?:\blog|\blogger|\.log)(?:\.(?:trace|debug|info|warn|error|fatal)|\[\w+\])\(/g;
-
-  const sources = DIRECTORIES.flatMap((directory) =>
-    readdirSync(directory, { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.ts'))
-      .map((file) => join(directory, file))
-      .filter((file) => !OUTSIDE.has(file)),
-  );
-
-  it('lists every file that logs, and no other', function () {
-    const logging = sources.filter((file) => (readFileSync(file, 'utf8').match(CALL)?.length ?? 0) > 0).sort();
-    assert.deepEqual([...new Set(LOG_SITES.map((site) => site.file))].sort(), logging);
-  });
-
-  it("lists at least as many sites in a file as it has calls, each site's message found in its file", function () {
-    for (const file of new Set(LOG_SITES.map((site) => site.file))) {
-      const text = readFileSync(file, 'utf8');
-      const sites = LOG_SITES.filter((site) => site.file === file);
-      const calls = text.match(CALL)?.length ?? 0;
-      assert.ok(sites.length >= calls, `${file}: ${calls} log calls, ${sites.length} listed`);
-      // The message as the code writes it: a literal, or a template whose fixed parts the pattern matches.
-      const literals = [...text.matchAll(/'([^'\n]*)'|`([^`]*)`/g)].map((match) => match[1] ?? match[2] ?? '');
-      for (const site of sites) {
-        assert.ok(
-          literals.some((literal) => site.message.test(literal)),
-          `${file}: no message matches ${site.message}`,
-        );
-      }
-    }
   });
 });

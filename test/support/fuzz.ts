@@ -16,6 +16,8 @@ export function fuzzRuns(inNpmTest: number): number {
 export const FUZZ_SEED = process.env.FUZZ_SEED
   ? Number(process.env.FUZZ_SEED)
   : Date.now() ^ (Math.random() * 0x7fffffff);
+// mocha's parallel workers inherit the environment of the run that loads this first: one seed for the whole run.
+process.env.FUZZ_SEED = String(FUZZ_SEED);
 
 const counted = new Map<string, number>();
 
@@ -26,9 +28,11 @@ export function fuzzParameters<T>(surface: string, inNpmTest: number, extra: Par
   return { seed: FUZZ_SEED, numRuns, endOnFailure: true, ...extra };
 }
 
-/** Cases run per surface so far in this process (the fuzz run prints them at the end). */
-export function fuzzCounts(): ReadonlyMap<string, number> {
-  return counted;
+/** Cases run per surface since the last call (the root hook prints them after each file), counted afresh after. */
+export function takeFuzzCounts(): ReadonlyMap<string, number> {
+  const taken = new Map(counted);
+  counted.clear();
+  return taken;
 }
 
 export { fc };

@@ -1,12 +1,11 @@
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'mocha';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
 import { temporalLogger } from '../../runtime/logger.js';
-import { provisionServers, stopServers } from './servers.js';
-import { LOG_SITES, logWatch, watchedLogger } from './log-watch.js';
-import { FUZZ_SEED, fuzzCounts } from './fuzz.js';
+import { stopServers } from './servers.js';
+import { observeOutput } from '../../scripts/processes/child.js';
+import { logWatch, watchedLogger } from './log-watch.js';
+import { FUZZ_SEED, takeFuzzCounts } from './fuzz.js';
 
 /** A log line a test provokes on purpose: counted for the test to assert, not printed. */
 export interface ExpectedLog {
@@ -54,62 +53,48 @@ Runtime.install({
   // and a test that expects a line reads it as soon as it is provoked.
 });
 
-/** Whether this run loaded every test file of `npm test` and ran them unfiltered and unfailed. */
-function wholeRun(context: Context): boolean {
-  const root = context.test?.parent;
-  if (!root || process.argv.some((arg) => /^(--grep|-g|--fgrep|-f|--invert|-i)(=|$)/.test(arg))) return false;
-  const files = new Set<string>();
-  let failed = false;
-  const visit = (suite: NonNullable<typeof root>) => {
-    if (suite.file) files.add(suite.file);
-    if (suite.tests.some((test) => test.state === 'failed')) failed = true;
-    suite.suites.forEach(visit);
-  };
-  visit(root);
-  return !failed && files.size >= npmTestFiles().length;
-}
-
-/** The test files `npm test` runs (.mocharc.json: every `*.test.ts` under test/, less the fault and cluster suites). */
-function npmTestFiles(): string[] {
-  return readdirSync(fileURLToPath(new URL('..', import.meta.url)), { recursive: true, encoding: 'utf8' }).filter(
-    (file) => file.endsWith('.test.ts') && !/^(faults|cluster)\//.test(file),
-  );
-}
+// What every process a test starts writes is searched too (the worker, the API, the simulator, the servers).
+observeOutput((name, lines) => logWatch.readOutput(name, lines));
 
 /**
- * The log watch's verdict: a line with personal data fails the run; so does a whole run that leaves a log call
- * site of log-watch.ts unreached.
+ * The log watch's verdict on the lines read since the last one: a line with an applicant's data fails the file
+ * that was running (mocha's parallel workers run the root hooks once per file).
  */
-function reportLogWatch(context: Context): void {
-  const findings = logWatch.findings;
+function reportLogWatch(): void {
+  const findings = logWatch.takeFindings();
   if (findings.length > 0) {
     const listed = findings.slice(0, 10).map((finding) => `    ${finding.found} in "${finding.message}"`);
-    throw new Error(`${findings.length} log line(s) of ${logWatch.lines} hold personal data:\n${listed.join('\n')}`);
-  }
-  const missed = LOG_SITES.filter((_, index) => !logWatch.counts[index]);
-  console.log(
-    `\n  Log watch: ${logWatch.lines} lines, no personal data; ` +
-      `${LOG_SITES.length - missed.length} of ${LOG_SITES.length} log call sites reached` +
-      missed.map((site) => `\n    not reached: ${site.file}: ${site.message}`).join(''),
-  );
-  if (missed.length > 0 && wholeRun(context)) {
-    const listed = missed.map((site) => `    ${site.file}: ${String(site.message)}`);
-    throw new Error(`log call sites no test reached:\n${listed.join('\n')}`);
+    throw new Error(`${findings.length} log line(s) hold personal data:\n${listed.join('\n')}`);
   }
 }
 
+/** Whether this process is one of mocha's parallel workers, which run several files each. */
+const parallelWorker = process.env.MOCHA_WORKER_ID !== undefined;
+
 /** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`. */
+const fileTimes = process.env.TEST_FILE_TIMES;
+let fileStarted = 0;
 export const mochaHooks = {
-  async beforeAll(this: Context) {
-    // A first run builds the dev server with Go (minutes); later runs find it cached.
-    this.timeout(30 * 60_000);
-    await provisionServers();
+  beforeAll(this: Context) {
+    fileStarted = Date.now();
   },
   async afterAll(this: Context) {
     this.timeout(60_000);
-    await stopServers();
-    reportLogWatch(this);
-    const counts = [...fuzzCounts()];
+    if (fileTimes) {
+      const { appendFileSync } = await import('node:fs');
+      const files = new Set<string>();
+      const visit = (suite: NonNullable<Context['test']>['parent']) => {
+        if (!suite) return;
+        if (suite.file) files.add(suite.file);
+        suite.suites.forEach(visit);
+      };
+      visit(this.test?.parent);
+      appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${[...files].join(',')}\n`);
+    }
+    // A worker keeps its servers for its next file (servers.ts kills them as it exits).
+    if (!parallelWorker) await stopServers();
+    reportLogWatch();
+    const counts = [...takeFuzzCounts()];
     if (counts.length) {
       const total = counts.reduce((sum, [, runs]) => sum + runs, 0);
       console.log(`\n  Fuzzing (seed ${FUZZ_SEED}, FUZZ_SEED replays it): ${total} cases`);

@@ -1,9 +1,8 @@
 /**
  * Every line the engine logs during a test run, watched. The runtime's logger (the SDK's lines, the workflows'
  * and the activities') and the API's in its tests are the engine's own (runtime/logger.ts) at TRACE, writing
- * here. Each line is searched for the personal data of the applicants the tests use; the log call sites of
- * the code ({@link LOG_SITES}) that the run reached are counted. hooks.ts fails the run on a line with
- * personal data, and a whole run on a site it never reached.
+ * here; so is the output of every process a test starts (scripts/processes/child.ts). Each line is searched for
+ * the personal data of the applicants the tests use, and hooks.ts fails the file that logged one.
  */
 import { Writable } from 'node:stream';
 import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
@@ -11,44 +10,6 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Info } from '@temporalio/activity';
 import { createLogger, temporalLogger } from '../../runtime/logger.js';
 import type { PinoLogger } from '../../runtime/logger.js';
-
-export interface LogSite {
-  /** The file that holds the call. */
-  file: string;
-  /** The message it writes. */
-  message: RegExp;
-}
-
-/**
- * The log call sites of the engine's code: where, and the message each writes. test/runtime/logger.test.ts
- * keeps the list equal to the code's calls, so a new site is watched from the day it is written, and a whole
- * run fails on one it never reached (hooks.ts): a site only a fault reaches has a test that forces it.
- */
-export const LOG_SITES: readonly LogSite[] = [
-  { file: 'activities/configuration-errors.ts', message: /^configuration error \(/ },
-  { file: 'activities/configuration-errors.ts', message: / attempt\(s\) in a row\): / },
-  { file: 'activities/deadline-policies.ts', message: /^a stored deadline is not valid/ },
-  { file: 'activities/retention.ts', message: /^documents of closed workflows released$/ },
-  { file: 'activities/retention.ts', message: /^the sweep of closed workflows failed/ },
-  { file: 'activities/sweep-snapshot.ts', message: /^account not registered with the status sweep/ },
-  { file: 'api/events.ts', message: /^event stream ended$/ },
-  { file: 'api/problems.ts', message: /^the caller closed the connection before the answer$/ },
-  { file: 'api/problems.ts', message: /^request timed out: / },
-  { file: 'api/problems.ts', message: /^request failed: / },
-  { file: 'api/webhooks.ts', message: /^webhook delivery not told of the deletion$/ },
-  { file: 'workflows/application/deadlines.ts', message: /^deadline passed: escalated$/ },
-  { file: 'workflows/application/events.ts', message: /^events not written$/ },
-  { file: 'workflows/application/run.ts', message: /^lifecycle transition$/ },
-  { file: 'workflows/application/staff-signals.ts', message: /^staff signal accepted$/ },
-  { file: 'workflows/application/staff-signals.ts', message: /^staff signal (?!accepted)/ },
-  { file: 'workflows/application/steps.ts', message: /^step blocked$/ },
-  { file: 'workflows/application/workflow.ts', message: /^deadlines not watched$/ },
-  { file: 'workflows/application/workflow.ts', message: /^continuing as new$/ },
-  { file: 'workflows/plaintext-guard.ts', message: /^signal .* dropped: / },
-  { file: 'workflows/smoke.ts', message: /^smoke check: worker answered, sleeping$/ },
-  { file: 'workflows/sweep/workflow.ts', message: /^status sweep failed; the next slot runs as usual$/ },
-  { file: 'workflows/webhooks/workflow.ts', message: /^webhook delivery gave up; pausing the endpoint$/ },
-];
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -77,32 +38,59 @@ export interface LogFinding {
 
 class LogWatch extends Writable {
   readonly personal = examplePersonalData();
-  readonly findings: LogFinding[] = [];
-  /** Lines read per site, by the site's index in LOG_SITES: a site with none was not reached. */
-  readonly counts: number[] = [];
+  #findings: LogFinding[] = [];
   lines = 0;
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
     for (const line of String(chunk).split('\n')) {
-      if (line) this.#read(line);
+      if (line) this.#read(line, true);
     }
     done();
   }
 
-  #read(line: string): void {
-    this.lines++;
-    let message = '';
-    try {
-      const { msg } = JSON.parse(line) as { msg?: unknown };
-      message = typeof msg === 'string' ? msg : '';
-    } catch {
-      this.findings.push({ found: 'a line that is not JSON', message: line.slice(0, 80) });
+  /**
+   * Reads a process's output (its own lines, or a server's that are not JSON): searched for personal data like
+   * the engine's lines; found, it is reported with the process's name.
+   */
+  readOutput(name: string, text: string): void {
+    for (const line of text.split('\n')) {
+      if (line) this.#read(line, false, name);
     }
-    LOG_SITES.forEach((site, index) => {
-      if (site.message.test(message)) this.counts[index] = (this.counts[index] ?? 0) + 1;
-    });
+  }
+
+  readonly #counters = new Set<{ pattern: RegExp; seen: number }>();
+
+  /** Counts the engine's lines whose message matches `pattern` from now on, for a test to assert. */
+  count(pattern: RegExp): { readonly seen: number } {
+    const counter = { pattern, seen: 0 };
+    this.#counters.add(counter);
+    return counter;
+  }
+
+  /** The findings since the last call. */
+  takeFindings(): LogFinding[] {
+    return this.#findings.splice(0);
+  }
+
+  /** How many findings are waiting: a test compares two counts. */
+  get pending(): number {
+    return this.#findings.length;
+  }
+
+  #read(line: string, json: boolean, source?: string): void {
+    this.lines++;
+    let message = source ? `${source}: ${line.slice(0, 80)}` : '';
+    if (json) {
+      try {
+        const { msg } = JSON.parse(line) as { msg?: unknown };
+        message = typeof msg === 'string' ? msg : '';
+        for (const counter of this.#counters) if (counter.pattern.test(message)) counter.seen++;
+      } catch {
+        this.#findings.push({ found: 'a line that is not JSON', message: line.slice(0, 80) });
+      }
+    }
     for (const pattern of this.personal) {
-      if (pattern.test(line) && this.findings.length < 100) this.findings.push({ found: String(pattern), message });
+      if (pattern.test(line) && this.#findings.length < 100) this.#findings.push({ found: String(pattern), message });
     }
   }
 }
@@ -122,11 +110,4 @@ export function watchedLogger(name: string): PinoLogger {
 /** An activity environment whose `Context.current().log` is the engine's logger, to the watch. */
 export function watchedActivityEnvironment(info?: Partial<Info>): MockActivityEnvironment {
   return new MockActivityEnvironment(info, { logger: temporalLogger(watchedLogger('eca-worker')) });
-}
-
-/** How many lines of the site (its file and its message, as listed) the watch has read: a test compares two counts. */
-export function siteLines(file: string, message: RegExp): number {
-  const index = LOG_SITES.findIndex((site) => site.file === file && String(site.message) === String(message));
-  if (index < 0) throw new Error(`no log site ${file} ${String(message)}`);
-  return logWatch.counts[index] ?? 0;
 }

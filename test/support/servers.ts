@@ -1,6 +1,8 @@
 /**
- * One real Temporal server of each kind per test run, started on first use and stopped by the root
- * hook: the Java time-skipping test server for workflow logic, the CLI dev server for end-to-end runs.
+ * One real Temporal server of each kind per test process, started on first use: the Java time-skipping test
+ * server for workflow logic, the CLI dev server for end-to-end runs. A file that needs neither starts neither.
+ * A run of one process (`npx mocha <file>`) stops them in its root hook; mocha's parallel workers keep them
+ * from file to file and kill them as they exit (a worker's root hooks run per file).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
@@ -12,6 +14,7 @@ import { DEV_SERVER_EXTRA_ARGS, devServerExecutable, testServerExecutable } from
 import { setupNamespace } from '../../client/setup.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { until } from './until.js';
+import { listProcesses, PROC_AVAILABLE } from '../../scripts/processes/proc.js';
 
 let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
 let dev: Promise<TestWorkflowEnvironment> | undefined;
@@ -94,7 +97,7 @@ async function stopWorker(worker: Worker): Promise<void> {
 
 /**
  * Whether an hour of server time passes at once (a free clock) rather than with the wall clock (a held
- * one). The call has a deadline, so that none is left pending on a server about to be torn down.
+ * one). The call is bounded (the SDK's withDeadline), so that none is left pending on a server about to be torn down.
  */
 async function clockSkips(env: TestWorkflowEnvironment): Promise<boolean> {
   try {
@@ -150,11 +153,6 @@ export async function startDevServerEnv(
   );
 }
 
-/** Builds or fetches both servers up front, so a first run's long build never counts against a test's timeout. */
-export async function provisionServers(): Promise<void> {
-  await Promise.all([devServerExecutable(), testServerExecutable()]);
-}
-
 export async function stopServers(): Promise<void> {
   const envs = [timeSkipping, dev, ...retired.splice(0).map((env) => Promise.resolve(env))];
   timeSkipping = dev = undefined;
@@ -177,3 +175,22 @@ export function cliEnv(target: { address: string; csid: string; taskQueue: strin
     ECA_CODEC_DISABLED: 'true',
   };
 }
+
+/**
+ * The servers this process started, killed as it exits. The SDK stops a server on teardown only, and a mocha
+ * worker exits without one: the Java test server would outlive it (the dev server watches its parent itself).
+ * Synchronous, for an exit handler.
+ */
+function killServerProcesses(): void {
+  if (!PROC_AVAILABLE) return;
+  for (const info of listProcesses()) {
+    if (info.ppid !== process.pid || !/TestServer|temporal/.test(info.command)) continue;
+    try {
+      process.kill(info.pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+process.once('exit', killServerProcesses);

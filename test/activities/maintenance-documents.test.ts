@@ -112,7 +112,7 @@ describe('maintenance documents: owned by the request, deleted once it is final'
     assert.deepEqual((await store.closingOwners()).owners, []);
     // Each release that swept something said so, with counts only.
     assert.equal(released.seen, 2);
-    assert.equal(logWatch.pending, findings, 'a line held the requests\' personal data');
+    assert.equal(logWatch.pending, findings, "a line held the requests' personal data");
   });
 
   it('releases its own documents when the namespace cannot be asked, and says the sweep failed', async function () {
@@ -128,7 +128,7 @@ describe('maintenance documents: owned by the request, deleted once it is final'
     await assert.rejects(store.get(own), DocumentNotFound, "the application's own documents were kept");
     assert.ok((await store.get(waiting.documents[0]!)).byteLength > 0, 'swept without an answer');
     assert.equal(failures.seen, 1);
-    assert.equal(logWatch.pending, findings, 'a line held the requests\' personal data');
+    assert.equal(logWatch.pending, findings, "a line held the requests' personal data");
   });
 
   it('releases a request the namespace does not know only after the grace, its start having failed', async function () {

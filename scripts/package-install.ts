@@ -4,9 +4,10 @@
  * scripts/bench-cli.ts, which times the installed `eca` command.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './processes.js';
 
@@ -22,15 +23,37 @@ export interface InstalledPackage {
   name: string;
 }
 
-/** Packs this repository (building it) into `dir` and installs the tarball into a new project there. */
-export async function packAndInstall(dir?: string): Promise<InstalledPackage> {
+/**
+ * A copy of the repository's files (tracked, and new ones git does not ignore) in `dir`, with its
+ * node_modules linked: `npm pack` there builds and swaps the READMEs without touching the working tree,
+ * which tests running beside it read.
+ */
+export async function copyRepository(dir: string): Promise<string> {
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const files = stdout.split('\0').filter((file) => file && existsSync(join(ROOT, file)));
+  for (const file of files) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await copyFile(join(ROOT, file), join(dir, file));
+  }
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+/**
+ * Packs the repository at `from` (this one by default; building it) into `dir` and installs the tarball into
+ * a new project there.
+ */
+export async function packAndInstall(dir?: string, from = ROOT): Promise<InstalledPackage> {
   const base = dir ?? (await mkdtemp(join(tmpdir(), 'eca-package-')));
   const packDir = join(base, 'pack');
   const projectDir = join(base, 'project');
   await mkdir(packDir, { recursive: true });
   await mkdir(projectDir, { recursive: true });
   const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', packDir, ...QUIET], {
-    cwd: ROOT,
+    cwd: from,
     maxBuffer: 64 * 1024 * 1024,
   });
   // prepack's own output (the bundle sizes) comes before npm's JSON.

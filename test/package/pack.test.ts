@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { ROOT, SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js';
 import { applicationXml } from '../support/engine.js';
 import { cliEnv, devServerEnv } from '../support/servers.js';
-import { packAndInstall } from '../../scripts/package-install.js';
+import { copyRepository, packAndInstall } from '../../scripts/package-install.js';
 import type { InstalledPackage } from '../../scripts/package-install.js';
 
 const run = promisify(execFile);
@@ -91,9 +91,14 @@ describe('the package (npm pack, installed into an empty project)', function () 
   let installed: InstalledPackage;
   let projectReadme: string;
 
+  /** The copy of the repository packed: the working tree stays as it is for the tests running beside this one. */
+  let source: string;
+
   before(async function () {
     projectReadme = await readFile(join(ROOT, 'README.md'), 'utf8');
-    installed = await packAndInstall();
+    const base = await mkdtemp(join(tmpdir(), 'eca-package-'));
+    source = await copyRepository(join(base, 'source'));
+    installed = await packAndInstall(base, source);
     await writeFile(
       join(installed.projectDir, 'tsconfig.json'),
       JSON.stringify({
@@ -169,8 +174,8 @@ describe('the package (npm pack, installed into an empty project)', function () 
       assert.ok(existsSync(join(pkg, file ?? '')), `${file} is in the package`);
     }
     assert.equal(await readFile(join(pkg, 'README.project.md'), 'utf8'), projectReadme);
-    assert.equal(await readFile(join(ROOT, 'README.md'), 'utf8'), projectReadme);
-    assert.ok(!existsSync(join(ROOT, 'README.project.md')), 'the swap is undone after packing');
+    assert.equal(await readFile(join(source, 'README.md'), 'utf8'), projectReadme);
+    assert.ok(!existsSync(join(source, 'README.project.md')), 'the swap is undone after packing');
   });
 
   it('ships the Apache-2.0 LICENSE, and no source map that points at a file it does not ship', async function () {

@@ -4,6 +4,7 @@ import { anomalyKind, stepFailure } from '../../activities/configuration-errors.
 import type { StepFailureBounds } from '../../runtime/defaults.js';
 import { DocumentCorrupted, DocumentNotFound } from '../../runtime/document-store.js';
 import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
+import { AccountEntryError } from '../../activities/status.js';
 
 const bounds: StepFailureBounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
 const first = { attempts: 1, elapsedMs: 0 };
@@ -46,5 +47,25 @@ describe('step-failure policy: what an activity failure means for an application
       stepFailure(new EcaNetworkError('create', 'ECONNRESET'), { attempts: 50, elapsedMs: 0 }, bounds),
       undefined,
     );
+  });
+
+  it("retries an account's error entry in a status read as an anomaly, then blocks after the attempts in a row", function () {
+    const alerts: string[] = [];
+    const entry = new AccountEntryError('getAccountStatus: the account is not under the advisor account');
+    assert.equal(anomalyKind(entry), 'account-entry');
+    const early = stepFailure(entry, first, bounds, (kind) => alerts.push(kind));
+    assert.ok(early instanceof ApplicationFailure);
+    assert.equal(early.nonRetryable, false);
+    assert.equal(early.type, 'AccountEntryError');
+    assert.match(early.message, /\(account-entry\); the step is retried$/);
+    const blocked = stepFailure(entry, { attempts: 3, elapsedMs: 20_000 }, bounds, (kind) => alerts.push(kind));
+    assert.equal(blocked?.nonRetryable, true);
+    assert.match(
+      blocked?.message ?? '',
+      /^getAccountStatus: the account is not under the advisor account \(account-entry, 3 /,
+    );
+    // An anomaly is no configuration error: no alert. Unbounded calls keep retrying.
+    assert.deepEqual(alerts, []);
+    assert.equal(stepFailure(entry, { attempts: 99, elapsedMs: 1e9 }, undefined)?.nonRetryable, false);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventLog } from '../../runtime/events.js';
 import { followEvents } from '../../client/event-stream.js';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +16,15 @@ import { databaseKeyVerifier } from '../../api/keys.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
 import { start } from '../../scripts/processes.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { applicant, personalXml } from '../support/history-privacy.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
@@ -446,6 +449,44 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     const traced = await fetch(`${base}/v1/applications`, { headers: { 'x-request-id': 'trace-42' } });
     assert.equal(traced.headers.get('x-request-id'), 'trace-42');
     assert.equal(((await traced.json()) as { requestId: string }).requestId, 'trace-42');
+  });
+
+  it('answers a start whose document store fails with 500 INTERNAL, saying nothing of the error', async function () {
+    // A store whose root is a file: every put fails, as a full or broken disk would.
+    await writeFile(join(dir, 'not-a-directory'), '');
+    const broken = await buildApi({
+      logger: watchedLogger('eca-api'),
+      engine: {
+        client: env.client,
+        store: new FileDocumentStore(join(dir, 'not-a-directory')),
+        taskQueue: engine.taskQueue,
+      },
+      verifyKey: databaseKeyVerifier(db),
+    });
+    try {
+      const externalId = `happy-store-${run}`;
+      // An applicant's application: the run's log watch checks that the failure's line holds none of it.
+      const person = applicant('apistore', randomBytes(4).toString('hex'));
+      const answer = await broken.inject({
+        method: 'POST',
+        url: '/v1/applications',
+        headers: { authorization: `Bearer ${keys.onboarding}`, 'content-type': 'application/json' },
+        payload: { applicationXml: personalXml(externalId, person) },
+      });
+      assert.equal(answer.statusCode, 500, answer.body);
+      const problem = answer.json<{ code: string; detail: string; requestId: string }>();
+      assert.equal(problem.code, 'INTERNAL');
+      assert.equal(problem.detail, 'an unexpected error; the request id is in the service log');
+      assert.doesNotMatch(answer.body, /not-a-directory|ENOTDIR|EEXIST/);
+      assert.equal(problem.requestId, answer.headers['x-request-id']);
+      // Nothing was started.
+      await assert.rejects(
+        env.client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, externalId)).describe(),
+        { name: 'WorkflowNotFoundError' },
+      );
+    } finally {
+      await broken.close();
+    }
   });
 
   it('limits requests per key, refuses a body over the limit while it streams in, and pages the list with a cursor bound to its filter', async function () {

@@ -191,6 +191,37 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     await closed;
   });
 
+  it('ends an event stream whose database closed under it, and goes on serving', async function () {
+    // A database of the stream's own, closed while the stream reads it.
+    const closing = await openDatabase(`pglite:${join(dir, 'stream-database')}`);
+    try {
+      const app = await buildApi({
+        logger: watchedLogger('eca-api'),
+        engine: { client: new Client({ connection }), store: new FileDocumentStore(join(dir, 'documents')) },
+        verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-A', role: 'ops' } : undefined),
+        database: closing,
+        eventStream: { pollMs: 50 },
+      });
+      apps.push(app);
+      const url = await app.listen({ host: '127.0.0.1', port: 0 });
+      const response = await fetch(`${url}/v1/events`, {
+        headers: { authorization: 'Bearer k', accept: 'text/event-stream' },
+      });
+      assert.equal(response.status, 200);
+      const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      // The stream's first frame (its retry and starting id): the stream is open and reads the log.
+      const first = await chunks.next();
+      assert.match(new TextDecoder().decode(first.done ? undefined : first.value), /^retry: \d+\nid: /);
+      await closing.close();
+      // The service ends the response (a client reconnects with its last id), and answers the next request.
+      for (;;) if ((await chunks.next()).done) break;
+      assert.equal((await fetch(`${url}/v1/events`)).status, 401);
+    } finally {
+      // A second close does nothing; a test that failed before the close closes it here.
+      await closing.close();
+    }
+  });
+
   it('`eca events tail` prints the events from a cursor, as lines or JSON, and says what is missing', async function () {
     const { url } = await serve();
     const eca = (args: string[], env: Record<string, string> = {}) =>

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
@@ -364,6 +365,38 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
     assert.equal((await read(endpoint.id)).state, 'deleted');
     assert.equal((await call(keys.staff, 'DELETE', `/v1/webhooks/${endpoint.id}`)).status, 404);
     assert.equal((await call(keys.staff, 'POST', `/v1/webhooks/${endpoint.id}/resume`, {})).status, 404);
+  });
+
+  it('deletes an endpoint while Temporal is out of reach: 204, the endpoint deleted, its delivery ends by itself', async function () {
+    const endpoint = await register();
+    // The same service on a Temporal that cannot be reached: the stop signal waits past its call timeout.
+    // The connection stays open: a stop left behind keeps retrying for about 20 s, and a retry timer that fires
+    // on a closed connection throws where no test can catch it.
+    const unreachable = await buildApi({
+      logger: watchedLogger('eca-api'),
+      engine: {
+        client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
+        store: new FileDocumentStore(join(dir, 'documents')),
+        taskQueue,
+      },
+      verifyKey: databaseKeyVerifier(db),
+      database: db,
+      keyring,
+      callTimeoutMs: 300,
+    });
+    try {
+      const deleted = await unreachable.inject({
+        method: 'DELETE',
+        url: `/v1/webhooks/${endpoint.id}`,
+        headers: { authorization: `Bearer ${keys.staff}` },
+      });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+    } finally {
+      await unreachable.close();
+    }
+    assert.equal((await read(endpoint.id)).state, 'deleted');
+    // Never told, the delivery workflow reads the deleted state and ends.
+    await env.client.workflow.getHandle(webhookDeliveryWorkflowId(endpoint.id)).result();
   });
 
   it('sets, shows and clears the firm’s deadline policy; a bad one is refused naming each problem', async function () {

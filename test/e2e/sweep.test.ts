@@ -3,10 +3,11 @@
  * HTTP: brokerage calls per slot are the simulator's own counts; wake-ups are read from each
  * application's history (`accountObserved` signals), not from the engine's view of itself. Twice: with
  * no database (the sweep lists the waiting applications every slot) and with the engine's embedded
- * database (it compares against its snapshot there, and lists again when the snapshot is lost).
+ * database (it compares against its snapshot there, and lists again when the snapshot is lost). A slot
+ * that fails runs on the time-skipping server, its brokerage read replaced.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,13 @@ import type { EngineContext } from '../../client/context.js';
 import { ensureStatusSweep, sweepState } from '../../client/sweep.js';
 import { pollNowSignal, stateQuery } from '../../workflows/application/messages.js';
 import { sweepWorkflowId } from '../../domain/workflow-ids.js';
-import { applicationXml, startEngine } from '../support/engine.js';
+import { EcaHttpError } from '../../eca/index.js';
+import { firmStatusSweep } from '../../workflows/index.js';
+import { sweepStateQuery } from '../../workflows/sweep/messages.js';
+import type { SweepReport, SweepView } from '../../workflows/sweep/messages.js';
+import { applicationXml, startEngine, timeSkippingEngine } from '../support/engine.js';
+import { expectLog } from '../support/hooks.js';
+import { applicant } from '../support/history-privacy.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { openDatabase } from '../../runtime/database/index.js';
@@ -216,3 +223,75 @@ function describeSweep(mode: 'listing' | 'snapshot') {
     });
   });
 }
+
+describe('status sweep: a slot that fails (time-skipping server)', function () {
+  this.timeout(120_000);
+  const engines = timeSkippingEngine();
+
+  it('a slot whose brokerage read keeps failing: tried three times, its error shown, and the next slot runs as usual', async function () {
+    // The brokerage's text names an applicant, as its errors may: the run's log watch checks the sweep's lines.
+    const person = applicant('sweep', randomBytes(4).toString('hex'));
+    const failedSlot = expectLog(/^status sweep failed; the next slot runs as usual$/);
+    const attempts = expectLog(/^Activity failed$/);
+    const report: SweepReport = {
+      observedAt: 0,
+      pending: 0,
+      waiting: 0,
+      left: 0,
+      changed: 0,
+      woken: 0,
+      gone: 0,
+      errors: 0,
+      brokerageCalls: 1,
+      listPages: 0,
+      durationMs: 1,
+    };
+    let calls = 0;
+    try {
+      const harness = await engines.setUp({
+        replace: {
+          // The first slot's three attempts fail; the next slot's read succeeds.
+          sweepFirm: () =>
+            ++calls <= 3
+              ? Promise.reject(
+                  new EcaHttpError(
+                    'getAccountStatus',
+                    500,
+                    `{"error":"account of ${person.first} ${person.last} (${person.email}) is under review"}`,
+                  ),
+                )
+              : Promise.resolve({ ...report, observedAt: Date.now() }),
+        },
+      });
+      const handle = await engines.env.client.workflow.start(firmStatusSweep, {
+        taskQueue: harness.taskQueue,
+        workflowId: sweepWorkflowId(harness.sim.csid),
+        args: [{ csid: harness.sim.csid, interval: '5 minutes' }],
+      });
+      /** Lets workflow time pass a minute at a time until the sweep has run `slots` slots. */
+      const afterSlots = async (slots: number): Promise<SweepView> => {
+        for (let i = 0; i < 30; i++) {
+          const view = await handle.query(sweepStateQuery);
+          if (view.slots >= slots) return view;
+          await engines.env.sleep('1 minute');
+        }
+        assert.fail(`the sweep did not run ${slots} slot(s)`);
+      };
+      await harness.worker.runUntil(async () => {
+        const failed = await afterSlots(1);
+        assert.equal(calls, 3, 'the slot failed after its three attempts');
+        assert.match(failed.lastError ?? '', /^getAccountStatus: HTTP 500/);
+        assert.equal(failed.last, undefined);
+        assert.equal((await handle.describe()).status.name, 'RUNNING');
+        const next = await afterSlots(2);
+        assert.equal(calls, 4, 'the next slot read once, at its time');
+        assert.equal(next.lastError, undefined);
+        assert.equal(next.last?.brokerageCalls, 1);
+        await handle.terminate('test done');
+      });
+    } finally {
+      failedSlot.done();
+      attempts.done();
+    }
+  });
+});

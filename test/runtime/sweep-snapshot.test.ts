@@ -7,6 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { registeringAccounts } from '../../activities/sweep-snapshot.js';
 import type { ApplicationActivities, CreateOutcome } from '../../workflows/application/activities.js';
 import { useDatabaseBackends } from '../support/databases.js';
+import { watchedActivityEnvironment } from '../support/log-watch.js';
 
 describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
   this.timeout(120_000);
@@ -137,6 +138,40 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
             { accountId: 'A1', workflowId: 'w-made' },
             { accountId: 'A2', workflowId: 'w-reset' },
           ],
+        );
+      });
+
+      it('a create and a reset stand when their registration with the sweep fails (its database gone)', async function () {
+        const gone = await openDatabase(await backend.freshUrl());
+        await gone.close();
+        const created: CreateOutcome = { created: true, accountId: 'U7654321', userName: 'u7', recovered: false };
+        const reset = { accepted: true as const, responseFile: 'U7654321_20261127_0001_0001.xml' };
+        const activities = registeringAccounts(
+          { createAccount: () => Promise.resolve(created), sendApplicationUpdate: () => Promise.resolve(reset) },
+          new SweepSnapshot(gone),
+        );
+        // The engine's logger, to the run's log watch: the warning is read there, not printed.
+        const inWorkflow = watchedActivityEnvironment({
+          workflowExecution: { workflowId: 'application-F7-ext-1', runId: 'r1' },
+        });
+        const application = { sha1: 'a'.repeat(40), length: 1, ref: 'x' };
+        assert.deepEqual(
+          await inWorkflow.run(activities.createAccount, {
+            csid: 'F7',
+            externalId: 'ext-1',
+            application,
+            documents: [],
+          }),
+          created,
+        );
+        assert.deepEqual(
+          await inWorkflow.run(activities.sendApplicationUpdate, {
+            csid: 'F7',
+            known: [],
+            accountId: 'U7654321',
+            functionName: 'ResetAbandonedAccount',
+          }),
+          reset,
         );
       });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FormDocument } from '../../domain/documents.js';
 import { persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
@@ -25,6 +25,9 @@ import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
+import { EventLog } from '../../runtime/events.js';
+import { applicant, personalXml } from '../support/history-privacy.js';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -927,6 +930,88 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       ],
     );
     assert.ok(marks.every((event) => event.data.deadline?.state === 'needsDocuments' && event.to === 'needsDocuments'));
+  });
+
+  it('deadlines: a policy this build refuses (an activity of another build let it through): the application goes on, its deadlines unwatched', async function () {
+    // An applicant's application: the run's log watch checks that the refusal's line holds none of it.
+    const person = applicant('deadlines', randomBytes(4).toString('hex'));
+    const refused = expectLog(/^deadlines not watched$/);
+    try {
+      const harness = await setUp({
+        // The activity checks a stored policy; one that answers as if it did not, with a deadline no duration reads.
+        replace: {
+          readDeadlinePolicy: () =>
+            Promise.resolve({ needsDocuments: { deadline: person.email, reminders: [], escalation: 'none' } }),
+        },
+      });
+      const handle = await startApplication(engines.env, harness, 'docs-required', {
+        input: { settings: { pollIntervals: { documents: '7 days' } } },
+        xml: (id) => personalXml(id, person),
+      });
+      await harness.worker.runUntil(async () => {
+        const waiting = await waitForState(handle, 'needsDocuments');
+        assert.equal(waiting.deadline, undefined, 'no deadline shown');
+        // Past the default deadline (30 days): nothing is told, and the application still waits.
+        await engines.env.sleep('31 days');
+        const later = await handle.query(stateQuery);
+        assert.equal(later.lifecycleState, 'needsDocuments');
+        assert.equal(later.deadline, undefined);
+        assert.equal((await handle.describe()).status.name, 'RUNNING');
+        await handle.terminate('test done');
+      });
+      const types = harness.events.all.map((event) => event.type);
+      assert.ok(types.includes('application.needs_documents'), types.join(', '));
+      assert.ok(!types.includes('application.reminder') && !types.includes('application.overdue'), types.join(', '));
+    } finally {
+      refused.done();
+    }
+  });
+
+  it('events: while the event log is away its writes are retried and the application runs on; a cancel ends them', async function () {
+    // An applicant's application: the run's log watch checks that the lines of the failed writes hold none of it.
+    const person = applicant('events', randomBytes(4).toString('hex'));
+    const attempts = expectLog(/^Activity failed$/);
+    const unwritten = expectLog(/^events not written$/);
+    // The cancel ends the deadlines' watch too, which says so.
+    const unwatched = expectLog(/^deadlines not watched$/);
+    const dir = await mkdtemp(join(tmpdir(), 'eca-events-away-'));
+    // The engine's event log on a database that has gone away: every write fails.
+    const database = await openDatabase(`pglite:${dir}`);
+    await database.close();
+    const eventLog = new EventLog(database);
+    let appends = 0;
+    try {
+      const harness = await setUp({
+        events: {
+          append: (events) => {
+            appends++;
+            return eventLog.append(events);
+          },
+        },
+      });
+      const handle = await startApplication(engines.env, harness, 'happy', { xml: (id) => personalXml(id, person) });
+      await harness.worker.runUntil(async () => {
+        for (let i = 0; i < 100 && appends < 2; i++) await engines.env.sleep('1 minute');
+        assert.ok(appends >= 2, `${appends} write(s)`);
+        assert.equal((await handle.describe()).status.name, 'RUNNING');
+        assert.notEqual((await handle.query(stateQuery)).lifecycleState, 'validating', 'the lifecycle went on');
+        await handle.cancel();
+        await assert.rejects(
+          handle.result(),
+          (error) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure,
+        );
+        assert.equal((await handle.describe()).status.name, 'CANCELLED');
+        // Its writes are not tried again (they are retried at least every minute while it runs).
+        const written = appends;
+        await engines.env.sleep('5 minutes');
+        assert.equal(appends, written);
+      });
+    } finally {
+      attempts.done();
+      unwritten.done();
+      unwatched.done();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("deadlines: a firm's policy set while applications wait applies to them; escalation abandons with the deadline as reason", async function () {

@@ -57,7 +57,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'examples/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'examples/*.mjs', 'test/*.cjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -113,6 +113,15 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
     },
+  },
+  {
+    // mocha's configuration in JavaScript is CommonJS (mocha requires it).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['test/**/*.ts'],

@@ -2,7 +2,7 @@ import type { Context } from 'mocha';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
 import { temporalLogger } from '../../runtime/logger.js';
-import { stopServers } from './servers.js';
+import { stopRetiredServers, stopServers } from './servers.js';
 import { observeOutput } from '../../scripts/processes/child.js';
 import { logWatch, watchedLogger } from './log-watch.js';
 import { FUZZ_SEED, takeFuzzCounts } from './fuzz.js';
@@ -92,7 +92,7 @@ export const mochaHooks = {
       appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${[...files].join(',')}\n`);
     }
     // A worker keeps its servers for its next file (servers.ts kills them as it exits).
-    if (!parallelWorker) await stopServers();
+    await (parallelWorker ? stopRetiredServers() : stopServers());
     reportLogWatch();
     const counts = [...takeFuzzCounts()];
     if (counts.length) {

@@ -1,7 +1,7 @@
 /**
  * End to end: the Temporal dev server, a worker with the engine's activities and the simulator over
  * HTTP with compressed time, several applications at once, each to its expected final state.
- * The histories are the replay fixtures: `UPDATE_REPLAY_FIXTURES=1 npm test` rewrites them.
+ * The histories are the replay fixtures: `UPDATE_REPLAY_FIXTURES=1 npx mocha <this file>` rewrites them.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,8 +1,9 @@
 /**
  * Replays committed histories of the end-to-end scenarios against today's workflow code: a change
  * that breaks determinism (reordered commands, removed activities) fails here, before it reaches a
- * running workflow. Regenerate with `UPDATE_REPLAY_FIXTURES=1 npm test` only for an intended change
- * shipped with patching (see docs).
+ * running workflow. Regenerate only for an intended change shipped with patching (see docs), with the files
+ * that record them alone (npm test runs this file beside them): `UPDATE_REPLAY_FIXTURES=1 npx mocha
+ * test/e2e/applications.test.ts test/workflows/*.test.ts`, then this file.
  */
 import assert from 'node:assert/strict';
 import { Resource } from '@opentelemetry/resources';

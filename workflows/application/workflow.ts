@@ -9,6 +9,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  isCancellation,
   log,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -43,6 +44,8 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   run.sweepMode = settings.statusSource === 'sweep';
   run.publish();
   watchDeadlines(run).catch((error: unknown) => {
+    // A cancelled application's watch ends with it: nothing to say (the cancellation is in its history).
+    if (isCancellation(error)) return;
     // A policy the activity let through and the domain refused: the application goes on without deadlines.
     log.error('deadlines not watched', { error: (error as Error).message });
   });

@@ -1,4 +1,5 @@
-import type { Context } from 'mocha';
+import { appendFileSync } from 'node:fs';
+import type { Context, Suite } from 'mocha';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
 import { temporalLogger } from '../../runtime/logger.js';
@@ -71,26 +72,29 @@ function reportLogWatch(): void {
 /** Whether this process is one of mocha's parallel workers, which run several files each. */
 const parallelWorker = process.env.MOCHA_WORKER_ID !== undefined;
 
-/** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`. */
+/** `TEST_FILE_TIMES=<file>`: the time in ms and the path of each file npm test runs (of the whole run in one process). */
 const fileTimes = process.env.TEST_FILE_TIMES;
 let fileStarted = 0;
+
+function recordFileTime(context: Context): void {
+  if (!fileTimes) return;
+  const files = new Set<string>();
+  const visit = (suite: Suite) => {
+    if (suite.file) files.add(suite.file);
+    suite.suites.forEach(visit);
+  };
+  if (context.test?.parent) visit(context.test.parent);
+  appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${[...files].join(',')}\n`);
+}
+
+/** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`; a parallel worker runs them per file. */
 export const mochaHooks = {
-  beforeAll(this: Context) {
+  beforeAll() {
     fileStarted = Date.now();
   },
   async afterAll(this: Context) {
     this.timeout(60_000);
-    if (fileTimes) {
-      const { appendFileSync } = await import('node:fs');
-      const files = new Set<string>();
-      const visit = (suite: NonNullable<Context['test']>['parent']) => {
-        if (!suite) return;
-        if (suite.file) files.add(suite.file);
-        suite.suites.forEach(visit);
-      };
-      visit(this.test?.parent);
-      appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${[...files].join(',')}\n`);
-    }
+    recordFileTime(this);
     // A worker keeps its servers for its next file (servers.ts kills them as it exits).
     await (parallelWorker ? stopRetiredServers() : stopServers());
     reportLogWatch();

@@ -39,7 +39,8 @@ export interface LogFinding {
 class LogWatch extends Writable {
   readonly personal = examplePersonalData();
   #findings: LogFinding[] = [];
-  lines = 0;
+  /** What `count` asked for: each counts the engine's lines whose message matches its pattern. */
+  readonly #counters = new Set<{ pattern: RegExp; seen: number }>();
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
     for (const line of String(chunk).split('\n')) {
@@ -57,8 +58,6 @@ class LogWatch extends Writable {
       if (line) this.#read(line, false, name);
     }
   }
-
-  readonly #counters = new Set<{ pattern: RegExp; seen: number }>();
 
   /** Counts the engine's lines whose message matches `pattern` from now on, for a test to assert. */
   count(pattern: RegExp): { readonly seen: number } {
@@ -78,7 +77,6 @@ class LogWatch extends Writable {
   }
 
   #read(line: string, json: boolean, source?: string): void {
-    this.lines++;
     let message = source ? `${source}: ${line.slice(0, 80)}` : '';
     if (json) {
       try {

@@ -186,7 +186,7 @@ export function cliEnv(target: { address: string; csid: string; taskQueue: strin
 
 /**
  * The servers this process started, killed as it exits. The SDK stops a server on teardown only, and a mocha
- * worker exits without one: the Java test server would outlive it (the dev server watches its parent itself).
+ * worker exits without one: a Java test server and a dev server were both seen outliving their process.
  * Synchronous, for an exit handler.
  */
 function killServerProcesses(): void {

@@ -269,12 +269,8 @@ export class World {
     const exits: string[] = [];
     for (const worker of [...this.workers]) {
       if (worker.running) continue;
-      const report = await worker.stop('SIGTERM');
+      exits.push(await unplannedExit(worker));
       this.workers.delete(worker);
-      const cause = (report.exit?.output ?? '').split('\n').find((line) => /error/i.test(line)) ?? 'no error line';
-      const exit = `${worker.name} exited by itself (code ${report.exit?.code}): ${cause.trim()}`;
-      console.warn(`      ! ${exit}; restarted\n${report.exit?.output ?? ''}`);
-      exits.push(exit);
       const { taskQueue, env } = this.queues.get(worker) ?? { taskQueue: '', env: {} };
       await this.worker(`${worker.name} (restarted)`, taskQueue, env);
     }
@@ -364,6 +360,18 @@ export class World {
   }
 }
 
+/**
+ * What a worker that exited by itself said last: collected (its exit report), printed with the end of
+ * its output, and answered as one line for the case's report (`unplannedExits`). The caller restarts it.
+ */
+export async function unplannedExit(worker: Child): Promise<string> {
+  const report = await worker.stop('SIGTERM');
+  const cause = (report.exit?.output ?? '').split('\n').find((line) => /error/i.test(line)) ?? 'no error line';
+  const exit = `${worker.name} exited by itself (code ${report.exit?.code}): ${cause.trim()}`;
+  console.warn(`      ! ${exit}; restarted\n${report.exit?.output ?? ''}`);
+  return exit;
+}
+
 export interface Tracked {
   externalId: string;
   scenario: Scenario;
@@ -390,6 +398,11 @@ export interface FleetOptions {
   before?: (world: World) => Promise<() => Promise<number>>;
   /** Upper bound on the whole run. */
   timeLimitMs?: number;
+  /**
+   * Restarts the workers that exited by themselves, answering one line for each (`unplannedExit`); by
+   * default the world's own workers (`World.restartExitedWorkers`).
+   */
+  supervise?: () => Promise<string[]>;
   /** What was injected, for the table (`update lost-response`). */
   faultKinds?: string;
   /**
@@ -465,7 +478,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
         ]).finally(() => clearTimeout(timer));
       }
     }
-    unplannedExits.push(...(await world.restartExitedWorkers()));
+    unplannedExits.push(...(await (options.supervise ?? (() => world.restartExitedWorkers()))()));
     await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options, world)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() - lastProgress > 60_000) {

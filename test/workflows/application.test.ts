@@ -399,65 +399,6 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     });
   });
 
-  it("staff messages without an input, or with the patch marker's shape, are refused and shown; nothing is sent", async function () {
-    const harness = await setUp();
-    const handle = await start(harness, 'stalled');
-    await harness.worker.runUntil(async () => {
-      const waiting = await waitForState(handle, 'awaitingClient');
-      const marker = { id: 'status-sweep', deprecated: false };
-      // What a client without the payload codec can send that a strict codec has nothing to refuse in:
-      // no payload at all, or a plaintext one the codec lets through as the SDK's patch marker.
-      await handle.signal('abandon');
-      await handle.signal('abandon', marker);
-      await handle.signal('pollNow');
-      await handle.signal('retry', marker);
-      for (const [name, args] of [
-        ['abandon', []],
-        ['abandon', [marker]],
-        ['reset', []],
-        ['retry', [marker]],
-      ] as const) {
-        await assert.rejects(
-          handle.executeUpdate(name, { args: [...args] } as never),
-          (error: unknown) =>
-            error instanceof WorkflowUpdateFailedError &&
-            /takes \{/.test(String(error.cause)) &&
-            (error.cause as { type?: string }).type === 'InvalidArgument',
-          `update ${name}(${JSON.stringify(args)})`,
-        );
-      }
-      let view = await handle.query(stateQuery);
-      for (let i = 0; i < 50 && (view.staffNotices ?? []).length < 4; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        view = await handle.query(stateQuery);
-      }
-      assert.deepEqual(
-        (view.staffNotices ?? []).map(({ name, outcome, detail }) => [name, outcome, detail]),
-        [
-          [
-            'abandon',
-            'refused',
-            'abandon takes {"reason": "…"} (the reason is optional): every staff message carries an input, encrypted by the sender\'s payload codec',
-          ],
-          [
-            'abandon',
-            'refused',
-            'abandon takes {"reason": "…"} (the reason is optional), not the field(s) id, deprecated',
-          ],
-          [
-            'pollNow',
-            'refused',
-            "pollNow takes {}: every staff message carries an input, encrypted by the sender's payload codec",
-          ],
-          ['retry', 'refused', 'retry takes {}, not the field(s) id, deprecated'],
-        ],
-      );
-      assert.equal(view.lifecycleState, 'awaitingClient', 'nothing moved');
-      assert.equal(harness.sim.control.account(waiting.accountId!)?.status, waiting.status, 'nothing sent');
-      await handle.terminate('test done');
-    });
-  });
-
   it('staff signals: abandon as a signal abandons; refused, malformed and unknown signals are shown in the state and current details', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'stalled');
@@ -507,48 +448,6 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       await recordFixture('abandon-by-signal', handle);
       // Left running, its timers and polls would hold the shared server's time skipping for the next tests.
       await handle.terminate('test done');
-    });
-  });
-
-  it('update validators say what input each staff update takes', async function () {
-    const REF = { sha1: '0'.repeat(40), length: 10, ref: `sha1/00/${'0'.repeat(40)}` };
-    const harness = await setUp();
-    const handle = await start(harness, 'stalled');
-    await harness.worker.runUntil(async () => {
-      await waitForState(handle, 'awaitingClient');
-      for (const [update, args, message] of [
-        [abandonUpdate, ['now'], /abandon takes \{"reason": "…"\}/],
-        [provideDocumentsUpdate, [[{ formNumber: '8001' }]], /documents\[0\]: provideDocuments takes \[\{"formNumber"/],
-        // what the submission needs: a form number of digits, a plain PDF file name, a real length
-        [provideDocumentsUpdate, [[{ ...REF, formNumber: 'abc', fileName: 'id.pdf' }]], /formNumber must be/],
-        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: '../id.pdf' }]], /fileName must be/],
-        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: 'id.exe' }]], /fileName must be/],
-        [
-          provideDocumentsUpdate,
-          [[{ ...REF, length: -1, formNumber: '8001', fileName: 'id.pdf' }]],
-          /provideDocuments takes/,
-        ],
-        [resubmitUpdate, [{}], /resubmit takes the corrected application XML as a document store reference/],
-      ] as const) {
-        await assert.rejects(
-          handle.executeUpdate(update as typeof abandonUpdate, { args: args as never }),
-          (error: unknown) => error instanceof WorkflowUpdateFailedError && message.test(String(error.cause?.message)),
-        );
-      }
-      assert.equal((await handle.query(stateQuery)).lifecycleState, 'awaitingClient');
-      await handle.terminate('test done');
-    });
-  });
-
-  it('abandon without reset: the workflow completes as abandoned after the retention period', async function () {
-    const harness = await setUp();
-    const handle = await start(harness, 'stalled', { settings: { abandonedRetention: '7 days' } });
-    await harness.worker.runUntil(async () => {
-      await waitForState(handle, 'awaitingClient');
-      await handle.executeUpdate(abandonUpdate, { args: [{}] });
-      const result = await handle.result();
-      assert.equal(result.outcome, 'abandoned');
-      assert.equal(harness.sim.control.account(result.accountId!)?.status, 'A');
     });
   });
 
@@ -894,77 +793,6 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.equal(new Set(events.map((event) => event.id)).size, events.length);
       await recordFixture('continued-as-new', handle);
     });
-  });
-
-  it('deadlines: reminders then overdue under the defaults, as events and in the state view; nothing else happens', async function () {
-    const harness = await setUp();
-    // Reads once a week: the month passes in few activities.
-    const handle = await start(harness, 'docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
-    await harness.worker.runUntil(async () => {
-      const waiting = await waitForState(handle, 'needsDocuments');
-      assert.equal(waiting.deadline?.state, 'needsDocuments');
-      assert.equal(waiting.deadline?.overdue, false);
-      const entered = waiting.transitions.at(-1)!.at;
-      assert.equal(waiting.deadline?.due, entered + 30 * 86_400_000, 'the default: 30 days');
-      const details = async () =>
-        (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
-      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* due \S+ · next reminder \S+/);
-      await engines.env.sleep('31 days');
-      const late = await handle.query(stateQuery);
-      assert.equal(late.lifecycleState, 'needsDocuments', 'the default escalation is none');
-      assert.equal(late.deadline?.overdue, true);
-      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* overdue since \S+\n/);
-      // A workflow left waiting would hold the shared server's time skipping.
-      await handle.terminate('test done');
-    });
-    const marks = harness.events.all.filter((event) =>
-      ['application.reminder', 'application.overdue'].includes(event.type),
-    );
-    assert.deepEqual(
-      marks.map((event) => [event.type, event.data.deadline?.reminder]),
-      [
-        ['application.reminder', 1],
-        ['application.reminder', 2],
-        ['application.reminder', 3],
-        ['application.overdue', undefined],
-      ],
-    );
-    assert.ok(marks.every((event) => event.data.deadline?.state === 'needsDocuments' && event.to === 'needsDocuments'));
-  });
-
-  it('deadlines: a policy this build refuses (an activity of another build let it through): the application goes on, its deadlines unwatched', async function () {
-    // An applicant's application: the run's log watch checks that the refusal's line holds none of it.
-    const person = applicant('deadlines', randomBytes(4).toString('hex'));
-    const refused = expectLog(/^deadlines not watched$/);
-    try {
-      const harness = await setUp({
-        // The activity checks a stored policy; one that answers as if it did not, with a deadline no duration reads.
-        replace: {
-          readDeadlinePolicy: () =>
-            Promise.resolve({ needsDocuments: { deadline: person.email, reminders: [], escalation: 'none' } }),
-        },
-      });
-      const handle = await startApplication(engines.env, harness, 'docs-required', {
-        input: { settings: { pollIntervals: { documents: '7 days' } } },
-        xml: (id) => personalXml(id, person),
-      });
-      await harness.worker.runUntil(async () => {
-        const waiting = await waitForState(handle, 'needsDocuments');
-        assert.equal(waiting.deadline, undefined, 'no deadline shown');
-        // Past the default deadline (30 days): nothing is told, and the application still waits.
-        await engines.env.sleep('31 days');
-        const later = await handle.query(stateQuery);
-        assert.equal(later.lifecycleState, 'needsDocuments');
-        assert.equal(later.deadline, undefined);
-        assert.equal((await handle.describe()).status.name, 'RUNNING');
-        await handle.terminate('test done');
-      });
-      const types = harness.events.all.map((event) => event.type);
-      assert.ok(types.includes('application.needs_documents'), types.join(', '));
-      assert.ok(!types.includes('application.reminder') && !types.includes('application.overdue'), types.join(', '));
-    } finally {
-      refused.done();
-    }
   });
 
   it('events: while the event log is away its writes are retried and the application runs on; a cancel ends them', async function () {

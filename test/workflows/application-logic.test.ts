@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import type { accountApplication } from '../../workflows/index.js';
+import {
+  abandonUpdate,
+  provideDocumentsUpdate,
+  resubmitUpdate,
+  stateQuery,
+} from '../../workflows/application/messages.js';
+import type { ApplicationStateView } from '../../workflows/application/messages.js';
+import { stubbedEngine } from '../support/brokerage-stub.js';
+import type { StubbedEngine } from '../support/brokerage-stub.js';
+import { expectLog } from '../support/hooks.js';
+import { applicant } from '../support/history-privacy.js';
+
+type Handle = WorkflowHandle<typeof accountApplication>;
+
+/**
+ * The application workflow's own logic, its activities stubbed (test/support/brokerage-stub.ts): what staff
+ * messages it refuses, what it sends, how it waits and ends. Its conversations with the brokerage are
+ * tested against the simulator over HTTP in application.test.ts.
+ */
+describe('accountApplication workflow logic (time-skipping server, stubbed activities)', function () {
+  this.timeout(60_000);
+  const engines = stubbedEngine();
+
+  /** Lets workflow time pass in steps until the application reaches `state`. */
+  async function waitForState(engine: StubbedEngine, handle: Handle, state: string): Promise<ApplicationStateView> {
+    for (let step = 0; step < 200; step++) {
+      const view = await handle.query(stateQuery);
+      if (view.lifecycleState === state) return view;
+      if (view.done) break;
+      await engine.env.sleep('20 minutes');
+    }
+    const view = await handle.query(stateQuery);
+    assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
+  }
+
+  it("staff messages without an input, or with the patch marker's shape, are refused and shown; nothing is sent", async function () {
+    const engine = await engines.setUp();
+    const handle = await engine.start('portal-task');
+    await engine.worker.runUntil(async () => {
+      await waitForState(engine, handle, 'awaitingClient');
+      const marker = { id: 'status-sweep', deprecated: false };
+      // What a client without the payload codec can send that a strict codec has nothing to refuse in:
+      // no payload at all, or a plaintext one the codec lets through as the SDK's patch marker.
+      await handle.signal('abandon');
+      await handle.signal('abandon', marker);
+      await handle.signal('pollNow');
+      await handle.signal('retry', marker);
+      for (const [name, args] of [
+        ['abandon', []],
+        ['abandon', [marker]],
+        ['reset', []],
+        ['retry', [marker]],
+      ] as const) {
+        await assert.rejects(
+          handle.executeUpdate(name, { args: [...args] } as never),
+          (error: unknown) =>
+            error instanceof WorkflowUpdateFailedError &&
+            /takes \{/.test(String(error.cause)) &&
+            (error.cause as { type?: string }).type === 'InvalidArgument',
+          `update ${name}(${JSON.stringify(args)})`,
+        );
+      }
+      let view = await handle.query(stateQuery);
+      for (let i = 0; i < 50 && (view.staffNotices ?? []).length < 4; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        view = await handle.query(stateQuery);
+      }
+      assert.deepEqual(
+        (view.staffNotices ?? []).map(({ name, outcome, detail }) => [name, outcome, detail]),
+        [
+          [
+            'abandon',
+            'refused',
+            'abandon takes {"reason": "…"} (the reason is optional): every staff message carries an input, encrypted by the sender\'s payload codec',
+          ],
+          [
+            'abandon',
+            'refused',
+            'abandon takes {"reason": "…"} (the reason is optional), not the field(s) id, deprecated',
+          ],
+          [
+            'pollNow',
+            'refused',
+            "pollNow takes {}: every staff message carries an input, encrypted by the sender's payload codec",
+          ],
+          ['retry', 'refused', 'retry takes {}, not the field(s) id, deprecated'],
+        ],
+      );
+      assert.equal(view.lifecycleState, 'awaitingClient', 'nothing moved');
+      assert.deepEqual(engine.brokerage.sent(), [], 'nothing sent');
+      assert.equal(engine.brokerage.account(view.accountId!).status, 'P');
+      await handle.terminate('test done');
+    });
+  });
+
+  it('update validators say what input each staff update takes', async function () {
+    const REF = { sha1: '0'.repeat(40), length: 10, ref: `sha1/00/${'0'.repeat(40)}` };
+    const engine = await engines.setUp();
+    const handle = await engine.start('portal-task');
+    await engine.worker.runUntil(async () => {
+      await waitForState(engine, handle, 'awaitingClient');
+      for (const [update, args, message] of [
+        [abandonUpdate, ['now'], /abandon takes \{"reason": "…"\}/],
+        [provideDocumentsUpdate, [[{ formNumber: '8001' }]], /documents\[0\]: provideDocuments takes \[\{"formNumber"/],
+        // what the submission needs: a form number of digits, a plain PDF file name, a real length
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: 'abc', fileName: 'id.pdf' }]], /formNumber must be/],
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: '../id.pdf' }]], /fileName must be/],
+        [provideDocumentsUpdate, [[{ ...REF, formNumber: '8001', fileName: 'id.exe' }]], /fileName must be/],
+        [
+          provideDocumentsUpdate,
+          [[{ ...REF, length: -1, formNumber: '8001', fileName: 'id.pdf' }]],
+          /provideDocuments takes/,
+        ],
+        [resubmitUpdate, [{}], /resubmit takes the corrected application XML as a document store reference/],
+      ] as const) {
+        await assert.rejects(
+          handle.executeUpdate(update as typeof abandonUpdate, { args: args as never }),
+          (error: unknown) => error instanceof WorkflowUpdateFailedError && message.test(String(error.cause?.message)),
+        );
+      }
+      assert.equal((await handle.query(stateQuery)).lifecycleState, 'awaitingClient');
+      assert.deepEqual(engine.brokerage.sent(), [], 'nothing sent');
+      await handle.terminate('test done');
+    });
+  });
+
+  it('abandon without reset: the workflow completes as abandoned after the retention period', async function () {
+    const engine = await engines.setUp();
+    const handle = await engine.start('portal-task', { settings: { abandonedRetention: '7 days' } });
+    await engine.worker.runUntil(async () => {
+      await waitForState(engine, handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
+      const result = await handle.result();
+      assert.equal(result.outcome, 'abandoned');
+      assert.deepEqual(engine.brokerage.sent(), ['AbandonAccount'], 'one AbandonAccount, nothing else');
+      const abandoned = result.transitions.find((transition) => transition.state === 'abandoned');
+      assert.ok(abandoned, result.transitions.map((transition) => transition.state).join(' '));
+      // Ended by the retention timer: the last transition is the retention's end, at least 7 days later.
+      const ended = result.transitions.at(-1)!;
+      assert.equal(ended.state, 'closedAsAbandoned');
+      assert.ok(ended.at - abandoned.at >= 7 * 86_400_000, `ended ${ended.at - abandoned.at} ms after abandoning`);
+    });
+    assert.deepEqual(
+      engine.brokerage.events.all.slice(-2).map((event) => event.type),
+      ['application.abandoned', 'application.closed_as_abandoned'],
+    );
+  });
+
+  it('deadlines: reminders then overdue under the defaults, as events and in the state view; nothing else happens', async function () {
+    const engine = await engines.setUp();
+    // Reads once a week: the month passes in few activities.
+    const handle = await engine.start('docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
+    await engine.worker.runUntil(async () => {
+      const waiting = await waitForState(engine, handle, 'needsDocuments');
+      assert.equal(waiting.deadline?.state, 'needsDocuments');
+      assert.equal(waiting.deadline?.overdue, false);
+      const entered = waiting.transitions.at(-1)!.at;
+      assert.equal(waiting.deadline?.due, entered + 30 * 86_400_000, 'the default: 30 days');
+      const details = async () =>
+        (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* due \S+ · next reminder \S+/);
+      await engine.env.sleep('31 days');
+      const late = await handle.query(stateQuery);
+      assert.equal(late.lifecycleState, 'needsDocuments', 'the default escalation is none');
+      assert.equal(late.deadline?.overdue, true);
+      assert.match(await details(), /\*\*Deadline \(needsDocuments\):\*\* overdue since \S+\n/);
+      // A workflow left waiting would hold the shared server's time skipping.
+      await handle.terminate('test done');
+    });
+    const marks = engine.brokerage.events.all.filter((event) =>
+      ['application.reminder', 'application.overdue'].includes(event.type),
+    );
+    assert.deepEqual(
+      marks.map((event) => [event.type, event.data.deadline?.reminder]),
+      [
+        ['application.reminder', 1],
+        ['application.reminder', 2],
+        ['application.reminder', 3],
+        ['application.overdue', undefined],
+      ],
+    );
+    assert.ok(marks.every((event) => event.data.deadline?.state === 'needsDocuments' && event.to === 'needsDocuments'));
+    assert.deepEqual(engine.brokerage.sent(), [], 'nothing sent');
+  });
+
+  it('deadlines: a policy this build refuses (an activity of another build let it through): the application goes on, its deadlines unwatched', async function () {
+    // An applicant's data in the policy: the run's log watch checks that the refusal's line holds none of it.
+    const person = applicant('deadlines', randomBytes(4).toString('hex'));
+    const refused = expectLog(/^deadlines not watched$/);
+    try {
+      const engine = await engines.setUp();
+      // The activity checks a stored policy; this one answers as if it did not, with a deadline no duration reads.
+      engine.brokerage.policy = { needsDocuments: { deadline: person.email, reminders: [], escalation: 'none' } };
+      const handle = await engine.start('docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
+      await engine.worker.runUntil(async () => {
+        const waiting = await waitForState(engine, handle, 'needsDocuments');
+        assert.equal(waiting.deadline, undefined, 'no deadline shown');
+        // Past the default deadline (30 days): nothing is told, and the application still waits.
+        await engine.env.sleep('31 days');
+        const later = await handle.query(stateQuery);
+        assert.equal(later.lifecycleState, 'needsDocuments');
+        assert.equal(later.deadline, undefined);
+        assert.equal((await handle.describe()).status.name, 'RUNNING');
+        await handle.terminate('test done');
+      });
+      const types = engine.brokerage.events.all.map((event) => event.type);
+      assert.ok(types.includes('application.needs_documents'), types.join(', '));
+      assert.ok(!types.includes('application.reminder') && !types.includes('application.overdue'), types.join(', '));
+      assert.ok(refused.seen >= 1, 'the refusal is logged');
+    } finally {
+      refused.done();
+    }
+  });
+});

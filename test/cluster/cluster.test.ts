@@ -34,7 +34,7 @@ import { applicant, assertPrivateHistory, personalFields, personalXml } from '..
 import type { Applicant } from '../support/history-privacy.js';
 
 const run = promisify(execFile);
-const APPLICATIONS = Number(process.env.CLUSTER_APPLICATIONS ?? 200);
+const APPLICATIONS = Number(process.env.CLUSTER_APPLICATIONS ?? 100);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

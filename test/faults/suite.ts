@@ -6,7 +6,7 @@
  */
 import { assertGone, World, printReports } from './world.js';
 
-export const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 40);
+export const APPLICATIONS = Number(process.env.FAULTS_APPLICATIONS ?? 20);
 
 /** What a case reaches: the file's world (once started) and a task queue of its own. */
 export interface FaultSuite {

@@ -1,0 +1,110 @@
+/**
+ * `npm run test:faults`, the servers: the Temporal dev server and the simulator restarted, and the
+ * webhook receiver, a worker and the onboarding API killed or restarted while events flow, with many
+ * applications in flight. Workers killed and a client without the codec keys are in processes.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { getState } from '../../client/applications.js';
+import { EXPECTED, runFleet } from './world.js';
+import type { Tracked } from './world.js';
+import { APPLICATIONS, describeFaults } from './suite.js';
+import { checkApplication, EventsWorld } from './events.js';
+
+/** The events case's fleet (the issue's end-to-end figure: 100 applications across the scenarios). */
+const EVENT_APPLICATIONS = Number(process.env.FAULTS_EVENT_APPLICATIONS ?? 100);
+
+describeFaults('fault injection, the servers (real processes: dev server, simulator, workers)', (suite) => {
+  it('the Temporal dev server is stopped and restarted on the same database file', async function () {
+    const taskQueue = suite.nextQueue();
+    await suite.world.worker('worker', taskQueue);
+    await runFleet(suite.world, {
+      name: 'dev server restart',
+      taskQueue,
+      applications: APPLICATIONS,
+      disrupt: async (w) => {
+        w.checkGone(await w.server.restart('SIGTERM'), 'dev server restart');
+        return 1;
+      },
+    });
+  });
+
+  it('the simulator restarts from its data dir', async function () {
+    const taskQueue = suite.nextQueue();
+    await suite.world.worker('worker', taskQueue);
+    await runFleet(suite.world, {
+      name: 'simulator restart',
+      taskQueue,
+      applications: APPLICATIONS,
+      // A create sent while the simulator is down is refused before it is processed, and sent again.
+      createCallsMayFail: true,
+      disrupt: async (w) => {
+        w.checkGone(await w.sim.restart(), 'simulator restart');
+        return 1;
+      },
+    });
+  });
+
+  it('events: the webhook receiver, a worker and the API are killed or restarted mid-run; none lost, none out of order', async function () {
+    const taskQueue = suite.nextQueue();
+    const first = await suite.world.worker('worker 1', taskQueue);
+    const events = new EventsWorld(suite.world, taskQueue);
+    await events.start();
+    let fleet: readonly Tracked[] = [];
+    try {
+      const report = await runFleet(suite.world, {
+        name: 'events: receiver, worker, API down',
+        taskQueue,
+        applications: EVENT_APPLICATIONS,
+        faultKinds: 'receiver SIGKILL, worker SIGKILL, API restart',
+        disrupt: async (w, tracked) => {
+          fleet = tracked;
+          const at = () => new Date().toISOString();
+          console.log(`      ${at()} receiver SIGKILL`);
+          await events.killReceiver();
+          // Deliveries and event writes are under way: the worker dies in the middle of them.
+          console.log(`      ${at()} receiver back; worker 1 SIGKILL`);
+          await w.killWorker(first);
+          await w.worker('worker 2', taskQueue);
+          console.log(`      ${at()} worker 2 up; API restart`);
+          await events.restartApi();
+          console.log(`      ${at()} API back`);
+          return 3;
+        },
+      });
+      await events.settle();
+      const deliveries = await events.deliveries();
+      const ctx = suite.world.context(taskQueue);
+      let received = 0;
+      let repeats = 0;
+      let streamed = 0;
+      for (const app of fleet) {
+        const view = await getState(ctx, app.externalId);
+        const states = view.transitions.map((transition) => transition.state);
+        const final = EXPECTED[app.scenario];
+        const mine = deliveries
+          .filter((delivery) => delivery.event.externalId === app.externalId)
+          .map((delivery) => ({ id: delivery.webhookId, event: delivery.event }));
+        let hooks: ReturnType<typeof checkApplication>;
+        try {
+          hooks = checkApplication('webhooks', app.externalId, mine, states, final);
+        } catch (error) {
+          throw new Error(`${(error as Error).message}\n${await events.diagnose(app.externalId)}`);
+        }
+        received += hooks.unique;
+        repeats += hooks.repeats;
+        const sse = events.sse
+          .filter((followed) => followed.event.externalId === app.externalId)
+          .map((followed) => ({ id: followed.event.id, event: followed.event }));
+        streamed += checkApplication('SSE', app.externalId, sse, states, final).unique;
+      }
+      assert.equal(streamed, received);
+      assert.ok(events.sseReconnects >= 1, 'the SSE reader never saw the API go');
+      console.log(
+        `      events: ${received} received by the webhook receiver (${repeats} repeats, same webhook-id), ` +
+          `${streamed} by the SSE reader (${events.sseReconnects} reconnections), ${report.applications} applications`,
+      );
+    } finally {
+      await events.close();
+    }
+  });
+});

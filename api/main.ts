@@ -21,7 +21,7 @@ import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from './keys.js';
 import { packageManifest } from '../runtime/package-info.js';
 import { createApiMetrics, parseMetricsAddress, serveMetrics } from './metrics.js';
-import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from './server.js';
+import { buildApi, DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, readinessCheck } from './server.js';
 
 const settings = z.object({
   ECA_API_HOST: z.string().min(1).default('127.0.0.1'),
@@ -129,10 +129,10 @@ async function main(): Promise<void> {
     engine,
     verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
     brokerage,
-    checkReady: async () => {
-      await engine.client.workflowService.getSystemInfo({});
-      await db.query('SELECT 1');
-    },
+    checkReady: readinessCheck({
+      Temporal: () => engine.client.workflowService.getSystemInfo({}),
+      'the engine database': () => db.query('SELECT 1'),
+    }),
     bodyLimit: env.ECA_API_BODY_LIMIT,
     rateLimitPerMinute: env.ECA_API_RATE_LIMIT,
     callTimeoutMs: env.ECA_API_CALL_TIMEOUT_MS,

@@ -45,7 +45,10 @@ export interface ApiOptions {
   verifyKey: KeyVerifier;
   /** The brokerage client of the firm whose keys this service holds: SSO links and language preferences. */
   brokerage?: FirmBrokerage;
-  /** Whether the service can serve: Temporal and the key database answer (throws what is wrong). */
+  /**
+   * Whether the service can serve: Temporal and the key database answer (see {@link readinessCheck}). What it
+   * throws is logged; the answer names only the part, as a {@link NotReadyError} gives it.
+   */
   checkReady?: () => Promise<void>;
   bodyLimit?: number;
   /** How long a request may wait on the engine (default 30 s); past it, 504 TIMEOUT. */
@@ -167,6 +170,33 @@ async function registerDocs(app: FastifyInstance, version = '0.1.0'): Promise<vo
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 }
 
+/** A part the service cannot serve without does not answer: `/readyz` names the part, never its error's text. */
+export class NotReadyError extends Error {
+  constructor(
+    readonly part: string,
+    options: { cause: unknown },
+  ) {
+    super(`${part} does not answer`, options);
+    this.name = 'NotReadyError';
+  }
+}
+
+/**
+ * A readiness check over named parts (Temporal, the engine's database...), each asked in turn: the first
+ * that fails throws a {@link NotReadyError} naming it, its own error kept as the cause (for the log).
+ */
+export function readinessCheck(parts: Record<string, () => Promise<unknown>>): () => Promise<void> {
+  return async () => {
+    for (const [part, check] of Object.entries(parts)) {
+      try {
+        await check();
+      } catch (cause) {
+        throw new NotReadyError(part, { cause });
+      }
+    }
+  };
+}
+
 /** Health and readiness: public, for load balancers and orchestrators. */
 function serviceRoutes(
   api: ReturnType<FastifyInstance['withTypeProvider']>,
@@ -190,11 +220,14 @@ function serviceRoutes(
       security: [],
       response: { 200: z.object({ status: z.literal('ready') }), ...problems() },
     },
-    handler: async () => {
+    handler: async (request) => {
       try {
         await checkReady?.();
       } catch (error) {
-        throw new ApiProblem('UNAVAILABLE', `not ready: ${(error as Error).message}`);
+        // The error's text (addresses, a driver's message) goes to the log only: the endpoint is public.
+        request.log.warn({ err: error instanceof NotReadyError ? error.cause : error }, 'not ready');
+        const part = error instanceof NotReadyError ? error.part : 'a part of the service';
+        throw new ApiProblem('UNAVAILABLE', `not ready: ${part} does not answer`);
       }
       return { status: 'ready' as const };
     },

@@ -30,11 +30,18 @@ export function formatCursor(cursor: EventCursor): string {
   return `${cursor.tx}-${cursor.position}`;
 }
 
-/** Reads a cursor's text; undefined when it is not one. */
+/** The largest transaction id (`xid8`, unsigned 64-bit) and position (`bigint`) a cursor can name. */
+const MAX_TX = 2n ** 64n - 1n;
+const MAX_POSITION = 2n ** 63n - 1n;
+
+/** Reads a cursor's text; undefined when it is not one (its numbers past what the log's columns hold included). */
 export function parseCursor(text: string): EventCursor | undefined {
   const match = CURSOR.exec(text.trim());
   if (!match) return undefined;
-  return { tx: BigInt(match[1]!).toString(), position: BigInt(match[2]!).toString() };
+  const tx = BigInt(match[1]!);
+  const position = BigInt(match[2]!);
+  if (tx > MAX_TX || position > MAX_POSITION) return undefined;
+  return { tx: tx.toString(), position: position.toString() };
 }
 
 /** An event and its place in the log. */

@@ -161,13 +161,21 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     };
     assert.ok(next.events.length >= 2);
     assert.ok(next.events.every((item) => item.event.csid === 'FIRM-A'));
-    const bad = await fetch(`${url}/v1/events?after=yesterday`, { headers });
-    assert.equal(bad.status, 400);
-    assert.equal(((await bad.json()) as { field: string }).field, 'after');
-    const stale = await fetch(`${url}/v1/events`, {
-      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'x' },
-    });
-    assert.equal(stale.status, 400);
+    // Not a cursor, or one past what the log's columns hold (a query error, 500, before): 400 naming it.
+    for (const after of ['yesterday', '18446744073709551616-1', '1-9223372036854775808']) {
+      const bad = await fetch(`${url}/v1/events?after=${after}`, { headers });
+      assert.equal(bad.status, 400, after);
+      const problem = (await bad.json()) as { field: string; detail: string };
+      assert.equal(problem.field, 'after');
+      assert.ok(problem.detail.includes(after), problem.detail);
+    }
+    for (const lastEventId of ['x', '99999999999999999999-1']) {
+      const stale = await fetch(`${url}/v1/events`, {
+        headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId },
+      });
+      assert.equal(stale.status, 400, lastEventId);
+      assert.equal(((await stale.json()) as { field: string }).field, 'Last-Event-ID');
+    }
     const anonymous = await fetch(`${url}/v1/events`);
     assert.equal(anonymous.status, 401);
   });

@@ -28,7 +28,10 @@ describe('event log (runtime/events)', function () {
     const cursor: EventCursor = { tx: '18446744073709551615', position: '42' };
     assert.deepEqual(parseCursor(formatCursor(cursor)), cursor);
     assert.deepEqual(parseCursor(' 007-1 '), { tx: '7', position: '1' });
-    for (const text of ['', 'now', '1', '1-', '-1', '1-2-3', '1.5-2', `${'9'.repeat(21)}-1`]) {
+    assert.deepEqual(parseCursor('1-9223372036854775807'), { tx: '1', position: '9223372036854775807' });
+    // Past what the log's columns hold (xid8: unsigned 64-bit, position: bigint): no cursor, never a query error.
+    const outOfRange = ['18446744073709551616-1', '1-9223372036854775808', `${'9'.repeat(20)}-1`];
+    for (const text of ['', 'now', '1', '1-', '-1', '1-2-3', '1.5-2', `${'9'.repeat(21)}-1`, ...outOfRange]) {
       assert.equal(parseCursor(text), undefined, text);
     }
   });

@@ -5,7 +5,7 @@
  * directory as its host. A later opener connects through that socket; it never opens the files itself.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -90,12 +90,32 @@ async function serve(path: string, queue: SessionQueue): Promise<() => Promise<v
   };
 }
 
+/**
+ * Makes `path`, a directory of the embedded database, this user's only (0700): `mkdir` leaves a directory
+ * that existed before as it was, and PGlite creates its data directory with the process's umask. One this
+ * process cannot narrow (another user's) is said at start, as a process warning on stderr.
+ */
+async function ownerOnly(path: string): Promise<void> {
+  const { mode } = await stat(path);
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(path, 0o700);
+  } catch (error) {
+    process.emitWarning(
+      `the embedded database's directory ${path} is open to other users (mode ${(mode & 0o777).toString(8)}) ` +
+        `and cannot be made 0700: ${reasonOf(error)}`,
+      'EcaDatabaseWarning',
+    );
+  }
+}
+
 async function own(directory: string, lock: DirectoryLock): Promise<Database> {
   const socketPath = join(directory, SOCKET_NAME);
   let pglite: PGlite | undefined;
   try {
     await rm(socketPath, { force: true });
     pglite = await PGlite.create(join(directory, DATA_DIRECTORY), { parsers: PARSERS });
+    await ownerOnly(join(directory, DATA_DIRECTORY));
   } catch (error) {
     await lock.release();
     throw new DatabaseError('unreachable', `cannot open the embedded database in ${directory}: ${reasonOf(error)}`);
@@ -124,6 +144,7 @@ async function own(directory: string, lock: DirectoryLock): Promise<Database> {
 /** The database in `directory`, through its owner or owned now; `owned` says which. */
 async function openDirectory(directory: string, ownerWaitMs: number): Promise<{ db: Database; owned: boolean }> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
+  await ownerOnly(directory);
   const giveUpAt = Date.now() + ownerWaitMs;
   for (;;) {
     const served = await connectToOwner(directory);

@@ -4,7 +4,7 @@
  * concurrent openers, and the embedded database's owner serving other processes.
  */
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import pg from 'pg';
@@ -231,6 +231,23 @@ describe('the database (runtime/database)', function () {
       assert.equal(directory.kind, 'embedded');
       if (directory.kind !== 'embedded') return;
       assert.equal((await stat(directory.directory)).mode & 0o777, 0o700);
+      assert.equal((await stat(join(directory.directory, SOCKET_NAME))).mode & 0o777, 0o600);
+      assert.equal((await stat(join(directory.directory, 'pgdata'))).mode & 0o777, 0o700);
+    });
+
+    it('makes a directory that existed before, and a data directory left open, 0700 too', async function () {
+      const url = await backends.embedded.freshUrl();
+      const directory = parseDatabaseUrl(url);
+      assert.equal(directory.kind, 'embedded');
+      if (directory.kind !== 'embedded') return;
+      // Made by someone else first, open to every user, as a data directory a run under another umask leaves.
+      await mkdir(join(directory.directory, 'pgdata'), { recursive: true });
+      await chmod(directory.directory, 0o755);
+      await chmod(join(directory.directory, 'pgdata'), 0o777);
+      const db = await open(url);
+      assert.deepEqual(await db.query('SELECT 1 AS one'), [{ one: 1 }]);
+      assert.equal((await stat(directory.directory)).mode & 0o777, 0o700);
+      assert.equal((await stat(join(directory.directory, 'pgdata'))).mode & 0o777, 0o700);
       assert.equal((await stat(join(directory.directory, SOCKET_NAME))).mode & 0o777, 0o600);
     });
 

@@ -48,14 +48,88 @@ function presentedKey(request: FastifyRequest): string {
   return match[1]!;
 }
 
-/** Checks the key and the role of every request to a route that names its roles. */
-export function installAuth(app: FastifyInstance, verify: KeyVerifier): void {
+/** Requests without a valid API key a client address may make in a minute (default). */
+export const DEFAULT_FAILED_KEYS_PER_MINUTE = 30;
+
+/** At most this many client addresses are counted at once; the oldest window goes first past it. */
+const MAX_ADDRESSES = 10_000;
+
+/**
+ * Requests without a valid API key (absent, malformed, unknown or revoked), counted per client address in
+ * fixed one-minute windows. Past the limit, the address is refused until its window ends, whatever key it
+ * presents: guessing keys, or making the key database answer for unknown ones, costs one window a limit.
+ */
+export class FailedKeys {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+
+  constructor(
+    readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whole seconds until `address` may present a key again; 0 when it may now. */
+  retryAfter(address: string): number {
+    const window = this.windows.get(address);
+    const now = this.now();
+    if (!window || window.endsAt <= now || window.count < this.perMinute) return 0;
+    return Math.ceil((window.endsAt - now) / 1000);
+  }
+
+  fail(address: string): void {
+    const now = this.now();
+    let window = this.windows.get(address);
+    if (!window || window.endsAt <= now) {
+      this.windows.delete(address);
+      if (this.windows.size >= MAX_ADDRESSES) this.prune(now);
+      window = { count: 0, endsAt: now + 60_000 };
+      this.windows.set(address, window);
+    }
+    window.count++;
+  }
+
+  /** Drops ended windows, then the oldest ones while over the bound (a map keeps insertion order). */
+  private prune(now: number): void {
+    for (const [address, window] of this.windows) if (window.endsAt <= now) this.windows.delete(address);
+    for (const address of this.windows.keys()) {
+      if (this.windows.size < MAX_ADDRESSES) break;
+      this.windows.delete(address);
+    }
+  }
+}
+
+/**
+ * Checks the key and the role of every request to a route that names its roles. Requests without a valid
+ * key are limited per client address (`failedKeys`, {@link FailedKeys}): past it, 429 with Retry-After.
+ */
+export function installAuth(
+  app: FastifyInstance,
+  verify: KeyVerifier,
+  failedKeys = new FailedKeys(DEFAULT_FAILED_KEYS_PER_MINUTE),
+): void {
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request) => {
     const roles = request.routeOptions.config.roles;
     if (roles === undefined) return;
-    const principal = await verify(presentedKey(request));
-    if (!principal) throw unauthenticated('the API key is unknown or revoked');
+    const wait = failedKeys.retryAfter(request.ip);
+    if (wait > 0) {
+      throw new ApiProblem(
+        'RATE_LIMITED',
+        `over ${failedKeys.perMinute} requests a minute without a valid API key from this address; retry in ${wait} s`,
+        undefined,
+        { 'Retry-After': String(wait) },
+      );
+    }
+    let principal: Principal | undefined;
+    try {
+      principal = await verify(presentedKey(request));
+    } catch (error) {
+      if (error instanceof ApiProblem) failedKeys.fail(request.ip);
+      throw error;
+    }
+    if (!principal) {
+      failedKeys.fail(request.ip);
+      throw unauthenticated('the API key is unknown or revoked');
+    }
     if (!roles.includes(principal.role)) {
       throw new ApiProblem(
         'FORBIDDEN',

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { applicationRoutes, contextOf } from './applications.js';
 import { getState } from '../client/index.js';
 import type { EngineBase } from './applications.js';
-import { installAuth } from './auth.js';
+import { DEFAULT_FAILED_KEYS_PER_MINUTE, FailedKeys, installAuth } from './auth.js';
 import { DEFAULT_CALL_TIMEOUT_MS, installCallTimeouts } from './call-timeout.js';
 import { firmRoutes } from './firm.js';
 import type { FirmBrokerage } from './firm.js';
@@ -55,6 +55,11 @@ export interface ApiOptions {
   callTimeoutMs?: number;
   /** Requests per minute and API key (default 600); over it, 429 with Retry-After. */
   rateLimitPerMinute?: number;
+  /**
+   * Requests per minute and client address without a valid API key (default 30); over it, every request of
+   * the address that needs a key is refused (429 with Retry-After) until its minute ends.
+   */
+  failedKeysPerMinute?: number;
   /** Where the service logs (runtime/logger.ts); silent without. */
   logger?: FastifyBaseLogger;
   /** The version in the OpenAPI document. */
@@ -112,7 +117,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await registerDocs(app, options.version);
 
-  installAuth(app, options.verifyKey);
+  installAuth(app, options.verifyKey, new FailedKeys(options.failedKeysPerMinute ?? DEFAULT_FAILED_KEYS_PER_MINUTE));
   // Per API key, after the key is checked (public routes carry none and are not limited).
   await app.register(fastifyRateLimit, {
     global: true,

@@ -22,6 +22,11 @@ export type KeyVerifier = (presented: string) => Promise<Principal | undefined>;
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /**
+     * Whether the request's key still stands, asked again (through the verifier's cache): false once it is
+     * revoked or no longer has a role of the route. For a request that outlives its check, an event stream.
+     */
+    keyStillValid?: () => Promise<boolean>;
   }
   interface FastifyContextConfig {
     /** Roles allowed on the route; a route without roles is public. */
@@ -107,6 +112,7 @@ export function installAuth(
   failedKeys = new FailedKeys(DEFAULT_FAILED_KEYS_PER_MINUTE),
 ): void {
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('keyStillValid', undefined);
   app.addHook('onRequest', async (request) => {
     const roles = request.routeOptions.config.roles;
     if (roles === undefined) return;
@@ -120,8 +126,10 @@ export function installAuth(
       );
     }
     let principal: Principal | undefined;
+    let presented: string;
     try {
-      principal = await verify(presentedKey(request));
+      presented = presentedKey(request);
+      principal = await verify(presented);
     } catch (error) {
       if (error instanceof ApiProblem) failedKeys.fail(request.ip);
       throw error;
@@ -137,6 +145,11 @@ export function installAuth(
       );
     }
     request.principal = principal;
+    const { keyId, csid } = principal;
+    request.keyStillValid = async () => {
+      const again = await verify(presented);
+      return again?.keyId === keyId && again.csid === csid && roles.includes(again.role);
+    };
   });
 }
 

@@ -27,6 +27,8 @@ export interface EventStreamOptions {
 }
 
 const DEFAULT_POLL_MS = 250;
+/** How often a stream asks again whether its API key stands (through the verifier's cache). */
+const KEY_RECHECK_MS = 1_000;
 const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Events per read of the log while a stream catches up. */
 const STREAM_BATCH = 200;
@@ -117,6 +119,7 @@ async function stream(
   from: { csid: string; after: EventCursor; externalId?: string },
   streams: Set<() => void>,
   options: EventStreamOptions,
+  keyStillValid: () => Promise<boolean>,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -148,10 +151,20 @@ async function stream(
   };
   let cursor = from.after;
   let quietSince = Date.now();
+  let keyCheckedAt = Date.now();
   try {
     // The cursor it starts after, as an id without data: a client that reconnects before any event resumes there.
     await write(`retry: ${RECONNECT_MS}\nid: ${formatCursor(cursor)}\n\n`);
     while (open) {
+      // A revoked key (seen once the verifier's cache lets it be) ends the stream: its firm's events stop.
+      if (Date.now() - keyCheckedAt >= KEY_RECHECK_MS) {
+        keyCheckedAt = Date.now();
+        if (!(await keyStillValid())) {
+          const problem = { code: 'UNAUTHENTICATED', detail: 'the API key is unknown or revoked' };
+          await write(`event: error\ndata: ${JSON.stringify(problem)}\n\n`);
+          break;
+        }
+      }
       const events = await log.read({ ...from, after: cursor, limit: STREAM_BATCH });
       for (const logged of events) {
         if (!open) break;
@@ -206,7 +219,8 @@ export function eventRoutes(
         cursor: formatCursor(events.at(-1)?.cursor ?? after),
       };
     }
-    await stream(reply, log, { csid, after, externalId }, streams, options);
+    const keyStillValid = request.keyStillValid ?? (() => Promise.resolve(true));
+    await stream(reply, log, { csid, after, externalId }, streams, options, keyStillValid);
     return reply;
   }
 
@@ -217,7 +231,7 @@ export function eventRoutes(
       operationId: 'listEvents',
       summary: "The firm's lifecycle events: a stream (Accept: text/event-stream) or a page of JSON",
       description:
-        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. Otherwise a page of JSON.',
+        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A key revoked while it streams ends the stream with an `error` event (its `code` and `detail` as data). Otherwise a page of JSON.',
       querystring: EventQuery,
       headers: z.object({ 'last-event-id': z.string().max(64).optional() }),
       response: { 200: EventPage, ...problems() },

@@ -113,6 +113,11 @@ export async function* followEvents(options: FollowOptions): AsyncGenerator<Foll
         reason = `HTTP ${response.status}`;
       } else {
         for await (const message of parseEventStream(response.body)) {
+          // The service ends a stream whose key was revoked with an `error` event: following stops, as on a 401.
+          if (message.event === 'error' && message.id === undefined) {
+            const problem = (JSON.parse(message.data || '{}') ?? {}) as { detail?: string };
+            throw new EventStreamRefused(401, problem.detail ?? 'the stream was ended by the service');
+          }
           if (message.id === undefined) continue;
           attempt = 0;
           after = message.id;

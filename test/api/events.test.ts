@@ -8,13 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import { Client, Connection } from '@temporalio/client';
 import { buildApi } from '../../api/server.js';
 import { databaseKeyVerifier } from '../../api/keys.js';
-import { followEvents } from '../../client/event-stream.js';
+import { EventStreamRefused, followEvents } from '../../client/event-stream.js';
 import type { FollowedEvent } from '../../client/event-stream.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
-import { createApiKey } from '../../runtime/api-keys.js';
+import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
-import { EventLog } from '../../runtime/events.js';
+import { EventLog, formatCursor } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
 import { watchedLogger } from '../support/log-watch.js';
 
@@ -197,6 +197,64 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
     const closed = app.close();
     for (;;) if ((await chunks.next()).done) break;
     await closed;
+  });
+
+  it('ends a stream whose key is revoked with an error event, within a second or two (no key cache here)', async function () {
+    const { url } = await serve();
+    const { key, record } = await createApiKey(db, { csid: 'FIRM-A', role: 'ops', name: 'revoked-while-streaming' });
+    const response = await fetch(`${url}/v1/events?after=now`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    assert.equal(response.status, 200);
+    const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    const decoder = new TextDecoder();
+    let text = '';
+    // While the key stands, the firm's events come.
+    await log.append([event('FIRM-A', 'REVOKE-1')]);
+    while (!text.includes('REVOKE-1')) {
+      const chunk = await chunks.next();
+      assert.ok(!chunk.done, `the stream ended before its event: ${text}`);
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    await revokeApiKey(db, record.id);
+    const revokedAt = Date.now();
+    for (;;) {
+      const chunk = await chunks.next();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    const ended = Date.now() - revokedAt;
+    assert.ok(ended < 5_000, `ended ${ended} ms after the revocation`);
+    assert.match(
+      text,
+      /event: error\ndata: \{"code":"UNAUTHENTICATED","detail":"the API key is unknown or revoked"\}\n\n$/,
+    );
+    // A reconnection with it is refused.
+    const again = await fetch(`${url}/v1/events`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    assert.equal(again.status, 401);
+  });
+
+  it("followEvents stops on a revoked key with the service's detail, without reconnecting", async function () {
+    const { url } = await serve();
+    const { key, record } = await createApiKey(db, { csid: 'FIRM-A', role: 'ops', name: 'followed-then-revoked' });
+    const reconnects: string[] = [];
+    // From the log's end now: the generator connects on its first next(), after the event is written.
+    const after = formatCursor(await log.end('FIRM-A'));
+    const stream = followEvents({ url, apiKey: key, after, onReconnect: (reason) => reconnects.push(reason) });
+    await log.append([event('FIRM-A', 'REVOKE-2')]);
+    const first = await stream.next();
+    assert.equal(first.done ? undefined : first.value.event.externalId, 'REVOKE-2');
+    await revokeApiKey(db, record.id);
+    await assert.rejects(
+      stream.next(),
+      (error: unknown) =>
+        error instanceof EventStreamRefused &&
+        error.status === 401 &&
+        /the API key is unknown or revoked/.test(error.message),
+    );
+    assert.deepEqual(reconnects, []);
   });
 
   it('ends an event stream whose database closed under it, and goes on serving', async function () {

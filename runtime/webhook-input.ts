@@ -71,11 +71,16 @@ export function checkWebhookUrl(url: string): string {
 
 /**
  * Hosts a delivery must never reach whoever registers them: link-local addresses (a cloud's instance
- * metadata service answers there), unspecified and multicast ones. Loopback and private networks stay
- * allowed: a firm's onboarding system often listens on one. (A name is not resolved here.)
+ * metadata service answers there), the metadata services' own names and IPv6 addresses, unspecified and
+ * multicast ones, in every form that reaches them: a name with its trailing dot, an IPv4 address inside an
+ * IPv6 one (mapped, compatible, NAT64, 6to4). Loopback and private networks stay allowed: a firm's
+ * onboarding system often listens on one. (A name is not resolved here.)
  */
 function refusedHost(hostname: string): string | undefined {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.+$/, '');
   const v4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
@@ -84,18 +89,56 @@ function refusedHost(hostname: string): string | undefined {
     if (a >= 224) return 'a multicast or reserved address';
     return undefined;
   }
-  if (host === '::' || host === '::0') return 'an unspecified address';
-  if (/^fe[89ab][0-9a-f]?:/.test(host)) return 'a link-local address';
-  if (host.startsWith('ff')) return 'a multicast address';
-  if (host.startsWith('::ffff:')) {
-    // An IPv4-mapped address, which the URL parser writes in hex (::ffff:a9fe:a9fe).
-    const tail = host.slice('::ffff:'.length);
-    const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(tail);
-    if (!hex) return refusedHost(tail);
-    const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-    return refusedHost(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  if (METADATA_NAMES.has(host)) return 'a cloud metadata service';
+  const groups = ipv6Groups(host);
+  if (!groups) return undefined;
+  if (groups.every((group) => group === 0)) return 'an unspecified address';
+  if ((groups[0]! & 0xffc0) === 0xfe80) return 'a link-local address';
+  if (groups[0]! >>> 8 === 0xff) return 'a multicast address';
+  if (groups.join(':') === METADATA_IPV6) return 'a cloud metadata service';
+  const embedded = embeddedIpv4(groups);
+  return embedded === undefined ? undefined : refusedHost(embedded);
+}
+
+/** Names of cloud metadata services (GCP's; AWS and Azure answer on 169.254.169.254 and fd00:ec2::254). */
+const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
+/** AWS's instance metadata service over IPv6, fd00:ec2::254, as groups. */
+const METADATA_IPV6 = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254].join(':');
+
+/** The eight 16-bit groups of an IPv6 address (an IPv4 tail included), or undefined when it is not one. */
+function ipv6Groups(host: string): number[] | undefined {
+  if (!host.includes(':') || !/^[0-9a-f:.]+$/.test(host)) return undefined;
+  let text = host;
+  const tail = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  if (host === 'metadata.google.internal') return 'a cloud metadata service';
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const groups = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest];
+  return groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The IPv4 address an IPv6 one carries, where it reaches that IPv4 host: mapped (::ffff:a.b.c.d), compatible
+ * (::a.b.c.d), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/96) and 6to4 (2002:AABB:CCDD::/48).
+ */
+function embeddedIpv4(groups: number[]): string | undefined {
+  const quad = (high: number, low: number) => `${high >>> 8}.${high & 255}.${low >>> 8}.${low & 255}`;
+  const zero = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zero(0, 5) && groups[5] === 0xffff) return quad(groups[6]!, groups[7]!);
+  // IPv4-compatible: ::1 (loopback) and :: are not.
+  if (zero(0, 6) && groups[6] !== 0) return quad(groups[6]!, groups[7]!);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && (groups[2] === 0 || groups[2] === 1) && zero(3, 6)) {
+    return quad(groups[6]!, groups[7]!);
+  }
+  if (groups[0] === 0x2002) return quad(groups[1]!, groups[2]!);
   return undefined;
 }
 

@@ -12,7 +12,7 @@ import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { EventLog, LOG_START, formatCursor } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
-import { WebhookInputError, WebhookNotFoundError } from '../../runtime/webhook-input.js';
+import { checkWebhookUrl, WebhookInputError, WebhookNotFoundError } from '../../runtime/webhook-input.js';
 import { WebhookSecretsUndecryptable } from '../../runtime/webhook-secrets.js';
 import { WebhookEndpoints } from '../../runtime/webhooks.js';
 import { useDatabaseBackends } from '../support/databases.js';
@@ -108,8 +108,32 @@ describe('webhook endpoints (runtime/webhooks)', function () {
           'http://[::ffff:169.254.169.254]/',
           'http://224.0.0.1/',
           'http://metadata.google.internal/computeMetadata/v1/',
+          // The same hosts in other forms: a trailing dot, IPv6 forms that carry the IPv4 address (compatible,
+          // NAT64, 6to4), and AWS's metadata service over IPv6.
+          'http://metadata.google.internal./computeMetadata/v1/',
+          'http://169.254.169.254./latest/',
+          'http://[::169.254.169.254]/',
+          'http://[64:ff9b::a9fe:a9fe]/',
+          'http://[64:ff9b::169.254.169.254]/',
+          'http://[64:ff9b:1::a9fe:a9fe]/',
+          'http://[2002:a9fe:a9fe::1]/',
+          'http://[fd00:ec2::254]/latest/',
+          'http://[FD00:0EC2:0:0:0:0:0:0254]/',
+          'http://[::]/',
+          'http://[ff02::1]/',
         ]) {
           await refused({ csid: 'F', url }, 'url');
+        }
+        // Loopback, private networks and names with a trailing dot stay allowed (a firm's own receiver).
+        for (const url of [
+          'http://[::1]:8080/hooks',
+          'http://127.0.0.1:8080/hooks',
+          'http://10.1.2.3/hooks',
+          'http://[fd00::1]/hooks',
+          'http://[64:ff9b::a01:203]/hooks',
+          'https://example.com./hooks',
+        ]) {
+          assert.equal(checkWebhookUrl(url), new URL(url).toString(), url);
         }
         await refused({ csid: 'no spaces', url: 'https://example.com/' }, 'csid');
         await refused({ csid: 'F', url: 'https://example.com/', description: 'x'.repeat(201) }, 'description');

@@ -7,8 +7,14 @@
  * `webhook-signature` (`v1,<base64>` per live secret, space separated: during a rotation the old and
  * the new secret both sign). The signature covers the exact bytes of the body sent.
  */
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress, LookupAllOptions } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { LifecycleEventRecord } from '../domain/events.js';
+import { refusedHost } from '../runtime/webhook-input.js';
 
 /** What the receiver did with one delivery. */
 export type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
@@ -35,12 +41,91 @@ export function webhookHeaders(
   };
 }
 
+/** How a name is resolved: every address of it (`dns.lookup` with `all`). */
+export type Resolver = (hostname: string, options: LookupAllOptions) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname, options) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
+
+/**
+ * A `lookup` for the sockets of deliveries: the receiver's name is resolved, every address it resolves to
+ * is checked as registration checks a URL's host (`refusedHost`: no metadata service, link-local,
+ * unspecified or multicast address), and the socket connects to an address so checked, never to one a
+ * second resolution gives (no DNS rebinding between the check and the connection).
+ */
+export function checkedLookup(resolve: Resolver = systemResolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true })
+      .then((addresses) => {
+        for (const { address } of addresses) {
+          const refused = refusedHost(address);
+          if (refused) {
+            const error = new Error(`${hostname} resolves to ${address}, ${refused}: never a receiver`);
+            throw Object.assign(error, { code: 'ERR_WEBHOOK_ADDRESS_REFUSED' });
+          }
+        }
+        if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
+        if (options.all) (callback as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
+  };
+}
+
+/**
+ * The deliveries' transport, fetch-shaped: one request over node:http(s) whose socket connects only to
+ * checked addresses (`checkedLookup`; an address written in the URL is checked as it stands). Never follows
+ * a redirect; the answer's body is read and dropped.
+ */
+export function checkedFetch(resolve?: Resolver): typeof fetch {
+  const lookup = checkedLookup(resolve);
+  return (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const refused = refusedHost(url.hostname);
+    if (refused) {
+      const cause = Object.assign(new Error(`${url.hostname} is ${refused}: never a receiver`), {
+        code: 'ERR_WEBHOOK_ADDRESS_REFUSED',
+      });
+      return Promise.reject(new TypeError('fetch failed', { cause }));
+    }
+    const signal = init.signal ?? undefined;
+    return new Promise<Response>((resolve, reject) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: init.method ?? 'GET',
+        headers: init.headers as Record<string, string>,
+        lookup,
+        ...(signal && { signal }),
+      });
+      request.once('response', (response) => {
+        response.resume();
+        response.once('end', () => {
+          const status = response.statusCode ?? 0;
+          // A Response holds 200 to 599 only; any other status is no acknowledgement either.
+          if (status < 200 || status > 599)
+            reject(new TypeError('fetch failed', { cause: new Error(`HTTP ${status}`) }));
+          else resolve(new Response(null, { status, statusText: response.statusMessage ?? '' }));
+        });
+        response.once('error', reject);
+      });
+      // An aborted request answers its signal's reason (a TimeoutError past the timeout), as fetch does.
+      request.once('error', (error) =>
+        reject(signal?.aborted ? (signal.reason as Error) : new TypeError('fetch failed', { cause: error })),
+      );
+      request.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+  };
+}
+
 /** Why a request got no answer: its code (`ECONNREFUSED`) rather than the URL or anything it carried. */
 function transportError(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'request aborted';
   }
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  // A refused address is said whole: the receiver's name and what it resolved to, which the firm must fix.
+  if (cause?.code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return `request refused: ${cause.message}`;
   const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return `request failed: ${detail}`;
 }

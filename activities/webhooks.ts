@@ -20,7 +20,7 @@ import { WebhookEndpoints } from '../runtime/webhooks.js';
 import type { WebhookTarget } from '../runtime/webhooks.js';
 import type { WebhookActivities } from '../workflows/webhooks/activities.js';
 import type { WebhookDeliveryReport } from '../workflows/webhooks/messages.js';
-import { postEvent } from './webhook-post.js';
+import { checkedFetch, postEvent } from './webhook-post.js';
 
 /** The failure type of a delivery the receiver did not acknowledge (retried by the workflow). */
 export const WEBHOOK_DELIVERY_FAILED = 'WebhookDeliveryFailed';
@@ -30,7 +30,7 @@ export interface WebhookActivityOptions {
   db: Queryable;
   /** The payload codec's keys, which seal the endpoints' secrets (runtime/webhook-secrets.ts). */
   keyring?: CodecKeyring;
-  /** HTTP transport (tests); the global fetch by default. */
+  /** HTTP transport (tests); by default `checkedFetch`, which connects only to addresses a receiver may have. */
   fetch?: typeof fetch;
   /** Per request (default 10 seconds). */
   timeoutMs?: number;
@@ -45,7 +45,7 @@ const HEARTBEAT_MS = 1_000;
 export function createWebhookActivities(options: WebhookActivityOptions): WebhookActivities {
   const endpoints = new WebhookEndpoints(options.db, options.keyring);
   const log = new EventLog(options.db);
-  const send = options.fetch ?? fetch;
+  const send = options.fetch ?? checkedFetch();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pollMs = options.pollMs ?? 250;
   const batch = options.batch ?? 100;

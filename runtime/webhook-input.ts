@@ -76,7 +76,7 @@ export function checkWebhookUrl(url: string): string {
  * IPv6 one (mapped, compatible, NAT64, 6to4). Loopback and private networks stay allowed: a firm's
  * onboarding system often listens on one. (A name is not resolved here.)
  */
-function refusedHost(hostname: string): string | undefined {
+export function refusedHost(hostname: string): string | undefined {
   const host = hostname
     .replace(/^\[|\]$/g, '')
     .toLowerCase()

@@ -38,7 +38,8 @@ import type { Database } from '../../runtime/database/index.js';
 import type { EventSink } from '../../activities/events.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { accountApplication } from '../../workflows/index.js';
-import type { ApplicationInput } from '../../workflows/application/messages.js';
+import { stateQuery } from '../../workflows/application/messages.js';
+import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
 
 export interface EngineHarness {
   sim: RunningSimulator;
@@ -242,4 +243,20 @@ export function storedForms(store: Pick<DocumentStore, 'put'>, formNumbers: stri
       fileName: `${formNumber}.pdf`,
     })),
   );
+}
+
+/** Lets workflow time pass in steps of 20 minutes (200 at most) until the application reaches `state`. */
+export async function waitForState(
+  env: TestWorkflowEnvironment,
+  handle: WorkflowHandle<typeof accountApplication>,
+  state: string,
+): Promise<ApplicationStateView> {
+  for (let step = 0; step < 200; step++) {
+    const view = await handle.query(stateQuery);
+    if (view.lifecycleState === state) return view;
+    if (view.done) break;
+    await env.sleep('20 minutes');
+  }
+  const view = await handle.query(stateQuery);
+  throw new Error(`expected state ${state}, application is ${view.lifecycleState}`);
 }

@@ -9,9 +9,9 @@ import {
   resubmitUpdate,
   stateQuery,
 } from '../../workflows/application/messages.js';
-import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import { stubbedEngine } from '../support/brokerage-stub.js';
 import type { StubbedEngine } from '../support/brokerage-stub.js';
+import { waitForState as waitForStateOn } from '../support/engine.js';
 import { expectLog } from '../support/hooks.js';
 import { applicant } from '../support/history-privacy.js';
 
@@ -26,17 +26,8 @@ describe('accountApplication workflow logic (time-skipping server, stubbed activ
   this.timeout(60_000);
   const engines = stubbedEngine();
 
-  /** Lets workflow time pass in steps until the application reaches `state`. */
-  async function waitForState(engine: StubbedEngine, handle: Handle, state: string): Promise<ApplicationStateView> {
-    for (let step = 0; step < 200; step++) {
-      const view = await handle.query(stateQuery);
-      if (view.lifecycleState === state) return view;
-      if (view.done) break;
-      await engine.env.sleep('20 minutes');
-    }
-    const view = await handle.query(stateQuery);
-    assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
-  }
+  const waitForState = (engine: StubbedEngine, handle: Handle, state: string) =>
+    waitForStateOn(engine.env, handle, state);
 
   it("staff messages without an input, or with the patch marker's shape, are refused and shown; nothing is sent", async function () {
     const engine = await engines.setUp();

@@ -18,8 +18,14 @@ import {
   stateQuery,
   accountObservedSignal,
 } from '../../workflows/application/messages.js';
-import type { ApplicationInput, ApplicationStateView } from '../../workflows/application/messages.js';
-import { applicationXml, pdf, startApplication, timeSkippingEngine } from '../support/engine.js';
+import type { ApplicationInput } from '../../workflows/application/messages.js';
+import {
+  applicationXml,
+  pdf,
+  startApplication,
+  timeSkippingEngine,
+  waitForState as waitForStateOn,
+} from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
@@ -50,16 +56,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   }
 
   /** Lets workflow time pass in steps until the application reaches `state`. */
-  async function waitForState(handle: Handle, state: string): Promise<ApplicationStateView> {
-    for (let step = 0; step < 200; step++) {
-      const view = await handle.query(stateQuery);
-      if (view.lifecycleState === state) return view;
-      if (view.done) break;
-      await engines.env.sleep('20 minutes');
-    }
-    const view = await handle.query(stateQuery);
-    assert.fail(`expected state ${state}, application is ${view.lifecycleState}`);
-  }
+  const waitForState = (handle: Handle, state: string) => waitForStateOn(engines.env, handle, state);
 
   /** With `UPDATE_REPLAY_FIXTURES=<label>`, keeps the history as the replay fixture `<label>-<name>`. */
   async function recordFixture(name: string, handle: Handle): Promise<void> {

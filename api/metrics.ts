@@ -4,7 +4,8 @@
  *
  * - `eca_api_requests{csid,route,method,status,code}`        answered requests: the route's pattern (never
  *   the path's ids), the HTTP status and the problem's `code` (empty for a success); `csid` is the API key's
- *   firm, empty before a key is checked
+ *   firm, empty before a key is checked; a request whose caller closed the connection before its answer is
+ *   counted once, with status `499`
  * - `eca_api_request_duration_ms{route,method}`             time to answer (histogram)
  * - `eca_api_requests_in_flight`                             requests being answered (gauge)
  * - `process_*`, `nodejs_*`                                   the process's CPU, memory, event loop lag (prom-client)
@@ -13,7 +14,7 @@
  * deploy/prometheus/ and deploy/grafana/. Counters carry no `_total` suffix, as the workers' (the SDK's default).
  */
 import Fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ApiMetrics {
@@ -55,22 +56,30 @@ export function createApiMetrics(): ApiMetrics {
 
 /** Counts and times every answer that goes through the hooks: a route's, the not-found handler's. */
 export function installMetrics(app: FastifyInstance, metrics: ApiMetrics): void {
-  app.addHook('onRequest', (_request, _reply, done) => {
-    metrics.inFlight.inc();
-    done();
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  // When each request began; a request leaves the map when it is counted, once, whichever hook comes first.
+  const began = new WeakMap<FastifyRequest, number>();
+  const count = (request: FastifyRequest, status: string, code: string) => {
+    const at = began.get(request);
+    if (at === undefined) return;
+    began.delete(request);
     metrics.inFlight.dec();
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
-    metrics.requests.inc({
-      csid: request.principal?.csid ?? '',
-      route,
-      method,
-      status: String(reply.statusCode),
-      code: reply.problemCode ?? '',
+    metrics.requests.inc({ csid: request.principal?.csid ?? '', route, method, status, code });
+    metrics.duration.observe({ route, method }, performance.now() - at);
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    began.set(request, performance.now());
+    metrics.inFlight.inc();
+    // A caller that closes its connection before the answer is written gets none, and onResponse may
+    // never run (fastify's onRequestAbort runs only while a body is still coming in).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) count(request, '499', '');
     });
-    metrics.duration.observe({ route, method }, reply.elapsedTime);
+    done();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    count(request, String(reply.statusCode), reply.problemCode ?? '');
   });
 }
 

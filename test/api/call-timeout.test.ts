@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/server.js';
+import { createApiMetrics } from '../../api/metrics.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { PutOptions } from '../../runtime/document-store.js';
 import type { DocumentRef } from '../../domain/documents.js';
@@ -106,8 +107,10 @@ describe('onboarding API: a caller that leaves (Temporal out of reach)', functio
     const store = new TellingStore(join(dir, 'documents'));
     // Nothing listens there: a start waits on the client's retries (about 20 s).
     const connection = Connection.lazy({ address: '127.0.0.1:1' });
+    const metrics = createApiMetrics();
     app = await buildApi({
       logger: watchedLogger('eca-api'),
+      metrics,
       engine: { client: new Client({ connection }), store },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-GONE', role: 'staff' } : undefined),
     });
@@ -130,5 +133,13 @@ describe('onboarding API: a caller that leaves (Temporal out of reach)', functio
     // Within 5 s of the caller leaving, where the client's retries would hold it about 20 s.
     await until('the wait to end with the caller', () => gone.seen > 0, 5_000);
     assert.equal(gone.seen, 1);
+    // Counted once, as a request the caller closed (499), and no longer in flight.
+    const value = async (name: string, labels: Record<string, string> = {}) =>
+      (await metrics.registry.getSingleMetric(name)!.get()).values
+        .filter((sample) => Object.entries(labels).every(([key, v]) => String(sample.labels[key]) === v))
+        .reduce((sum, sample) => sum + sample.value, 0);
+    await until('the request to be counted', async () => (await value('eca_api_requests_in_flight')) === 0, 5_000);
+    assert.equal(await value('eca_api_requests', { route: '/v1/applications', method: 'POST', status: '499' }), 1);
+    assert.equal(await value('eca_api_requests', { route: '/v1/applications', method: 'POST' }), 1);
   });
 });

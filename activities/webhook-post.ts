@@ -44,6 +44,13 @@ export function webhookHeaders(
 /** How a name is resolved: every address of it (`dns.lookup` with `all`). */
 export type Resolver = (hostname: string, options: LookupAllOptions) => Promise<LookupAddress[]>;
 
+/** A delivery's address refused: what `transportError` says whole (the name, and what it resolved to). */
+const ADDRESS_REFUSED = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+
+function addressRefused(message: string): Error {
+  return Object.assign(new Error(message), { code: ADDRESS_REFUSED });
+}
+
 const systemResolver: Resolver = (hostname, options) =>
   new Promise((resolve, reject) =>
     dnsLookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses))),
@@ -61,10 +68,7 @@ export function checkedLookup(resolve: Resolver = systemResolver): LookupFunctio
       .then((addresses) => {
         for (const { address } of addresses) {
           const refused = refusedHost(address);
-          if (refused) {
-            const error = new Error(`${hostname} resolves to ${address}, ${refused}: never a receiver`);
-            throw Object.assign(error, { code: 'ERR_WEBHOOK_ADDRESS_REFUSED' });
-          }
+          if (refused) throw addressRefused(`${hostname} resolves to ${address}, ${refused}: never a receiver`);
         }
         if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
         if (options.all) (callback as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
@@ -85,9 +89,7 @@ export function checkedFetch(resolve?: Resolver): typeof fetch {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const refused = refusedHost(url.hostname);
     if (refused) {
-      const cause = Object.assign(new Error(`${url.hostname} is ${refused}: never a receiver`), {
-        code: 'ERR_WEBHOOK_ADDRESS_REFUSED',
-      });
+      const cause = addressRefused(`${url.hostname} is ${refused}: never a receiver`);
       return Promise.reject(new TypeError('fetch failed', { cause }));
     }
     const signal = init.signal ?? undefined;
@@ -125,7 +127,7 @@ function transportError(error: unknown, timeoutMs: number): string {
   }
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   // A refused address is said whole: the receiver's name and what it resolved to, which the firm must fix.
-  if (cause?.code === 'ERR_WEBHOOK_ADDRESS_REFUSED') return `request refused: ${cause.message}`;
+  if (cause?.code === ADDRESS_REFUSED) return `request refused: ${cause.message}`;
   const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return `request failed: ${detail}`;
 }

@@ -106,11 +106,7 @@ export class FailedKeys {
  * Checks the key and the role of every request to a route that names its roles. Requests without a valid
  * key are limited per client address (`failedKeys`, {@link FailedKeys}): past it, 429 with Retry-After.
  */
-export function installAuth(
-  app: FastifyInstance,
-  verify: KeyVerifier,
-  failedKeys = new FailedKeys(DEFAULT_FAILED_KEYS_PER_MINUTE),
-): void {
+export function installAuth(app: FastifyInstance, verify: KeyVerifier, failedKeys: FailedKeys): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('keyStillValid', undefined);
   app.addHook('onRequest', async (request) => {
@@ -157,4 +153,10 @@ export function installAuth(
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ApiProblem('UNAUTHENTICATED', 'no API key was checked for this route');
   return request.principal;
+}
+
+/** Asks again whether the key of an authenticated request stands (see `keyStillValid`). */
+export function keyStillValidOf(request: FastifyRequest): () => Promise<boolean> {
+  if (!request.keyStillValid) throw new ApiProblem('UNAUTHENTICATED', 'no API key was checked for this route');
+  return request.keyStillValid;
 }

@@ -15,7 +15,7 @@ import { EVENT_TYPES } from '../domain/events.js';
 import { APPLICATION_STATES } from '../domain/application-states.js';
 import { formatCursor, LOG_START, parseCursor } from '../runtime/events.js';
 import type { EventCursor, EventLog, LoggedEvent } from '../runtime/events.js';
-import { principalOf, READERS } from './auth.js';
+import { keyStillValidOf, principalOf, READERS } from './auth.js';
 import { ApiProblem } from './problems.js';
 import { ApplicationParams, isoTime, problems } from './schemas.js';
 
@@ -219,8 +219,7 @@ export function eventRoutes(
         cursor: formatCursor(events.at(-1)?.cursor ?? after),
       };
     }
-    const keyStillValid = request.keyStillValid ?? (() => Promise.resolve(true));
-    await stream(reply, log, { csid, after, externalId }, streams, options, keyStillValid);
+    await stream(reply, log, { csid, after, externalId }, streams, options, keyStillValidOf(request));
     return reply;
   }
 

@@ -1,9 +1,10 @@
 /**
  * What an activity's failure means, decided once for every engine activity.
  *
- * - **Configuration errors**: the worker's keys or its document store are wrong (a wrong passphrase, a
- *   missing key, a store directory the clients do not share). Retrying cannot fix them; fixing the
- *   configuration does. They fail *retryably*, with an alert on every attempt (an error in the worker's
+ * - **Configuration errors**: the firm's keys or the worker's document store are wrong (a wrong
+ *   passphrase, a missing key, a store directory the clients do not share), or the firm is not configured
+ *   (runtime/firms.ts). Retrying cannot fix them; fixing the configuration does. A firm that staff
+ *   disabled is a decision, not a mistake: an application's step stops in `blocked` at once, its reason shown. They fail *retryably*, with an alert on every attempt (an error in the worker's
  *   log and `eca_configuration_errors{kind}`), so every application in flight goes on by itself once the
  *   configuration is fixed.
  * - **Anomalies**: an answer of the service the engine cannot read (`EcaSchemaError`), a 4xx refusal
@@ -28,8 +29,9 @@ import { brokerageAnomaly, deferredFailure, describeError, isKeyError, typedFail
 import { EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { AccountEntryError } from './status.js';
+import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
 
-export type ConfigurationErrorKind = 'keys' | 'document-store';
+export type ConfigurationErrorKind = 'keys' | 'document-store' | 'firm';
 
 /** Failures a retry may not mend, which bounded activities turn into a `blocked` application. */
 export type AnomalyKind = BrokerageAnomaly | 'document-corrupted' | 'account-entry';
@@ -39,6 +41,7 @@ export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) =>
 
 export function configurationErrorKind(error: unknown): ConfigurationErrorKind | undefined {
   if (isKeyError(error)) return 'keys';
+  if (error instanceof FirmDisabledError || error instanceof FirmNotConfiguredError) return 'firm';
   if (error instanceof DocumentNotFound || error instanceof DocumentUndecryptable) return 'document-store';
   return undefined;
 }
@@ -83,6 +86,10 @@ export function stepFailure(
   if (configuration) {
     log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
+    // A disabled firm is a decision, not a mistake to fix: its applications stop in `blocked` at once.
+    if (bounds && error instanceof FirmDisabledError) {
+      return typedFailure(error, { message: `${text}: the application is blocked`, nonRetryable: true });
+    }
     if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
       return typedFailure(error, {
         message:

@@ -120,7 +120,7 @@ export function applicationRoutes(app: FastifyInstance, base: EngineBase): void 
 
 function startAndReadRoutes(api: Api, ctxOf: ContextOf): void {
   api.post('/v1/applications', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags,
       operationId: 'startApplication',

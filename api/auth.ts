@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problems.js';
 import type { ApiRole } from '../runtime/api-keys.js';
+import type { ApiFirms } from './firm.js';
+import { isFirmError } from '../client/errors.js';
 
 export type { ApiRole };
 
@@ -31,6 +33,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Roles allowed on the route; a route without roles is public. */
     roles?: readonly ApiRole[];
+    /** The route starts new work for the caller's firm: refused while the firm is disabled or unknown. */
+    newWork?: boolean;
   }
 }
 
@@ -106,7 +110,12 @@ export class FailedKeys {
  * Checks the key and the role of every request to a route that names its roles. Requests without a valid
  * key are limited per client address (`failedKeys`, {@link FailedKeys}): past it, 429 with Retry-After.
  */
-export function installAuth(app: FastifyInstance, verify: KeyVerifier, failedKeys: FailedKeys): void {
+export function installAuth(
+  app: FastifyInstance,
+  verify: KeyVerifier,
+  failedKeys: FailedKeys,
+  firms?: Pick<ApiFirms, 'requireActive'>,
+): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('keyStillValid', undefined);
   app.addHook('onRequest', async (request) => {
@@ -142,11 +151,25 @@ export function installAuth(app: FastifyInstance, verify: KeyVerifier, failedKey
     }
     request.principal = principal;
     const { keyId, csid } = principal;
+    if (request.routeOptions.config.newWork) await firms?.requireActive(csid);
     request.keyStillValid = async () => {
       const again = await verify(presented);
-      return again?.keyId === keyId && again.csid === csid && roles.includes(again.role);
+      return (
+        again?.keyId === keyId && again.csid === csid && roles.includes(again.role) && (await firmWorks(firms, csid))
+      );
     };
   });
+}
+
+/** Whether the firm still takes work (a stream of a disabled firm ends as one of a revoked key does). */
+async function firmWorks(firms: Pick<ApiFirms, 'requireActive'> | undefined, csid: string): Promise<boolean> {
+  try {
+    await firms?.requireActive(csid);
+    return true;
+  } catch (error) {
+    if (isFirmError(error)) return false;
+    throw error;
+  }
 }
 
 /** The caller of an authenticated route. */

@@ -11,13 +11,45 @@ import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
 import { ONBOARDING, principalOf, READERS } from './auth.js';
 import type { Api, ContextOf, EngineBase } from './applications.js';
 import { contextOf, documentsOf } from './applications.js';
-import { ApiProblem } from './problems.js';
+import { FirmNotConfiguredError } from '../client/errors.js';
+import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
 import { DocumentUpload, isoTime, problems } from './schemas.js';
 
-/** The brokerage client of the one firm whose keys this service holds (ECA_CSID and its keys). */
+/** The brokerage client of one firm: a service that serves that firm alone (tests, embedding). */
 export interface FirmBrokerage {
   csid: string;
   eca: EcaClient;
+}
+
+/**
+ * The firms the service serves: each firm's brokerage client (SSO links, languages), and whether a firm
+ * may take new work. Both throw FirmNotConfiguredError or FirmDisabledError, answered as problems.
+ */
+export interface ApiFirms {
+  brokerageOf(csid: string): Promise<EcaClient>;
+  /** Resolves when the firm may take new work (an application, a maintenance request, an SSO link). */
+  requireActive(csid: string): Promise<void>;
+}
+
+/** The firms of the engine's database (runtime/firms.ts), with their brokerage clients. */
+export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
+  return {
+    brokerageOf: (csid) => brokerages.clientFor(csid),
+    requireActive: async (csid) => {
+      await brokerages.registry.require(csid);
+    },
+  };
+}
+
+/** One firm's client; every firm may take new work (there is no registry to say otherwise). */
+export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
+  return {
+    brokerageOf: (csid) =>
+      brokerage?.csid === csid
+        ? Promise.resolve(brokerage.eca)
+        : Promise.reject(new FirmNotConfiguredError(csid, 'this service holds no brokerage keys for it')),
+    requireActive: () => Promise.resolve(),
+  };
 }
 
 const id = z.string().min(1).max(200);
@@ -94,18 +126,10 @@ const RunListQuery = z.object({
   running: z.enum(['true', 'false']).optional(),
 });
 
-/** The firm's brokerage client, or a problem when this service holds no keys for the caller's firm. */
-function brokerageOf(brokerage: FirmBrokerage | undefined, csid: string): EcaClient {
-  if (brokerage?.csid !== csid) {
-    throw new ApiProblem('FORBIDDEN', `this service holds no brokerage keys for firm ${csid}`);
-  }
-  return brokerage.eca;
-}
-
-export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage | undefined): void {
+export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
   const ctxOf = contextOf(base);
   api.post('/v1/sso-links', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags: ['account holders'],
       operationId: 'createSsoLink',
@@ -114,7 +138,7 @@ export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage 
       response: { 201: SsoLink, ...problems(502) },
     },
     handler: async (request, reply) => {
-      const eca = brokerageOf(brokerage, principalOf(request).csid);
+      const eca = await firms.brokerageOf(principalOf(request).csid);
       const link = await createSsoUrl(request.body, eca);
       return reply
         .code(201)
@@ -123,7 +147,7 @@ export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage 
     },
   });
   api.put('/v1/account-holders/:userName/languages', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags: ['account holders'],
       operationId: 'setLanguages',
@@ -133,14 +157,14 @@ export function firmRoutes(api: Api, base: EngineBase, brokerage: FirmBrokerage 
       response: { 204: z.null(), ...problems(502) },
     },
     handler: async (request, reply) => {
-      const eca = brokerageOf(brokerage, principalOf(request).csid);
+      const eca = await firms.brokerageOf(principalOf(request).csid);
       // The answer's format is not in the spec: a call the brokerage refused is an error (EcaError).
       await setLanguages({ userName: request.params.userName, ...request.body }, eca);
       return reply.code(204).send(null);
     },
   });
   api.post('/v1/maintenance-requests', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags: ['maintenance'],
       operationId: 'startMaintenance',

@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { connectEngineBase } from '../client/connection.js';
 import { configuredCodecKeyring } from '../codec/keyring.js';
 import { ConfigurationError } from '../runtime/config-error.js';
-import { createEcaClientFromConfig } from '../runtime/brokerage.js';
+import { environmentFirmOf, FirmBrokerages } from '../runtime/firm-brokerages.js';
+import { FirmRegistry } from '../runtime/firms.js';
+import { registeredFirms } from './firm.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { announcer, createLogger, LOG_FORMATS } from '../runtime/logger.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
@@ -78,7 +80,7 @@ Environment: the engine's, as eca-worker reads them (eca-worker --help)
   ECA_DOCUMENT_STORE           the document store: a directory or a database URL (${DEFAULT_DOCUMENT_STORE})
   ECA_CODEC_KEYS               the payload keys, as the workers' (or ECA_CODEC_KEYS_FILE)
   ECA_CODEC_DISABLED           true: payloads are not encrypted (local experiments only)
-  ECA_CSID                     the firm of SSO links and language preferences, with its brokerage settings
+  ECA_CSID                     a firm seeded into the firms at start, with its keys and brokerage settings (eca firms)
   ECA_POLL_INTERVAL            the poll interval of the applications it starts (compressed time only)
 `;
 
@@ -116,10 +118,20 @@ async function main(): Promise<void> {
   const announce = announcer(log);
   const db = await openDatabase(databaseUrlFromEnv(process.env));
   const engine = await connectEngineBase({}, process.env);
-  // With ECA_CSID and that firm's keys (the worker's variables), SSO links and language preferences too.
-  const brokerage = process.env.ECA_CSID
-    ? { csid: process.env.ECA_CSID, eca: createEcaClientFromConfig(loadWorkerConfig(process.env).brokerage) }
-    : undefined;
+  // The firms of the engine's database, their keys sealed with the workers' codec keys; the firm of ECA_CSID
+  // and its keys (the worker's variables), when set, seeded there first.
+  const keyring = configuredCodecKeyring();
+  const brokerageConfig = loadWorkerConfig(process.env).brokerage;
+  const registry = new FirmRegistry(db, { keyring, environmentFirm: await environmentFirmOf(brokerageConfig) });
+  await registry.seedEnvironment();
+  const firms = registeredFirms(
+    new FirmBrokerages(registry, {
+      timeoutMs: brokerageConfig.timeoutMs,
+      ssoAllowInsecureLoopback: brokerageConfig.ssoAllowInsecureLoopback,
+      callWaitMaxMs: brokerageConfig.callWaitMaxMs,
+      database: db,
+    }),
+  );
   // The metrics and where they are served, together: both or neither.
   const metrics =
     env.ECA_METRICS_ADDRESS === undefined
@@ -128,7 +140,7 @@ async function main(): Promise<void> {
   const app = await buildApi({
     engine,
     verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
-    brokerage,
+    firms,
     checkReady: readinessCheck({
       Temporal: () => engine.client.workflowService.getSystemInfo({}),
       'the engine database': () => db.query('SELECT 1'),
@@ -141,7 +153,7 @@ async function main(): Promise<void> {
     metrics: metrics?.registry,
     database: db,
     // The workers' keys: the webhook secrets the API seals are the ones their deliveries open.
-    keyring: configuredCodecKeyring(),
+    keyring,
   });
   let metricsListener: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   let address: string;

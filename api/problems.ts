@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { EngineError, InvalidInputError } from '../client/errors.js';
+import { EngineError, FirmInputError, InvalidInputError, isFirmError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { EcaError } from '../eca/errors.js';
@@ -46,6 +46,8 @@ export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
   NOT_ALLOWED_IN_STATE: { status: 409, title: 'Not allowed in the application’s state' },
   APPLICATION_FINISHED: { status: 409, title: 'The application has finished' },
   CONFLICT: { status: 409, title: 'The external id is taken by another application XML' },
+  FIRM_NOT_CONFIGURED: { status: 403, title: 'The firm is not configured in this deployment' },
+  FIRM_DISABLED: { status: 403, title: 'The firm is disabled' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body is not JSON' },
   RATE_LIMITED: { status: 429, title: 'Too many requests for this API key' },
@@ -121,6 +123,8 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (error instanceof ApiProblem) return { code: error.code, detail: error.message, field: error.field };
   if (error instanceof InvalidInputError) return { code: error.code, detail: error.message, field: error.input };
   if (error instanceof EngineError) return { code: error.code, detail: error.message };
+  if (error instanceof FirmInputError) return { code: error.code, detail: error.message, field: error.field };
+  if (isFirmError(error)) return { code: error.code, detail: error.message };
   if (error instanceof EcaError) {
     return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
   }

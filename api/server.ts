@@ -23,7 +23,8 @@ import type { EngineBase } from './applications.js';
 import { DEFAULT_FAILED_KEYS_PER_MINUTE, FailedKeys, installAuth } from './auth.js';
 import { DEFAULT_CALL_TIMEOUT_MS, installCallTimeouts } from './call-timeout.js';
 import { firmRoutes } from './firm.js';
-import type { FirmBrokerage } from './firm.js';
+import type { ApiFirms, FirmBrokerage } from './firm.js';
+import { singleFirm } from './firm.js';
 import type { KeyVerifier } from './auth.js';
 import { countUnrouted, installMetrics } from './metrics.js';
 import { eventRoutes } from './events.js';
@@ -43,7 +44,12 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 export interface ApiOptions {
   engine: EngineBase;
   verifyKey: KeyVerifier;
-  /** The brokerage client of the firm whose keys this service holds: SSO links and language preferences. */
+  /**
+   * The firms the service serves (api/firm.ts `registeredFirms`): their brokerage clients (SSO links, language
+   * preferences), and which may take new work. Without: `brokerage`'s firm alone has a client, and no firm is refused.
+   */
+  firms?: ApiFirms;
+  /** The brokerage client of one firm, where no `firms` are given. */
   brokerage?: FirmBrokerage;
   /**
    * Whether the service can serve: Temporal and the key database answer (see {@link readinessCheck}). What it
@@ -117,7 +123,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await registerDocs(app, options.version);
 
-  installAuth(app, options.verifyKey, new FailedKeys(options.failedKeysPerMinute ?? DEFAULT_FAILED_KEYS_PER_MINUTE));
+  const firms = options.firms ?? singleFirm(options.brokerage);
+  installAuth(
+    app,
+    options.verifyKey,
+    new FailedKeys(options.failedKeysPerMinute ?? DEFAULT_FAILED_KEYS_PER_MINUTE),
+    firms,
+  );
   // Per API key, after the key is checked (public routes carry none and are not limited).
   await app.register(fastifyRateLimit, {
     global: true,
@@ -136,7 +148,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   serviceRoutes(api, options.checkReady);
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
-  firmRoutes(api, options.engine, options.brokerage);
+  firmRoutes(api, options.engine, firms);
   if (options.database) {
     const ctxOf = contextOf(options.engine);
     // An application's events are found by its external id, whichever reference the request gives.

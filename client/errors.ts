@@ -14,7 +14,11 @@ export type EngineErrorCode =
   | 'BROKERAGE_REFUSED'
   | 'SETUP_FAILED'
   | 'NO_CREDENTIALS'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  | 'FIRM_NOT_CONFIGURED'
+  | 'FIRM_DISABLED';
+
+export { FirmDisabledError, FirmInputError, FirmNotConfiguredError, isFirmError } from '../runtime/firm-errors.js';
 
 export class EngineError extends Error {
   override readonly name: string = 'EngineError';

@@ -9,7 +9,10 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { announcer, createLogger, temporalLogger } from '../runtime/logger.js';
 import type { PinoLogger } from '../runtime/logger.js';
 import { attemptSignal } from '../activities/attempt-signal.js';
-import { createEcaClientFromConfig } from '../runtime/brokerage.js';
+import { environmentFirmOf, FirmBrokerages } from '../runtime/firm-brokerages.js';
+import { FirmRegistry } from '../runtime/firms.js';
+import type { FirmRecord } from '../runtime/firms.js';
+import type { CodecKeyring } from '../codec/keyring.js';
 import {
   ConfigurationError,
   DEFAULT_ISOLATE_EXECUTION_TIMEOUT_MS,
@@ -35,7 +38,7 @@ import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './met
 import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
-import { callBudgetOf, pacesCalls, createCallBudget, describeBudget } from '../runtime/call-budget.js';
+import { callBudgetOf, pacesCalls, describeBudget } from '../runtime/call-budget.js';
 import type { CallBudgetSettings } from '../runtime/call-budget.js';
 import {
   DEFAULT_BATCH_WINDOW_MS,
@@ -64,7 +67,7 @@ Environment: Temporal (its standard variables, read as the temporal CLI reads th
 
 Environment: the engine's settings (X_FILE may name a file that holds X)
   ECA_TASK_QUEUE                        the task queue (${DEFAULT_TASK_QUEUE})
-  ECA_CSID                              the firm's client service id
+  ECA_CSID                              a firm's client service id: seeded into the firms at start (eca firms)
   ECA_ENVIRONMENT                       the brokerage's environment: qa or prod (qa)
   ECA_BASE_URL                          the brokerage's web service address (the environment's)
   ECA_PREFERENCE_URL                    the brokerage's preference service address (the environment's)
@@ -129,13 +132,22 @@ function commandLine(argv: string[]): number | undefined {
   });
 }
 
-/** The brokerage client, its calls paced by the firm's call budget when one is set (runtime/call-budget.ts). */
-function brokerageClient(config: WorkerConfig, database: Database, budget: CallBudgetSettings) {
-  return createEcaClientFromConfig(config.brokerage, {
+/**
+ * The brokerage client of every firm (runtime/firm-brokerages.ts): each call on the keys and budget of the
+ * firm it is for, read from the engine's database; the firm of ECA_CSID (if set) seeded there first.
+ */
+async function firmBrokerages(config: WorkerConfig, database: Database, keyring: CodecKeyring | undefined) {
+  const registry = new FirmRegistry(database, { keyring, environmentFirm: await environmentFirmOf(config.brokerage) });
+  const seeded = await registry.seedEnvironment();
+  const brokerages = new FirmBrokerages(registry, {
     signal: attemptSignal,
     cryptoThreads: config.worker.cryptoThreads,
-    ...(pacesCalls(budget) && { pace: createCallBudget(database, config.brokerage.csid ?? '', budget).pace }),
+    timeoutMs: config.brokerage.timeoutMs,
+    callWaitMaxMs: config.brokerage.callWaitMaxMs,
+    ssoAllowInsecureLoopback: config.brokerage.ssoAllowInsecureLoopback,
+    database,
   });
+  return { brokerages, seeded, firms: await registry.list() };
 }
 
 /** What the worker says as it starts: where it polls, what it runs, where its events go, how it calls. */
@@ -146,7 +158,14 @@ function startLine(
     databaseUrl,
     budget,
     deployment,
-  }: { tracing: boolean; databaseUrl: string; budget: CallBudgetSettings; deployment?: WorkerDeployment },
+    firms,
+  }: {
+    tracing: boolean;
+    databaseUrl: string;
+    budget: CallBudgetSettings;
+    deployment?: WorkerDeployment;
+    firms: FirmRecord[];
+  },
 ): string {
   const bundleDir = prebuiltBundleDir();
   const { taskQueue, address, namespace } = config.temporal;
@@ -156,10 +175,16 @@ function startLine(
     `workflows ${bundleDir && !tracing ? `from the prebuilt bundles in ${bundleDir}` : 'bundled at start'}` +
     (tracing ? '; tracing on (OpenTelemetry)' : '') +
     `; events to ${redactUrl(databaseUrl)}` +
+    `; firms ${firms.length === 0 ? 'none yet (eca firms add)' : firms.map(describeFirm).join(', ')}` +
     `; OpenPGP ${threads > 0 ? `on ${threads} thread(s)` : 'on the event loop'}` +
     (pacesCalls(budget) ? `; brokerage calls paced (${describeBudget(budget)})` : '') +
     (deployment ? `; Worker Versioning: deployment ${deployment.deploymentName}, build ${deployment.buildId}` : '')
   );
+}
+
+/** `FIRM1`, `FIRM2 (disabled)`: a firm in the start line. */
+function describeFirm(firm: FirmRecord): string {
+  return firm.disabled ? `${firm.csid} (disabled)` : firm.csid;
 }
 
 /** The worker deployment version the worker polls as (WORKER_VERSIONING): the package's unless configured. */
@@ -219,7 +244,11 @@ async function main(): Promise<void> {
   const databaseUrl = databaseUrlFromEnv(process.env);
   const database = await openDatabase(databaseUrl);
   const budget = callBudgetOf(config.brokerage);
-  const eca = instrumentEcaClient(brokerageClient(config, database, budget), meter);
+  const { brokerages, seeded, firms } = await firmBrokerages(config, database, codec);
+  if (seeded === 'managed-elsewhere') {
+    log.warn(`firm ${config.brokerage.csid} is managed with eca firms: ECA_CSID's settings and keys are not used`);
+  }
+  const eca = instrumentEcaClient(brokerages.dispatcher(), meter);
   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
@@ -273,7 +302,7 @@ async function main(): Promise<void> {
       })
     : undefined;
   if (metricsAddress) announce.info(`eca worker metrics on http://${metricsAddress}/metrics`);
-  announce.info(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment }));
+  announce.info(startLine(config, { tracing: tracing !== undefined, databaseUrl, budget, deployment, firms }));
   // The SDK shuts the worker down on SIGINT/SIGTERM (its default shutdownSignals) and run() resolves once drained.
   await worker.run();
   gauge?.stop();

@@ -5,7 +5,7 @@
 import { CommanderError } from 'commander';
 import { EcaError } from '../../eca/errors.js';
 import { DatabaseError } from '../../runtime/database/errors.js';
-import { EngineError, InvalidScheduleOptions } from '../errors.js';
+import { EngineError, InvalidScheduleOptions, isFirmError } from '../errors.js';
 import { OnboardingApiError } from '../api-http.js';
 import { paint } from './color.js';
 import { apiErrorCode, ecaErrorCode, exitCodeOf } from './exit-codes.js';
@@ -27,7 +27,7 @@ const CONFIGURATION_ERRORS = ['EcaConfigurationError', 'EcaCodecConfigurationErr
 /** The class of `error`, as its exit code names it. */
 export function errorCode(error: unknown): ErrorCode {
   if (error instanceof CliError) return error.code;
-  if (error instanceof EngineError) return error.code;
+  if (error instanceof EngineError || isFirmError(error)) return error.code;
   if (error instanceof OnboardingApiError) return apiErrorCode(error.code);
   if (error instanceof EcaError) return ecaErrorCode(error.code);
   if (error instanceof InvalidScheduleOptions) return 'INVALID_INPUT';

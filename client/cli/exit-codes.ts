@@ -28,6 +28,8 @@ const ENGINE: Record<EngineErrorCode, Omit<ExitCode, 'code'>> = {
   SETUP_FAILED: { exitCode: 9, when: '`setup` could not register the namespace or search attributes' },
   NO_CREDENTIALS: { exitCode: 10, when: 'no temporary password to hand out (none issued, or handed out already)' },
   CONFLICT: { exitCode: 14, when: 'the external id is taken by an application on another application XML' },
+  FIRM_NOT_CONFIGURED: { exitCode: 16, when: 'no firm of that CSID is configured (or its keys are not held here)' },
+  FIRM_DISABLED: { exitCode: 17, when: 'the firm is disabled: it takes no new work' },
 };
 
 export const EXIT_CODES: readonly ExitCode[] = [

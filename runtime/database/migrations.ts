@@ -144,4 +144,28 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'firms',
+    // The firms the deployment serves (runtime/firms.ts): settings, the firm's private key and passphrase
+    // sealed with the codec keys (NULL: held by the environment of the processes that configure it), the
+    // brokerage's public key, and a digest that tells a change of keys from a restart with the same ones.
+    sql: `
+      CREATE TABLE firms (
+        csid text PRIMARY KEY,
+        name text NOT NULL,
+        settings jsonb NOT NULL,
+        managed_by text NOT NULL CHECK (managed_by IN ('environment', 'database')),
+        sealed_keys bytea,
+        brokerage_public_key text,
+        keys_digest text,
+        keys_version integer NOT NULL DEFAULT 1,
+        keys_rotated_at timestamptz NOT NULL DEFAULT now(),
+        disabled_at timestamptz,
+        disabled_reason text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

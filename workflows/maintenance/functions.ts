@@ -5,10 +5,11 @@
  * and the client can check it before starting a workflow.
  */
 
-/** Fully disclosed and advisor firms share one availability column; non-disclosed firms have the other. */
-export type FirmType = 'advisor' | 'fully-disclosed' | 'non-disclosed';
+import { FIRM_TYPES } from '../../domain/firm-types.js';
+import type { FirmType } from '../../domain/firm-types.js';
 
-export const FIRM_TYPES: readonly FirmType[] = ['advisor', 'fully-disclosed', 'non-disclosed'];
+export { FIRM_TYPES };
+export type { FirmType };
 
 export interface UpdateFunctionRule {
   usage: string;

@@ -1,0 +1,147 @@
+/**
+ * One brokerage client per firm, built from the firm's record (runtime/firms.ts) and rebuilt when its keys
+ * or settings change: what every worker's activities and the API's SSO links use. `dispatcher()` is one
+ * EcaClient for all firms: each call goes out on the client of the firm its request names (`CSID`), which
+ * the activities take from the workflow that calls them.
+ */
+import { createEcaClient } from '../eca/index.js';
+import type { EcaClient, EcaClientOptions } from '../eca/index.js';
+import { callBudgetOf, createCallBudget, pacesCalls } from './call-budget.js';
+import type { Database } from './database/index.js';
+import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
+import { armoredKeyText, checkFirmSettings } from './firm-settings.js';
+import { ConfigurationError } from './config-error.js';
+import { FirmInputError } from './firm-errors.js';
+import type { WorkerConfig } from './config.js';
+
+export interface FirmBrokerageOptions {
+  /** Each call's abort signal (the worker's activity attempt's, activities/attempt-signal.ts). */
+  signal?: () => AbortSignal | undefined;
+  /** OpenPGP threads per firm's client (EcaClientOptions.cryptoThreads). */
+  cryptoThreads?: number;
+  timeoutMs?: number;
+  /** A call whose budget slot is further away is put off (runtime/call-budget.ts). */
+  callWaitMaxMs?: number;
+  ssoAllowInsecureLoopback?: boolean;
+  /** Where the firms' call budgets are kept; no pacing without it. */
+  database?: Database;
+}
+
+export class FirmBrokerages {
+  private readonly clients = new Map<string, { version: string; eca: EcaClient }>();
+
+  constructor(
+    readonly registry: FirmRegistry,
+    private readonly options: FirmBrokerageOptions = {},
+  ) {}
+
+  /** The firm's client; FirmNotConfiguredError or FirmDisabledError when it may not call. */
+  async clientFor(csid: string): Promise<EcaClient> {
+    const firm = await this.registry.active(csid);
+    const built = this.clients.get(csid);
+    if (built?.version === firm.version) return built.eca;
+    const eca = this.build(firm);
+    this.clients.set(csid, { version: firm.version, eca });
+    return eca;
+  }
+
+  private build({ record, keys }: ActiveFirm): EcaClient {
+    const { settings } = record;
+    const budget = callBudgetOf({
+      callsPerSecond: settings.callsPerSecond,
+      callsPerSecondByOperation: settings.callsPerSecondByOperation,
+      callWaitMaxMs: this.options.callWaitMaxMs ?? 20_000,
+      maintenanceWindows: settings.maintenanceWindows,
+      maintenanceTimeZone: settings.maintenanceTimeZone,
+    });
+    const database = this.options.database;
+    return createEcaClient({
+      environment: settings.environment,
+      baseUrl: settings.baseUrl,
+      preferenceUrl: settings.preferenceUrl,
+      csid: record.csid,
+      firmPrivateKey: keys.firmPrivateKey,
+      passphrase: keys.passphrase,
+      brokeragePublicKey: keys.brokeragePublicKey,
+      timeoutMs: this.options.timeoutMs,
+      sso: { allowInsecureLoopback: this.options.ssoAllowInsecureLoopback },
+      signal: this.options.signal,
+      cryptoThreads: this.options.cryptoThreads,
+      ...(database && pacesCalls(budget) && { pace: createCallBudget(database, record.csid, budget).pace }),
+    });
+  }
+
+  /** One client for every firm: each call on the client of the firm its request's `CSID` names. */
+  dispatcher(): EcaClient {
+    const forward =
+      <K extends keyof EcaClient>(operation: K) =>
+      async (request?: { CSID?: string }): Promise<Awaited<ReturnType<EcaClient[K]>>> => {
+        const csid = request?.CSID;
+        if (!csid) {
+          throw new FirmInputError('CSID', `${operation}: a call for many firms must name its firm`);
+        }
+        const eca = await this.clientFor(csid);
+        return (eca[operation] as (request: unknown) => Promise<Awaited<ReturnType<EcaClient[K]>>>)(request);
+      };
+    return {
+      getPendingTasks: forward('getPendingTasks'),
+      getRegistrationTasks: forward('getRegistrationTasks'),
+      getAccountStatus: forward('getAccountStatus'),
+      getEnumerations: forward('getEnumerations'),
+      getAmRequestStatus: forward('getAmRequestStatus'),
+      submitDocuments: forward('submitDocuments'),
+      validateXML: forward('validateXML'),
+      create: forward('create'),
+      ssoCreate: forward('ssoCreate'),
+      update: forward('update'),
+      preferenceSet: forward('preferenceSet'),
+      getResponseFile: forward('getResponseFile'),
+      getBatchDetails: forward('getBatchDetails'),
+      getFileDetails: forward('getFileDetails'),
+    } as EcaClient;
+  }
+}
+
+/**
+ * The firm the single-firm configuration names (ECA_CSID and its key variables), or undefined when it names
+ * none. A CSID without both keys is refused by name, as a worker of 1.0 refused it.
+ */
+export async function environmentFirmOf(config: WorkerConfig['brokerage']): Promise<EnvironmentFirm | undefined> {
+  if (!config.csid) return undefined;
+  const missing = [
+    config.firmPrivateKey ? undefined : 'ECA_FIRM_PRIVATE_KEY',
+    config.brokeragePublicKey ? undefined : 'ECA_BROKERAGE_PUBLIC_KEY',
+  ].filter((name) => name !== undefined);
+  if (missing.length > 0 || !config.firmPrivateKey || !config.brokeragePublicKey) {
+    throw new ConfigurationError(`ECA_CSID ${config.csid} needs ${missing.join(', ')}`);
+  }
+  return {
+    csid: config.csid,
+    settings: checkFirmSettings({
+      environment: config.environment,
+      ...(config.baseUrl && { baseUrl: config.baseUrl }),
+      ...(config.preferenceUrl && { preferenceUrl: config.preferenceUrl }),
+      ...(config.callsPerSecond !== undefined && { callsPerSecond: config.callsPerSecond }),
+      ...(config.callsPerSecondByOperation && { callsPerSecondByOperation: config.callsPerSecondByOperation }),
+      ...(config.maintenanceWindows && { maintenanceWindows: config.maintenanceWindows }),
+      maintenanceTimeZone: config.maintenanceTimeZone,
+    }),
+    // Read, not checked: a key that does not open fails the calls as a configuration error, as in 1.0.
+    keys: {
+      firmPrivateKey: await keyText('ECA_FIRM_PRIVATE_KEY', config.firmPrivateKey, 'private'),
+      ...(config.passphrase ? { passphrase: config.passphrase } : {}),
+      brokeragePublicKey: await keyText('ECA_BROKERAGE_PUBLIC_KEY', config.brokeragePublicKey, 'public'),
+    },
+  };
+}
+
+export type { EcaClientOptions };
+
+/** A key variable's armored text (it holds the key or a path to one); a file that cannot be read is named. */
+async function keyText(variable: string, value: string, kind: 'private' | 'public'): Promise<string> {
+  try {
+    return await armoredKeyText(value, kind);
+  } catch (error) {
+    throw new ConfigurationError(`${variable}: ${(error as Error).message}`);
+  }
+}

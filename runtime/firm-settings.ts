@@ -1,0 +1,113 @@
+/**
+ * What a firm is made of (runtime/firms.ts keeps them): its settings, checked field by field, and its
+ * OpenPGP keys, read from text or files and checked before they are stored.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import * as openpgp from 'openpgp';
+import { OPERATION_PATHS } from '../eca/index.js';
+import type { EcaOperation } from '../eca/index.js';
+import { loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
+import { isTimeZone } from '../domain/days.js';
+import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
+import { FIRM_TYPES } from '../domain/firm-types.js';
+import { FirmInputError } from './firm-errors.js';
+
+/** A firm's OpenPGP keys, as armored text. */
+export interface FirmKeys {
+  firmPrivateKey: string;
+  passphrase?: string;
+  brokeragePublicKey: string;
+}
+
+const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
+const positiveInt = z.number().int().positive();
+
+/** What a firm's brokerage calls and update functions follow; every field but the environment optional. */
+export const FirmSettingsSchema = z.strictObject({
+  environment: z.enum(['qa', 'prod']).default('qa'),
+  baseUrl: z.url().optional(),
+  preferenceUrl: z.url().optional(),
+  /** The firm's type(s) for update functions (workflows/maintenance/functions.ts). */
+  firmTypes: z.array(z.enum(FIRM_TYPES)).default([]),
+  /** The firm's brokerage calls a second, across every worker (runtime/call-budget.ts); no cap unless set. */
+  callsPerSecond: positiveInt.optional(),
+  callsPerSecondByOperation: z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt).optional(),
+  /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
+  maintenanceWindows: z
+    .string()
+    .optional()
+    .superRefine((text, context) => {
+      try {
+        parseMaintenanceWindows(text ?? '');
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  maintenanceTimeZone: z
+    .string()
+    .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' })
+    .default('UTC'),
+});
+export type FirmSettings = z.infer<typeof FirmSettingsSchema>;
+
+/** CSIDs: 1 to 64 printable characters without spaces (the spec names no format). */
+const CSID_PATTERN = /^[\x21-\x7e]{1,64}$/;
+
+export function checkCsid(csid: string, input = 'csid'): string {
+  if (!CSID_PATTERN.test(csid)) throw new FirmInputError(input, 'a CSID is 1 to 64 printable characters, no spaces');
+  return csid;
+}
+
+export function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 200) throw new FirmInputError('name', 'give 1 to 200 characters');
+  return trimmed;
+}
+
+/** Settings checked, each problem naming its field. */
+export function checkFirmSettings(input: unknown): FirmSettings {
+  const result = FirmSettingsSchema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new FirmInputError(issue.path.join('.') || 'settings', issue.message);
+  }
+  return result.data;
+}
+
+/** An armored key given as text or as a file path (armored or binary), as armored text. */
+export async function armoredKeyText(armoredOrPath: string, kind: 'private' | 'public'): Promise<string> {
+  if (armoredOrPath.includes('-----BEGIN PGP')) return armoredOrPath;
+  const bytes = readFileSync(armoredOrPath);
+  const text = bytes.toString('utf8');
+  if (text.includes('-----BEGIN PGP')) return text;
+  // A binary key: armored as it is (a protected private key stays protected).
+  return kind === 'private'
+    ? (await openpgp.readPrivateKey({ binaryKey: bytes })).armor()
+    : (await openpgp.readKey({ binaryKey: bytes })).armor();
+}
+
+/**
+ * Keys read and checked (the private key opens with the passphrase and can sign, the public key can
+ * encrypt), as armored text; a problem names the key.
+ */
+export async function checkFirmKeys(keys: FirmKeys): Promise<FirmKeys> {
+  const read = async (name: string, run: () => Promise<string>): Promise<string> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw new FirmInputError(name, (error as Error).message);
+    }
+  };
+  const firmPrivateKey = await read('firmPrivateKey', async () => {
+    const text = await armoredKeyText(keys.firmPrivateKey, 'private');
+    await loadPrivateKey(text, keys.passphrase);
+    return text;
+  });
+  const brokeragePublicKey = await read('brokeragePublicKey', async () => {
+    const text = await armoredKeyText(keys.brokeragePublicKey, 'public');
+    await loadPublicKey(text);
+    return text;
+  });
+  return { firmPrivateKey, brokeragePublicKey, ...(keys.passphrase ? { passphrase: keys.passphrase } : {}) };
+}

@@ -1,0 +1,171 @@
+/** The firms of a deployment (runtime/firms.ts, runtime/firm-brokerages.ts) on the embedded database. */
+import assert from 'node:assert/strict';
+import { generateKeyPair } from '../../eca/crypto.js';
+import { generateCodecKeyring } from '../../codec/keyring.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { FirmRegistry } from '../../runtime/firms.js';
+import type { FirmKeys } from '../../runtime/firms.js';
+import { FirmDisabledError, FirmInputError, FirmNotConfiguredError } from '../../runtime/firm-errors.js';
+import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
+import { useDatabaseBackends } from '../support/databases.js';
+
+const PASSPHRASE = 'firm passphrase';
+
+async function keysOf(name: string): Promise<FirmKeys> {
+  const firm = await generateKeyPair({
+    name,
+    email: `${name.replace(/ /g, '-').toLowerCase()}@example.test`,
+    passphrase: PASSPHRASE,
+  });
+  const brokerage = await generateKeyPair({ name: 'Brokerage', email: 'brokerage@example.test' });
+  return { firmPrivateKey: firm.privateKey, passphrase: PASSPHRASE, brokeragePublicKey: brokerage.publicKey };
+}
+
+describe('firms (runtime/firms)', function () {
+  this.timeout(60_000);
+  const backends = useDatabaseBackends();
+  let db: Database;
+  let clock: number;
+  let keys: FirmKeys;
+  let newKeys: FirmKeys;
+  const keyring = generateCodecKeyring('k1');
+
+  before(async function () {
+    db = await openDatabase(await backends.embedded.freshUrl());
+    [keys, newKeys] = await Promise.all([keysOf('Firm'), keysOf('Firm rotated')]);
+  });
+
+  after(async function () {
+    await db?.close();
+  });
+
+  beforeEach(async function () {
+    await db.query('DELETE FROM firms');
+    clock = 1_000_000;
+  });
+
+  const registry = (options: ConstructorParameters<typeof FirmRegistry>[1] = {}) =>
+    new FirmRegistry(db, { keyring, now: () => clock, cacheMs: 5_000, ...options });
+
+  it('adds a firm whose reads never carry its keys, and whose private key is sealed at rest', async function () {
+    const firms = registry();
+    const added = await firms.add({ csid: 'F-1', name: 'Firm one', settings: { firmTypes: ['advisor'] }, keys });
+    assert.equal(added.keys.version, 1);
+    assert.equal(added.managedBy, 'database');
+    assert.deepEqual(added.settings.firmTypes, ['advisor']);
+    for (const read of [added, await firms.get('F-1'), await firms.list()]) {
+      const text = JSON.stringify(read);
+      assert.doesNotMatch(text, /PRIVATE KEY|PUBLIC KEY/);
+      assert.ok(!text.includes(PASSPHRASE));
+    }
+    const [row] = await db.query<{ sealed_keys: Uint8Array }>('SELECT sealed_keys FROM firms');
+    const stored = Buffer.from(row!.sealed_keys).toString('latin1');
+    assert.ok(!stored.includes('PRIVATE KEY') && !stored.includes(PASSPHRASE), 'the key is not stored in the clear');
+    const active = await firms.active('F-1');
+    assert.equal(active.keys.firmPrivateKey, keys.firmPrivateKey);
+    assert.equal(active.keys.passphrase, PASSPHRASE);
+  });
+
+  it('refuses a firm it cannot seal, a key that does not open, and a CSID twice, naming the field', async function () {
+    await assert.rejects(
+      registry({ keyring: undefined }).add({ csid: 'F', name: 'F', keys }),
+      (error: unknown) =>
+        error instanceof FirmInputError && error.field === 'keys' && /ECA_CODEC_KEYS/.test(error.message),
+    );
+    await assert.rejects(
+      registry().add({ csid: 'F', name: 'F', keys: { ...keys, passphrase: 'wrong' } }),
+      (error: unknown) => error instanceof FirmInputError && error.field === 'firmPrivateKey',
+    );
+    await assert.rejects(
+      registry().add({ csid: 'F', name: 'F', settings: { maintenanceTimeZone: 'Mars/Olympus' }, keys }),
+      (error: unknown) => error instanceof FirmInputError && error.field === 'maintenanceTimeZone',
+    );
+    await assert.rejects(
+      registry().add({ csid: 'F', name: 'F', settings: { baseUrl: 'not a url' }, keys }),
+      (error: unknown) => error instanceof FirmInputError && error.field === 'baseUrl',
+    );
+    await registry().add({ csid: 'F', name: 'F', keys });
+    await assert.rejects(
+      registry().add({ csid: 'F', name: 'again', keys }),
+      (error: unknown) => error instanceof FirmInputError && error.field === 'csid',
+    );
+  });
+
+  it('serves a rotation and a disable to another process within its cache time, with no restart', async function () {
+    await registry().add({ csid: 'F', name: 'F', keys });
+    const worker = registry();
+    const brokerages = new FirmBrokerages(worker);
+    const before = await brokerages.clientFor('F');
+    assert.equal(await brokerages.clientFor('F'), before, 'the client is kept while the firm is unchanged');
+
+    const rotated = await registry().rotateKeys('F', newKeys);
+    assert.equal(rotated.keys.version, 2);
+    assert.equal((await worker.active('F')).keys.firmPrivateKey, keys.firmPrivateKey, 'cached');
+    clock += 5_000;
+    assert.equal((await worker.active('F')).keys.firmPrivateKey, newKeys.firmPrivateKey);
+    assert.notEqual(await brokerages.clientFor('F'), before, 'a new client on the new keys');
+
+    await registry().disable('F', 'contract ended');
+    clock += 5_000;
+    await assert.rejects(
+      brokerages.clientFor('F'),
+      (error: unknown) => error instanceof FirmDisabledError && /contract ended/.test(error.message),
+    );
+    await registry().enable('F');
+    clock += 5_000;
+    await worker.require('F');
+    await assert.rejects(worker.require('G'), FirmNotConfiguredError);
+  });
+
+  it('opens no sealed keys copied to another firm', async function () {
+    await registry().add({ csid: 'A', name: 'A', keys });
+    await registry().add({ csid: 'B', name: 'B', keys: newKeys });
+    await db.query("UPDATE firms SET sealed_keys = (SELECT sealed_keys FROM firms WHERE csid = 'A') WHERE csid = 'B'");
+    await assert.rejects(registry().active('B'), (error: unknown) => {
+      assert.ok(error instanceof FirmNotConfiguredError);
+      assert.match(error.message, /do not authenticate/);
+      return true;
+    });
+    await assert.rejects(registry({ keyring: generateCodecKeyring('k2') }).active('A'), /codec key id "k1"/);
+  });
+
+  it('seeds the firm of the environment, follows its variables, and keeps it out of eca firms', async function () {
+    const environmentFirm = {
+      csid: 'ENV',
+      settings: { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
+      keys,
+    };
+    assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'added');
+    assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'unchanged');
+    const moved = { ...environmentFirm, settings: { ...environmentFirm.settings, baseUrl: 'http://127.0.0.1:9/' } };
+    assert.equal(await registry({ environmentFirm: moved }).seedEnvironment(), 'updated');
+    assert.equal((await registry().get('ENV'))?.keys.version, 1, 'a change of settings is no new key version');
+    assert.equal(await registry({ environmentFirm: { ...moved, keys: newKeys } }).seedEnvironment(), 'updated');
+    const record = (await registry().get('ENV'))!;
+    assert.equal(record.keys.version, 2);
+    assert.equal(record.settings.baseUrl, 'http://127.0.0.1:9/');
+    assert.equal(record.managedBy, 'environment');
+    await assert.rejects(registry().rotateKeys('ENV', keys), /configured by the environment/);
+    await assert.rejects(registry().update('ENV', { name: 'x' }), /configured by the environment/);
+    // Disabling is the firm's, not the variables': a restart does not undo it.
+    await registry().disable('ENV', 'paused');
+    await registry({ environmentFirm }).seedEnvironment();
+    await assert.rejects(registry().require('ENV'), FirmDisabledError);
+  });
+
+  it('keeps the keys of the environment out of the database without codec keys', async function () {
+    const environmentFirm = {
+      csid: 'ENV',
+      settings: { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
+      keys,
+    };
+    await registry({ keyring: undefined, environmentFirm }).seedEnvironment();
+    const [row] = await db.query<{ sealed_keys: Uint8Array | null }>('SELECT sealed_keys FROM firms');
+    assert.equal(row!.sealed_keys, null);
+    assert.equal((await registry({ keyring: undefined, environmentFirm }).active('ENV')).keys, keys);
+    await assert.rejects(registry({ keyring: undefined }).active('ENV'), /held only by the environment/);
+    // Another process without the variables still knows the firm works: new work is not refused.
+    await registry({ keyring: undefined }).require('ENV');
+  });
+});

@@ -203,7 +203,7 @@ export class FirmRegistry {
     if (!sealed) {
       throw new FirmInputError(
         'keys',
-        "a firm's private key is stored sealed with the codec keys: configure ECA_CODEC_KEYS (eca codec generate-key)",
+        "a firm's private key is stored sealed with the codec keys: configure ECA_CODEC_KEYS (`npm run codec-server -- --generate-key` prints one)",
       );
     }
     return sealed;

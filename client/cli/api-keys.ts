@@ -17,7 +17,7 @@ const apiKeys = () => import('../../runtime/api-keys.js');
 const database = () => import('../../runtime/database/index.js');
 
 /** Runs `run` on the database the options name, and closes it after. */
-async function withDatabase<T>(
+export async function withDatabase<T>(
   command: Command,
   run: (db: Database, options: GlobalOptions & { database: string }) => Promise<T>,
 ): Promise<T> {

@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { addApiKeyCommands } from './api-keys.js';
+import { addFirmCommands } from './firms.js';
 import { addApplicationCommands } from './applications.js';
 import { addBulkCommands } from './bulk.js';
 import { setColorChoice } from './color.js';
@@ -52,6 +53,7 @@ export function buildProgram({ writeErr }: { writeErr?: (text: string) => void }
   addUserCommands(program);
   addKeyCommands(program);
   addApiKeyCommands(program);
+  addFirmCommands(program);
   addEventCommands(program);
   addWebhookCommands(program);
   addDeadlineCommands(program);

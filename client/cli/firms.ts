@@ -1,0 +1,254 @@
+/**
+ * `firms`: the firms one deployment serves, in the engine's database (runtime/firms.ts): add, list, show,
+ * update, rotate-keys, disable, enable. Keys are read from files and sealed with the codec keys
+ * (ECA_CODEC_KEYS, the workers' own); no command prints a key. A passphrase is read from a file or from
+ * ECA_FIRM_KEY_PASSPHRASE, never from the command line (where `ps` would show it).
+ */
+import { readFileSync } from 'node:fs';
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import type { FirmKeys, FirmRecord, FirmRegistry } from '../../runtime/firms.js';
+import { DATABASE_URL_VARIABLE, DEFAULT_DATABASE_URL } from '../../runtime/database/url.js';
+import { InvalidInputError } from '../errors.js';
+import { withDatabase } from './api-keys.js';
+import { confirm, examples, yesOption } from './options.js';
+import { out, table, time } from './output.js';
+import type { OutputFormat } from './output.js';
+
+const firmsModule = () => import('../../runtime/firms.js');
+const keyringModule = () => import('../../codec/keyring.js');
+
+/** Runs `run` with the registry of the database the options name, sealing with the configured codec keys. */
+async function withFirms<T>(command: Command, run: (firms: FirmRegistry, output: OutputFormat) => Promise<T>) {
+  const [{ FirmRegistry }, { configuredCodecKeyring }] = await Promise.all([firmsModule(), keyringModule()]);
+  const keyring = configuredCodecKeyring();
+  return withDatabase(command, (db, options) => run(new FirmRegistry(db, { keyring }), options.output));
+}
+
+/** A record with its dates as ISO text: what `-o json` prints. */
+function plain(record: FirmRecord): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
+}
+
+function recordsTable(records: FirmRecord[]): string {
+  return table(
+    ['CSID', 'NAME', 'ENVIRONMENT', 'MANAGED BY', 'KEYS', 'ROTATED', 'STATE'],
+    records.map((record) => [
+      record.csid,
+      record.name,
+      record.settings.environment,
+      record.managedBy,
+      `v${record.keys.version}${record.keys.stored ? '' : ' (environment only)'}`,
+      time(record.keys.rotatedAt),
+      record.disabled ? `disabled: ${record.disabled.reason}` : 'active',
+    ]),
+  );
+}
+
+function recordText(record: FirmRecord): string {
+  const { settings } = record;
+  const rows: Array<[string, string | undefined]> = [
+    ['CSID', record.csid],
+    ['name', record.name],
+    ['state', record.disabled ? `disabled since ${time(record.disabled.at)}: ${record.disabled.reason}` : 'active'],
+    ['managed by', record.managedBy === 'environment' ? 'the environment of its workers (ECA_CSID)' : 'eca firms'],
+    ['environment', settings.environment],
+    ['base URL', settings.baseUrl ?? "the environment's"],
+    ['preference URL', settings.preferenceUrl ?? "the environment's"],
+    ['firm types', settings.firmTypes.join(', ') || 'none given'],
+    [
+      'calls a second',
+      [
+        settings.callsPerSecond === undefined ? 'no cap' : `${settings.callsPerSecond} in all`,
+        ...Object.entries(settings.callsPerSecondByOperation ?? {}).map(([operation, n]) => `${operation} ${n}`),
+      ].join(', '),
+    ],
+    [
+      'maintenance windows',
+      settings.maintenanceWindows ? `${settings.maintenanceWindows} (${settings.maintenanceTimeZone})` : 'none',
+    ],
+    [
+      'keys',
+      `version ${record.keys.version}, rotated ${time(record.keys.rotatedAt)}${record.keys.stored ? ', sealed in the database' : ', held by the environment only'}`,
+    ],
+    ['added', time(record.createdAt)],
+  ];
+  return rows.map(([name, value]) => `${`${name}:`.padEnd(21)}${value ?? ''}`).join('\n');
+}
+
+interface KeyOptions {
+  firmKey?: string;
+  brokerageKey?: string;
+  passphraseFile?: string;
+}
+
+/** The keys the options name, read from their files. */
+function keysOf(options: KeyOptions): FirmKeys {
+  const read = (file: string | undefined, option: string): string => {
+    if (!file) throw new InvalidInputError(option, 'give the file of the key');
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new InvalidInputError(
+        option,
+        `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  };
+  const passphrase = options.passphraseFile
+    ? read(options.passphraseFile, '--passphrase-file').replace(/\r?\n$/, '')
+    : process.env.ECA_FIRM_KEY_PASSPHRASE;
+  return {
+    firmPrivateKey: read(options.firmKey, '--firm-key'),
+    brokeragePublicKey: read(options.brokerageKey, '--brokerage-key'),
+    ...(passphrase ? { passphrase } : {}),
+  };
+}
+
+interface SettingOptions {
+  environment?: string;
+  baseUrl?: string;
+  preferenceUrl?: string;
+  firmType?: string[];
+  callsPerSecond?: string;
+  maintenanceWindows?: string;
+  maintenanceTimeZone?: string;
+}
+
+/** The settings the options give (the registry checks each and names the one that is wrong). */
+function settingsOf(options: SettingOptions): Record<string, unknown> {
+  const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+  const entries: Array<[string, unknown]> = [
+    ['environment', options.environment],
+    ['baseUrl', options.baseUrl],
+    ['preferenceUrl', options.preferenceUrl],
+    ['firmTypes', options.firmType],
+    ['callsPerSecond', number(options.callsPerSecond)],
+    ['maintenanceWindows', options.maintenanceWindows],
+    ['maintenanceTimeZone', options.maintenanceTimeZone],
+  ];
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+}
+
+const printed = (output: OutputFormat, record: FirmRecord, line: string) =>
+  out(output, plain(record), () => `${line}\n${recordText(record)}`);
+
+async function add(csid: string, options: SettingOptions & KeyOptions & { name?: string }, command: Command) {
+  const keys = keysOf(options);
+  await withFirms(command, async (firms, output) => {
+    const record = await firms.add({ csid, name: options.name ?? csid, settings: settingsOf(options), keys });
+    printed(output, record, `added firm ${csid}: workers use it within seconds, no restart`);
+  });
+}
+
+async function list(_options: unknown, command: Command) {
+  await withFirms(command, async (firms, output) => {
+    const records = await firms.list();
+    out(output, records.map(plain), () => (records.length === 0 ? 'no firms (eca firms add)' : recordsTable(records)));
+  });
+}
+
+async function show(csid: string, _options: unknown, command: Command) {
+  await withFirms(command, async (firms, output) => {
+    const record = await firms.get(csid);
+    if (!record) throw new InvalidInputError('<csid>', `no firm ${csid} (eca firms list shows them)`);
+    out(output, plain(record), () => recordText(record));
+  });
+}
+
+async function update(csid: string, options: SettingOptions & { name?: string }, command: Command) {
+  await withFirms(command, async (firms, output) => {
+    const record = await firms.update(csid, { name: options.name, settings: settingsOf(options) });
+    printed(output, record, `updated firm ${csid}`);
+  });
+}
+
+async function rotateKeys(csid: string, options: KeyOptions, command: Command) {
+  const keys = keysOf(options);
+  await withFirms(command, async (firms, output) => {
+    const record = await firms.rotateKeys(csid, keys);
+    printed(
+      output,
+      record,
+      `firm ${csid} now signs with keys version ${record.keys.version} (every worker within seconds)`,
+    );
+  });
+}
+
+async function disable(csid: string, options: { reason: string }, command: Command) {
+  await confirm(command, `Disable firm ${csid}? Its running applications stop in blocked, and it takes no new work.`);
+  await withFirms(command, async (firms, output) => {
+    printed(output, await firms.disable(csid, options.reason), `disabled firm ${csid}`);
+  });
+}
+
+async function enable(csid: string, _options: unknown, command: Command) {
+  await withFirms(command, async (firms, output) => {
+    printed(output, await firms.enable(csid), `enabled firm ${csid}: retry its blocked applications (eca retry)`);
+  });
+}
+
+function settingOptions(command: Command, adding: boolean): Command {
+  return command
+    .addOption(new Option('--environment <name>', "the brokerage's environment").choices(['qa', 'prod']))
+    .option('--base-url <url>', "the brokerage's web service address (the environment's by default)")
+    .option('--preference-url <url>', "the brokerage's preference service address")
+    .option(`--firm-type <type...>`, 'advisor, fully-disclosed or non-disclosed (for update functions)')
+    .option('--calls-per-second <n>', "the firm's brokerage calls a second, every worker together")
+    .option('--maintenance-windows <windows>', 'no brokerage call inside: "03:00-03:30; Sun 22:00-02:00"')
+    .option('--maintenance-time-zone <zone>', `the windows' IANA time zone${adding ? ' (UTC)' : ''}`);
+}
+
+function keyOptions(command: Command): Command {
+  return command
+    .requiredOption('--firm-key <file>', "the firm's OpenPGP private key (armored or binary)")
+    .requiredOption('--brokerage-key <file>', "the brokerage's OpenPGP public key")
+    .option('--passphrase-file <file>', "the private key's passphrase (or ECA_FIRM_KEY_PASSPHRASE)");
+}
+
+export function addFirmCommands(program: Command): void {
+  const group = program
+    .command('firms')
+    .description(
+      'the firms this deployment serves, each with its CSID, keys and settings: add, list, show, update, rotate-keys, disable, enable',
+    )
+    .addOption(
+      new Option('--database <url>', 'the engine database: postgres://user:password@host/db or pglite:<directory>')
+        .env(DATABASE_URL_VARIABLE)
+        .default(DEFAULT_DATABASE_URL),
+    );
+  const adding = keyOptions(settingOptions(group.command('add'), true))
+    .description('a new firm, its keys checked and sealed with the codec keys (ECA_CODEC_KEYS)')
+    .argument('<csid>', "the firm's client service id")
+    .option('--name <text>', 'a display name (the CSID by default)')
+    .action(add);
+  examples(adding, [
+    [
+      'firms add FIRM2 --name "Second Advisors" --firm-key firm2.asc --brokerage-key brokerage.asc --passphrase-file pass.txt',
+      'a firm with its own keys',
+    ],
+  ]);
+  group.command('list').description('every firm, never its keys').action(list);
+  group.command('show').description("one firm's settings and key version").argument('<csid>').action(show);
+  settingOptions(group.command('update'), false)
+    .description('change settings; the others stay (a firm of ECA_CSID is changed by its variables)')
+    .argument('<csid>')
+    .option('--name <text>', 'a new display name')
+    .action(update);
+  const rotation = keyOptions(group.command('rotate-keys'))
+    .description('new keys for the firm: every worker signs with them within seconds, no restart')
+    .argument('<csid>')
+    .action(rotateKeys);
+  examples(rotation, [['firms rotate-keys FIRM2 --firm-key firm2-2027.asc --brokerage-key brokerage.asc', '']]);
+  const disabling = group
+    .command('disable')
+    .description('the firm takes no new work; its running applications stop in blocked with the reason (asks first)')
+    .argument('<csid>')
+    .requiredOption('--reason <text>', 'why: shown on every blocked application and refusal');
+  yesOption(disabling).action(disable);
+  group.command('enable').description('the firm works again').argument('<csid>').action(enable);
+  examples(group, [
+    ['firms list', 'the firms, their key versions and states'],
+    ['firms disable FIRM2 --reason "contract ended" --yes', 'stop a firm'],
+  ]);
+}

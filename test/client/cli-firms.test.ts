@@ -1,0 +1,138 @@
+/** `eca firms` (the real executable) on the embedded database: keys sealed, never printed, errors named. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKeyPair } from '../../eca/crypto.js';
+import { formatCodecKeys, generateCodecKeyring } from '../../codec/keyring.js';
+import { exitCodeOf } from '../../client/cli/exit-codes.js';
+import { useDatabaseBackends } from '../support/databases.js';
+
+const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('eca firms (real executable)', function () {
+  this.timeout(120_000);
+  const backends = useDatabaseBackends();
+  let url: string;
+  let folder: string;
+  const codecKeys = formatCodecKeys(generateCodecKeyring('k1'));
+  const files = { firm: '', rotated: '', brokerage: '', passphrase: '' };
+  const secrets: string[] = [];
+
+  function eca(words: string[], env: Record<string, string> = { ECA_CODEC_KEYS: codecKeys }): Promise<Run> {
+    const {
+      ECA_DATABASE_URL: _url,
+      ECA_CSID: _csid,
+      ECA_OUTPUT: _output,
+      ECA_CODEC_KEYS: _keys,
+      ...inherited
+    } = process.env;
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [ECA, 'firms', ...words, '--database', url],
+        { env: { ...inherited, NO_COLOR: '1', ...env } },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  /** Asserts the run succeeded and printed no key or passphrase. */
+  function clean(run: Run): Run {
+    assert.equal(run.code, 0, run.stderr);
+    for (const secret of secrets) assert.ok(!`${run.stdout}${run.stderr}`.includes(secret), 'a secret was printed');
+    assert.doesNotMatch(run.stdout, /BEGIN PGP/);
+    return run;
+  }
+
+  before(async function () {
+    url = await backends.embedded.freshUrl();
+    folder = await mkdtemp(join(tmpdir(), 'eca-firms-cli-'));
+    const passphrase = 'cli firm passphrase';
+    const [firm, rotated, brokerage] = await Promise.all([
+      generateKeyPair({ name: 'Firm', email: 'firm@example.test', passphrase }),
+      generateKeyPair({ name: 'Firm', email: 'firm@example.test', passphrase }),
+      generateKeyPair({ name: 'Brokerage', email: 'brokerage@example.test' }),
+    ]);
+    secrets.push(passphrase, firm.privateKey.split('\n')[3]!, codecKeys.split(':')[1]!);
+    for (const [name, text] of Object.entries({
+      firm: firm.privateKey,
+      rotated: rotated.privateKey,
+      brokerage: brokerage.publicKey,
+      passphrase: `${passphrase}\n`,
+    })) {
+      files[name as keyof typeof files] = join(folder, `${name}.asc`);
+      await writeFile(files[name as keyof typeof files], text, { mode: 0o600 });
+    }
+  });
+
+  after(async function () {
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  const keyArgs = (firmKey: string) => [
+    '--firm-key',
+    firmKey,
+    '--brokerage-key',
+    files.brokerage,
+    '--passphrase-file',
+    files.passphrase,
+  ];
+
+  it('adds, lists, shows, updates, rotates, disables and enables a firm, printing no key', async function () {
+    const added = clean(
+      await eca(['add', 'A-X', '--name', 'Advisors X', '--firm-type', 'advisor', ...keyArgs(files.firm), '-o', 'json']),
+    );
+    const record = JSON.parse(added.stdout) as { csid: string; keys: { version: number }; settings: object };
+    assert.equal(record.csid, 'A-X');
+    assert.equal(record.keys.version, 1);
+    assert.deepEqual((record.settings as { firmTypes: string[] }).firmTypes, ['advisor']);
+
+    const listed = clean(await eca(['list']));
+    assert.match(listed.stdout, /A-X\s+Advisors X\s+qa\s+database\s+v1/);
+    clean(await eca(['update', 'A-X', '--calls-per-second', '10', '--maintenance-windows', '03:00-03:30']));
+    const shown = clean(await eca(['show', 'A-X']));
+    assert.match(shown.stdout, /calls a second:\s+10 in all/);
+    assert.match(shown.stdout, /maintenance windows:\s+03:00-03:30 \(UTC\)/);
+
+    const rotated = clean(await eca(['rotate-keys', 'A-X', ...keyArgs(files.rotated), '-o', 'json']));
+    assert.equal((JSON.parse(rotated.stdout) as { keys: { version: number } }).keys.version, 2);
+
+    clean(await eca(['disable', 'A-X', '--reason', 'contract ended', '--yes']));
+    assert.match(clean(await eca(['list'])).stdout, /disabled: contract ended/);
+    clean(await eca(['enable', 'A-X']));
+    assert.match(clean(await eca(['show', 'A-X'])).stdout, /state:\s+active/);
+  });
+
+  it('names what is wrong, with the exit code of its class', async function () {
+    const noCodec = await eca(['add', 'B', ...keyArgs(files.firm)], {});
+    assert.equal(noCodec.code, exitCodeOf('CONFIGURATION'), noCodec.stderr);
+    const unsealed = await eca(['add', 'B', ...keyArgs(files.firm)], { ECA_CODEC_DISABLED: 'true' });
+    assert.equal(unsealed.code, exitCodeOf('INVALID_INPUT'), unsealed.stderr);
+    assert.match(unsealed.stderr, /keys: .*sealed with the codec keys: configure ECA_CODEC_KEYS/);
+
+    const badUrl = await eca(['add', 'B', '--base-url', 'nowhere', ...keyArgs(files.firm)]);
+    assert.equal(badUrl.code, exitCodeOf('INVALID_INPUT'));
+    assert.match(badUrl.stderr, /baseUrl/);
+
+    const wrongPassphrase = await eca(['add', 'B', '--firm-key', files.firm, '--brokerage-key', files.brokerage], {
+      ECA_CODEC_KEYS: codecKeys,
+      ECA_FIRM_KEY_PASSPHRASE: 'not it',
+    });
+    assert.equal(wrongPassphrase.code, exitCodeOf('INVALID_INPUT'));
+    assert.match(wrongPassphrase.stderr, /firmPrivateKey.*passphrase/);
+
+    const unknown = await eca(['disable', 'NOPE', '--reason', 'x', '--yes']);
+    assert.equal(unknown.code, exitCodeOf('FIRM_NOT_CONFIGURED'));
+    assert.match(unknown.stderr, /firm NOPE/);
+  });
+});

@@ -12,6 +12,7 @@ import { ONBOARDING, principalOf, READERS } from './auth.js';
 import type { Api, ContextOf, EngineBase } from './applications.js';
 import { contextOf, documentsOf } from './applications.js';
 import { FirmNotConfiguredError } from '../client/errors.js';
+import { ApiProblem } from './problems.js';
 import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
 import { DocumentUpload, isoTime, problems } from './schemas.js';
 
@@ -29,6 +30,20 @@ export interface ApiFirms {
   brokerageOf(csid: string): Promise<EcaClient>;
   /** Resolves when the firm may take new work (an application, a maintenance request, an SSO link). */
   requireActive(csid: string): Promise<void>;
+  /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
+  requireOwnAccount(csid: string, accountId: string): Promise<void>;
+}
+
+/**
+ * Asks the brokerage for the account's status with the firm's CSID: the spec answers an account that is not
+ * the firm's with a per-account error entry (or none), and then nothing is sent for it.
+ */
+async function ownAccount(eca: EcaClient, csid: string, accountId: string): Promise<void> {
+  const answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+  const entry = answer.accounts.find((account) => account.accountId === accountId);
+  if (!entry || entry.isError) {
+    throw new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
+  }
 }
 
 /** The firms of the engine's database (runtime/firms.ts), with their brokerage clients. */
@@ -38,17 +53,25 @@ export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
     requireActive: async (csid) => {
       await brokerages.registry.require(csid);
     },
+    requireOwnAccount: async (csid, accountId) => ownAccount(await brokerages.clientFor(csid), csid, accountId),
   };
 }
 
-/** One firm's client; every firm may take new work (there is no registry to say otherwise). */
+/**
+ * One firm's client; every firm may take new work (there is no registry to say otherwise). Without a
+ * client, accounts cannot be checked, and are not: a service for tests and embedding only.
+ */
 export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
+  const brokerageOf = (csid: string) =>
+    brokerage?.csid === csid
+      ? Promise.resolve(brokerage.eca)
+      : Promise.reject(new FirmNotConfiguredError(csid, 'this service holds no brokerage keys for it'));
   return {
-    brokerageOf: (csid) =>
-      brokerage?.csid === csid
-        ? Promise.resolve(brokerage.eca)
-        : Promise.reject(new FirmNotConfiguredError(csid, 'this service holds no brokerage keys for it')),
+    brokerageOf,
     requireActive: () => Promise.resolve(),
+    requireOwnAccount: async (csid, accountId) => {
+      if (brokerage) await ownAccount(await brokerageOf(csid), csid, accountId);
+    },
   };
 }
 
@@ -170,10 +193,12 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       operationId: 'startMaintenance',
       summary: 'Send an update function for an account (idempotent by requestKey)',
       body: MaintenanceRequest,
-      response: { 200: StartedRun, 201: StartedRun, ...problems(409, 413) },
+      response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 502) },
     },
     handler: async (request, reply) => {
       const { attachments, ...input } = request.body;
+      // Another firm's account (or none) is refused before any workflow starts: nothing is sent for it.
+      await firms.requireOwnAccount(principalOf(request).csid, input.accountId);
       const started = await startMaintenance(ctxOf(request), { ...input, attachments: documentsOf(attachments ?? []) });
       return reply.code(started.existed ? 200 : 201).send({ workflowId: started.workflowId, existed: started.existed });
     },

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problems.js';
 import type { ApiRole } from '../runtime/api-keys.js';
 import type { ApiFirms } from './firm.js';
-import { isFirmError } from '../client/errors.js';
+import { FirmDisabledError, FirmNotConfiguredError } from '../client/errors.js';
 
 export type { ApiRole };
 
@@ -18,6 +18,12 @@ export interface Principal {
   role: ApiRole;
 }
 
+/** Why a long request ends: a problem's code and detail. */
+export interface StreamRefusal {
+  code: 'UNAUTHENTICATED' | 'FIRM_DISABLED' | 'FIRM_NOT_CONFIGURED';
+  detail: string;
+}
+
 /** Looks a presented key up; undefined for a malformed, unknown or revoked one. */
 export type KeyVerifier = (presented: string) => Promise<Principal | undefined>;
 
@@ -25,10 +31,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     /**
-     * Whether the request's key still stands, asked again (through the verifier's cache): false once it is
-     * revoked or no longer has a role of the route. For a request that outlives its check, an event stream.
+     * Why the request may go on no more, asked again (through the verifier's and the firms' caches): its key
+     * revoked or without a role of the route, or its firm disabled; undefined while it may. For a request
+     * that outlives its check, an event stream.
      */
-    keyStillValid?: () => Promise<boolean>;
+    refusalNow?: () => Promise<StreamRefusal | undefined>;
   }
   interface FastifyContextConfig {
     /** Roles allowed on the route; a route without roles is public. */
@@ -117,7 +124,7 @@ export function installAuth(
   firms?: Pick<ApiFirms, 'requireActive'>,
 ): void {
   app.decorateRequest('principal', undefined);
-  app.decorateRequest('keyStillValid', undefined);
+  app.decorateRequest('refusalNow', undefined);
   app.addHook('onRequest', async (request) => {
     const roles = request.routeOptions.config.roles;
     if (roles === undefined) return;
@@ -152,22 +159,28 @@ export function installAuth(
     request.principal = principal;
     const { keyId, csid } = principal;
     if (request.routeOptions.config.newWork) await firms?.requireActive(csid);
-    request.keyStillValid = async () => {
+    request.refusalNow = async () => {
       const again = await verify(presented);
-      return (
-        again?.keyId === keyId && again.csid === csid && roles.includes(again.role) && (await firmWorks(firms, csid))
-      );
+      if (again?.keyId !== keyId || again.csid !== csid || !roles.includes(again.role)) {
+        return { code: 'UNAUTHENTICATED', detail: 'the API key is unknown or revoked' };
+      }
+      return firmRefusal(firms, csid);
     };
   });
 }
 
-/** Whether the firm still takes work (a stream of a disabled firm ends as one of a revoked key does). */
-async function firmWorks(firms: Pick<ApiFirms, 'requireActive'> | undefined, csid: string): Promise<boolean> {
+/** Why the firm works no more, if it does not (a stream of a disabled firm ends as one of a revoked key does). */
+async function firmRefusal(
+  firms: Pick<ApiFirms, 'requireActive'> | undefined,
+  csid: string,
+): Promise<StreamRefusal | undefined> {
   try {
     await firms?.requireActive(csid);
-    return true;
+    return undefined;
   } catch (error) {
-    if (isFirmError(error)) return false;
+    if (error instanceof FirmDisabledError || error instanceof FirmNotConfiguredError) {
+      return { code: error.code, detail: error.message };
+    }
     throw error;
   }
 }
@@ -178,8 +191,8 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** Asks again whether the key of an authenticated request stands (see `keyStillValid`). */
-export function keyStillValidOf(request: FastifyRequest): () => Promise<boolean> {
-  if (!request.keyStillValid) throw new ApiProblem('UNAUTHENTICATED', 'no API key was checked for this route');
-  return request.keyStillValid;
+/** Asks again whether an authenticated request may go on (see `refusalNow`). */
+export function refusalNowOf(request: FastifyRequest): () => Promise<StreamRefusal | undefined> {
+  if (!request.refusalNow) throw new ApiProblem('UNAUTHENTICATED', 'no API key was checked for this route');
+  return request.refusalNow;
 }

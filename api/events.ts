@@ -15,7 +15,8 @@ import { EVENT_TYPES } from '../domain/events.js';
 import { APPLICATION_STATES } from '../domain/application-states.js';
 import { formatCursor, LOG_START, parseCursor } from '../runtime/events.js';
 import type { EventCursor, EventLog, LoggedEvent } from '../runtime/events.js';
-import { keyStillValidOf, principalOf, READERS } from './auth.js';
+import { principalOf, READERS, refusalNowOf } from './auth.js';
+import type { StreamRefusal } from './auth.js';
 import { ApiProblem } from './problems.js';
 import { ApplicationParams, isoTime, problems } from './schemas.js';
 
@@ -119,7 +120,7 @@ async function stream(
   from: { csid: string; after: EventCursor; externalId?: string },
   streams: Set<() => void>,
   options: EventStreamOptions,
-  keyStillValid: () => Promise<boolean>,
+  refusalNow: () => Promise<StreamRefusal | undefined>,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -156,12 +157,12 @@ async function stream(
     // The cursor it starts after, as an id without data: a client that reconnects before any event resumes there.
     await write(`retry: ${RECONNECT_MS}\nid: ${formatCursor(cursor)}\n\n`);
     while (open) {
-      // A revoked key (seen once the verifier's cache lets it be) ends the stream: its firm's events stop.
+      // A revoked key or a disabled firm (seen once the caches let it be) ends the stream: its events stop.
       if (Date.now() - keyCheckedAt >= KEY_RECHECK_MS) {
         keyCheckedAt = Date.now();
-        if (!(await keyStillValid())) {
-          const problem = { code: 'UNAUTHENTICATED', detail: 'the API key is unknown or revoked' };
-          await write(`event: error\ndata: ${JSON.stringify(problem)}\n\n`);
+        const refusal = await refusalNow();
+        if (refusal) {
+          await write(`event: error\ndata: ${JSON.stringify(refusal)}\n\n`);
           break;
         }
       }
@@ -219,7 +220,7 @@ export function eventRoutes(
         cursor: formatCursor(events.at(-1)?.cursor ?? after),
       };
     }
-    await stream(reply, log, { csid, after, externalId }, streams, options, keyStillValidOf(request));
+    await stream(reply, log, { csid, after, externalId }, streams, options, refusalNowOf(request));
     return reply;
   }
 
@@ -230,7 +231,7 @@ export function eventRoutes(
       operationId: 'listEvents',
       summary: "The firm's lifecycle events: a stream (Accept: text/event-stream) or a page of JSON",
       description:
-        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A key revoked while it streams ends the stream with an `error` event (its `code` and `detail` as data). Otherwise a page of JSON.',
+        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A key revoked, or a firm disabled, while it streams ends the stream with an `error` event (its `code`, UNAUTHENTICATED or FIRM_DISABLED, and `detail` as data). Otherwise a page of JSON.',
       querystring: EventQuery,
       headers: z.object({ 'last-event-id': z.string().max(64).optional() }),
       response: { 200: EventPage, ...problems() },

@@ -113,10 +113,12 @@ export async function* followEvents(options: FollowOptions): AsyncGenerator<Foll
         reason = `HTTP ${response.status}`;
       } else {
         for await (const message of parseEventStream(response.body)) {
-          // The service ends a stream whose key was revoked with an `error` event: following stops, as on a 401.
+          // The service ends a stream whose key was revoked (or whose firm was disabled) with an `error` event:
+          // following stops, as on the 401 (403) the same request would now get.
           if (message.event === 'error' && message.id === undefined) {
-            const problem = (JSON.parse(message.data || '{}') ?? {}) as { detail?: string };
-            throw new EventStreamRefused(401, problem.detail ?? 'the stream was ended by the service');
+            const problem = (JSON.parse(message.data || '{}') ?? {}) as { code?: string; detail?: string };
+            const status = problem.code === 'UNAUTHENTICATED' || problem.code === undefined ? 401 : 403;
+            throw new EventStreamRefused(status, problem.detail ?? 'the stream was ended by the service');
           }
           if (message.id === undefined) continue;
           attempt = 0;

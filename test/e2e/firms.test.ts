@@ -295,6 +295,17 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
     assert.equal((await start('Q', waiting)).status, 201);
     await reaches('Q', waiting, 'awaitingClient');
 
+    // Q's event stream, open before Q is disabled.
+    const stream = await fetch(`${base}/v1/events`, {
+      headers: { authorization: `Bearer ${keys['Q:staff']!}`, accept: 'text/event-stream' },
+    });
+    assert.equal(stream.status, 200);
+    const streamed = (async () => {
+      let text = '';
+      for await (const chunk of stream.body!) text += Buffer.from(chunk).toString('utf8');
+      return text;
+    })();
+
     // P's keys rotate on both sides; Q is disabled.
     const rotated = await generateKeyPair({ name: 'Firm P 2027', email: 'firm-p@example.test' });
     sim.control.setFirmPublicKey(csids.P, rotated.publicKey);
@@ -305,6 +316,11 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
     assert.equal(record.keys.version, 2);
     await admin.disable(csids.Q, 'contract ended');
 
+    // The stream ends by itself, its last words the reason.
+    assert.match(
+      await streamed,
+      /event: error\ndata: \{"code":"FIRM_DISABLED","detail":"firm [^"]+ is disabled \(contract ended\)/,
+    );
     const blocked = await reaches('Q', waiting, 'blocked');
     assert.match(JSON.stringify(blocked.blocked), /contract ended/);
     const refused = await start('Q', `happy-Q-${run}-2`);

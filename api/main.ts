@@ -141,6 +141,7 @@ async function main(): Promise<void> {
     engine,
     verifyKey: databaseKeyVerifier(db, { cacheMs: env.ECA_API_KEY_CACHE_MS }),
     firms,
+    registry,
     checkReady: readinessCheck({
       Temporal: () => engine.client.workflowService.getSystemInfo({}),
       'the engine database': () => db.query('SELECT 1'),

@@ -7,6 +7,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { EngineError, FirmInputError, InvalidInputError, isFirmError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
+import { ApiKeyInputError } from '../runtime/api-keys.js';
 import { EcaError } from '../eca/errors.js';
 import { abortKind } from './call-timeout.js';
 
@@ -124,6 +125,7 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (error instanceof InvalidInputError) return { code: error.code, detail: error.message, field: error.input };
   if (error instanceof EngineError) return { code: error.code, detail: error.message };
   if (error instanceof FirmInputError) return { code: error.code, detail: error.message, field: error.field };
+  if (error instanceof ApiKeyInputError) return { code: 'INVALID_INPUT', detail: error.message, field: error.field };
   if (isFirmError(error)) return { code: error.code, detail: error.message };
   if (error instanceof EcaError) {
     return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };

@@ -25,6 +25,8 @@ import { DEFAULT_CALL_TIMEOUT_MS, installCallTimeouts } from './call-timeout.js'
 import { firmRoutes } from './firm.js';
 import type { ApiFirms, FirmBrokerage } from './firm.js';
 import { singleFirm } from './firm.js';
+import { adminRoutes } from './admin.js';
+import type { FirmRegistry } from '../runtime/firms.js';
 import type { KeyVerifier } from './auth.js';
 import { countUnrouted, installMetrics } from './metrics.js';
 import { eventRoutes } from './events.js';
@@ -51,6 +53,8 @@ export interface ApiOptions {
   firms?: ApiFirms;
   /** The brokerage client of one firm, where no `firms` are given. */
   brokerage?: FirmBrokerage;
+  /** With `database`: the admin role's routes, the firms (this registry) and every firm's API keys. */
+  registry?: FirmRegistry;
   /**
    * Whether the service can serve: Temporal and the key database answer (see {@link readinessCheck}). What it
    * throws is logged; the answer names only the part, as a {@link NotReadyError} gives it.
@@ -149,6 +153,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
   firmRoutes(api, options.engine, firms);
+  if (options.registry && options.database) adminRoutes(api, options.registry, options.database);
   if (options.database) {
     const ctxOf = contextOf(options.engine);
     // An application's events are found by its external id, whichever reference the request gives.

@@ -6,9 +6,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from './database/index.js';
 
-/** `onboarding`: the onboarding system; `staff`: people at the firm who act on applications; `ops`: read only. */
-export type ApiRole = 'onboarding' | 'staff' | 'ops';
-export const API_ROLES: readonly ApiRole[] = ['onboarding', 'staff', 'ops'];
+/**
+ * `onboarding`: the onboarding system; `staff`: people at the firm who act on applications; `ops`: read only;
+ * `admin`: the deployment's operator, who manages firms and API keys and sees no application data. An
+ * admin key belongs to no firm: its CSID is `*`, which no firm's can be.
+ */
+export type ApiRole = 'onboarding' | 'staff' | 'ops' | 'admin';
+export const API_ROLES: readonly ApiRole[] = ['onboarding', 'staff', 'ops', 'admin'];
+/** The CSID of an admin key: outside every firm's. */
+export const NO_FIRM = '*';
+/** A firm's CSID: 1 to 64 letters, digits, '.', '_' or '-' (the same rule for keys and firms). */
+export const CSID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface ApiKeyRecord {
   id: string;
@@ -77,14 +85,18 @@ export interface ApiKeyInput {
 }
 
 /** `input` trimmed and checked; an ApiKeyInputError names the first field that is wrong. */
-export function checkApiKeyInput(input: { csid: string; role: string; name: string }): ApiKeyInput {
-  const csid = input.csid.trim();
+export function checkApiKeyInput(input: { csid?: string; role: string; name: string }): ApiKeyInput {
   const name = input.name.trim();
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(csid)) {
-    throw new ApiKeyInputError('csid', `"${csid}" is not a CSID (1 to 64 letters, digits, '.', '_' or '-')`);
-  }
   if (!API_ROLES.includes(input.role as ApiRole)) {
     throw new ApiKeyInputError('role', `"${input.role}" is not one of ${API_ROLES.join(', ')}`);
+  }
+  const admin = input.role === 'admin';
+  const csid = (input.csid ?? (admin ? NO_FIRM : '')).trim();
+  if (admin && csid !== NO_FIRM) {
+    throw new ApiKeyInputError('csid', 'an admin key belongs to no firm: give no CSID (or *)');
+  }
+  if (!admin && !CSID_PATTERN.test(csid)) {
+    throw new ApiKeyInputError('csid', `"${csid}" is not a CSID (1 to 64 letters, digits, '.', '_' or '-')`);
   }
   // eslint-disable-next-line no-control-regex -- names are printed in tables: no control characters
   if (name.length === 0 || name.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) {
@@ -96,7 +108,7 @@ export function checkApiKeyInput(input: { csid: string; role: string; name: stri
 /** A new key for `csid` and `role`: `key` is its only copy, to hand to its user now. */
 export async function createApiKey(
   db: Queryable,
-  input: { csid: string; role: string; name: string },
+  input: { csid?: string; role: string; name: string },
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const { csid, role, name } = checkApiKeyInput(input);
   const id = [...randomBytes(ID_LENGTH)].map((byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('');

@@ -12,6 +12,7 @@ import { isTimeZone } from '../domain/days.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { FIRM_TYPES } from '../domain/firm-types.js';
 import { FirmInputError } from './firm-errors.js';
+import { CSID_PATTERN } from './api-keys.js';
 
 /** A firm's OpenPGP keys, as armored text. */
 export interface FirmKeys {
@@ -51,11 +52,11 @@ export const FirmSettingsSchema = z.strictObject({
 });
 export type FirmSettings = z.infer<typeof FirmSettingsSchema>;
 
-/** CSIDs: 1 to 64 printable characters without spaces (the spec names no format). */
-const CSID_PATTERN = /^[\x21-\x7e]{1,64}$/;
-
+/** A firm's CSID, by the rule API keys follow (runtime/api-keys.ts): the spec names no format. */
 export function checkCsid(csid: string, input = 'csid'): string {
-  if (!CSID_PATTERN.test(csid)) throw new FirmInputError(input, 'a CSID is 1 to 64 printable characters, no spaces');
+  if (!CSID_PATTERN.test(csid)) {
+    throw new FirmInputError(input, `"${csid}" is not a CSID (1 to 64 letters, digits, '.', '_' or '-')`);
+  }
   return csid;
 }
 

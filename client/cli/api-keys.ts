@@ -46,8 +46,12 @@ function recordsTable(records: ApiKeyRecord[]): string {
 }
 
 async function create(options: { role: string; name: string }, command: Command): Promise<void> {
-  const { csid } = globalOptions(command);
-  if (!csid) throw new InvalidInputError('--csid', 'give the firm the key is for (--csid or ECA_CSID)');
+  const { csid: given } = globalOptions(command);
+  // An admin key belongs to no firm; every other key to the firm of --csid.
+  const csid = options.role === 'admin' ? undefined : given;
+  if (!csid && options.role !== 'admin') {
+    throw new InvalidInputError('--csid', 'give the firm the key is for (--csid or ECA_CSID)');
+  }
   const { ApiKeyInputError, checkApiKeyInput, createApiKey } = await apiKeys();
   let input: ApiKeyInput;
   try {
@@ -98,7 +102,10 @@ export function addApiKeyCommands(program: Command): void {
   const creation = group
     .command('create')
     .description('a new key for the firm of --csid: printed once, stored as a hash only')
-    .requiredOption('--role <role>', 'onboarding (the onboarding system), staff, or ops (read only)')
+    .requiredOption(
+      '--role <role>',
+      'onboarding (the onboarding system), staff, ops (read only), or admin (firms and keys, no --csid)',
+    )
     .requiredOption('--name <text>', 'who or what uses the key, for the list')
     .action(create);
   examples(creation, [

@@ -168,4 +168,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'admin keys',
+    // The deployment's operator (api/admin.ts): firms and API keys, no firm of its own (CSID '*').
+    sql: `
+      ALTER TABLE api_keys DROP CONSTRAINT api_keys_role_check;
+      ALTER TABLE api_keys ADD CONSTRAINT api_keys_role_check CHECK (role IN ('onboarding', 'staff', 'ops', 'admin'));
+    `,
+  },
 ];

@@ -118,12 +118,16 @@ describe('eca api-keys (real executable)', function () {
 
       it('refuses bad input with the invalid-input code, naming the option, before opening anything', async function () {
         const untouched = await backend.freshUrl();
-        const role = await apiKeys(untouched, 'create --csid FIRM1 --role admin --name x');
+        const role = await apiKeys(untouched, 'create --csid FIRM1 --role superuser --name x');
         assert.equal(role.code, 3, role.stderr);
-        assert.equal(role.stderr, 'eca: --role: "admin" is not one of onboarding, staff, ops\n');
+        assert.equal(role.stderr, 'eca: --role: "superuser" is not one of onboarding, staff, ops, admin\n');
         const json = await apiKeys(untouched, 'create --csid FIRM1 --role root --name x -o json');
         assert.deepEqual(JSON.parse(json.stderr), {
-          error: { code: 'INVALID_INPUT', exitCode: 3, message: '--role: "root" is not one of onboarding, staff, ops' },
+          error: {
+            code: 'INVALID_INPUT',
+            exitCode: 3,
+            message: '--role: "root" is not one of onboarding, staff, ops, admin',
+          },
         });
         const csid = await apiKeys(untouched, 'create --role ops --name x');
         assert.equal(csid.code, 3, csid.stderr);

@@ -144,7 +144,9 @@ describe('API keys (runtime/api-keys)', function () {
         for (const [input, field] of [
           [{ csid: '', role: 'ops', name: 'x' }, 'csid'],
           [{ csid: 'FIRM 1', role: 'ops', name: 'x' }, 'csid'],
-          [{ csid: 'FIRM1', role: 'admin', name: 'x' }, 'role'],
+          [{ csid: 'FIRM1', role: 'root', name: 'x' }, 'role'],
+          // An admin key belongs to no firm.
+          [{ csid: 'FIRM1', role: 'admin', name: 'x' }, 'csid'],
           [{ csid: 'FIRM1', role: 'ops', name: '  ' }, 'name'],
           [{ csid: 'FIRM1', role: 'ops', name: 'line\nbreak' }, 'name'],
           [{ csid: 'FIRM1', role: 'ops', name: 'n'.repeat(201) }, 'name'],

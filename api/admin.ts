@@ -1,0 +1,254 @@
+/**
+ * The deployment's own administration, for keys of the `admin` role only: the firms it serves
+ * (runtime/firms.ts) and the API keys of every firm. No route here reads or changes application data,
+ * and no answer carries a firm's keys or an API key's secret (but the new key's, once).
+ */
+import { z } from 'zod';
+import { createApiKey, listApiKeys, revokeApiKey } from '../runtime/api-keys.js';
+import type { ApiKeyRecord } from '../runtime/api-keys.js';
+import type { Queryable } from '../runtime/database/index.js';
+import type { FirmRecord, FirmRegistry } from '../runtime/firms.js';
+import { FirmNotConfiguredError } from '../client/errors.js';
+import type { ApiRole } from './auth.js';
+import type { Api } from './applications.js';
+import { ApiProblem } from './problems.js';
+import { isoTime, problems } from './schemas.js';
+
+const ADMIN: readonly ApiRole[] = ['admin'];
+const tags = ['administration'];
+
+const armored = (kind: string) =>
+  z
+    .string()
+    .max(64 * 1024)
+    .refine((text) => text.includes(`-----BEGIN PGP ${kind}`), `is not an armored OpenPGP ${kind.toLowerCase()}`);
+
+const FirmKeysInput = z
+  .object({
+    firmPrivateKey: armored('PRIVATE KEY BLOCK').describe("The firm's OpenPGP private key, armored"),
+    passphrase: z.string().max(1024).optional(),
+    brokeragePublicKey: armored('PUBLIC KEY BLOCK').describe("The brokerage's OpenPGP public key, armored"),
+  })
+  .meta({ id: 'FirmKeys', description: 'Stored sealed with the codec keys; never returned by any read.' });
+
+const FirmSettingsInput = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'environment (qa, prod), baseUrl, preferenceUrl, firmTypes, callsPerSecond, callsPerSecondByOperation, maintenanceWindows, maintenanceTimeZone',
+  );
+
+const Firm = z
+  .object({
+    csid: z.string(),
+    name: z.string(),
+    settings: z.record(z.string(), z.unknown()),
+    managedBy: z.enum(['environment', 'database']),
+    keys: z.object({ version: z.number().int(), rotatedAt: isoTime, stored: z.boolean() }),
+    disabled: z.object({ at: isoTime, reason: z.string() }).optional(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Firm', description: 'A firm this deployment serves: never its keys.' });
+
+const ApiKey = z
+  .object({
+    id: z.string(),
+    csid: z.string(),
+    role: z.string(),
+    name: z.string(),
+    createdAt: isoTime,
+    lastUsedAt: isoTime.optional(),
+    revokedAt: isoTime.optional(),
+  })
+  .meta({ id: 'ApiKey' });
+
+const CsidParams = z.object({ csid: z.string().min(1).max(64) });
+
+function firmOf({ disabled, ...record }: FirmRecord): z.output<typeof Firm> {
+  return {
+    ...record,
+    keys: { ...record.keys, rotatedAt: record.keys.rotatedAt.toISOString() },
+    ...(disabled && { disabled: { ...disabled, at: disabled.at.toISOString() } }),
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+  };
+}
+
+function keyOf(record: ApiKeyRecord): z.output<typeof ApiKey> {
+  return {
+    ...record,
+    createdAt: record.createdAt.toISOString(),
+    lastUsedAt: record.lastUsedAt?.toISOString(),
+    revokedAt: record.revokedAt?.toISOString(),
+  };
+}
+
+/** An unknown firm is a resource that is not there (404), not a refusal of work (403). */
+async function known<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof FirmNotConfiguredError) throw new ApiProblem('NOT_FOUND', error.message, 'csid');
+    throw error;
+  }
+}
+
+export function adminRoutes(api: Api, registry: FirmRegistry, database: Queryable): void {
+  firmRoutes(api, registry);
+  firmChangeRoutes(api, registry);
+  apiKeyRoutes(api, database);
+}
+
+const firmRoute = { config: { roles: ADMIN } } as const;
+
+function firmRoutes(api: Api, registry: FirmRegistry): void {
+  api.get('/v1/firms', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'listFirms',
+      summary: 'The firms this deployment serves (admin)',
+      response: { 200: z.object({ firms: z.array(Firm) }), ...problems() },
+    },
+    handler: async () => ({ firms: (await registry.list()).map(firmOf) }),
+  });
+  api.post('/v1/firms', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'addFirm',
+      summary: 'Add a firm with its keys and settings (admin)',
+      body: z.object({
+        csid: z.string().min(1).max(64),
+        name: z.string().min(1).max(200).optional(),
+        settings: FirmSettingsInput.optional(),
+        keys: FirmKeysInput,
+      }),
+      response: { 201: Firm, ...problems() },
+    },
+    handler: async (request, reply) => {
+      const { csid, name, settings, keys } = request.body;
+      const record = await registry.add({ csid, name: name ?? csid, settings, keys });
+      return reply
+        .code(201)
+        .header('location', `/v1/firms/${encodeURIComponent(csid)}`)
+        .send(firmOf(record));
+    },
+  });
+  api.get('/v1/firms/:csid', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'getFirm',
+      summary: "A firm's settings and key version (admin)",
+      params: CsidParams,
+      response: { 200: Firm, ...problems(404) },
+    },
+    handler: async (request) => {
+      const record = await registry.get(request.params.csid);
+      if (!record) throw new ApiProblem('NOT_FOUND', `no firm ${request.params.csid}`, 'csid');
+      return firmOf(record);
+    },
+  });
+}
+
+function firmChangeRoutes(api: Api, registry: FirmRegistry): void {
+  api.patch('/v1/firms/:csid', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'updateFirm',
+      summary: "Change a firm's name or settings; settings not given stay (admin)",
+      params: CsidParams,
+      body: z.object({ name: z.string().min(1).max(200).optional(), settings: FirmSettingsInput.optional() }),
+      response: { 200: Firm, ...problems(404) },
+    },
+    handler: (request) => known(async () => firmOf(await registry.update(request.params.csid, request.body))),
+  });
+  api.put('/v1/firms/:csid/keys', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'rotateFirmKeys',
+      summary: "Replace a firm's keys: every worker uses them within seconds (admin)",
+      params: CsidParams,
+      body: FirmKeysInput,
+      response: { 200: Firm, ...problems(404) },
+    },
+    handler: (request) => known(async () => firmOf(await registry.rotateKeys(request.params.csid, request.body))),
+  });
+  api.post('/v1/firms/:csid/disable', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'disableFirm',
+      summary: 'Disable a firm: no new work, its running applications stop in blocked (admin)',
+      params: CsidParams,
+      body: z.object({ reason: z.string().min(1).max(500) }),
+      response: { 200: Firm, ...problems(404) },
+    },
+    handler: (request) => known(async () => firmOf(await registry.disable(request.params.csid, request.body.reason))),
+  });
+  api.post('/v1/firms/:csid/enable', {
+    ...firmRoute,
+    schema: {
+      tags,
+      operationId: 'enableFirm',
+      summary: 'Let a disabled firm work again (admin)',
+      params: CsidParams,
+      response: { 200: Firm, ...problems(404) },
+    },
+    handler: (request) => known(async () => firmOf(await registry.enable(request.params.csid))),
+  });
+}
+
+function apiKeyRoutes(api: Api, database: Queryable): void {
+  api.get('/v1/api-keys', {
+    config: { roles: ADMIN },
+    schema: {
+      tags,
+      operationId: 'listApiKeys',
+      summary: 'API keys, of one firm (csid) or all: never their secrets (admin)',
+      querystring: z.object({ csid: z.string().min(1).max(64).optional() }),
+      response: { 200: z.object({ keys: z.array(ApiKey) }), ...problems() },
+    },
+    handler: async (request) => ({ keys: (await listApiKeys(database, request.query)).map(keyOf) }),
+  });
+  api.post('/v1/api-keys', {
+    config: { roles: ADMIN },
+    schema: {
+      tags,
+      operationId: 'createApiKey',
+      summary: 'A new API key: its secret is in this answer only (admin)',
+      body: z.object({
+        csid: z.string().min(1).max(64).optional().describe('The firm; none for an admin key'),
+        role: z.enum(['onboarding', 'staff', 'ops', 'admin']),
+        name: z.string().min(1).max(200),
+      }),
+      response: { 201: z.object({ key: z.string(), record: ApiKey }), ...problems() },
+    },
+    handler: async (request, reply) => {
+      const { key, record } = await createApiKey(database, request.body);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ key, record: keyOf(record) });
+    },
+  });
+  api.delete('/v1/api-keys/:id', {
+    config: { roles: ADMIN },
+    schema: {
+      tags,
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key for good (admin)',
+      params: z.object({ id: z.string().min(1).max(64) }),
+      response: { 204: z.null(), ...problems(404) },
+    },
+    handler: async (request, reply) => {
+      if (!(await revokeApiKey(database, request.params.id))) {
+        throw new ApiProblem('NOT_FOUND', `no API key ${request.params.id}`, 'id');
+      }
+      return reply.code(204).send(null);
+    },
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The admin role (api/admin.ts): firms and API keys over the API, never a key in an answer, and no
+ * application data for an admin key; new work of a disabled or unknown firm refused by name.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../api/server.js';
+import { registeredFirms } from '../../api/firm.js';
+import { databaseKeyVerifier } from '../../api/keys.js';
+import { generateCodecKeyring } from '../../codec/keyring.js';
+import { generateKeyPair } from '../../eca/crypto.js';
+import { createApiKey } from '../../runtime/api-keys.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
+import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
+import { FirmRegistry } from '../../runtime/firms.js';
+import { watchedLogger } from '../support/log-watch.js';
+
+describe('onboarding API: the admin role manages firms and API keys, and nothing else', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let db: Database;
+  let app: FastifyInstance;
+  let admin: string;
+  let staff: string;
+  let firmKeys: { firmPrivateKey: string; passphrase: string; brokeragePublicKey: string };
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'eca-admin-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    const keyring = generateCodecKeyring('k1');
+    const registry = new FirmRegistry(db, { keyring, cacheMs: 0 });
+    app = await buildApi({
+      logger: watchedLogger('eca-api'),
+      engine: {
+        client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
+        store: new FileDocumentStore(join(dir, 'documents')),
+      },
+      verifyKey: databaseKeyVerifier(db, { cacheMs: 0 }),
+      firms: registeredFirms(new FirmBrokerages(registry)),
+      registry,
+      database: db,
+      keyring,
+      callTimeoutMs: 500,
+    });
+    admin = (await createApiKey(db, { role: 'admin', name: 'operator' })).key;
+    staff = (await createApiKey(db, { csid: 'ACME', role: 'staff', name: 'acme staff' })).key;
+    const [firm, brokerage] = await Promise.all([
+      generateKeyPair({ name: 'Acme', email: 'acme@example.test', passphrase: 'acme secret' }),
+      generateKeyPair({ name: 'Brokerage', email: 'brokerage@example.test' }),
+    ]);
+    firmKeys = { firmPrivateKey: firm.privateKey, passphrase: 'acme secret', brokeragePublicKey: brokerage.publicKey };
+  });
+
+  after(async function () {
+    await app?.close();
+    await db?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const call = async (key: string, method: string, url: string, payload?: unknown) => {
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: `Bearer ${key}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    return { status: response.statusCode, body: response.body ? response.json<Record<string, unknown>>() : {} };
+  };
+
+  it('adds, reads, changes, rotates, disables and enables a firm, never answering with a key', async function () {
+    const added = await call(admin, 'POST', '/v1/firms', {
+      csid: 'ACME',
+      name: 'Acme Advisors',
+      settings: { firmTypes: ['advisor'], callsPerSecond: 10 },
+      keys: firmKeys,
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const answers = [added];
+    answers.push(await call(admin, 'GET', '/v1/firms'), await call(admin, 'GET', '/v1/firms/ACME'));
+    answers.push(await call(admin, 'PATCH', '/v1/firms/ACME', { settings: { maintenanceWindows: '03:00-03:30' } }));
+    const rotated = await call(admin, 'PUT', '/v1/firms/ACME/keys', firmKeys);
+    assert.equal((rotated.body.keys as { version: number }).version, 2);
+    answers.push(rotated);
+    for (const answer of answers) {
+      assert.ok(answer.status < 300, JSON.stringify(answer.body));
+      assert.doesNotMatch(JSON.stringify(answer.body), /PGP|acme secret/);
+    }
+    const bad = await call(admin, 'PATCH', '/v1/firms/ACME', { settings: { maintenanceTimeZone: 'Nowhere/Else' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.field, 'maintenanceTimeZone');
+    const path = await call(admin, 'POST', '/v1/firms', {
+      csid: 'B',
+      keys: { ...firmKeys, firmPrivateKey: '/etc/passwd' },
+    });
+    assert.equal(path.status, 400, 'a key is armored text, never a path on the server');
+    assert.equal((await call(admin, 'GET', '/v1/firms/NOPE')).status, 404);
+
+    // The firm's staff: new work refused while it is disabled, by name.
+    const disabled = await call(admin, 'POST', '/v1/firms/ACME/disable', { reason: 'contract ended' });
+    assert.equal(disabled.status, 200);
+    const refused = await call(staff, 'POST', '/v1/maintenance-requests', {
+      accountId: 'U1234567',
+      firmType: 'advisor',
+      functionName: 'ChangeBaseCurrency',
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'FIRM_DISABLED');
+    assert.match(String(refused.body.detail), /contract ended/);
+    assert.equal((await call(admin, 'POST', '/v1/firms/ACME/enable')).status, 200);
+  });
+
+  it('refuses new work of a firm it does not know', async function () {
+    const unknown = (await createApiKey(db, { csid: 'GHOST', role: 'onboarding', name: 'ghost' })).key;
+    const refused = await call(unknown, 'POST', '/v1/sso-links', { userName: 'someone', ip: '203.0.113.7' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'FIRM_NOT_CONFIGURED');
+  });
+
+  it('creates, lists and revokes API keys, and an admin key reads no application data', async function () {
+    const created = await call(admin, 'POST', '/v1/api-keys', { csid: 'ACME', role: 'ops', name: 'grafana' });
+    assert.equal(created.status, 201);
+    const record = created.body.record as { id: string; csid: string };
+    assert.equal(record.csid, 'ACME');
+    const listed = await call(admin, 'GET', '/v1/api-keys?csid=ACME');
+    assert.ok((listed.body.keys as Array<{ id: string }>).some((key) => key.id === record.id));
+    assert.doesNotMatch(JSON.stringify(listed.body), new RegExp(String(created.body.key).split('_')[2]!));
+    const wrongRole = await call(admin, 'POST', '/v1/api-keys', { csid: 'ACME', role: 'admin', name: 'x' });
+    assert.equal(wrongRole.status, 400);
+    assert.equal(wrongRole.body.field, 'csid');
+    assert.equal((await call(admin, 'DELETE', `/v1/api-keys/${record.id}`)).status, 204);
+    assert.equal((await call(String(created.body.key), 'GET', '/v1/applications')).status, 401);
+
+    for (const url of ['/v1/applications', '/v1/events', '/v1/maintenance-requests', '/v1/webhooks']) {
+      assert.equal((await call(admin, 'GET', url)).status, 403, url);
+    }
+    for (const url of ['/v1/firms', '/v1/api-keys']) assert.equal((await call(staff, 'GET', url)).status, 403, url);
+  });
+});

@@ -155,15 +155,15 @@ export class FirmRegistry {
     const sealed = this.sealKeys(firm.csid, firm.keys) ?? null;
     const digest = keysDigest(firm.keys);
     return this.db.transaction(async (tx) => {
+      // Workers starting together each seed: the first inserts, the others find its row and compare.
+      const inserted = await tx.query(
+        `INSERT INTO firms (csid, name, settings, managed_by, sealed_keys, brokerage_public_key, keys_digest)
+         VALUES ($1, $1, $2::jsonb, 'environment', $3, $4, $5) ON CONFLICT (csid) DO NOTHING RETURNING csid`,
+        [firm.csid, JSON.stringify(firm.settings), sealed, firm.keys.brokeragePublicKey, digest],
+      );
+      if (inserted.length > 0) return 'added';
       const [row] = await tx.query<FirmRow>('SELECT * FROM firms WHERE csid = $1 FOR UPDATE', [firm.csid]);
-      if (!row) {
-        await tx.query(
-          `INSERT INTO firms (csid, name, settings, managed_by, sealed_keys, brokerage_public_key, keys_digest)
-           VALUES ($1, $1, $2::jsonb, 'environment', $3, $4, $5)`,
-          [firm.csid, JSON.stringify(firm.settings), sealed, firm.keys.brokeragePublicKey, digest],
-        );
-        return 'added';
-      }
+      if (!row) return 'unchanged';
       if (row.managed_by !== 'environment') return 'managed-elsewhere';
       const keysChanged = row.keys_digest !== digest;
       const settingsChanged = canonical(row.settings) !== canonical(firm.settings);

@@ -77,7 +77,13 @@ describeFaults('fault injection, the servers (real processes: dev server, simula
       let received = 0;
       let repeats = 0;
       let streamed = 0;
-      for (const app of fleet) {
+      // The receiver and the stream are the first firm's: the second firm's events never reach them.
+      const others = new Set(fleet.filter((app) => app.csid !== ctx.csid).map((app) => app.externalId));
+      const crossed = [...deliveries.map((delivery) => delivery.event), ...events.sse.map((followed) => followed.event)]
+        .filter((event) => event.csid !== ctx.csid || others.has(event.externalId))
+        .map((event) => `${event.csid} ${event.externalId}`);
+      assert.deepEqual(crossed, [], "another firm's events reached the first firm's receiver or stream");
+      for (const app of fleet.filter((tracked) => tracked.csid === ctx.csid)) {
         const view = await getState(ctx, app.externalId);
         const states = view.transitions.map((transition) => transition.state);
         const final = EXPECTED[app.scenario];
@@ -101,7 +107,8 @@ describeFaults('fault injection, the servers (real processes: dev server, simula
       assert.ok(events.sseReconnects >= 1, 'the SSE reader never saw the API go');
       console.log(
         `      events: ${received} received by the webhook receiver (${repeats} repeats, same webhook-id), ` +
-          `${streamed} by the SSE reader (${events.sseReconnects} reconnections), ${report.applications} applications`,
+          `${streamed} by the SSE reader (${events.sseReconnects} reconnections), ${report.applications} applications ` +
+          `(the first firm's ${Object.values(report.perFirm)[0]?.applications}; none of the second firm's events reached them)`,
       );
     } finally {
       await events.close();

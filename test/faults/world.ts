@@ -6,6 +6,11 @@
  * completed (never failed), and exactly one account per external id in the simulator's own records
  * (`GET /_sim/records`), which also give the update requests per account and function. Every stop
  * or kill of a process is checked: the process and all it had started are gone.
+ *
+ * A world it starts holds two firms, as a deployment for many firms does: the simulator's, which the
+ * workers' `ECA_CSID` seeds, and a second whose CSID is the first's plus `-2` (one the other's prefix),
+ * added to the engine's database with its own keys. A fleet alternates between them; duplicates are
+ * counted per firm from the simulator's records.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +37,9 @@ import {
 } from '../../scripts/processes.js';
 import type { Child, StopReport } from '../../scripts/processes.js';
 import { applicationXml, pdf } from '../support/engine.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import { FirmRegistry } from '../../runtime/firms.js';
+import { databaseBeside } from '../../scripts/processes.js';
 
 /** Scenario → the final state it must reach (docs-required needs the staff to send two PDFs). */
 export const EXPECTED = {
@@ -86,6 +94,8 @@ export interface CaseReport {
   updates: Record<string, { requests: number; accountsWithMoreThanOne: number }>;
   /** Accounts that received one function more than once (summed over functions). */
   duplicateRequests: number;
+  /** The same per firm (the simulator's records of each firm's CSID), with the firm's applications. */
+  perFirm: Record<string, { applications: number; duplicates: number }>;
   /** Most creates the simulator processed for one external id (response files): asserted 1. */
   maxCreatesProcessed: number;
   /** The fault kinds injected, per operation (`create lost-response 3`), for the table. */
@@ -214,6 +224,7 @@ export class World {
       const started = await Promise.allSettled([world.server.start(), world.sim.start()]);
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
+      await world.addSecondFirm();
       await world.connect();
     } catch (error) {
       await world.close().catch(() => undefined);
@@ -245,6 +256,40 @@ export class World {
       connection: this.connection,
       dataConverter: codecDataConverter(parseCodecKeys(this.codecKeys, 'faults')),
     });
+  }
+
+  /** The firms the fleets alternate between: the simulator's first, then those `start` added. */
+  get firms(): string[] {
+    return [this.sim.csid, ...this.addedFirms];
+  }
+
+  private readonly addedFirms: string[] = [];
+
+  /**
+   * A second firm, `<first CSID>-2`: registered at the simulator (which makes its keys) and added to the
+   * engine's database, its private key sealed with the workers' codec keys. Every worker serves it.
+   */
+  private async addSecondFirm(): Promise<void> {
+    const csid = `${this.sim.csid}-2`;
+    const registered = await this.sim.control<{ keys: { firmPrivateKey: string } }>('POST', '/firms', {
+      name: 'SecondFirm',
+      csid,
+    });
+    const db = await openDatabase(databaseBeside(this.documentStore));
+    try {
+      await new FirmRegistry(db, { keyring: parseCodecKeys(this.codecKeys, 'faults') }).add({
+        csid,
+        name: 'Second firm',
+        settings: { baseUrl: this.sim.url, preferenceUrl: `${this.sim.url}/pref` },
+        keys: {
+          firmPrivateKey: registered.keys.firmPrivateKey,
+          brokeragePublicKey: await readFile(join(this.sim.keysDir, 'brokerage-public.asc'), 'utf8'),
+        },
+      });
+    } finally {
+      await db.close();
+    }
+    this.addedFirms.push(csid);
   }
 
   /** `assertGone`, counted in the case's report. */
@@ -326,13 +371,27 @@ export class World {
     return reports;
   }
 
-  context(taskQueue: string): EngineContext {
-    return { client: this.client, store: this.store, csid: this.sim.csid, taskQueue, settings: FAST };
+  /** A client context of one firm (the simulator's unless named). */
+  context(taskQueue: string, csid = this.sim.csid): EngineContext {
+    return { client: this.client, store: this.store, csid, taskQueue, settings: FAST };
   }
 
-  /** The simulator's own records: accounts per external id, update requests per account (`GET /_sim/records`). */
-  records(): Promise<SimulatorRecords> {
-    return this.sim.control<SimulatorRecords>('GET', `/records?csid=${encodeURIComponent(this.sim.csid)}`);
+  /** The simulator's own records of one firm: accounts per external id, update requests per account. */
+  firmRecords(csid: string): Promise<SimulatorRecords> {
+    return this.sim.control<SimulatorRecords>('GET', `/records?csid=${encodeURIComponent(csid)}`);
+  }
+
+  /** The simulator's own records of every firm of the world, together. */
+  async records(): Promise<SimulatorRecords> {
+    const [first, ...others] = await Promise.all(this.firms.map((csid) => this.firmRecords(csid)));
+    const all = first!;
+    for (const other of others) {
+      all.externalIds.push(...other.externalIds);
+      all.accounts.push(...other.accounts);
+      all.requestsWithoutAccount.push(...other.requestsWithoutAccount);
+      all.documentSubmissions.push(...other.documentSubmissions);
+    }
+    return all;
   }
 
   calls(): Promise<Record<string, number>> {
@@ -374,6 +433,9 @@ export async function unplannedExit(worker: Child): Promise<string> {
 
 export interface Tracked {
   externalId: string;
+  /** The firm the application belongs to, and its context. */
+  csid: string;
+  ctx: EngineContext;
   scenario: Scenario;
   handle: ApplicationHandle;
   /** The application XML as started. */
@@ -433,7 +495,7 @@ export interface FleetOptions {
  */
 export async function runFleet(world: World, options: FleetOptions): Promise<CaseReport> {
   const began = Date.now();
-  const ctx = world.context(options.taskQueue);
+  const contexts = world.firms.map((csid) => world.context(options.taskQueue, csid));
   const run = randomUUID().slice(0, 6);
   if (options.listingLag === false) await world.sim.control('PUT', '/listing-lag', {});
   const countBefore = await options.before?.(world);
@@ -442,10 +504,22 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const fleet: Tracked[] = [];
   for (let i = 0; i < options.applications; i++) {
     const scenario = SCENARIOS[i % SCENARIOS.length]!;
+    // The firms take turns after a whole round of scenarios, so that each firm gets every scenario.
+    const ctx = contexts[Math.floor(i / SCENARIOS.length) % contexts.length]!;
     const externalId = `${scenario}-${run}-${i}`;
     const xml = (options.applicationXml ?? applicationXml)(externalId);
     const { handle } = await startApplication(ctx, { applicationXml: xml });
-    fleet.push({ externalId, scenario, handle, xml, documentsSent: false, unblocked: 0, unconfirmed: 0 });
+    fleet.push({
+      externalId,
+      csid: ctx.csid,
+      ctx,
+      scenario,
+      handle,
+      xml,
+      documentsSent: false,
+      unblocked: 0,
+      unconfirmed: 0,
+    });
   }
 
   let faults = 0;
@@ -479,7 +553,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       }
     }
     unplannedExits.push(...(await (options.supervise ?? (() => world.restartExitedWorkers()))()));
-    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(ctx, app, options, world)));
+    await Promise.all(fleet.filter((app) => app.status !== 'closed').map((app) => follow(app, options, world)));
     if (disrupted && fleet.every((app) => app.status === 'closed')) break;
     if (Date.now() - lastProgress > 60_000) {
       lastProgress = Date.now();
@@ -507,9 +581,16 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   if (countBefore) faults += await countBefore();
   if (options.listingLag === false) await world.sim.control('PUT', '/listing-lag', lagSettings(LISTING_LAG));
 
+  // Each firm's own records: an account the simulator made under another firm's CSID is not the application's.
+  const byFirm = new Map(
+    await Promise.all(world.firms.map(async (csid) => [csid, await world.firmRecords(csid)] as const)),
+  );
   const records = await world.records();
   const accounts = new Map(
-    records.externalIds.map((entry) => [entry.externalId, entry.accounts.map((account) => account.accountId)]),
+    fleet.map((app) => {
+      const entry = byFirm.get(app.csid)!.externalIds.find((candidate) => candidate.externalId === app.externalId);
+      return [app.externalId, (entry?.accounts ?? []).map((account) => account.accountId)] as const;
+    }),
   );
   const fleetIds = new Set(fleet.map((app) => app.externalId));
   const updates: CaseReport['updates'] = {};
@@ -530,6 +611,13 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     .map((app) => [app.externalId, accounts.get(app.externalId) ?? []] as const)
     .filter(([, made]) => made.length > 1);
   const duplicates = duplicated.length;
+  const perFirm = Object.fromEntries(
+    world.firms.map((csid) => {
+      const mine = fleet.filter((app) => app.csid === csid);
+      const twice = mine.filter((app) => (accounts.get(app.externalId) ?? []).length > 1).length;
+      return [csid, { applications: mine.length, duplicates: twice }];
+    }),
+  );
   const duplicateRequests = Object.values(updates).reduce((sum, entry) => sum + entry.accountsWithMoreThanOne, 0);
   const processed = new Map(records.externalIds.map((entry) => [entry.externalId, entry.createsProcessed]));
   const maxCreatesProcessed = Math.max(0, ...fleet.map((app) => processed.get(app.externalId) ?? 0));
@@ -556,6 +644,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     wrong,
     failedWorkflows,
     duplicates,
+    perFirm,
     updates,
     duplicateRequests,
     maxCreatesProcessed,
@@ -606,7 +695,8 @@ function workersOutput(world: World, options: FleetOptions): string {
  */
 const LOOK_MS = 30_000;
 
-async function follow(ctx: EngineContext, app: Tracked, options: FleetOptions, world: World): Promise<void> {
+async function follow(app: Tracked, options: FleetOptions, world: World): Promise<void> {
+  const { ctx } = app;
   await ctx.client
     .withAbortSignal(AbortSignal.timeout(LOOK_MS), () => look(ctx, app, options, world))
     .catch(() => {
@@ -656,7 +746,7 @@ async function confirmWithTheBrokerage(ctx: EngineContext, app: Tracked, world: 
   if (state.unconfirmed?.step === 'create') {
     const records = await world.sim.control<SimulatorRecords>(
       'GET',
-      `/records?csid=${encodeURIComponent(world.sim.csid)}&externalId=${encodeURIComponent(app.externalId)}`,
+      `/records?csid=${encodeURIComponent(app.csid)}&externalId=${encodeURIComponent(app.externalId)}`,
     );
     const received = records.externalIds.some((entry) => entry.accounts.length > 0);
     if (!received) {
@@ -679,7 +769,9 @@ export function printReports(): void {
       .join(', '),
     String(report.failedWorkflows),
     report.faultKinds ?? '-',
-    String(report.duplicates),
+    `${report.duplicates} (${Object.values(report.perFirm)
+      .map((firm) => `${firm.duplicates}/${firm.applications}`)
+      .join(', ')})`,
     String(report.duplicateRequests),
     String(report.maxCreatesProcessed),
     Object.entries(report.updates)
@@ -702,7 +794,7 @@ export function printReports(): void {
     'OUTCOMES',
     'FAILED WF',
     'FAULT KINDS',
-    'DUP ACCOUNTS',
+    'DUP ACCOUNTS (PER FIRM: DUP/APPS)',
     'DUP REQUESTS',
     'MAX CREATES/APP',
     'UPDATE REQUESTS (ACCOUNTS WITH >1)',

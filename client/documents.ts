@@ -63,6 +63,16 @@ export function checkApplicationXml(xml: string, name = 'application XML'): Appl
   return summary;
 }
 
+/** Reads and checks an application XML (text, bytes or a file path) without storing it. */
+export async function readApplicationXml(
+  xml: Uint8Array | string,
+): Promise<{ bytes: Uint8Array; summary: ApplicationSummary }> {
+  const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
+  const data = isPath || typeof xml !== 'string' ? xml : new TextEncoder().encode(xml);
+  const { bytes, name } = await readInput(data, 'application XML', MAX_APPLICATION_BYTES);
+  return { bytes, summary: checkApplicationXml(new TextDecoder().decode(bytes), name) };
+}
+
 /**
  * Checks and stores an application XML; with the firm's CSID it is stored as its application's
  * (owner: the workflow id of its external id), so the application's retention deletes it.
@@ -72,10 +82,7 @@ export async function storeApplication(
   xml: Uint8Array | string,
   csid?: string,
 ): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
-  const isPath = typeof xml === 'string' && !xml.trimStart().startsWith('<');
-  const data = isPath || typeof xml !== 'string' ? xml : new TextEncoder().encode(xml);
-  const { bytes, name } = await readInput(data, 'application XML', MAX_APPLICATION_BYTES);
-  const summary = checkApplicationXml(new TextDecoder().decode(bytes), name);
+  const { bytes, summary } = await readApplicationXml(xml);
   const owner = csid === undefined ? undefined : applicationWorkflowId(csid, summary.externalId!);
   return { ref: await store.put(bytes, { owner }), summary };
 }

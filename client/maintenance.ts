@@ -1,11 +1,16 @@
 /** Maintenance of open accounts (and questionnaires of pending ones): one `accountMaintenance` workflow per request. */
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { shielded, within } from './abort.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
 import type { FirmType } from '../workflows/maintenance/functions.js';
-import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../domain/workflow-ids.js';
+import {
+  ACCOUNT_MAINTENANCE_WORKFLOW,
+  legacyMaintenanceWorkflowId,
+  maintenanceWorkflowId,
+} from '../domain/workflow-ids.js';
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
 import type { EngineContext } from './context.js';
 import { readInput, storeDocuments } from './documents.js';
@@ -72,6 +77,9 @@ async function storeAndStart(
   bodyXml: string,
   requestKey: string,
 ): Promise<StartedMaintenance> {
+  // The same request sent under 1.0.0's id is the request: nothing is stored or sent again.
+  const legacy = await legacyMaintenance(ctx, input.accountId, requestKey);
+  if (legacy) return { handle: legacy, workflowId: legacy.workflowId, existed: true };
   const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
   // The body and attachments (security answers, tax forms) are the request's: released once its
   // workflow has closed (activities/retention.ts), recorded before they are stored.
@@ -107,6 +115,30 @@ async function storeAndStart(
     ],
   });
   return { handle, workflowId, existed };
+}
+
+/**
+ * The firm's request of this account and key under 1.0.0's id (`maintenance-<CSID>-<accountId>-<requestKey>`),
+ * of any status (its reuse policy refuses the id again). 1.0.0's ids of two firms may be the same (CSIDs may
+ * prefix one another; keys hold `-`): its EcaCsid and EcaAccountId decide, and with the CSID and the account
+ * the id leaves one key.
+ */
+async function legacyMaintenance(
+  ctx: EngineContext,
+  accountId: string,
+  requestKey: string,
+): Promise<WorkflowHandle<typeof accountMaintenance> | undefined> {
+  const handle = ctx.client.workflow.getHandle<typeof accountMaintenance>(
+    legacyMaintenanceWorkflowId(ctx.csid, accountId, requestKey),
+  );
+  try {
+    const attributes = (await handle.describe()).typedSearchAttributes;
+    const ours = attributes.get(EcaCsid) === ctx.csid && attributes.get(EcaAccountId) === accountId;
+    return ours ? handle : undefined;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
 }
 
 export { FIRM_TYPES };

@@ -3,10 +3,10 @@
  * daily document submissions (`dailyDocuments`). A running one answers its state query; a closed one
  * its result; either way from the server alone when no worker is up (search attributes, status).
  */
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
 import { within } from './abort.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ACCOUNT_MAINTENANCE_WORKFLOW, DAILY_DOCUMENTS_WORKFLOW } from '../domain/workflow-ids.js';
+import { ACCOUNT_MAINTENANCE_WORKFLOW, DAILY_DOCUMENTS_WORKFLOW, legacyFormOf } from '../domain/workflow-ids.js';
 import {
   EcaAccountId,
   EcaCsid,
@@ -119,28 +119,47 @@ async function answer(
   }
 }
 
-/** One run of the firm, by workflow id: its status and what it answers. */
+/**
+ * One run of the firm, by workflow id: its status and what it answers. Today's id of a run started under
+ * 1.0.0's (`maintenance-<CSID>-<account>-<key>`, `documents-<CSID>-<day>`) finds that one too; a run is the
+ * firm's by its EcaCsid (CSIDs may prefix one another in 1.0.0's ids).
+ */
 export async function runStatus(ctx: EngineContext, kind: RunKind, workflowId: string): Promise<RunStatus> {
   return within(ctx, async () => {
-    let description;
-    try {
-      description = await ctx.client.workflow.getHandle(workflowId).describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) {
-        throw new EngineError('UNKNOWN_APPLICATION', `no workflow "${workflowId}" (\`eca ${kind} list\` shows them)`);
-      }
-      throw error;
+    const found = await describeRun(ctx, workflowId);
+    if (found === undefined) {
+      throw new EngineError('UNKNOWN_APPLICATION', `no workflow "${workflowId}" (\`eca ${kind} list\` shows them)`);
     }
+    const { description } = found;
     if (description.type !== WORKFLOW_TYPES[kind] || description.typedSearchAttributes.get(EcaCsid) !== ctx.csid) {
       throw new EngineError('UNKNOWN_APPLICATION', `"${workflowId}" is no ${kind} run of firm ${ctx.csid}`);
     }
     const status = description.status.name;
     return {
-      workflowId,
+      workflowId: found.workflowId,
       status,
       startTime: description.startTime,
       closeTime: description.closeTime,
-      ...(await answer(ctx.client, kind, workflowId, status)),
+      ...(await answer(ctx.client, kind, found.workflowId, status)),
     };
   });
+}
+
+/** The run under `workflowId`, else (for today's form) the firm's under 1.0.0's form of it. */
+async function describeRun(ctx: EngineContext, workflowId: string) {
+  const legacy = legacyFormOf(workflowId);
+  let found: { workflowId: string; description: WorkflowExecutionDescription } | undefined;
+  for (const id of legacy === undefined ? [workflowId] : [workflowId, legacy]) {
+    try {
+      const description = await ctx.client.workflow.getHandle(id).describe();
+      // The first found answers, unless it is 1.0.0's of another firm.
+      if (id === workflowId || description.typedSearchAttributes.get(EcaCsid) === ctx.csid) {
+        found = { workflowId: id, description };
+        break;
+      }
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  return found;
 }

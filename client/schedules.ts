@@ -1,19 +1,26 @@
 /**
  * The firm's daily document submission as a Temporal Schedule: created or updated idempotently (run
  * it again after changing the time, the time zone or the forms directory). The schedule starts
- * `dailyDocumentsTrigger`, which runs the day's `dailyDocuments` (id `documents-<CSID>-<yyyy-mm-dd>`)
- * at most once per day. Self-contained: a CLI command only needs to pass its options through.
+ * `dailyDocumentsTrigger`, which runs the day's `dailyDocuments` (id `documents:<CSID>:<yyyy-mm-dd>`)
+ * at most once per day. Self-contained: a CLI command only needs to pass its options through. The
+ * schedule is `daily-documents:<CSID>`; 1.0.0's `daily-documents-<CSID>` of the firm is still read, and
+ * deleted when today's is set, so that the firm submits once a day.
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type {
   Client,
+  ScheduleHandle,
   ScheduleOptions,
   ScheduleOptionsStartWorkflowAction,
   ScheduleUpdateOptions,
 } from '@temporalio/client';
 import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
 import { type DailyDocumentsInput } from '../workflows/documents/messages.js';
-import { DAILY_DOCUMENTS_TRIGGER_WORKFLOW, dailyDocumentsScheduleId } from '../domain/workflow-ids.js';
+import {
+  DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
+  dailyDocumentsScheduleId,
+  legacyDailyDocumentsScheduleId,
+} from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
 import { EngineError, InvalidScheduleOptions } from './errors.js';
 
@@ -40,6 +47,8 @@ export interface DailyDocumentsSchedule {
   created: boolean;
   /** The next firings the server computed. */
   nextRuns: Date[];
+  /** The firm's schedule under 1.0.0's id, deleted now that this one is set. */
+  replaced?: string;
 }
 
 function isTimeZone(value: string): boolean {
@@ -108,7 +117,36 @@ export async function upsertDailyDocumentsSchedule(
       }));
   }
   const description = await client.schedule.getHandle(scheduleId).describe();
-  return { scheduleId, created, nextRuns: description.info.nextActionTimes };
+  // Both would fire: the firm's schedule of 1.0.0 goes once this one is there.
+  const replaced = await legacySchedule(client, options.csid);
+  if (replaced) await onSchedule(replaced.scheduleId, () => replaced.delete()).catch(ignoreUnknown);
+  return {
+    scheduleId,
+    created,
+    nextRuns: description.info.nextActionTimes,
+    ...(replaced && { replaced: replaced.scheduleId }),
+  };
+}
+
+/** Deleted meanwhile: nothing left to delete. */
+function ignoreUnknown(error: unknown): void {
+  if (!(error instanceof EngineError && error.code === 'UNKNOWN_APPLICATION')) throw error;
+}
+
+/**
+ * The firm's schedule under 1.0.0's id (`daily-documents-<CSID>`), if there is one. CSIDs may prefix one
+ * another in 1.0.0's ids: it is the firm's when its action starts the trigger with the firm's CSID.
+ */
+async function legacySchedule(client: Client, csid: string): Promise<ScheduleHandle | undefined> {
+  const handle = client.schedule.getHandle(legacyDailyDocumentsScheduleId(csid));
+  try {
+    const { action } = await handle.describe();
+    const input = action.args?.[0] as Partial<DailyDocumentsInput> | undefined;
+    return action.workflowType === DAILY_DOCUMENTS_TRIGGER_WORKFLOW && input?.csid === csid ? handle : undefined;
+  } catch (error) {
+    if (error instanceof ScheduleNotFoundError) return undefined;
+    throw error;
+  }
 }
 
 /** A schedule of the firm as `schedules list` and `describe` show it. */
@@ -125,14 +163,34 @@ export interface ScheduleView {
 
 export type ScheduleAction = 'pause' | 'unpause' | 'trigger' | 'delete';
 
-/** The firm's schedule, or refused as unknown: only this firm's schedule is ever read or changed here. */
-function firmSchedule(client: Client, csid: string, scheduleId = dailyDocumentsScheduleId(csid)) {
-  if (scheduleId !== dailyDocumentsScheduleId(csid)) {
-    throw new InvalidScheduleOptions(
-      `schedule "${scheduleId}" is not firm ${csid}'s (${dailyDocumentsScheduleId(csid)})`,
-    );
+/**
+ * The firm's schedule, or refused as unknown: only this firm's schedule is ever read or changed here.
+ * Without an id, today's (`daily-documents:<CSID>`), or 1.0.0's while the firm has only that one.
+ */
+async function firmSchedule(client: Client, csid: string, scheduleId?: string): Promise<ScheduleHandle> {
+  const current = dailyDocumentsScheduleId(csid);
+  const legacyId = legacyDailyDocumentsScheduleId(csid);
+  if (scheduleId !== undefined && scheduleId !== current && scheduleId !== legacyId) {
+    throw new InvalidScheduleOptions(`schedule "${scheduleId}" is not firm ${csid}'s (${current})`);
   }
-  return client.schedule.getHandle(scheduleId);
+  if (scheduleId === current) return client.schedule.getHandle(current);
+  const legacy = await legacySchedule(client, csid);
+  if (scheduleId === legacyId) {
+    if (legacy) return legacy;
+    throw new EngineError('UNKNOWN_APPLICATION', `no schedule "${scheduleId}" of firm ${csid}`);
+  }
+  if (legacy && !(await exists(client.schedule.getHandle(current)))) return legacy;
+  return client.schedule.getHandle(current);
+}
+
+async function exists(handle: ScheduleHandle): Promise<boolean> {
+  try {
+    await handle.describe();
+    return true;
+  } catch (error) {
+    if (error instanceof ScheduleNotFoundError) return false;
+    throw error;
+  }
 }
 
 /** `action` on a schedule; a schedule that does not exist is an UNKNOWN_APPLICATION EngineError naming it. */
@@ -147,7 +205,7 @@ async function onSchedule<T>(scheduleId: string, action: () => Promise<T>): Prom
 
 /** The firm's schedule as it stands. */
 export async function describeSchedule(client: Client, csid: string, scheduleId?: string): Promise<ScheduleView> {
-  const handle = firmSchedule(client, csid, scheduleId);
+  const handle = await firmSchedule(client, csid, scheduleId);
   const description = await onSchedule(handle.scheduleId, () => handle.describe());
   const calendar = description.spec.calendars?.[0];
   return {
@@ -163,27 +221,38 @@ export async function describeSchedule(client: Client, csid: string, scheduleId?
   };
 }
 
-/** The schedules of the firm (the daily documents one, when it exists). */
+/** The schedules of the firm (the daily documents one, when it exists; 1.0.0's until today's replaces it). */
 export async function listSchedules(client: Client, csid: string): Promise<ScheduleView[]> {
   const views: ScheduleView[] = [];
+  const ids = [dailyDocumentsScheduleId(csid), legacyDailyDocumentsScheduleId(csid)];
   for await (const summary of client.schedule.list()) {
-    if (summary.scheduleId === dailyDocumentsScheduleId(csid)) views.push(await describeSchedule(client, csid));
+    if (!ids.includes(summary.scheduleId)) continue;
+    try {
+      views.push(await describeSchedule(client, csid, summary.scheduleId));
+    } catch (error) {
+      // 1.0.0's id of another firm (CSIDs may prefix one another), or deleted meanwhile.
+      if (!(error instanceof EngineError && error.code === 'UNKNOWN_APPLICATION')) throw error;
+    }
   }
   return views;
 }
 
-/** Pauses, unpauses, fires now, or deletes the firm's schedule; `note` is kept with a pause or unpause. */
+/**
+ * Pauses, unpauses, fires now, or deletes the firm's schedule; `note` is kept with a pause or unpause.
+ * Answers the id of the schedule it changed.
+ */
 export async function changeSchedule(
   client: Client,
   csid: string,
   action: ScheduleAction,
   options: { scheduleId?: string; note?: string } = {},
-): Promise<void> {
-  const handle = firmSchedule(client, csid, options.scheduleId);
+): Promise<string> {
+  const handle = await firmSchedule(client, csid, options.scheduleId);
   await onSchedule(handle.scheduleId, async () => {
     if (action === 'pause') await handle.pause(options.note ?? 'paused with eca schedules pause');
     else if (action === 'unpause') await handle.unpause(options.note ?? 'unpaused with eca schedules unpause');
     else if (action === 'trigger') await handle.trigger(ScheduleOverlapPolicy.SKIP);
     else await handle.delete();
   });
+  return handle.scheduleId;
 }

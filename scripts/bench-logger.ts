@@ -16,7 +16,7 @@ const meta = {
   isLocal: false,
   namespace: 'default',
   taskQueue: 'eca-onboarding',
-  workflowId: 'application-CSID1-client-42',
+  workflowId: 'application:CSID1:client-42',
   workflowRunId: '01a21ebc-6e7b-730c-b8d6-f01e9f9bd4d7',
   workflowType: 'accountApplication',
   durationMs: 12,

@@ -76,7 +76,7 @@ export function addRunSubcommands(group: Command, kind: RunKind): void {
       ['maintenance list --running', 'requests still waiting for a decision'],
       ['maintenance list --account U1234567 -o jsonl', "one account's requests"],
     ]);
-    examples(status, [['maintenance status maintenance-CSID-U1234567-k1', 'PENDING, PROCESSED or REJECTED, and why']]);
+    examples(status, [['maintenance status maintenance:CSID:U1234567:k1', 'PENDING, PROCESSED or REJECTED, and why']]);
   } else {
     examples(list, [['documents list --limit 7', 'the last week of submissions']]);
     examples(status, [['documents status documents-CSID-2026-11-24', "the day's forms, alert and report"]]);

@@ -1,6 +1,6 @@
 /** `schedules`: the firm's daily document submission as a Temporal Schedule: set, list, describe, pause, unpause, trigger, delete. */
 import type { Command } from 'commander';
-import { dailyDocumentsScheduleId, DEFAULT_TASK_QUEUE } from '../../domain/workflow-ids.js';
+import { DEFAULT_TASK_QUEUE } from '../../domain/workflow-ids.js';
 import type { ScheduleAction, ScheduleView } from '../schedules.js';
 import { confirm, deferred, examples, timeoutOption, withEngine, yesOption } from './options.js';
 import { out, time } from './output.js';
@@ -49,6 +49,7 @@ function addSet(group: Command): void {
         out(format, schedule, () =>
           [
             `${schedule.created ? 'created' : 'updated'} schedule ${schedule.scheduleId}`,
+            ...(schedule.replaced ? [`  deleted the schedule of 1.0.0 ${schedule.replaced} (it replaces it)`] : []),
             ...schedule.nextRuns.slice(0, 3).map((run) => `  next run ${run.toISOString()}`),
           ].join('\n'),
         );
@@ -74,7 +75,7 @@ function addReads(group: Command): void {
   const describe = group
     .command('describe')
     .description('one schedule: its time, state, next and recent runs')
-    .argument('[scheduleId]', "default: the firm's daily-documents-<CSID>")
+    .argument('[scheduleId]', "default: the firm's daily-documents:<CSID>")
     .action(async (scheduleId: string | undefined, _options: unknown, command: Command) => {
       await withEngine(command, async (engine, format) => {
         const view = await describeSchedule(engine.client, engine.csid, scheduleId);
@@ -97,12 +98,12 @@ function addChanges(group: Command): void {
     const command = group
       .command(action)
       .description(description)
-      .argument('[scheduleId]', "default: the firm's daily-documents-<CSID>")
+      .argument('[scheduleId]', "default: the firm's daily-documents:<CSID>")
       .action(async (scheduleId: string | undefined, options: { note?: string }, self: Command) => {
         if (action === 'delete') await confirm(self, `Delete the schedule ${scheduleId ?? 'of the firm'}?`);
         await withEngine(self, async (engine, format) => {
-          await changeSchedule(engine.client, engine.csid, action, { scheduleId, note: options.note });
-          const done = { scheduleId: scheduleId ?? dailyDocumentsScheduleId(engine.csid), action };
+          const changed = await changeSchedule(engine.client, engine.csid, action, { scheduleId, note: options.note });
+          const done = { scheduleId: changed, action };
           out(format, done, () => `${action}: schedule ${done.scheduleId}`);
         });
       });

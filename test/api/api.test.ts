@@ -109,7 +109,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       { env: { ...process.env, ECA_API_KEY: keys.onboarding, ECA_STAFF_KEY: keys.staff }, timeout: 150_000 },
     );
     const seen = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
-    const workflowId = `application-${engine.sim.csid}-${externalId}`;
+    const workflowId = applicationWorkflowId(engine.sim.csid, externalId);
     assert.deepEqual(seen.start, { status: 201, existed: false, workflowId });
     assert.deepEqual(seen.startAgain, { status: 200, existed: true });
     assert.deepEqual(seen.conflict, { status: 409, code: 'CONFLICT', type: 'urn:eca-onboarding:problem:conflict' });
@@ -269,7 +269,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       cwd,
       env: { ...process.env, ECA_API: base, ECA_API_KEY: keys.onboarding, EXTERNAL_ID: externalId },
     });
-    const workflowId = `application-${engine.sim.csid}-${externalId}`;
+    const workflowId = applicationWorkflowId(engine.sim.csid, externalId);
     assert.match(stdout, /^\{"existed":false,"application":\{"workflowId":"[^"]+"/);
     assert.equal(stdout.split(`"workflowId":"${workflowId}"`).length - 1, 3, 'started, read and listed');
     assert.match(stdout, /\{"applications":\[/);
@@ -377,12 +377,18 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       }
     }
     // The firm's maintenance request, read by workflow id with the other firm's key.
-    const maintenance = await call(keys.onboarding, 'POST', '/v1/maintenance-requests', {
-      accountId: 'SCOPE1',
-      firmType: 'advisor',
-      functionName: 'ChangeBaseCurrency',
-      body: '<Currency>CHF</Currency>',
+    const [accountId] = engine.sim.control.seedAccounts({ count: 1, csid: engine.sim.csid, prefix: `scope-${run}-` });
+    const request = { firmType: 'advisor', functionName: 'ChangeBaseCurrency', body: '<Currency>CHF</Currency>' };
+    // An account the brokerage does not list for the firm is refused before any workflow starts.
+    const updatesBefore = engine.sim.control.calls().update ?? 0;
+    const notOurs = await call(keys.onboarding, 'POST', '/v1/maintenance-requests', {
+      ...request,
+      accountId: 'U0000000',
     });
+    assert.equal(notOurs.status, 404, JSON.stringify(notOurs.body));
+    assert.equal(notOurs.body?.field, 'accountId');
+    assert.equal(engine.sim.control.calls().update ?? 0, updatesBefore, 'no update was sent');
+    const maintenance = await call(keys.onboarding, 'POST', '/v1/maintenance-requests', { ...request, accountId });
     assert.equal(maintenance.status, 201, JSON.stringify(maintenance.body));
     const runId = String(maintenance.body?.workflowId);
     for (const [path, operations] of Object.entries(document.paths)) {
@@ -536,7 +542,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       assert.equal(started.status, 201);
     }
     // The list reads Temporal's visibility, which shows a start a moment later.
-    const names = [1, 2, 3].map((n) => `application-${engine.sim.csid}-stalled-page${n}-${run}`);
+    const names = [1, 2, 3].map((n) => applicationWorkflowId(engine.sim.csid, `stalled-page${n}-${run}`));
     await until('the three applications listed', async () => {
       const all = await call(keys.ops, 'GET', '/v1/applications?pageSize=100');
       const listed = new Set(

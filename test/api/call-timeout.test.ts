@@ -12,6 +12,7 @@ import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { PutOptions } from '../../runtime/document-store.js';
 import type { DocumentRef } from '../../domain/documents.js';
 import { applicationXml } from '../support/engine.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { devServerEnv } from '../support/servers.js';
 import { logWatch, watchedLogger } from '../support/log-watch.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
@@ -71,7 +72,7 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
     assert.equal(problem.code, 'TIMEOUT');
     assert.match(problem.requestId, /\S/);
     assert.ok(waited >= 350 && waited < 10_000, `answered after ${waited} ms`);
-    await env.client.workflow.getHandle(`application-${csid}-${externalId}`).terminate('test finished');
+    await env.client.workflow.getHandle(applicationWorkflowId(csid, externalId)).terminate('test finished');
   });
 });
 

@@ -17,6 +17,7 @@ import {
 } from '../../client/index.js';
 import type { EngineContext, StartApplicationInput } from '../../client/index.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
@@ -63,7 +64,7 @@ describe('client API (dev server, worker, simulator)', function () {
       assert.equal(first.existed, false);
       assert.equal(second.existed, true);
       assert.equal(second.workflowId, first.workflowId);
-      assert.equal(first.workflowId, `application-${engine.sim.csid}-happy-${run}`);
+      assert.equal(first.workflowId, applicationWorkflowId(engine.sim.csid, `happy-${run}`));
       const result = await first.handle.result();
       assert.equal(result.outcome, 'open');
       const third = await startApplication(ctx, { applicationXml: xml, settings: FAST });

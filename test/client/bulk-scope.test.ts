@@ -111,7 +111,7 @@ describe('eca bulk with two firms on a real server', function () {
       `EcaExternalId STARTS_WITH 'bulk-${run}-'`,
       `EcaExternalId STARTS_WITH 'bulk-${run}-b'`,
       "EcaLifecycleState = 'validating' OR EcaLifecycleState != 'validating'",
-      "WorkflowId STARTS_WITH 'application-'",
+      "WorkflowId STARTS_WITH 'application:'",
       `EcaExternalId IN ('bulk-${run}-b0', 'bulk-${run}-a0')`,
     ]) {
       const plan = await planBulk(a, { query: filter });
@@ -126,7 +126,7 @@ describe('eca bulk with two firms on a real server', function () {
   it("a poll-now job signals the firm's applications, and none of the other firm's", async function () {
     const job = (await startBulk(firms.a.ctx, {
       action: 'poll-now',
-      query: "WorkflowId STARTS_WITH 'application-'",
+      query: "WorkflowId STARTS_WITH 'application:'",
     })) as BulkJob;
     assert.equal(job.matching, 3);
     const done = await awaitBulkJob(firms.a.ctx, job.jobId);

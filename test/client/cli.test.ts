@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { maintenanceWorkflowId } from '../../domain/workflow-ids.js';
+import { applicationWorkflowId, documentsWorkflowId, maintenanceWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import { formatCodecKeys, generateCodecKeyring } from '../../codec/index.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
@@ -97,7 +97,7 @@ describe('eca CLI (real executable)', function () {
     const second = await eca(['apply', file, '--json']);
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(JSON.parse(second.stdout), {
-      workflowId: `application-${engine.sim.csid}-${externalId}`,
+      workflowId: applicationWorkflowId(engine.sim.csid, externalId),
       externalId,
       existed: true,
     });
@@ -185,7 +185,7 @@ describe('eca CLI (real executable)', function () {
     assert.equal(view.status, 'COMPLETED');
     assert.equal(view.detail.status, 'PROCESSED');
     assert.equal(view.detail.functionName, 'ChangeBaseCurrency');
-    const notOurs = await eca(['maintenance', 'status', `application-${engine.sim.csid}-happy-a-${run}`]);
+    const notOurs = await eca(['maintenance', 'status', applicationWorkflowId(engine.sim.csid, `happy-a-${run}`)]);
     assert.equal(notOurs.code, 4, 'an application is no maintenance run');
     assertOneLineError(
       await eca(['maintain', state.accountId!, 'UpdateBCAN', '--firm-type', 'advisor']),
@@ -221,7 +221,7 @@ describe('eca CLI (real executable)', function () {
       '--paused',
     ]);
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, new RegExp(`updated schedule daily-documents-${engine.sim.csid}`));
+    assert.match(second.stdout, new RegExp(`updated schedule daily-documents:${engine.sim.csid}`));
     const describe = async () => {
       const result = await eca(['schedules', 'describe', '-o', 'json']);
       assert.equal(result.code, 0, result.stderr);
@@ -235,7 +235,7 @@ describe('eca CLI (real executable)', function () {
     assert.deepEqual([(await describe()).paused, (await describe()).note], [true, 'forms being replaced']);
     const listed = await eca(['schedules', 'list', '-o', 'jsonl']);
     assert.equal(listed.stdout.trim().split('\n').length, 1, listed.stdout);
-    assertOneLineError(await eca(['schedules', 'trigger', 'daily-documents-SOMEONE-ELSE']), /not firm/);
+    assertOneLineError(await eca(['schedules', 'trigger', 'daily-documents:SOMEONE-ELSE']), /not firm/);
     // Fired now: the day's submission shows in `documents list`, and answers `documents status`.
     const triggered = await eca(['schedules', 'trigger']);
     assert.equal(triggered.code, 0, triggered.stderr);
@@ -246,7 +246,7 @@ describe('eca CLI (real executable)', function () {
       runs = JSON.parse(listedRuns.stdout) as typeof runs;
     }
     assert.equal(runs.length, 1, 'one submission for the day');
-    assert.match(runs[0]!.workflowId, new RegExp(`^documents-${engine.sim.csid}-\\d{4}-\\d{2}-\\d{2}$`));
+    assert.match(runs[0]!.workflowId, new RegExp(`^documents:${engine.sim.csid}:\\d{4}-\\d{2}-\\d{2}$`));
     const day = await eca(['documents', 'status', runs[0]!.workflowId, '-o', 'json']);
     assert.equal(day.code, 0, day.stderr);
     const dayView = JSON.parse(day.stdout) as { status: string; detail?: { csid?: string }; note?: string };
@@ -256,8 +256,8 @@ describe('eca CLI (real executable)', function () {
     assert.equal(deleted.code, 0, deleted.stderr);
     const gone = await eca(['schedules', 'describe']);
     assert.equal(gone.code, 4, gone.stderr);
-    assert.match(gone.stderr, /no schedule "daily-documents-.*schedules set/);
-    assert.equal((await eca(['documents', 'status', `documents-${engine.sim.csid}-1999-01-01`])).code, 4);
+    assert.match(gone.stderr, /no schedule "daily-documents:.*schedules set/);
+    assert.equal((await eca(['documents', 'status', documentsWorkflowId(engine.sim.csid, '1999-01-01')])).code, 4);
     assertOneLineError(await eca(['schedules', 'set', '--time', '25:00', '--forms-dir', formsDir]), /time/i);
   });
 

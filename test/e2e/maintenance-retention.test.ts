@@ -12,6 +12,7 @@ import { DocumentNotFound } from '../../runtime/document-store.js';
 import { startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { applicationWorkflowId, documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 import { expectLog } from '../support/hooks.js';
 
 describe('maintenance documents released once the request is final (dev server, worker, simulator)', function () {
@@ -48,12 +49,12 @@ describe('maintenance documents released once the request is final (dev server, 
       assert.equal((await engine.store.closingOwners()).owners.length, 1);
       const retention = await env.client.workflow.start(documentRetention, {
         taskQueue: engine.taskQueue,
-        workflowId: `documents-retention-test-${run}`,
+        workflowId: documentRetentionWorkflowId(engine.sim.csid, `someone-${run}`),
         args: [
           {
             csid: engine.sim.csid,
             externalId: `someone-${run}`,
-            owner: `application-${engine.sim.csid}-someone-${run}`,
+            owner: applicationWorkflowId(engine.sim.csid, `someone-${run}`),
             finishedAt: Date.now(),
             retentionMs: 0,
           },

@@ -432,7 +432,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.match(metadata.currentDetails ?? '', /What staff can do now/);
       assert.match(
         metadata.currentDetails ?? '',
-        /temporal workflow signal --workflow-id application-\S+ --name abandon/,
+        /temporal workflow signal --workflow-id application:\S+ --name abandon/,
       );
 
       await handle.signal(abandonSignal, { reason: 'client unresponsive' });

@@ -4,17 +4,18 @@ import { rm } from 'node:fs/promises';
 import { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { accountApplication, dailyDocumentsTrigger } from '../../workflows/index.js';
+import { accountApplication, dailyDocuments, dailyDocumentsTrigger } from '../../workflows/index.js';
 import { stateQuery } from '../../workflows/application/messages.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { addDays, dayIn } from '../../domain/days.js';
-import { documentsWorkflowId } from '../../domain/workflow-ids.js';
+import { documentsWorkflowId, legacyDocumentsWorkflowId } from '../../domain/workflow-ids.js';
 import type { DailyDocumentsResult } from '../../workflows/documents/messages.js';
 import { EcaCsid, EcaDocumentsAlert, EcaReplaceFormsBy } from '../../domain/search-attributes.js';
 import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { AGREEMENT, DISCLOSURE, rewriteForm, TAX_FORM, writeFormsDir } from '../support/forms.js';
 import { timeSkippingEnv } from '../support/servers.js';
+import { saveHistory } from '../support/replay-fixtures.js';
 import { until } from '../support/until.js';
 
 describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', function () {
@@ -46,13 +47,22 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
     return engine;
   }
 
-  /** What the firm's schedule starts: the trigger, which runs the day's workflow as a child. */
-  async function runDay(harness: EngineHarness) {
-    return client.workflow.execute(dailyDocumentsTrigger, {
+  /**
+   * What the firm's schedule starts: the trigger, which runs the day's workflow as a child. With
+   * `UPDATE_REPLAY_FIXTURES=<label>` and a `fixture` name, its history is kept as the replay fixture `<label>-<fixture>`.
+   */
+  async function runDay(harness: EngineHarness, fixture?: string) {
+    const workflowId = `trigger-${randomUUID()}`;
+    const result = await client.workflow.execute(dailyDocumentsTrigger, {
       taskQueue: harness.taskQueue,
-      workflowId: `trigger-${randomUUID()}`,
+      workflowId,
       args: [{ csid: harness.sim.csid, formsDir: formsDir!, timeZone: 'UTC' }],
     });
+    const label = process.env.UPDATE_REPLAY_FIXTURES;
+    if (fixture && label && label !== '1') {
+      await saveHistory(`${label}-${fixture}`, await client.workflow.getHandle(workflowId).fetchHistory());
+    }
+    return result;
   }
 
   /** Starts an application and returns the file names its create archive carried (as the simulator received them). */
@@ -81,7 +91,7 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
     const harness = await setUp();
     await harness.worker.runUntil(async () => {
       const today = dayIn(await env.currentTimeMs(), 'UTC');
-      const first = await runDay(harness);
+      const first = await runDay(harness, 'documents-trigger-ran');
       assert.equal(first.ran, true);
       assert.equal(first.workflowId, documentsWorkflowId(harness.sim.csid, today));
       const result = first.result!;
@@ -98,13 +108,33 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
       assert.equal(attributes.get(EcaCsid), harness.sim.csid);
 
       // A second firing on the same day finds the day done: the service is called once.
-      const second = await runDay(harness);
+      const second = await runDay(harness, 'documents-trigger-day-done');
       assert.equal(second.ran, false);
       assert.equal(harness.sim.control.calls().submitDocuments, 1);
 
       assert.deepEqual(await createAttachments(harness), [`${TAX_FORM}.pdf`]);
       // zh-Hans: the Chinese agreement was not part of the (default-language) submission.
       assert.deepEqual(await createAttachments(harness, 'zh-Hans'), [`${AGREEMENT}.zh-Hans.pdf`, `${TAX_FORM}.pdf`]);
+    });
+  });
+
+  it("a day submitted under 1.0.0's id (`documents-<CSID>-<day>`) is the day's run: nothing is sent again", async function () {
+    const harness = await setUp();
+    await harness.worker.runUntil(async () => {
+      const today = dayIn(await env.currentTimeMs(), 'UTC');
+      const csid = harness.sim.csid;
+      // As 1.0.0's trigger ran it: the day's workflow under the id of 1.0.0.
+      const earlier = await client.workflow.execute(dailyDocuments, {
+        taskQueue: harness.taskQueue,
+        workflowId: legacyDocumentsWorkflowId(csid, today),
+        args: [{ csid, formsDir: formsDir!, timeZone: 'UTC', day: today }],
+        typedSearchAttributes: [{ key: EcaCsid, value: csid }],
+      });
+      assert.equal(earlier.accepted, true);
+      const day = await runDay(harness);
+      assert.deepEqual(day, { day: today, workflowId: legacyDocumentsWorkflowId(csid, today), ran: false });
+      assert.equal(harness.sim.control.calls().submitDocuments, 1);
+      await assert.rejects(client.workflow.getHandle(documentsWorkflowId(csid, today)).describe(), /not found/i);
     });
   });
 

@@ -18,9 +18,8 @@ interface Action {
  * What staff can do next in each state a person may act on, with the exact commands (the temporal CLI
  * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; docs/operations.md: staff guide).
  */
-function actions(view: ApplicationStateView): Action[] {
+function actions(view: ApplicationStateView, wf: string): Action[] {
   const id = view.externalId;
-  const wf = applicationWorkflowId(view.csid, id);
   // Through the codec server, so that the input is encrypted in history and the answer printed.
   const codec = ' --codec-endpoint "$ECA_CODEC_ENDPOINT" --codec-auth "Bearer $ECA_CODEC_SERVER_TOKEN"';
   // Every staff message carries an input (`{}` at least): the codec server encrypts it.
@@ -108,9 +107,13 @@ function time(ms: number | undefined): string {
 /**
  * The workflow's current details in the Temporal UI: state, account, tasks and next poll, so that a
  * person sees where the application stands without reading payloads. No personal data: task names
- * and states come from the brokerage's form catalogue.
+ * and states come from the brokerage's form catalogue. The staff commands name `workflowId`: the
+ * workflow's own (1.0.0's form for an application started under it).
  */
-export function renderDetails(view: ApplicationStateView): string {
+export function renderDetails(
+  view: ApplicationStateView,
+  workflowId = applicationWorkflowId(view.csid, view.externalId),
+): string {
   // One paragraph per fact: the UI's markdown joins lines that no blank line separates.
   const blocks = [
     `**State:** ${view.lifecycleState}${view.done ? ' (final)' : ''}`,
@@ -152,7 +155,7 @@ export function renderDetails(view: ApplicationStateView): string {
     });
     blocks.push(['| Form | Task | Action | State |', '| --- | --- | --- | --- |', ...rows].join('\n'));
   }
-  const next = actions(view);
+  const next = actions(view, workflowId);
   if (next.length > 0) {
     blocks.push('**What staff can do now:**');
     for (const action of next) {

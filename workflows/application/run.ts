@@ -4,7 +4,14 @@
  * (steps.ts, updates.ts, waits.ts) and the message handlers (handlers.ts) work through it.
  */
 import type { ApplicationState } from '../../domain/application-states.js';
-import { ApplicationFailure, log, metricMeter, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  log,
+  metricMeter,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { lifecycleState, persistLifecycle, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
 import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
 import { durationMs } from '../../domain/durations.js';
@@ -154,7 +161,7 @@ export class ApplicationRun {
     const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
     if (signature !== this.published) upsertSearchAttributes(attributes);
     this.published = signature;
-    setCurrentDetails(renderDetails(this.view()));
+    setCurrentDetails(renderDetails(this.view(), workflowInfo().workflowId));
   }
 
   view(): ApplicationStateView {

@@ -3,9 +3,24 @@
  * account is not found), the document retention left behind, and `blocked` for a step that fails in
  * a way no retry mends.
  */
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, log, sleep, startChild } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  log,
+  patched,
+  sleep,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { applicationWorkflowId, documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
+import {
+  applicationWorkflowId,
+  documentRetentionWorkflowId,
+  legacyApplicationWorkflowId,
+  legacyDocumentRetentionWorkflowId,
+} from '../../domain/workflow-ids.js';
+import { FIRM_SAFE_IDS_PATCH } from '../patches.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
 import { documentRetention } from '../retention/workflow.js';
@@ -117,14 +132,33 @@ function stillUnknown(
   };
 }
 
+/**
+ * The retention workflow's id and the owner of the application's documents. 1.0.0's forms on a history
+ * recorded before the patch, and for an application running under 1.0.0's id (its client stored the
+ * documents under that id); today's otherwise.
+ */
+function retentionIds(csid: string, externalId: string): { workflowId: string; owner: string } {
+  if (patched(FIRM_SAFE_IDS_PATCH) && workflowInfo().workflowId !== legacyApplicationWorkflowId(csid, externalId)) {
+    return {
+      workflowId: documentRetentionWorkflowId(csid, externalId),
+      owner: applicationWorkflowId(csid, externalId),
+    };
+  }
+  return {
+    workflowId: legacyDocumentRetentionWorkflowId(csid, externalId),
+    owner: legacyApplicationWorkflowId(csid, externalId),
+  };
+}
+
 /** Leaves a `documentRetention` workflow behind that deletes the application's documents in due time. */
 export async function startDocumentRetention(run: ApplicationRun, retentionMs: number): Promise<void> {
   const { csid, externalId } = run;
+  const { workflowId, owner } = retentionIds(csid, externalId);
   try {
     await startChild(documentRetention, {
-      workflowId: documentRetentionWorkflowId(csid, externalId),
+      workflowId,
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [{ csid, externalId, owner: applicationWorkflowId(csid, externalId), finishedAt: Date.now(), retentionMs }],
+      args: [{ csid, externalId, owner, finishedAt: Date.now(), retentionMs }],
     });
   } catch (error) {
     // Already started (this workflow was reset to an earlier point and finished again): it stands.

@@ -228,25 +228,42 @@ export function addFirmCommands(program: Command): void {
       'a firm with its own keys',
     ],
   ]);
-  group.command('list').description('every firm, never its keys').action(list);
-  group.command('show').description("one firm's settings and key version").argument('<csid>').action(show);
-  settingOptions(group.command('update'), false)
+  examples(group.command('list').description('every firm, never its keys').action(list), [
+    ['firms list', 'CSIDs, key versions and states'],
+    ['firms list -o json', 'the same as JSON'],
+  ]);
+  examples(group.command('show').description("one firm's settings and key version").argument('<csid>').action(show), [
+    ['firms show FIRM2', "the firm's settings, its key version and when it was rotated"],
+  ]);
+  const updating = settingOptions(group.command('update'), false)
     .description('change settings; the others stay (a firm of ECA_CSID is changed by its variables)')
     .argument('<csid>')
     .option('--name <text>', 'a new display name')
     .action(update);
+  examples(updating, [
+    ['firms update FIRM2 --calls-per-second 10', "cap the firm's brokerage calls, every worker together"],
+    [
+      'firms update FIRM2 --maintenance-windows "Sun 22:00-02:00" --maintenance-time-zone America/New_York',
+      "no calls during the brokerage's weekly window",
+    ],
+  ]);
   const rotation = keyOptions(group.command('rotate-keys'))
     .description('new keys for the firm: every worker signs with them within seconds, no restart')
     .argument('<csid>')
     .action(rotateKeys);
-  examples(rotation, [['firms rotate-keys FIRM2 --firm-key firm2-2027.asc --brokerage-key brokerage.asc', '']]);
+  examples(rotation, [
+    ['firms rotate-keys FIRM2 --firm-key firm2-2027.asc --brokerage-key brokerage.asc', 'new keys, no restart'],
+  ]);
   const disabling = group
     .command('disable')
     .description('the firm takes no new work; its running applications stop in blocked with the reason (asks first)')
     .argument('<csid>')
     .requiredOption('--reason <text>', 'why: shown on every blocked application and refusal');
   yesOption(disabling).action(disable);
-  group.command('enable').description('the firm works again').argument('<csid>').action(enable);
+  examples(disabling, [['firms disable FIRM2 --reason "contract ended" --yes', 'without asking']]);
+  examples(group.command('enable').description('the firm works again').argument('<csid>').action(enable), [
+    ['firms enable FIRM2', 'then retry its blocked applications (eca retry)'],
+  ]);
   examples(group, [
     ['firms list', 'the firms, their key versions and states'],
     ['firms disable FIRM2 --reason "contract ended" --yes', 'stop a firm'],

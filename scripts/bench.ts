@@ -28,6 +28,8 @@
  *   --api 300[,1000]       onboarding API phase sizes ('' skips it)
  *   --events 1000          events phase: applications whose events a webhook receiver gets ('' skips it)
  *   --api-reads 1000       reads on each side          --api-read-concurrency 10  reads in flight
+ *   --firms 10             many firms: N firms on one worker, each capped at --calls-per-second ('' skips it)
+ *   --firm-applications 20 applications per firm in the firms phase
  *   --batch-window N  --max-cached N   (default: the worker's configuration defaults)
  *   --wft-slots N  --activity-slots N  --wf-threads N (worker threads for workflows)
  *   --db memory|file  --sqlite-pragma P (repeatable)

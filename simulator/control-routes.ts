@@ -120,6 +120,7 @@ function recordRoutes(app: FastifyInstance, control: SimulatorControl): void {
             .object({
               total: z.number().int().positive().optional(),
               perOperation: z.record(z.string().min(1), z.number().int().positive()).optional(),
+              perFirm: z.number().int().positive().optional(),
             })
             .strict(),
           req.body,

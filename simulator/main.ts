@@ -38,16 +38,19 @@ function lagRange(value: string): ListingLagSettings {
   return Object.fromEntries(LAGGED_OPERATIONS.map((operation) => [operation, { minMs: min, maxMs: max }]));
 }
 
-/** `N` or `N,operation=N,…`: calls per second in all and per operation (rate-cap.ts). */
+/** `N`, `operation=N`, `per-firm=N`, comma-separated: calls a second in all, per operation, per firm (rate-cap.ts). */
 function rateCap(value: string): RateCapSettings {
-  const settings: { total?: number; perOperation: Record<string, number> } = { perOperation: {} };
+  const settings: { total?: number; perOperation: Record<string, number>; perFirm?: number } = { perOperation: {} };
   for (const part of value.split(',')) {
     const [name, count] = part.includes('=') ? part.split('=', 2) : [undefined, part];
     const n = Number(count);
     if (!Number.isInteger(n) || n <= 0) {
-      throw new InvalidArgumentError(`expected N or N,operation=N,… with whole numbers above 0, got "${part}"`);
+      throw new InvalidArgumentError(
+        `expected N, operation=N or per-firm=N (comma-separated) with whole numbers above 0, got "${part}"`,
+      );
     }
     if (name === undefined) settings.total = n;
+    else if (name.trim() === 'per-firm') settings.perFirm = n;
     else settings.perOperation[name.trim()] = n;
   }
   return settings;
@@ -90,7 +93,7 @@ const program = new Command()
   )
   .option(
     '--rate-cap <spec>',
-    'refuse calls past N a second (real time) with 429: N in all, operation=N each, e.g. 10,create=2',
+    'refuse calls past N a second (real time) with 429: N in all, operation=N each, per-firm=N for each CSID, e.g. 10,create=2,per-firm=5',
     rateCap,
   );
 

@@ -53,7 +53,7 @@ export interface SimulatorOptions {
   listingLag?: ListingLagSettings;
   /** The algorithm of the keys made on a first start (kept keys are read as they are); curve25519 unless told. */
   keyAlgorithm?: KeyAlgorithm;
-  /** Refuse calls past these counts per second of real time with HTTP 429 (rate-cap.ts); no cap unless set. */
+  /** Refuse calls past these counts a second of real time (in all, per operation, per firm) with 429 (rate-cap.ts). */
   rateCap?: RateCapSettings;
   /** Honour X-Forwarded-For for the portal's IP checks (behind a proxy). */
   trustProxy?: boolean;
@@ -219,12 +219,18 @@ interface RouteDeps {
   log: (line: string) => void;
 }
 
+/** The registered firm a call names (its body's `CSID`), counted and capped as that firm's; else undefined. */
+function callerOf(ctx: OperationContext, body: unknown): string | undefined {
+  const csid = typeof body === 'object' && body !== null ? (body as { CSID?: unknown }).CSID : undefined;
+  return typeof csid === 'string' && ctx.store.firms.has(csid) ? csid : undefined;
+}
+
 /** The route of one operation: counted, faulted as configured, refusals answered in the service's error shape. */
 function operationRoute(operation: string, handler: Operation, deps: RouteDeps) {
   const { ctx, calls, faults, clock, held, log } = deps;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     calls.record(operation);
-    if (!calls.rates.admit(operation)) {
+    if (!calls.rates.admit(operation, callerOf(ctx, request.body))) {
       // Past the configured cap (off unless set): refused before any work, as a rate-limited service would.
       return reply
         .code(429)

@@ -16,6 +16,8 @@ import {
   CEILING,
   CONCURRENCY,
   EVENT_SIZES,
+  FIRM_APPLICATIONS,
+  FIRM_COUNTS,
   KEYS,
   MODES,
   POLITE_SIZES,
@@ -36,6 +38,8 @@ import { waitingPhase } from './waiting.js';
 import { eventsPhase } from './events.js';
 import type { EventsFigures } from './events.js';
 import { politePhase } from './polite.js';
+import { firmsPhase } from './firms.js';
+import type { FirmsFigures } from './firms.js';
 import type { PoliteFigures } from './polite.js';
 import type { Waiting } from './waiting.js';
 import { sweepScalePhase } from './sweep-scale.js';
@@ -80,6 +84,15 @@ async function runPhases(bench: Bench) {
     polite.push(await politePhase(bench, n, CALLS_PER_SECOND));
     console.log(`  ${JSON.stringify(polite.at(-1))}`);
   }
+  const firms: FirmsFigures[] = [];
+  for (const n of FIRM_COUNTS) {
+    console.log(
+      `Many firms: ${n} firms on one worker, ${CALLS_PER_SECOND} calls/s each (the simulator caps each firm); ` +
+        `${FIRM_APPLICATIONS} applications of one firm alone, then of every firm at once...`,
+    );
+    firms.push(await firmsPhase(bench, n, FIRM_APPLICATIONS, CALLS_PER_SECOND));
+    console.log(`  ${JSON.stringify(firms.at(-1))}`);
+  }
   const waiting: Waiting[] = [];
   for (const w of WAITING) {
     for (const mode of MODES) {
@@ -102,7 +115,7 @@ async function runPhases(bench: Bench) {
     sweepScale.push(await sweepScalePhase(bench, w, seeded));
     console.log(`  ${JSON.stringify(sweepScale.at(-1))}`);
   }
-  return { ceiling, throughput, api, events, polite, waiting, workerAlone, sweepScale };
+  return { ceiling, throughput, api, events, polite, firms, waiting, workerAlone, sweepScale };
 }
 
 export async function main(): Promise<void> {
@@ -132,6 +145,14 @@ export async function main(): Promise<void> {
       ...phases,
       totalSeconds: round((Date.now() - began) / 1000),
     });
+    // The one figure the bench holds the engine to: no firm past the simulator's cap in any second.
+    const exceeded = phases.firms.filter((figures) => figures.capExceeded);
+    if (exceeded.length > 0) {
+      throw new Error(
+        `a firm's calls went past the cap of ${CALLS_PER_SECOND} a second: busiest second ` +
+          exceeded.map((figures) => `${figures.busiestSecond} (${figures.firms} firms)`).join(', '),
+      );
+    }
   } catch (error) {
     // Said before the cleanup: closing connections can make pending retries throw on their own.
     console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -27,6 +27,8 @@ export const { values } = parseArgs({
     keys: { type: 'string', default: 'ecc' },
     'crypto-threads': { type: 'string', default: String(CONFIG_DEFAULTS.worker.cryptoThreads) },
     'calls-per-second': { type: 'string', default: '10' },
+    firms: { type: 'string', default: '' },
+    'firm-applications': { type: 'string', default: '20' },
     'api-reads': { type: 'string', default: '1000' },
     'api-read-concurrency': { type: 'string', default: '10' },
     'batch-window': { type: 'string', default: String(CONFIG_DEFAULTS.polling.batchWindowMs) },
@@ -73,6 +75,14 @@ if (ALONE_DB !== 'postgres' && ALONE_DB !== 'embedded')
 /** The politeness phase: applications started at once under a call budget of `--calls-per-second` ('' skips it). */
 export const POLITE_SIZES = list(values.polite).filter((n) => n > 0);
 export const CALLS_PER_SECOND = Number(values['calls-per-second']);
+/**
+ * The many-firms phase: N firms served by one worker, each with a budget of `--calls-per-second` and held
+ * to it by the simulator ('' skips it); `--firm-applications` M applications of each firm.
+ */
+export const FIRM_COUNTS = list(values.firms).filter((n) => n > 0);
+export const FIRM_APPLICATIONS = Number(values['firm-applications']);
+if (!(Number.isInteger(FIRM_APPLICATIONS) && FIRM_APPLICATIONS > 0))
+  throw new Error(`--firm-applications: a whole number above 0, not ${values['firm-applications']}`);
 /** The firm's and the brokerage's keys: curve25519 (`ecc`) or RSA 4096 (`rsa`), made by the simulator. */
 export const KEYS = ({ ecc: 'curve25519', rsa: 'rsa4096' } as const)[values.keys as 'ecc' | 'rsa'];
 if (!KEYS) throw new Error(`--keys: expected ecc or rsa, got ${values.keys}`);

@@ -9,6 +9,7 @@ import type { Ceiling, Throughput } from './throughput.js';
 import type { Waiting } from './waiting.js';
 import type { EventsFigures } from './events.js';
 import type { PoliteFigures } from './polite.js';
+import type { FirmsFigures } from './firms.js';
 import type { SweepScale } from './sweep-scale.js';
 import type { WorkerAlone } from './worker-alone.js';
 
@@ -22,6 +23,7 @@ export interface BenchResult {
   api: ApiComparison[];
   events: EventsFigures[];
   polite: PoliteFigures[];
+  firms: FirmsFigures[];
   waiting: Waiting[];
   sweepScale: SweepScale[];
   workerAlone: WorkerAlone[];
@@ -109,6 +111,42 @@ function apiTable(api: ApiComparison[]): string {
   return lines.join('\n');
 }
 
+function firmsReport(f: FirmsFigures): string {
+  const run = (label: string, r: FirmsFigures['alone']) => [
+    label,
+    String(r.firms),
+    String(r.applications),
+    String(r.seconds),
+    String(r.applicationsPerSecond),
+    String(r.callsPerSecondPerFirm),
+    `${r.startToOpenP50Ms} / ${r.startToOpenP99Ms} ms`,
+    `${r.cpu.bench} / ${r.cpu.server} / ${r.cpu.simulator}`,
+  ];
+  const runs = table(
+    ['RUN', 'FIRMS', 'APPS', 'SECONDS', 'APPS/S', 'CALLS/S PER FIRM', 'START→OPEN P50/P99', 'CPU BENCH/SERVER/SIM'],
+    [run('one firm alone', f.alone), run('all firms at once', f.together)],
+  );
+  const perFirm = table(
+    ['CSID', 'CALLS', 'BUSIEST SECOND', 'REFUSED (429)', 'PUT OFF'],
+    f.perFirm.map((firm) => [
+      firm.csid,
+      String(firm.calls),
+      String(firm.busiestSecond),
+      String(firm.refused),
+      String(firm.deferred),
+    ]),
+  );
+  return [
+    `Many firms (${f.firms} firms, ${f.applicationsPerFirm} applications each, ${f.callsPerSecondCap} calls/s per firm):`,
+    runs,
+    `All firms at once: ${f.together.applicationsPerSecond} applications/s against ${f.firms} × ${f.alone.applicationsPerSecond} ` +
+      `= ${round(f.firms * f.alone.applicationsPerSecond, 2)} (ratio ${f.ratio}); busiest second of any firm ${f.busiestSecond} ` +
+      `(cap ${f.callsPerSecondCap}: ${f.capExceeded ? 'EXCEEDED' : 'not exceeded'}), ${f.refused} refused`,
+    perFirm,
+    `Calls per operation, first firm (warm-up, alone, at once): ${JSON.stringify(f.perFirm[0]?.byOperation ?? {})}`,
+  ].join('\n');
+}
+
 /** Prints the tables and writes the result to bench-results/<timestamp>.json. */
 export async function report(result: BenchResult): Promise<void> {
   const { ceiling, throughput, api, waiting } = result;
@@ -136,6 +174,7 @@ export async function report(result: BenchResult): Promise<void> {
         `${p.deferred} put off by the budget`,
     );
   }
+  for (const f of result.firms) console.log(firmsReport(f));
   if (waiting.length > 0) console.log(waitingTable(waiting));
   for (const w of result.workerAlone) {
     console.log(

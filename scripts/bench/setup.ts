@@ -135,14 +135,19 @@ async function engineActivities(
   return { store, activities, database, eca };
 }
 
-/** The engine's worker and the no-op worker, both with the tuning the options ask for. */
-async function createWorkers(connection: NativeConnection, keys: CodecKeyring, activities: Record<string, unknown>) {
-  const tuning: Partial<WorkerOptions> = {
+/** The worker tuning the options ask for (the worker's defaults for those not given). */
+export function workerTuning(): Partial<WorkerOptions> {
+  return {
     ...(values['max-cached'] ? { maxCachedWorkflows: Number(values['max-cached']) } : {}),
     ...(values['wft-slots'] ? { maxConcurrentWorkflowTaskExecutions: Number(values['wft-slots']) } : {}),
     ...(values['activity-slots'] ? { maxConcurrentActivityTaskExecutions: Number(values['activity-slots']) } : {}),
     ...(values['wf-threads'] ? { workflowThreadPoolSize: Number(values['wf-threads']) } : {}),
   };
+}
+
+/** The engine's worker and the no-op worker, both with the tuning the options ask for. */
+async function createWorkers(connection: NativeConnection, keys: CodecKeyring, activities: Record<string, unknown>) {
+  const tuning = workerTuning();
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const worker = await createEngineWorker({ connection, taskQueue, codec: keys, activities, tuning });
   const noopQueue = `${taskQueue}-noop`;

@@ -23,6 +23,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { REQUEST_ERROR } from '../domain/error-types.js';
 import { EcaCryptoError, EcaDeferredError, EcaNetworkError, EcaRequestError } from '../eca/index.js';
 import { describeError } from './brokerage-errors.js';
+import { FirmLookupError, isFirmError } from '../runtime/firm-errors.js';
 
 /** Network failures before a connection exists: no byte of the request reached the service. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -30,11 +31,13 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 /**
  * Whether the failure of a create or update call proves that the service did not process it: refused
  * before sending (eca/ checks its input, and seals the payload, before any HTTP request; the call budget
- * defers a call before it too), or a connection that never opened. An HTTP status proves nothing (the
+ * defers a call before it too; the firm's client is had before it), or a connection that never opened. An HTTP status proves nothing (the
  * spec shows none for failures), nor does an answer that cannot be read or opened.
  */
 export function provesNotProcessed(error: unknown): boolean {
   if (error instanceof EcaRequestError || error instanceof EcaDeferredError) return true;
+  // The firm's client was never had (runtime/firm-brokerages.ts): no request was made.
+  if (isFirmError(error) || error instanceof FirmLookupError) return true;
   if (error instanceof ApplicationFailure) return error.type === REQUEST_ERROR; // an EcaRequestError, typed
   if (error instanceof EcaCryptoError) return error.stage === 'seal';
   if (error instanceof EcaNetworkError) return NOT_CONNECTED.has(error.detail);

@@ -11,7 +11,7 @@ import type { Database } from './database/index.js';
 import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
 import { armoredKeyText, checkFirmSettings } from './firm-settings.js';
 import { ConfigurationError } from './config-error.js';
-import { FirmInputError } from './firm-errors.js';
+import { FirmInputError, FirmLookupError, isFirmError } from './firm-errors.js';
 import type { WorkerConfig } from './config.js';
 
 export interface FirmBrokerageOptions {
@@ -80,7 +80,14 @@ export class FirmBrokerages {
         if (!csid) {
           throw new FirmInputError('CSID', `${operation}: a call for many firms must name its firm`);
         }
-        const eca = await this.clientFor(csid);
+        let eca: EcaClient;
+        try {
+          eca = await this.clientFor(csid);
+        } catch (error) {
+          // Nothing was sent: a firm that may not call says so by its own error, any other failure is one to
+          // read the firm (activities/write-attempt.ts counts both as proof that no write went out).
+          throw isFirmError(error) ? error : new FirmLookupError(csid, error);
+        }
         return (eca[operation] as (request: unknown) => Promise<Awaited<ReturnType<EcaClient[K]>>>)(request);
       };
     return {

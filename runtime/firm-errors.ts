@@ -40,6 +40,20 @@ export class FirmInputError extends Error {
   }
 }
 
+/**
+ * The firm could not be read (the engine's database did not answer): nothing was sent on its behalf, and
+ * the call may be made again.
+ */
+export class FirmLookupError extends Error {
+  override readonly name = 'FirmLookupError';
+  constructor(
+    readonly csid: string,
+    cause: unknown,
+  ) {
+    super(`firm ${csid} could not be read: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export type FirmError = FirmNotConfiguredError | FirmDisabledError | FirmInputError;
 
 export function isFirmError(error: unknown): error is FirmError {

@@ -6,7 +6,14 @@ import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import type { FirmKeys } from '../../runtime/firms.js';
-import { FirmDisabledError, FirmInputError, FirmNotConfiguredError } from '../../runtime/firm-errors.js';
+import {
+  FirmDisabledError,
+  FirmInputError,
+  FirmLookupError,
+  FirmNotConfiguredError,
+} from '../../runtime/firm-errors.js';
+import { WriteAttempt } from '../../activities/write-attempt.js';
+import { updateCall, updateInDoubt } from '../../activities/update-sender.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
 import { useDatabaseBackends } from '../support/databases.js';
 
@@ -116,6 +123,36 @@ describe('firms (runtime/firms)', function () {
     clock += 5_000;
     await worker.require('F');
     await assert.rejects(worker.require('G'), FirmNotConfiguredError);
+  });
+
+  it('sends no write for a firm that may not call, and says so rather than leaving it in doubt', async function () {
+    await registry().add({ csid: 'F', name: 'F', keys });
+    await registry().disable('F', 'contract ended');
+    const dispatcher = new FirmBrokerages(registry()).dispatcher();
+    const update = (csid: string) =>
+      WriteAttempt.run(
+        (attempt) => updateCall(dispatcher, { CSID: csid, xml: '<AccountManagement/>', attachments: [] }, attempt),
+        updateInDoubt(false),
+      );
+    await assert.rejects(update('F'), FirmDisabledError);
+    await assert.rejects(update('NOPE'), FirmNotConfiguredError);
+    // The database does not answer: no client, no call, and the write may be sent by the next attempt.
+    const broken = new FirmRegistry({
+      ...db,
+      query: () => Promise.reject(new Error('connection refused')),
+    } as Database);
+    await assert.rejects(
+      update.call(null, 'F').then(() => undefined),
+      FirmDisabledError,
+    );
+    await assert.rejects(
+      WriteAttempt.run(
+        (attempt) =>
+          updateCall(new FirmBrokerages(broken).dispatcher(), { CSID: 'F', xml: '<x/>', attachments: [] }, attempt),
+        updateInDoubt(false),
+      ),
+      (error: unknown) => error instanceof FirmLookupError && /connection refused/.test(error.message),
+    );
   });
 
   it('opens no sealed keys copied to another firm', async function () {

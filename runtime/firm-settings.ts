@@ -76,16 +76,34 @@ export function checkFirmSettings(input: unknown): FirmSettings {
   return result.data;
 }
 
-/** An armored key given as text or as a file path (armored or binary), as armored text. */
+/** Key bytes (armored text, or a binary key) as armored text; what they hold is never quoted in an error. */
+export async function armoredKey(bytes: Uint8Array, kind: 'private' | 'public'): Promise<string> {
+  const text = Buffer.from(bytes).toString('utf8');
+  if (text.includes('-----BEGIN PGP')) return text;
+  try {
+    // A binary key: armored as it is (a protected private key stays protected).
+    return kind === 'private'
+      ? (await openpgp.readPrivateKey({ binaryKey: bytes })).armor()
+      : (await openpgp.readKey({ binaryKey: bytes })).armor();
+  } catch {
+    throw new Error(`not an OpenPGP ${kind} key, armored or binary`);
+  }
+}
+
+/**
+ * A key given as armored text or as a file path (armored or binary), as armored text. A value that is
+ * neither is refused without being quoted: it may be a key in another encoding.
+ */
 export async function armoredKeyText(armoredOrPath: string, kind: 'private' | 'public'): Promise<string> {
   if (armoredOrPath.includes('-----BEGIN PGP')) return armoredOrPath;
-  const bytes = readFileSync(armoredOrPath);
-  const text = bytes.toString('utf8');
-  if (text.includes('-----BEGIN PGP')) return text;
-  // A binary key: armored as it is (a protected private key stays protected).
-  return kind === 'private'
-    ? (await openpgp.readPrivateKey({ binaryKey: bytes })).armor()
-    : (await openpgp.readKey({ binaryKey: bytes })).armor();
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(armoredOrPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new Error(`neither armored key text nor the path of a readable key file (${code})`);
+  }
+  return armoredKey(bytes, kind);
 }
 
 /**

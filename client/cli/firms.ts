@@ -17,11 +17,27 @@ import type { OutputFormat } from './output.js';
 
 const firmsModule = () => import('../../runtime/firms.js');
 const keyringModule = () => import('../../codec/keyring.js');
+const settingsModule = () => import('../../runtime/firm-settings.js');
 
-/** Runs `run` with the registry of the database the options name, sealing with the configured codec keys. */
-async function withFirms<T>(command: Command, run: (firms: FirmRegistry, output: OutputFormat) => Promise<T>) {
-  const [{ FirmRegistry }, { configuredCodecKeyring }] = await Promise.all([firmsModule(), keyringModule()]);
-  const keyring = configuredCodecKeyring();
+/**
+ * Runs `run` with the registry of the database the options name. Commands that seal keys (`sealing`) need
+ * the codec keys (ECA_CODEC_KEYS) and stop without them; the others open no key and need none.
+ */
+async function withFirms<T>(
+  command: Command,
+  run: (firms: FirmRegistry, output: OutputFormat) => Promise<T>,
+  { sealing = false } = {},
+) {
+  const [{ FirmRegistry }, { configuredCodecKeyring, CodecConfigurationError }] = await Promise.all([
+    firmsModule(),
+    keyringModule(),
+  ]);
+  let keyring: ReturnType<typeof configuredCodecKeyring>;
+  try {
+    keyring = configuredCodecKeyring();
+  } catch (error) {
+    if (sealing || !(error instanceof CodecConfigurationError)) throw error;
+  }
   return withDatabase(command, (db, options) => run(new FirmRegistry(db, { keyring }), options.output));
 }
 
@@ -82,12 +98,12 @@ interface KeyOptions {
   passphraseFile?: string;
 }
 
-/** The keys the options name, read from their files. */
-function keysOf(options: KeyOptions): FirmKeys {
-  const read = (file: string | undefined, option: string): string => {
+/** The keys the options name, read from their files (armored or binary) as armored text; never printed. */
+async function keysOf(options: KeyOptions): Promise<FirmKeys> {
+  const read = (file: string | undefined, option: string): Buffer => {
     if (!file) throw new InvalidInputError(option, 'give the file of the key');
     try {
-      return readFileSync(file, 'utf8');
+      return readFileSync(file);
     } catch (error) {
       throw new InvalidInputError(
         option,
@@ -95,12 +111,22 @@ function keysOf(options: KeyOptions): FirmKeys {
       );
     }
   };
+  const armored = async (file: string | undefined, option: string, kind: 'private' | 'public') => {
+    const bytes = read(file, option);
+    try {
+      return await (await settingsModule()).armoredKey(bytes, kind);
+    } catch (error) {
+      throw new InvalidInputError(option, `${file}: ${(error as Error).message}`);
+    }
+  };
   const passphrase = options.passphraseFile
-    ? read(options.passphraseFile, '--passphrase-file').replace(/\r?\n$/, '')
+    ? read(options.passphraseFile, '--passphrase-file')
+        .toString('utf8')
+        .replace(/\r?\n$/, '')
     : process.env.ECA_FIRM_KEY_PASSPHRASE;
   return {
-    firmPrivateKey: read(options.firmKey, '--firm-key'),
-    brokeragePublicKey: read(options.brokerageKey, '--brokerage-key'),
+    firmPrivateKey: await armored(options.firmKey, '--firm-key', 'private'),
+    brokeragePublicKey: await armored(options.brokerageKey, '--brokerage-key', 'public'),
     ...(passphrase ? { passphrase } : {}),
   };
 }
@@ -134,11 +160,15 @@ const printed = (output: OutputFormat, record: FirmRecord, line: string) =>
   out(output, plain(record), () => `${line}\n${recordText(record)}`);
 
 async function add(csid: string, options: SettingOptions & KeyOptions & { name?: string }, command: Command) {
-  const keys = keysOf(options);
-  await withFirms(command, async (firms, output) => {
-    const record = await firms.add({ csid, name: options.name ?? csid, settings: settingsOf(options), keys });
-    printed(output, record, `added firm ${csid}: workers use it within seconds, no restart`);
-  });
+  const keys = await keysOf(options);
+  await withFirms(
+    command,
+    async (firms, output) => {
+      const record = await firms.add({ csid, name: options.name ?? csid, settings: settingsOf(options), keys });
+      printed(output, record, `added firm ${csid}: workers use it within seconds, no restart`);
+    },
+    { sealing: true },
+  );
 }
 
 async function list(_options: unknown, command: Command) {
@@ -164,15 +194,19 @@ async function update(csid: string, options: SettingOptions & { name?: string },
 }
 
 async function rotateKeys(csid: string, options: KeyOptions, command: Command) {
-  const keys = keysOf(options);
-  await withFirms(command, async (firms, output) => {
-    const record = await firms.rotateKeys(csid, keys);
-    printed(
-      output,
-      record,
-      `firm ${csid} now signs with keys version ${record.keys.version} (every worker within seconds)`,
-    );
-  });
+  const keys = await keysOf(options);
+  await withFirms(
+    command,
+    async (firms, output) => {
+      const record = await firms.rotateKeys(csid, keys);
+      printed(
+        output,
+        record,
+        `firm ${csid} signs with keys version ${record.keys.version} (every worker within seconds)`,
+      );
+    },
+    { sealing: true },
+  );
 }
 
 async function disable(csid: string, options: { reason: string }, command: Command) {

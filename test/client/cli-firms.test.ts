@@ -1,7 +1,8 @@
 /** `eca firms` (the real executable) on the embedded database: keys sealed, never printed, errors named. */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import * as openpgp from 'openpgp';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +114,26 @@ describe('eca firms (real executable)', function () {
     assert.match(clean(await eca(['show', 'A-X'])).stdout, /state:\s+active/);
   });
 
+  it('takes a binary key file, and reads the firms without the codec keys', async function () {
+    const binary = join(folder, 'firm.gpg');
+    const armored = await readFile(files.firm, 'utf8');
+    await writeFile(binary, (await openpgp.readPrivateKey({ armoredKey: armored })).write(), { mode: 0o600 });
+    clean(
+      await eca([
+        'add',
+        'BIN',
+        '--firm-key',
+        binary,
+        '--brokerage-key',
+        files.brokerage,
+        '--passphrase-file',
+        files.passphrase,
+      ]),
+    );
+    const listed = clean(await eca(['list'], {}));
+    assert.match(listed.stdout, /BIN/);
+  });
+
   it('names what is wrong, with the exit code of its class', async function () {
     const noCodec = await eca(['add', 'B', ...keyArgs(files.firm)], {});
     assert.equal(noCodec.code, exitCodeOf('CONFIGURATION'), noCodec.stderr);
@@ -130,6 +151,14 @@ describe('eca firms (real executable)', function () {
     });
     assert.equal(wrongPassphrase.code, exitCodeOf('INVALID_INPUT'));
     assert.match(wrongPassphrase.stderr, /firmPrivateKey.*passphrase/);
+
+    // A file that holds no key is refused without a word of what it holds.
+    const garbage = join(folder, 'garbage.key');
+    await writeFile(garbage, 'SECRET-LOOKING-BYTES\u0000\u0001', { mode: 0o600 });
+    const notAKey = await eca(['add', 'B', '--firm-key', garbage, '--brokerage-key', files.brokerage]);
+    assert.equal(notAKey.code, exitCodeOf('INVALID_INPUT'));
+    assert.match(notAKey.stderr, /--firm-key: .*not an OpenPGP private key/);
+    assert.ok(!notAKey.stderr.includes('SECRET-LOOKING'), notAKey.stderr);
 
     const unknown = await eca(['disable', 'NOPE', '--reason', 'x', '--yes']);
     assert.equal(unknown.code, exitCodeOf('FIRM_NOT_CONFIGURED'));

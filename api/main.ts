@@ -123,7 +123,8 @@ async function main(): Promise<void> {
   const keyring = configuredCodecKeyring();
   const brokerageConfig = loadWorkerConfig(process.env).brokerage;
   const registry = new FirmRegistry(db, { keyring, environmentFirm: await environmentFirmOf(brokerageConfig) });
-  await registry.seedEnvironment();
+  // The workers' variables decide the firm's settings and keys; the API only adds it when no worker has yet.
+  await registry.seedEnvironment({ addOnly: true });
   const firms = registeredFirms(
     new FirmBrokerages(registry, {
       timeoutMs: brokerageConfig.timeoutMs,

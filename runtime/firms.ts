@@ -98,8 +98,10 @@ function canonical(value: unknown): string {
 
 /** A digest of the keys, to tell a change of keys (a new version) from a restart with the same ones. */
 function keysDigest(keys: FirmKeys): string {
+  // Line ends and surrounding blanks aside: the same key read on two hosts is the same key.
+  const text = (key: string) => key.replace(/\r\n/g, '\n').trim();
   return createHash('sha256')
-    .update(JSON.stringify([keys.firmPrivateKey, keys.passphrase ?? '', keys.brokeragePublicKey]))
+    .update(JSON.stringify([text(keys.firmPrivateKey), keys.passphrase ?? '', text(keys.brokeragePublicKey)]))
     .digest('hex');
 }
 
@@ -149,7 +151,9 @@ export class FirmRegistry {
    * Seeds (or brings up to date) the firm of the environment: its settings and keys follow the
    * variables. A firm of that CSID managed with `eca firms` is left as it is: 'managed-elsewhere'.
    */
-  async seedEnvironment(): Promise<'added' | 'updated' | 'unchanged' | 'managed-elsewhere' | undefined> {
+  async seedEnvironment({ addOnly = false }: { addOnly?: boolean } = {}): Promise<
+    'added' | 'updated' | 'unchanged' | 'managed-elsewhere' | undefined
+  > {
     const firm = this.options.environmentFirm;
     if (!firm) return undefined;
     const sealed = this.sealKeys(firm.csid, firm.keys) ?? null;
@@ -161,21 +165,35 @@ export class FirmRegistry {
          VALUES ($1, $1, $2::jsonb, 'environment', $3, $4, $5) ON CONFLICT (csid) DO NOTHING RETURNING csid`,
         [firm.csid, JSON.stringify(firm.settings), sealed, firm.keys.brokeragePublicKey, digest],
       );
+      // The API adds the firm if no worker has yet, and otherwise leaves it to the workers' variables.
       if (inserted.length > 0) return 'added';
+      if (addOnly) return 'unchanged';
       const [row] = await tx.query<FirmRow>('SELECT * FROM firms WHERE csid = $1 FOR UPDATE', [firm.csid]);
       if (!row) return 'unchanged';
       if (row.managed_by !== 'environment') return 'managed-elsewhere';
       const keysChanged = row.keys_digest !== digest;
       const settingsChanged = canonical(row.settings) !== canonical(firm.settings);
-      // A keyring configured since: the keys are sealed now (the digest alone is unchanged).
-      const sealingChanged = (row.sealed_keys === null) !== (sealed === null);
-      if (!keysChanged && !settingsChanged && !sealingChanged) return 'unchanged';
+      // A keyring configured since: the keys are sealed now (the digest alone is unchanged). A process
+      // without one never unseals what others sealed: it keeps the row's keys, and uses its own from memory.
+      const sealingChanged = row.sealed_keys === null && sealed !== null;
+      const writesKeys = sealed !== null && (keysChanged || sealingChanged);
+      if (!writesKeys && !settingsChanged) return 'unchanged';
       await tx.query(
-        `UPDATE firms SET settings = $2::jsonb, sealed_keys = $3, brokerage_public_key = $4, keys_digest = $5,
-           keys_version = keys_version + $6, keys_rotated_at = CASE WHEN $6 = 1 THEN now() ELSE keys_rotated_at END,
-           updated_at = now()
+        `UPDATE firms SET settings = $2::jsonb, updated_at = now(),
+           sealed_keys = CASE WHEN $7 THEN $3 ELSE sealed_keys END,
+           brokerage_public_key = CASE WHEN $7 THEN $4 ELSE brokerage_public_key END,
+           keys_digest = CASE WHEN $7 THEN $5 ELSE keys_digest END,
+           keys_version = keys_version + $6, keys_rotated_at = CASE WHEN $6 = 1 THEN now() ELSE keys_rotated_at END
          WHERE csid = $1`,
-        [firm.csid, JSON.stringify(firm.settings), sealed, firm.keys.brokeragePublicKey, digest, keysChanged ? 1 : 0],
+        [
+          firm.csid,
+          JSON.stringify(firm.settings),
+          sealed,
+          firm.keys.brokeragePublicKey,
+          digest,
+          writesKeys && keysChanged ? 1 : 0,
+          writesKeys,
+        ],
       );
       return 'updated';
     });
@@ -313,11 +331,14 @@ export class FirmRegistry {
     const row = (await this.row(csid))!;
     const version = `${row.keys_version}:${row.updated_at.getTime()}`;
     const environment = this.options.environmentFirm;
-    if (row.sealed_keys === null) {
+    // Without codec keys a process cannot open sealed keys: it uses its own variables' for their firm.
+    if (row.sealed_keys === null || !this.box.encrypts) {
       if (environment?.csid === csid) return { record, keys: environment.keys, version };
       throw new FirmNotConfiguredError(
         csid,
-        'its keys are held only by the environment of the processes that set ECA_CSID to it (configure ECA_CODEC_KEYS there to seal them in the database)',
+        row.sealed_keys === null
+          ? 'its keys are held only by the environment of the processes that set ECA_CSID to it (configure ECA_CODEC_KEYS there to seal them in the database)'
+          : 'its keys are sealed with the codec keys, which this process does not have (ECA_CODEC_KEYS)',
       );
     }
     const opened = this.box.open(row.sealed_keys, csid);

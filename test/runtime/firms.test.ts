@@ -192,6 +192,27 @@ describe('firms (runtime/firms)', function () {
     await assert.rejects(registry().require('ENV'), FirmDisabledError);
   });
 
+  it('lets the API add the firm of its environment but never change it, and never unseals keys', async function () {
+    const settings = { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' };
+    const worker = { csid: 'ENV', settings: { ...settings, callsPerSecond: 5 }, keys };
+    await registry({ environmentFirm: worker }).seedEnvironment();
+    // An API configured for SSO only, without the worker's budget: the firm keeps the workers' settings.
+    const api = { csid: 'ENV', settings, keys };
+    assert.equal(await registry({ environmentFirm: api }).seedEnvironment({ addOnly: true }), 'unchanged');
+    assert.equal((await registry().get('ENV'))?.settings.callsPerSecond, 5);
+    // A process without codec keys keeps the sealed keys, and uses its own for the firm.
+    await registry({ keyring: undefined, environmentFirm: { ...worker, keys: newKeys } }).seedEnvironment();
+    assert.equal((await registry().active('ENV')).keys.firmPrivateKey, keys.firmPrivateKey);
+    const unsealed = await registry({ keyring: undefined, environmentFirm: { ...worker, keys: newKeys } }).active(
+      'ENV',
+    );
+    assert.equal(unsealed.keys.firmPrivateKey, newKeys.firmPrivateKey);
+    // The same key read with other line ends is no new version.
+    const crlf = { ...keys, firmPrivateKey: keys.firmPrivateKey.replace(/\n/g, '\r\n') };
+    await registry({ environmentFirm: { ...worker, keys: crlf } }).seedEnvironment();
+    assert.equal((await registry().get('ENV'))?.keys.version, 1);
+  });
+
   it('keeps the keys of the environment out of the database without codec keys', async function () {
     const environmentFirm = {
       csid: 'ENV',

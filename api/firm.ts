@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { createSsoUrl, setLanguages } from '../client/brokerage.js';
 import { listRuns, runStatus, startMaintenance } from '../client/index.js';
+import { existingMaintenance } from '../client/maintenance.js';
+import { EcaDeferredError } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
@@ -32,6 +34,8 @@ export interface ApiFirms {
   requireActive(csid: string): Promise<void>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
+  /** The firm's types for update functions (runtime/firms.ts); empty: not set, any type the caller names. */
+  firmTypesOf(csid: string): Promise<readonly string[]>;
 }
 
 /**
@@ -39,7 +43,20 @@ export interface ApiFirms {
  * the firm's with a per-account error entry (or none), and then nothing is sent for it.
  */
 async function ownAccount(eca: EcaClient, csid: string, accountId: string): Promise<void> {
-  const answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+  let answer: Awaited<ReturnType<EcaClient['getAccountStatus']>>;
+  try {
+    answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+  } catch (error) {
+    // The firm's call budget or the brokerage's maintenance window puts the question off: so does the caller.
+    if (!(error instanceof EcaDeferredError)) throw error;
+    const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+    throw new ApiProblem(
+      'UNAVAILABLE',
+      `the brokerage cannot be asked whether account ${accountId} is the firm's now (${error.message}); retry in ${seconds} s`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
+  }
   const entry = answer.accounts.find((account) => account.accountId === accountId);
   if (!entry || entry.isError) {
     throw new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
@@ -54,6 +71,7 @@ export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
       await brokerages.registry.require(csid);
     },
     requireOwnAccount: async (csid, accountId) => ownAccount(await brokerages.clientFor(csid), csid, accountId),
+    firmTypesOf: async (csid) => (await brokerages.registry.require(csid)).settings.firmTypes,
   };
 }
 
@@ -72,6 +90,7 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
     requireOwnAccount: async (csid, accountId) => {
       if (brokerage) await ownAccount(await brokerageOf(csid), csid, accountId);
     },
+    firmTypesOf: () => Promise.resolve([]),
   };
 }
 
@@ -193,13 +212,25 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       operationId: 'startMaintenance',
       summary: 'Send an update function for an account (idempotent by requestKey)',
       body: MaintenanceRequest,
-      response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 502) },
+      response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 502, 503) },
     },
     handler: async (request, reply) => {
       const { attachments, ...input } = request.body;
-      // Another firm's account (or none) is refused before any workflow starts: nothing is sent for it.
-      await firms.requireOwnAccount(principalOf(request).csid, input.accountId);
-      const started = await startMaintenance(ctxOf(request), { ...input, attachments: documentsOf(attachments ?? []) });
+      const ctx = ctxOf(request);
+      const types = await firms.firmTypesOf(ctx.csid);
+      if (types.length > 0 && !types.includes(input.firmType)) {
+        throw new ApiProblem(
+          'INVALID_INPUT',
+          `the firm is of type ${types.join(', ')}, not ${input.firmType}`,
+          'firmType',
+        );
+      }
+      // Another firm's account (or none) is refused before any workflow starts: nothing is sent for it. A
+      // request made before (its key) is that request, whatever the brokerage answers now.
+      const made =
+        input.requestKey !== undefined && (await existingMaintenance(ctx, input.accountId, input.requestKey));
+      if (!made) await firms.requireOwnAccount(ctx.csid, input.accountId);
+      const started = await startMaintenance(ctx, { ...input, attachments: documentsOf(attachments ?? []) });
       return reply.code(started.existed ? 200 : 201).send({ workflowId: started.workflowId, existed: started.existed });
     },
   });

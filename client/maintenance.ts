@@ -141,4 +141,22 @@ async function legacyMaintenance(
   }
 }
 
+/**
+ * Whether the firm already made the request of this account and key (today's id or 1.0.0's): a start of it
+ * answers with that one, so nothing about the account needs asking again.
+ */
+export async function existingMaintenance(ctx: EngineContext, accountId: string, requestKey: string): Promise<boolean> {
+  return within(ctx, async () => {
+    try {
+      const attributes = (
+        await ctx.client.workflow.getHandle(maintenanceWorkflowId(ctx.csid, accountId, requestKey)).describe()
+      ).typedSearchAttributes;
+      if (attributes.get(EcaCsid) === ctx.csid) return true;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    return (await legacyMaintenance(ctx, accountId, requestKey)) !== undefined;
+  });
+}
+
 export { FIRM_TYPES };

@@ -113,6 +113,14 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
     assert.equal(refused.body.code, 'FIRM_DISABLED');
     assert.match(String(refused.body.detail), /contract ended/);
     assert.equal((await call(admin, 'POST', '/v1/firms/ACME/enable')).status, 200);
+    // The firm is an advisor: a request as another type is refused before the brokerage is asked.
+    const wrongType = await call(staff, 'POST', '/v1/maintenance-requests', {
+      accountId: 'U1234567',
+      firmType: 'non-disclosed',
+      functionName: 'ChangeBaseCurrency',
+    });
+    assert.equal(wrongType.status, 400);
+    assert.equal(wrongType.body.field, 'firmType');
   });
 
   it('refuses new work of a firm it does not know', async function () {

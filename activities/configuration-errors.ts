@@ -23,7 +23,7 @@
  */
 import type { StepFailureBounds } from '../runtime/defaults.js';
 import { Context } from '@temporalio/activity';
-import type { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
 import { brokerageAnomaly, deferredFailure, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
 import { EcaDeferredError } from '../eca/index.js';
@@ -32,6 +32,9 @@ import { AccountEntryError } from './status.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store' | 'firm';
+
+/** How often a disabled firm's work other than its applications' steps is tried again. */
+export const FIRM_DISABLED_RETRY_MS = 5 * 60_000;
 
 /** Failures a retry may not mend, which bounded activities turn into a `blocked` application. */
 export type AnomalyKind = BrokerageAnomaly | 'document-corrupted' | 'account-entry';
@@ -82,14 +85,22 @@ export function stepFailure(
 ): ApplicationFailure | undefined {
   if (!(error instanceof Error)) return undefined;
   const text = describeError(error);
+  // A disabled firm is a decision, not a mistake to fix: no alert; its applications stop in `blocked` at
+  // once, and its other work (sweep, maintenance, daily documents) waits, tried again now and then.
+  if (error instanceof FirmDisabledError) {
+    log('warn', text, { kind: 'firm-disabled' });
+    if (bounds) return typedFailure(error, { message: `${text}: the application is blocked`, nonRetryable: true });
+    return ApplicationFailure.create({
+      type: error.name,
+      message: `${text}; tried again every ${FIRM_DISABLED_RETRY_MS / 60_000} minutes until it is enabled`,
+      nonRetryable: false,
+      nextRetryDelay: FIRM_DISABLED_RETRY_MS,
+    });
+  }
   const configuration = configurationErrorKind(error);
   if (configuration) {
     log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
-    // A disabled firm is a decision, not a mistake to fix: its applications stop in `blocked` at once.
-    if (bounds && error instanceof FirmDisabledError) {
-      return typedFailure(error, { message: `${text}: the application is blocked`, nonRetryable: true });
-    }
     if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
       return typedFailure(error, {
         message:

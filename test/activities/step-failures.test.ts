@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
-import { anomalyKind, stepFailure } from '../../activities/configuration-errors.js';
+import { anomalyKind, FIRM_DISABLED_RETRY_MS, stepFailure } from '../../activities/configuration-errors.js';
+import { FirmDisabledError, FirmNotConfiguredError } from '../../runtime/firm-errors.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
 import { DocumentCorrupted, DocumentNotFound } from '../../runtime/document-store.js';
 import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
@@ -24,6 +25,24 @@ describe('step-failure policy: what an activity failure means for an application
     assert.deepEqual(alerts, ['keys', 'document-store']);
     // Unbounded calls (other workflows, reads) keep retrying.
     assert.equal(stepFailure(error, { attempts: 99, elapsedMs: 1e9 }, undefined)?.nonRetryable, false);
+  });
+
+  it('blocks a disabled firm’s application step at once, and puts its other work off without an alert', function () {
+    const alerts: string[] = [];
+    const disabled = new FirmDisabledError('F1', 'contract ended');
+    const step = stepFailure(disabled, first, bounds, (kind) => alerts.push(kind));
+    assert.equal(step?.nonRetryable, true);
+    assert.match(step?.message ?? '', /contract ended.*the application is blocked/);
+    const other = stepFailure(disabled, { attempts: 40, elapsedMs: 1e9 }, undefined, (kind) => alerts.push(kind));
+    assert.equal(other?.nonRetryable, false);
+    assert.equal(other?.nextRetryDelay, FIRM_DISABLED_RETRY_MS);
+    assert.deepEqual(alerts, [], 'a decision is no configuration error');
+    // A firm the deployment does not know is one: alerted, retried, blocked past the bound.
+    const unknown = stepFailure(new FirmNotConfiguredError('F2'), { attempts: 9, elapsedMs: 60_000 }, bounds, (kind) =>
+      alerts.push(kind),
+    );
+    assert.equal(unknown?.nonRetryable, true);
+    assert.deepEqual(alerts, ['firm']);
   });
 
   it('blocks anomalies after the attempts in a row, a corrupted document at once; transient 4xx and transport errors pass', function () {

@@ -16,8 +16,7 @@ import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
 import { LOG_FORMATS } from './logger.js';
 import { OPERATION_PATHS } from '../eca/index.js';
-import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
-import { isTimeZone } from '../domain/days.js';
+import { MaintenanceWindowsText, TimeZoneName } from './firm-settings.js';
 import type { EcaOperation } from '../eca/index.js';
 import { DEFAULT_DOCUMENT_STORE, parseDocumentStoreLocation } from './document-store-location.js';
 import { loadTemporalProfile } from './temporal-profile.js';
@@ -103,21 +102,9 @@ const schema = z.object({
     /** A call whose slot in the budget is further away than this is put off, its activity retried then. */
     callWaitMaxMs: durationMs.default(20_000),
     /** The brokerage's maintenance windows, no call inside them: `03:00-03:30; Sun 22:00-02:00`. */
-    maintenanceWindows: z
-      .string()
-      .optional()
-      .superRefine((text, context) => {
-        try {
-          parseMaintenanceWindows(text ?? '');
-        } catch (error) {
-          context.addIssue({ code: 'custom', message: (error as Error).message });
-        }
-      }),
+    maintenanceWindows: MaintenanceWindowsText,
     /** The clock the windows are read on (an IANA time zone). */
-    maintenanceTimeZone: z
-      .string()
-      .default('UTC')
-      .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' }),
+    maintenanceTimeZone: TimeZoneName.default('UTC'),
   }),
   documentStore: z.object({
     /** A directory (the filesystem store, shared by every host) or a database URL (document-store-location.ts). */

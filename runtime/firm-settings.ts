@@ -24,6 +24,23 @@ export interface FirmKeys {
 const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
 const positiveInt = z.number().int().positive();
 
+/** The brokerage's maintenance windows as written (`03:00-03:30; Sun 22:00-02:00`), checked. */
+export const MaintenanceWindowsText = z
+  .string()
+  .optional()
+  .superRefine((text, context) => {
+    try {
+      parseMaintenanceWindows(text ?? '');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
+
+/** An IANA time zone (the clock maintenance windows are read on). */
+export const TimeZoneName = z
+  .string()
+  .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' });
+
 /** What a firm's brokerage calls and update functions follow; every field but the environment optional. */
 export const FirmSettingsSchema = z.strictObject({
   environment: z.enum(['qa', 'prod']).default('qa'),
@@ -35,20 +52,8 @@ export const FirmSettingsSchema = z.strictObject({
   callsPerSecond: positiveInt.optional(),
   callsPerSecondByOperation: z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt).optional(),
   /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
-  maintenanceWindows: z
-    .string()
-    .optional()
-    .superRefine((text, context) => {
-      try {
-        parseMaintenanceWindows(text ?? '');
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
-  maintenanceTimeZone: z
-    .string()
-    .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' })
-    .default('UTC'),
+  maintenanceWindows: MaintenanceWindowsText,
+  maintenanceTimeZone: TimeZoneName.default('UTC'),
 });
 export type FirmSettings = z.infer<typeof FirmSettingsSchema>;
 

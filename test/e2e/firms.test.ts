@@ -2,7 +2,7 @@
  * Firms as tenants, end to end: one onboarding API and one worker serve three firms of the simulator, each
  * with its own CSID and keys from the engine's database (two of them `F…` and `F…-X`, one the other's prefix
  * plus `-`), and a fourth firm whose brokerage never answers. Each firm opens applications, sends
- * maintenance, gets SSO links and reads its events; by the simulator's records every call carried its own
+ * maintenance, gets SSO links, reads its events and receives its webhooks; by the simulator's records every call carried its own
  * CSID and signature; no answer of one firm names another's application, account or external id. Then one
  * firm's keys are rotated and another is disabled mid-run: the first goes on, the second's application stops
  * in `blocked` with the reason and its new work is refused, the third is untouched.
@@ -37,6 +37,8 @@ import { createEngineWorker } from '../../workers/engine-worker.js';
 import { applicationXml } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const FAST = {
   statusSource: 'poll' as const,
@@ -71,6 +73,7 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
   const held: Socket[] = [];
   let silentCalls = 0;
   const keys: Record<string, string> = {};
+  const receivers: Partial<Record<'P' | 'Q' | 'R', WebhookReceiver>> = {};
   const keyring = generateCodecKeyring('k1');
 
   async function call(key: string, method: string, path: string, body?: unknown): Promise<Answer> {
@@ -183,9 +186,18 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
         keys[`${firm}:${role}`] = (await createApiKey(db, { csid: csids[firm], role, name: `${firm} ${role}` })).key;
       }
     }
+    // Each firm's own webhook receiver, registered with its own key.
+    for (const firm of firms) {
+      const receiver = await startWebhookReceiver();
+      const created = await call(keys[`${firm}:staff`]!, 'POST', '/v1/webhooks', { url: receiver.url });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      receiver.secret = String(created.body?.secret);
+      receivers[firm] = receiver;
+    }
   });
 
   after(async function () {
+    for (const receiver of Object.values(receivers)) await receiver.close();
     for (const socket of held) socket.destroy();
     silent?.close();
     await app?.close();
@@ -282,6 +294,20 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
         assert.ok(own[firm].has(event.externalId), `${firm} sees ${event.externalId}`);
         for (const other of others)
           assert.ok(!accounts[other].includes(event.accountId ?? ''), `${firm} sees ${other}'s account`);
+      }
+      // The firm's webhooks: every application's opening, signed with the firm's secret, and nothing else.
+      const receiver = receivers[firm]!;
+      await until(`${firm}'s webhooks of its applications' opening`, () =>
+        [...own[firm]].every((externalId) =>
+          receiver
+            .acknowledged()
+            .some((delivery) => delivery.event.externalId === externalId && delivery.event.to === 'open'),
+        ),
+      );
+      for (const delivery of receiver.deliveries) {
+        assert.ok(delivery.verified, `${firm}: a delivery not signed with its endpoint's secret`);
+        assert.equal(delivery.event.csid, csids[firm]);
+        assert.ok(own[firm].has(delivery.event.externalId), `${firm}'s receiver got ${delivery.event.externalId}`);
       }
       // Every answer of this firm's reads names none of the others' accounts.
       const listed = JSON.stringify((await call(keys[`${firm}:staff`]!, 'GET', '/v1/applications')).body);

@@ -22,6 +22,11 @@ export interface FileCheck {
   data?: Uint8Array;
 }
 
+/** The refusal of a Document that holds no AttachedFile (the spec: "one or more per Document"). */
+export function withoutAttachedFile(document: ParsedDocument): string {
+  return `Document form_no ${document.formNumber} holds no AttachedFile (one or more per Document)`;
+}
+
 /** Compares each attached file with the archive entry of the same name. */
 export function checkAttachedFiles(documents: ParsedDocument[], files: Map<string, Uint8Array>): FileCheck[] {
   return documents.flatMap((document) =>
@@ -91,6 +96,9 @@ export const submitDocuments: Operation = async (ctx, request) => {
     } catch (error) {
       return refuse(`Invalid request XML: ${(error as Error).message}`);
     }
+    // Spec, request XML: AttachedFile is "one or more per Document". A Document without one is no document.
+    const empty = documents.find((document) => document.files.length === 0);
+    if (empty) return refuse(withoutAttachedFile(empty));
     const report = checkAttachedFiles(documents, archive.files).map((check) => againstArchive(ctx.store, check, now));
     const sequence = ctx.store.nextFileSequence();
     const name = reportFileName(firm.name, now, ctx.store.nextBatchId(), sequence);

@@ -12,7 +12,7 @@ import { updateResponseFileName, XSD_VERSION, reportTimestamp } from '../formats
 import { abandon, isPending, receiveDocument, reset } from '../lifecycle.js';
 import type { AccountRecord, FirmRecord, FirmType, UpdateRequestRecord } from '../model.js';
 import { notAssociated, nowText, ok, type Operation, type OperationContext } from './context.js';
-import { checkAttachedFiles, type FileCheck } from './documents.js';
+import { checkAttachedFiles, type FileCheck, withoutAttachedFile } from './documents.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
 
 type Target = 'open' | 'pending' | 'abandoned';
@@ -92,6 +92,8 @@ function decide(
     case 'DocumentSubmission': {
       const documents = request.documents ?? [];
       if (documents.length === 0) return 'DocumentSubmission holds no Document';
+      const empty = documents.find((document) => document.files.length === 0);
+      if (empty) return withoutAttachedFile(empty);
       checks.push(...checkAttachedFiles(documents, files));
       const problem = checks.find((check) => check.problem);
       if (problem?.problem) {

@@ -260,6 +260,25 @@ describe('simulator file operations', function () {
       };
     }
 
+    // Spec, request XML: AttachedFile is "one or more per Document".
+    it('refuses (isProcessed false) a Document that holds no AttachedFile', async function () {
+      const agreement = pdf('customer agreement');
+      const disclosure = pdf('disclosure');
+      const input = documents([
+        { formNumber: '3230', fileName: 'agreement.pdf', data: agreement },
+        { formNumber: '3024', fileName: 'disclosure.pdf', data: disclosure },
+      ]);
+      // The engine's builder refuses to write such a Document: the second one's file is taken out.
+      const xml = buildSubmitDocumentsXml({ documents: input }).replace(
+        /<AttachedFile\b[^>]*?file_name="disclosure\.pdf"[^>]*?(?:\/>|>[\s\S]*?<\/AttachedFile>)/,
+        '',
+      );
+      assert.doesNotMatch(xml, /disclosure\.pdf/);
+      const { body } = await submitXml(xml, [{ formNumber: '3230', fileName: 'agreement.pdf', data: agreement }]);
+      assert.equal(body.isProcessed, false);
+      assert.equal(body.fileData, undefined);
+    });
+
     it('processes a second submission of the same day (rule 1 binds the caller), archives forms, reports a changed form with both checksums', async function () {
       const agreement = pdf('customer agreement v1');
       const first = await submit([

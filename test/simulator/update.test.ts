@@ -43,6 +43,8 @@ describe('simulator update and getAmRequestStatus', function () {
   }
 
   const fn = (accountId: string, functionName: string) => buildUpdateRequestXml({ accountId, functionName });
+  /** An AttachedFile element, self-closed or not. */
+  const WITHOUT_FILE = /<AttachedFile\b[^>]*?(?:\/>|>[\s\S]*?<\/AttachedFile>)/g;
 
   it('AbandonAccount: pending only; PENDING, then PROCESSED; a second abandon is REJECTED', async function () {
     const { accountId } = await createAccount(sim, firm, 'stalled-u1');
@@ -173,6 +175,28 @@ describe('simulator update and getAmRequestStatus', function () {
     await control(sim, 'POST', '/clock/advance', { minutes: 5 });
     const lengthStatus = await requestStatus(firm.csid, wrongLength);
     assert.equal(lengthStatus.status, 'REJECTED');
+  });
+
+  // Spec, request XML: AttachedFile is "one or more per Document".
+  it('rejects a DocumentSubmission whose Document holds no AttachedFile', async function () {
+    const { accountId } = await createAccount(sim, firm, 'docs-required-u6');
+    // The engine's builder refuses to write such a Document: it is written here by taking the file out.
+    const xml = buildDocumentSubmissionXml({
+      accountId,
+      documents: [
+        {
+          formNumber: '8002',
+          execTs: '20250108100000',
+          execLoginTs: '20250108095500',
+          files: [{ fileName: 'address.pdf', sha1: sha1Hex(pdf('x')), length: pdf('x').byteLength }],
+        },
+      ],
+    }).replace(WITHOUT_FILE, '');
+    assert.doesNotMatch(xml, /AttachedFile/);
+    const sent = await update(firm, xml, []);
+    await control(sim, 'POST', '/clock/advance', { minutes: 5 });
+    const status = await requestStatus(firm.csid, sent);
+    assert.equal(status.status, 'REJECTED');
   });
 
   // Spec: exec_ts / exec_login_ts are `YYYYMMDDHHMMSS`; the request root is AcctMgmtRequests "in the namespace

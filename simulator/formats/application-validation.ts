@@ -57,6 +57,10 @@ function customerErrors(customer: XmlNode, where: string): string[] {
   if (attr(customer, 'external_id') === undefined) {
     errors.push(`${where}: Customer: the attribute external_id is missing`);
   }
+  // The import schema asks the individual's e-mail on Customer too, not only on each holder's details.
+  if (type !== undefined && NATURAL_PERSON_TYPES.has(type) && attr(customer, 'email') === undefined) {
+    errors.push(`${where}: Customer: missing e-mail address of the individual (the attribute email)`);
+  }
   if (prefixProblem(attr(customer, 'prefix'))) {
     errors.push(`${where}: Customer: the attribute prefix must have lower-case letters as first and sixth characters`);
   }

@@ -58,6 +58,17 @@ describe('simulator file operations', function () {
       assert.ok(errors.some((e) => e.includes('prefix')));
     });
 
+    it("refuses an individual's application without the e-mail on Customer", async function () {
+      const withoutEmail = applicationXml('v-3').replace(' email="jane.doe@example.com" external_id=', ' external_id=');
+      assert.match(withoutEmail, /<Email email=/, "the holder's own e-mail is still there");
+      const payload = await filePayload(firm.keys, { fileName: 'app.xml', content: withoutEmail });
+      const { body } = await op(sim, 'validateXML', { CSID: firm.csid, payload });
+      assert.equal(body.isValid, false);
+      const errors = (body.errors as Array<{ error: string }>).map((e) => e.error);
+      assert.equal(errors.length, 1);
+      assert.match(errors[0]!, /Customer: missing e-mail address of the individual/);
+    });
+
     it('gives isValid false with an encryption error for wrong keys', async function () {
       const { body } = await op(sim, 'validateXML', { CSID: firm.csid, payload: await wrongKeyPayload() });
       assert.equal(body.isValid, false);

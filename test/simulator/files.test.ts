@@ -275,9 +275,10 @@ describe('simulator file operations', function () {
     it('refuses (isProcessed false) a Document that holds no AttachedFile', async function () {
       const agreement = pdf('customer agreement');
       const disclosure = pdf('disclosure');
+      // Forms no other test submits: a processed submission would archive them.
       const input = documents([
-        { formNumber: '3230', fileName: 'agreement.pdf', data: agreement },
-        { formNumber: '3024', fileName: 'disclosure.pdf', data: disclosure },
+        { formNumber: '4711', fileName: 'agreement.pdf', data: agreement },
+        { formNumber: '4712', fileName: 'disclosure.pdf', data: disclosure },
       ]);
       // The engine's builder refuses to write such a Document: the second one's file is taken out.
       const xml = buildSubmitDocumentsXml({ documents: input }).replace(
@@ -285,7 +286,7 @@ describe('simulator file operations', function () {
         '',
       );
       assert.doesNotMatch(xml, /disclosure\.pdf/);
-      const { body } = await submitXml(xml, [{ formNumber: '3230', fileName: 'agreement.pdf', data: agreement }]);
+      const { body } = await submitXml(xml, [{ formNumber: '4711', fileName: 'agreement.pdf', data: agreement }]);
       assert.equal(body.isProcessed, false);
       assert.equal(body.fileData, undefined);
     });

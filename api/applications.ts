@@ -108,7 +108,16 @@ export type ContextOf = (request: FastifyRequest) => EngineContext;
 /** A request's engine context: the service's, in the API key's firm (never one the request names). */
 export const contextOf =
   (base: EngineBase): ContextOf =>
-  (request) => ({ ...base, csid: principalOf(request).csid, signal: callSignalOf(request) });
+  (request) => {
+    // A firm's own sweep slot (runtime/firms.ts) over the deployment's, for the sweep its start ensures.
+    const sweepInterval = request.firm?.settings.sweepInterval;
+    return {
+      ...base,
+      ...(sweepInterval !== undefined && { sweepInterval }),
+      csid: principalOf(request).csid,
+      signal: callSignalOf(request),
+    };
+  };
 
 export function applicationRoutes(app: FastifyInstance, base: EngineBase): void {
   const api = app.withTypeProvider<ZodTypeProvider>();

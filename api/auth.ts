@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problems.js';
 import type { ApiRole } from '../runtime/api-keys.js';
 import type { ApiFirms } from './firm.js';
+import type { FirmRecord } from '../runtime/firms.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../client/errors.js';
 
 export type { ApiRole };
@@ -36,6 +37,8 @@ declare module 'fastify' {
      * that outlives its check, an event stream.
      */
     refusalNow?: () => Promise<StreamRefusal | undefined>;
+    /** The caller's firm as its record says, on a route of new work (its settings: the sweep's slot). */
+    firm?: FirmRecord;
   }
   interface FastifyContextConfig {
     /** Roles allowed on the route; a route without roles is public. */
@@ -125,6 +128,7 @@ export function installAuth(
 ): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('refusalNow', undefined);
+  app.decorateRequest('firm', undefined);
   app.addHook('onRequest', async (request) => {
     const roles = request.routeOptions.config.roles;
     if (roles === undefined) return;
@@ -158,7 +162,7 @@ export function installAuth(
     }
     request.principal = principal;
     const { keyId, csid } = principal;
-    if (request.routeOptions.config.newWork) await firms?.requireActive(csid);
+    if (request.routeOptions.config.newWork) request.firm = (await firms?.requireActive(csid)) ?? undefined;
     request.refusalNow = async () => {
       const again = await verify(presented);
       if (again?.keyId !== keyId || again.csid !== csid || !roles.includes(again.role)) {

@@ -16,6 +16,7 @@ import { contextOf, documentsOf } from './applications.js';
 import { FirmNotConfiguredError } from '../client/errors.js';
 import { ApiProblem } from './problems.js';
 import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
+import type { FirmRecord } from '../runtime/firms.js';
 import { DocumentUpload, isoTime, problems } from './schemas.js';
 
 /** The brokerage client of one firm: a service that serves that firm alone (tests, embedding). */
@@ -30,8 +31,11 @@ export interface FirmBrokerage {
  */
 export interface ApiFirms {
   brokerageOf(csid: string): Promise<EcaClient>;
-  /** Resolves when the firm may take new work (an application, a maintenance request, an SSO link). */
-  requireActive(csid: string): Promise<void>;
+  /**
+   * Resolves when the firm may take new work (an application, a maintenance request, an SSO link): its
+   * record, where the firms are registered.
+   */
+  requireActive(csid: string): Promise<FirmRecord | void>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
   /** The firm's types for update functions (runtime/firms.ts); empty: not set, any type the caller names. */
@@ -67,9 +71,7 @@ async function ownAccount(eca: EcaClient, csid: string, accountId: string): Prom
 export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
   return {
     brokerageOf: (csid) => brokerages.clientFor(csid),
-    requireActive: async (csid) => {
-      await brokerages.registry.require(csid);
-    },
+    requireActive: (csid) => brokerages.registry.require(csid),
     requireOwnAccount: async (csid, accountId) => ownAccount(await brokerages.clientFor(csid), csid, accountId),
     firmTypesOf: async (csid) => (await brokerages.registry.require(csid)).settings.firmTypes,
   };

@@ -11,6 +11,8 @@ import { loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
 import { isTimeZone } from '../domain/days.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { FIRM_TYPES } from '../domain/firm-types.js';
+import { durationMs } from '../domain/durations.js';
+import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
 
@@ -54,6 +56,21 @@ export const FirmSettingsSchema = z.strictObject({
   /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
   maintenanceWindows: MaintenanceWindowsText,
   maintenanceTimeZone: TimeZoneName.default('UTC'),
+  /**
+   * The slot of the firm's status sweep (`10 minutes`, `90s`): it reads the firm's accounts once a slot. The
+   * deployment's (5 minutes, or the API's settings) when not set; a running sweep keeps its slot until it
+   * starts again.
+   */
+  sweepInterval: z
+    .string()
+    .refine((text) => {
+      try {
+        return durationMs(text as Duration) >= 1_000;
+      } catch {
+        return false;
+      }
+    }, 'expected a duration of a second or more (90s, 10 minutes)')
+    .optional(),
 });
 export type FirmSettings = z.infer<typeof FirmSettingsSchema>;
 

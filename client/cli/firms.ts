@@ -83,6 +83,7 @@ function recordText(record: FirmRecord): string {
       'maintenance windows',
       settings.maintenanceWindows ? `${settings.maintenanceWindows} (${settings.maintenanceTimeZone})` : 'none',
     ],
+    ['status sweep', settings.sweepInterval ? `every ${settings.sweepInterval}` : "the deployment's slot"],
     [
       'keys',
       `version ${record.keys.version}, rotated ${time(record.keys.rotatedAt)}${record.keys.stored ? ', sealed in the database' : ', held by the environment only'}`,
@@ -139,6 +140,7 @@ interface SettingOptions {
   callsPerSecond?: string;
   maintenanceWindows?: string;
   maintenanceTimeZone?: string;
+  sweepInterval?: string;
 }
 
 /** The settings the options give (the registry checks each and names the one that is wrong). */
@@ -152,6 +154,7 @@ function settingsOf(options: SettingOptions): Record<string, unknown> {
     ['callsPerSecond', number(options.callsPerSecond)],
     ['maintenanceWindows', options.maintenanceWindows],
     ['maintenanceTimeZone', options.maintenanceTimeZone],
+    ['sweepInterval', options.sweepInterval],
   ];
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
 }
@@ -230,7 +233,8 @@ function settingOptions(command: Command, adding: boolean): Command {
     .option(`--firm-type <type...>`, 'advisor, fully-disclosed or non-disclosed (for update functions)')
     .option('--calls-per-second <n>', "the firm's brokerage calls a second, every worker together")
     .option('--maintenance-windows <windows>', 'no brokerage call inside: "03:00-03:30; Sun 22:00-02:00"')
-    .option('--maintenance-time-zone <zone>', `the windows' IANA time zone${adding ? ' (UTC)' : ''}`);
+    .option('--maintenance-time-zone <zone>', `the windows' IANA time zone${adding ? ' (UTC)' : ''}`)
+    .option('--sweep-interval <duration>', "the firm's status sweep slot: 10m, 90s (the deployment's)");
 }
 
 function keyOptions(command: Command): Command {

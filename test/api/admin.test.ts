@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contextOf } from '../../api/applications.js';
 import { buildApi } from '../../api/server.js';
 import { registeredFirms } from '../../api/firm.js';
 import { databaseKeyVerifier } from '../../api/keys.js';
@@ -29,12 +30,13 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
   let admin: string;
   let staff: string;
   let firmKeys: { firmPrivateKey: string; passphrase: string; brokeragePublicKey: string };
+  let registry: FirmRegistry;
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-admin-'));
     db = await openDatabase(`pglite:${join(dir, 'database')}`);
     const keyring = generateCodecKeyring('k1');
-    const registry = new FirmRegistry(db, { keyring, cacheMs: 0 });
+    registry = new FirmRegistry(db, { keyring, cacheMs: 0 });
     app = await buildApi({
       logger: watchedLogger('eca-api'),
       engine: {
@@ -91,6 +93,18 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
       assert.ok(answer.status < 300, JSON.stringify(answer.body));
       assert.doesNotMatch(JSON.stringify(answer.body), /PGP|acme secret/);
     }
+    // The firm's own sweep slot: checked, and taken by the context of the firm's new work.
+    const slot = await call(admin, 'PATCH', '/v1/firms/ACME', { settings: { sweepInterval: '10 minutes' } });
+    assert.equal((slot.body.settings as { sweepInterval?: string }).sweepInterval, '10 minutes');
+    const badSlot = await call(admin, 'PATCH', '/v1/firms/ACME', { settings: { sweepInterval: 'soon' } });
+    assert.equal(badSlot.status, 400);
+    assert.equal(badSlot.body.field, 'sweepInterval');
+    const record = (await registry.get('ACME'))!;
+    const ctx = contextOf({ client: {} as never, store: {} as never, sweepInterval: '5 minutes' })({
+      principal: { keyId: 'k', csid: 'ACME', role: 'onboarding' },
+      firm: record,
+    } as FastifyRequest);
+    assert.equal(ctx.sweepInterval, '10 minutes');
     const bad = await call(admin, 'PATCH', '/v1/firms/ACME', { settings: { maintenanceTimeZone: 'Nowhere/Else' } });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.field, 'maintenanceTimeZone');

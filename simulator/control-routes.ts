@@ -76,6 +76,10 @@ function scenarioRoutes(app: FastifyInstance, control: SimulatorControl, demo: (
       return { answer: setting };
     }),
   );
+  app.get('/_sim/unpromised', (_req, reply) => answer(reply, () => ({ on: control.unpromised() })));
+  app.put('/_sim/unpromised', (req, reply) =>
+    answer(reply, () => ({ on: control.setUnpromised(parse(z.record(z.string(), z.boolean()), req.body)) })),
+  );
   app.put('/_sim/default-scenario', (req, reply) =>
     answer(reply, () => {
       const { scenario } = parse(z.object({ scenario: z.string() }), req.body);

@@ -11,10 +11,12 @@ import { FAULT_KINDS } from './faults.js';
 import { generateFirmKeys } from './keys.js';
 import { close, completeOnlineTask } from './lifecycle.js';
 import { REPEATED_EXTERNAL_ID_ANSWERS } from './model.js';
-import type { AccountRecord, FirmType, RepeatedExternalId, RequestOutcome, UpdateRequestRecord } from './model.js';
+import type { AccountRecord, FirmType, RepeatedExternalId } from './model.js';
 import { isScenarioName, scenarioDefinitions, type ScenarioName } from './scenarios.js';
 import type { SsoSessions } from './sso-sessions.js';
 import type { Store } from './store.js';
+import { recordsOf, type RecordsFilter, type SimulatorRecords } from './records.js';
+import { isUnpromised, UNPROMISED_NAMES, type Unpromised } from './unpromised.js';
 
 export interface ClockView {
   /** Simulated time, ISO 8601. */
@@ -30,51 +32,6 @@ export interface RegisteredFirm {
   firmType: FirmType;
   /** Armored keys of the new firm; the simulator keeps only the public one. */
   keys: { firmPrivateKey: string; firmPublicKey: string };
-}
-
-/** The accounts made for one external id (more than one: a duplicate). */
-export interface ExternalIdRecords {
-  externalId: string;
-  accountsCreated: number;
-  /** Creates the simulator processed for the external id (response files, failures included). */
-  createsProcessed: number;
-  accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string }>;
-}
-
-/** One update request as received (one function of one update call). */
-export interface RequestRecordView {
-  requestId: string;
-  functionName: string;
-  /** The update response file that answered the call (shared by the functions of one call). */
-  responseFileName: string;
-  /** PROCESSED or REJECTED, as it is (or will be) reported from `decidedAt` on (PENDING before). */
-  outcome: RequestOutcome;
-  error?: string;
-  submittedAt: string;
-  decidedAt: string;
-}
-
-/** The update requests received for one account. */
-export interface AccountRequestRecords {
-  accountId: string;
-  /** Undefined for an account id the simulator never made. */
-  externalId: string | undefined;
-  requests: RequestRecordView[];
-  requestsPerFunction: Record<string, number>;
-}
-
-/**
- * What the simulator has made and received, from its own records (kept in the data dir, so they
- * survive a restart, unlike the call counts): accounts per external id and update requests per
- * account. Create calls are not recorded per external id (only counted per operation: `calls()`).
- */
-export interface SimulatorRecords {
-  externalIds: ExternalIdRecords[];
-  accounts: AccountRequestRecords[];
-  /** Update requests that named no account. */
-  requestsWithoutAccount: RequestRecordView[];
-  /** submitDocuments calls processed, per firm (simulated day and report file). */
-  documentSubmissions: Array<{ csid: string; day: string; reportFile: string }>;
 }
 
 export class ControlError extends Error {
@@ -122,6 +79,19 @@ export class SimulatorControl {
 
   repeatedExternalId(): RepeatedExternalId {
     return this.store.repeatedExternalId;
+  }
+
+  /** Turns readings the spec does not promise on (`true`) or off (`false`); answers the settings on. */
+  setUnpromised(changes: Record<string, boolean>): Unpromised[] {
+    const unknown = Object.keys(changes).find((name) => !isUnpromised(name));
+    if (unknown !== undefined)
+      throw new ControlError(400, `unpromised: ${unknown} is not one of ${UNPROMISED_NAMES.join(', ')}`);
+    for (const [name, on] of Object.entries(changes)) this.store.unpromised[on ? 'add' : 'delete'](name as Unpromised);
+    return this.unpromised();
+  }
+
+  unpromised(): Unpromised[] {
+    return UNPROMISED_NAMES.filter((name) => this.store.unpromised.has(name));
   }
 
   scenarioOf(externalId: string): ScenarioName {
@@ -308,91 +278,15 @@ export class SimulatorControl {
     return ids;
   }
 
-  /**
-   * Accounts per external id and update requests per account (in the order made or received),
-   * optionally only those of one firm or one external id. Read-only: accounts are not settled.
-   */
-  records(filter: { csid?: string; externalId?: string } = {}): SimulatorRecords {
-    const wanted = (record: { csid: string }) => filter.csid === undefined || record.csid === filter.csid;
-    const byExternalId = new Map<string, ExternalIdRecords>();
-    const accounts: AccountRequestRecords[] = [];
-    const seen = new Set<string>();
-    const requestsOf = (accountId: string): RequestRecordView[] =>
-      (this.store.requestsByAccount.get(accountId) ?? [])
-        .map((requestId) => this.store.requests.get(requestId))
-        .filter((request): request is UpdateRequestRecord => request !== undefined && wanted(request))
-        .map(requestView);
-    for (const account of this.store.accounts.values()) {
-      if (!wanted(account)) continue;
-      if (filter.externalId !== undefined && account.externalId !== filter.externalId) continue;
-      let entry = byExternalId.get(account.externalId);
-      if (!entry) {
-        entry = {
-          externalId: account.externalId,
-          accountsCreated: 0,
-          createsProcessed: this.store.responseFilesOf(account.csid, account.externalId).length,
-          accounts: [],
-        };
-        byExternalId.set(account.externalId, entry);
-      }
-      entry.accountsCreated += 1;
-      entry.accounts.push({
-        accountId: account.accountId,
-        csid: account.csid,
-        createdAt: new Date(account.createdAt).toISOString(),
-        responseFileName: account.responseFileName,
-      });
-      seen.add(account.accountId);
-      accounts.push(accountRequests(account.accountId, account.externalId, requestsOf(account.accountId)));
-    }
-    if (filter.externalId === undefined) {
-      // Requests naming an account the simulator never made.
-      for (const accountId of this.store.requestsByAccount.keys()) {
-        if (seen.has(accountId)) continue;
-        const requests = requestsOf(accountId);
-        if (requests.length > 0) accounts.push(accountRequests(accountId, undefined, requests));
-      }
-    }
-    const requestsWithoutAccount =
-      filter.externalId === undefined
-        ? [...this.store.requests.values()]
-            .filter((request) => request.accountId === undefined && wanted(request))
-            .map(requestView)
-        : [];
-    const documentSubmissions = [...this.store.firms.values()]
-      .filter(wanted)
-      .flatMap((firm) => (firm.documentSubmissions ?? []).map((submission) => ({ csid: firm.csid, ...submission })));
-    return { externalIds: [...byExternalId.values()], accounts, requestsWithoutAccount, documentSubmissions };
+  /** What the simulator has made and received, from its own records (records.ts). */
+  records(filter: RecordsFilter = {}): SimulatorRecords {
+    return recordsOf(this.store, filter);
   }
 
   /** Writes the data dir's state file now (a no-op without a data dir). */
   flush(): Promise<void> {
     return this.flushState();
   }
-}
-
-function requestView(request: UpdateRequestRecord): RequestRecordView {
-  return {
-    requestId: request.requestId,
-    functionName: request.functionName,
-    responseFileName: request.fileName,
-    outcome: request.outcome,
-    ...(request.error === undefined ? {} : { error: request.error }),
-    submittedAt: new Date(request.submittedAt).toISOString(),
-    decidedAt: new Date(request.decidedAt).toISOString(),
-  };
-}
-
-function accountRequests(
-  accountId: string,
-  externalId: string | undefined,
-  requests: RequestRecordView[],
-): AccountRequestRecords {
-  const requestsPerFunction: Record<string, number> = {};
-  for (const request of requests) {
-    requestsPerFunction[request.functionName] = (requestsPerFunction[request.functionName] ?? 0) + 1;
-  }
-  return { accountId, externalId, requests, requestsPerFunction };
 }
 
 function newCsid(): string {

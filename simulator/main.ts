@@ -16,6 +16,7 @@ import type { RunningSimulator } from './server.js';
 import { LAGGED_OPERATIONS } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import type { RateCapSettings } from './rate-cap.js';
+import { UNPROMISED_NAMES } from './unpromised.js';
 import type { KeyAlgorithm } from '../eca/crypto.js';
 
 function positiveNumber(value: string): number {
@@ -60,6 +61,7 @@ interface CliOptions {
   keys: KeyAlgorithm;
   rateCap?: RateCapSettings;
   listingLag?: ListingLagSettings;
+  unpromised?: string[];
   port: number;
   host: string;
   dataDir?: string;
@@ -85,6 +87,15 @@ const program = new Command()
       .default('happy'),
   )
   .option('--start-time <iso>', 'simulated start time on a first start (ISO 8601)')
+  .option(
+    '--unpromised <names>',
+    `break readings the spec does not promise, comma-separated: all or ${UNPROMISED_NAMES.join(', ')}`,
+    (value: string) =>
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+  )
   .option('--listing-lag <min-max>', 'look-ups list a processed write MIN-MAX ms late (real time)', lagRange)
   .addOption(
     new Option('--keys <algorithm>', 'algorithm of the keys made on a first start')
@@ -137,6 +148,7 @@ async function main(): Promise<void> {
     defaultScenario: options.scenario,
     startTime: options.startTime,
     ...(options.listingLag && { listingLag: options.listingLag }),
+    ...(options.unpromised && { unpromised: options.unpromised }),
     ...(options.rateCap && { rateCap: options.rateCap }),
     keyAlgorithm: options.keys,
     log: (line) => process.stderr.write(`[simulator] ${line}\n`),

@@ -26,6 +26,8 @@ import { SsoSessions } from './sso-sessions.js';
 import { parseListingLag } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import { Store } from './store.js';
+import { parseUnpromised } from './unpromised.js';
+import type { Unpromised } from './unpromised.js';
 import type { RateCapSettings } from './rate-cap.js';
 import type { KeyAlgorithm } from '../eca/crypto.js';
 
@@ -49,6 +51,8 @@ export interface SimulatorOptions {
   firm?: { csid?: string; name?: string; firmType?: FirmType };
   /** What create does with an external id it already made an account for; `second-account` unless told. */
   repeatedExternalId?: RepeatedExternalId;
+  /** Readings the spec does not promise that the simulator breaks (unpromised.ts; `all` for every one); none unless set. */
+  unpromised?: readonly string[];
   /** How late look-ups list a processed write, per operation (listing-lag.ts); none unless set. */
   listingLag?: ListingLagSettings;
   /** The algorithm of the keys made on a first start (kept keys are read as they are); curve25519 unless told. */
@@ -269,12 +273,17 @@ function operationRoute(operation: string, handler: Operation, deps: RouteDeps) 
 function answerSettings(options: SimulatorOptions): {
   repeatedExternalId: RepeatedExternalId;
   listingLag: ListingLagSettings;
+  unpromised: Set<Unpromised>;
 } {
   const repeatedExternalId = options.repeatedExternalId ?? 'second-account';
   if (!REPEATED_EXTERNAL_ID_ANSWERS.includes(repeatedExternalId)) {
     throw new RangeError(`repeatedExternalId must be one of ${REPEATED_EXTERNAL_ID_ANSWERS.join(', ')}`);
   }
-  return { repeatedExternalId, listingLag: parseListingLag(options.listingLag ?? {}) };
+  return {
+    repeatedExternalId,
+    listingLag: parseListingLag(options.listingLag ?? {}),
+    unpromised: parseUnpromised(options.unpromised ?? []),
+  };
 }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
@@ -287,6 +296,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const { store, keys, demo, writer, clock, dataDir, keysDir } = await openState(options, defaultScenario, log);
   store.repeatedExternalId = settings.repeatedExternalId;
   store.listing.set(settings.listingLag);
+  store.unpromised = settings.unpromised;
 
   const faults = new Faults();
   const calls = new CallCounts();

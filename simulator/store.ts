@@ -18,6 +18,7 @@ import type {
   UpdateRequestRecord,
 } from './model.js';
 import { scenarioFromExternalId, signedAgreement, type ScenarioName, type Timings } from './scenarios.js';
+import type { Unpromised } from './unpromised.js';
 
 export interface NewAccountInput {
   csid: string;
@@ -49,6 +50,8 @@ export class Store {
   readonly listing = new ListingLag({}, () => this.clock.wallNow());
   /** What create does with an external id it already made an account for (a setting, not state). */
   repeatedExternalId: RepeatedExternalId = 'second-account';
+  /** Which readings the spec does not promise the simulator breaks (a setting, not state; unpromised.ts). */
+  unpromised = new Set<Unpromised>();
   counters: Counters = { account: 0, batch: 0, request: 0, fileSequence: 0, master: 0 };
 
   constructor(

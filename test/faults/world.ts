@@ -25,7 +25,7 @@ import { getState, provideDocuments, resubmit, retry, startApplication } from '.
 import type { ApplicationHandle } from '../../client/applications.js';
 import type { EngineContext } from '../../client/context.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
-import type { SimulatorRecords } from '../../simulator/control.js';
+import type { SimulatorRecords } from '../../simulator/records.js';
 import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
 import { EcaLifecycleState } from '../../domain/search-attributes.js';
 import {

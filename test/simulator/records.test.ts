@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildUpdateRequestXml } from '../../eca/xml.js';
-import type { SimulatorRecords } from '../../simulator/control.js';
+import type { SimulatorRecords } from '../../simulator/records.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { control, createAccount, filePayload, op, start, type Firm } from './helpers.js';
 

@@ -1,0 +1,50 @@
+/**
+ * Settings that break what the spec does not promise. Each names one reading a client could make of the
+ * simulator's default answers that `spec/eca-web-service.md` never guarantees; turned on, the simulator
+ * answers in a way that is just as true to the spec and breaks that reading, so that a test shows what the
+ * engine does when the brokerage answers so. All are off unless set (`startSimulator({ unpromised })`,
+ * `--unpromised`, `PUT /_sim/unpromised`); the fault suite runs once with every one on.
+ */
+export const UNPROMISED = {
+  'update-file-unlisted':
+    'getAmRequestStatus `files` never names the update\'s response file (the spec: only "files (list of file names)")',
+  'file-details-other-name':
+    "getFileDetails' `Response File Name` is not the name create and getResponseFile gave (never said to be the same)",
+  'encryption-text-unworded':
+    'the validateXML error text of a payload that cannot be decrypted or verified names no encryption, key or signature (fixed texts: not shown)',
+  'no-error-field': 'update and submitDocuments answers carry no `error` field (the spec lists none)',
+  'sso-sid-elsewhere':
+    'signed SSO URLs carry the session id in the path, not as a `SID` query parameter (the spec: "the session id of the URL")',
+  'description-rewording':
+    'getAccountStatus `description` words the same status differently from read to read (a text, not a code)',
+  'service-time-zone': "the service's dates and timestamps are in a time zone far from UTC (its time zone: not shown)",
+  'pending-tasks-omitted':
+    'getPendingTasks gives no entry for a requested account without pending tasks (one entry per account: not promised)',
+  'create-format-refusal':
+    'create answers `isProcessed` false ("the XML format is invalid") for an application validateXML accepted',
+  'checksum-received-first':
+    'a checksum-mismatch `Status` gives the received SHA-1 before the stored one, unlabelled (their order: not shown)',
+  'account-list-limit':
+    'a look-up naming more than 20 accounts is refused as a whole (the maximum per request: not shown)',
+} as const;
+
+export type Unpromised = keyof typeof UNPROMISED;
+export const UNPROMISED_NAMES = Object.keys(UNPROMISED) as Unpromised[];
+
+/** The most accounts one look-up may name under `account-list-limit`. */
+export const ACCOUNT_LIST_LIMIT = 20;
+
+export function isUnpromised(name: string): name is Unpromised {
+  return Object.hasOwn(UNPROMISED, name);
+}
+
+/** Checks a list from the options or the CLI (`all` turns every setting on); throws naming an unknown one. */
+export function parseUnpromised(names: readonly string[]): Set<Unpromised> {
+  const settings = new Set<Unpromised>();
+  for (const name of names) {
+    if (name === 'all') UNPROMISED_NAMES.forEach((each) => settings.add(each));
+    else if (isUnpromised(name)) settings.add(name);
+    else throw new RangeError(`unpromised: ${name} is not one of all, ${UNPROMISED_NAMES.join(', ')}`);
+  }
+  return settings;
+}

@@ -25,7 +25,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseApplication } from '../eca/index.js';
+import { dailySubmissionCovers, parseApplication } from '../eca/index.js';
+import type { ApplicationSummary } from '../eca/index.js';
 import { dayIn } from '../domain/days.js';
 import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { FormDocument } from '../domain/documents.js';
@@ -193,7 +194,9 @@ export class FileDailyDocumentsLedger implements DailyDocumentsLedger {
  * - the firm's tax forms, unless the application brings its own;
  * - every agreement and disclosure not accepted today (all of them on a missed day), from the
  *   latest catalogue; a `zh-Hans` application gets the Chinese variant where one exists, which the
- *   daily submission (in the default language) does not cover.
+ *   daily submission (in the default language) does not cover;
+ * - every agreement and disclosure for a customer type the daily submission does not apply to (spec rule 4:
+ *   individual, joint and retirement clients only; see dailySubmissionCovers), whatever today's record says.
  *
  * Without any recorded day (daily documents not set up for the firm) the caller's list is kept as is.
  */
@@ -209,19 +212,20 @@ export async function planCreateDocuments(
       ? record.result.forms.filter((form) => form.accepted).map((form) => form.formNumber)
       : [],
   );
-  let language: string | undefined;
+  let summary: ApplicationSummary = {};
   try {
-    language = parseApplication(input.applicationXml).inputLanguage;
+    summary = parseApplication(input.applicationXml);
   } catch {
-    language = undefined; // validateXML has passed; a summary that cannot be read only loses the variant choice
+    // validateXML has passed; a summary that cannot be read loses the variant choice, and the archive carries every PDF
   }
-  const chinese = language === 'zh-Hans';
+  const chinese = summary.inputLanguage === 'zh-Hans';
+  const daily = dailySubmissionCovers(summary.customerType);
   const taxForms = new Set(record.catalogue.filter((form) => form.taxForm).map((form) => form.formNumber));
   const hasChinese = new Set(
     record.catalogue.filter((form) => form.language === 'zh-Hans').map((form) => form.formNumber),
   );
   const covered = (formNumber: string) =>
-    !taxForms.has(formNumber) && acceptedToday.has(formNumber) && !(chinese && hasChinese.has(formNumber));
+    daily && !taxForms.has(formNumber) && acceptedToday.has(formNumber) && !(chinese && hasChinese.has(formNumber));
 
   const documents = input.documents.filter((document) => !covered(document.formNumber));
   const brought = new Set(input.documents.map((document) => document.formNumber));

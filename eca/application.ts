@@ -6,8 +6,10 @@
  * `Documents/Document`. Example (also at `test/fixtures/eca/application.xml`): {@link APPLICATION_XML_EXAMPLE}.
  *
  * The engine reads only what it needs, and only through {@link ENGINE_READS}: the application's external id (it
- * links the application to getResponseFile and names its workflow) and its input language (it selects the
- * Chinese variant of a form). Everything else in the file is the firm's business and the brokerage's; the
+ * links the application to getResponseFile and names its workflow), its input language (it selects the Chinese
+ * variant of a form) and its customer type (the daily submission of agreements covers only some types: see
+ * {@link dailySubmissionCovers}). Elements are matched by local name, so the file may use the import schema's
+ * namespace as the default one or under a prefix. Everything else in the file is the firm's business and the brokerage's; the
  * brokerage's check of its content (validateXML) is simulator/formats/application-validation.ts.
  */
 import { EcaRequestError } from './errors.js';
@@ -19,7 +21,32 @@ import type { XmlNode } from './xml-tree.js';
 export const ENGINE_READS = {
   externalId: 'Applications/Application/Customer@external_id',
   inputLanguage: 'Applications/Application/Customer@input_language',
+  customerType: 'Applications/Application/Customer@type',
 } as const;
+
+/**
+ * The customer types of the import schema: an individual, joint holders, a retirement account (IRA), a trust and
+ * an organization. A file may carry another value; the engine keeps it as written and treats it as none of these.
+ */
+export const CUSTOMER_TYPES = ['INDIVIDUAL', 'JOINT', 'IRA', 'TRUST', 'ORG'] as const;
+export type CustomerType = (typeof CUSTOMER_TYPES)[number];
+
+/**
+ * The customer types whose applications may rely on the day's submitDocuments. The spec's rule 4 of submitDocuments:
+ * it "applies to fully disclosed clients (individual, joint, retirement) and advisor clients (individual, joint,
+ * retirement)"; every other application (a trust, an organization, a type the engine does not know, or none) carries
+ * its agreements and disclosures in its own create archive.
+ */
+export const DAILY_SUBMISSION_CUSTOMER_TYPES: ReadonlySet<string> = new Set<CustomerType>([
+  'INDIVIDUAL',
+  'JOINT',
+  'IRA',
+]);
+
+/** Whether the day's submitDocuments covers an application of this customer type (see the set above). */
+export function dailySubmissionCovers(customerType: string | undefined): boolean {
+  return customerType !== undefined && DAILY_SUBMISSION_CUSTOMER_TYPES.has(customerType);
+}
 
 /** What the engine knows of an application: the fields of {@link ENGINE_READS} that the file has. */
 export interface ApplicationSummary {
@@ -27,6 +54,8 @@ export interface ApplicationSummary {
   externalId?: string;
   /** `Customer@input_language`, e.g. `en` or `zh-Hans`. */
   inputLanguage?: string;
+  /** `Customer@type` as written: one of {@link CUSTOMER_TYPES} in a file the brokerage accepts. */
+  customerType?: string;
 }
 
 /** The Application elements under the `Applications` root (none for any other root). */
@@ -41,6 +70,8 @@ function summarise(application: XmlNode): ApplicationSummary {
   if (externalId !== undefined) summary.externalId = externalId;
   const inputLanguage = attr(customer, 'input_language');
   if (inputLanguage !== undefined) summary.inputLanguage = inputLanguage;
+  const customerType = attr(customer, 'type');
+  if (customerType !== undefined) summary.customerType = customerType;
   return summary;
 }
 

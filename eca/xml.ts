@@ -4,7 +4,16 @@
  */
 export type { XmlNode } from './xml-tree.js';
 export { parseXmlTree, xmlWellFormednessError } from './xml-tree.js';
-export { APPLICATION_XML_EXAMPLE, ENGINE_READS, parseApplication, parseApplications } from './application.js';
+export {
+  APPLICATION_XML_EXAMPLE,
+  CUSTOMER_TYPES,
+  DAILY_SUBMISSION_CUSTOMER_TYPES,
+  dailySubmissionCovers,
+  ENGINE_READS,
+  parseApplication,
+  parseApplications,
+} from './application.js';
+export type { CustomerType } from './application.js';
 export type { ApplicationSummary } from './application.js';
 export * from './request-xml.js';
 export * from './report-xml.js';

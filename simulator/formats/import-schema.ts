@@ -23,11 +23,12 @@
  * The engine reads far less (eca/application.ts, ENGINE_READS); the brokerage's checks are in
  * application-validation.ts.
  */
+import { CUSTOMER_TYPES } from '../../eca/application.js';
 import { IMPORT_SCHEMA_NAMESPACE } from '../../eca/request-xml.js';
 import { attr, childrenNamed, firstChild, parseXmlTree, rootNamespace } from '../../eca/xml-tree.js';
 import type { XmlNode } from '../../eca/xml-tree.js';
 
-export const CUSTOMER_TYPES = ['INDIVIDUAL', 'JOINT', 'IRA', 'TRUST', 'ORG'] as const;
+export { CUSTOMER_TYPES };
 
 /** Customer types whose holders are natural persons: each holder needs an e-mail address. */
 export const NATURAL_PERSON_TYPES: ReadonlySet<string> = new Set(['INDIVIDUAL', 'JOINT', 'IRA']);

@@ -149,6 +149,18 @@ describe('daily documents: days, evaluation, create plan, manifest', function ()
         ['3024:b', '3230:a', '5002:f'],
         'a missed day',
       );
+      for (const type of ['ORG', 'TRUST', 'SOMETHING-NEW']) {
+        assert.deepEqual(
+          await names({ applicationXml: xml.replace('type="INDIVIDUAL"', `type="${type}"`) }),
+          ['3024:b', '3230:a', '5002:f'],
+          `customer type ${type}: the daily submission does not apply (rule 4), the archive carries every form`,
+        );
+      }
+      assert.deepEqual(
+        await names({ applicationXml: xml.replace('type="INDIVIDUAL"', 'type="JOINT"') }),
+        ['5002:f'],
+        'joint holders: covered like an individual',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

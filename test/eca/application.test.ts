@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { APPLICATION_XML_EXAMPLE, ENGINE_READS, parseApplication, parseApplications } from '../../eca/application.js';
+import {
+  APPLICATION_XML_EXAMPLE,
+  CUSTOMER_TYPES,
+  dailySubmissionCovers,
+  ENGINE_READS,
+  parseApplication,
+  parseApplications,
+} from '../../eca/application.js';
 import { EcaRequestError } from '../../eca/errors.js';
 import { ISO_3166_ALPHA3, validateApplicationStructure } from '../../simulator/formats/application-validation.js';
 
@@ -26,16 +33,48 @@ describe('eca/application: application XML', function () {
     assert.equal(valid, APPLICATION_XML_EXAMPLE);
   });
 
-  it('the engine reads only the external id and the input language, as ENGINE_READS lists them', function () {
-    assert.deepEqual(parseApplication(valid), { externalId: 'EXT-1', inputLanguage: 'en' });
+  it('the engine reads only the external id, the input language and the customer type, as ENGINE_READS lists them', function () {
+    const individual = { externalId: 'EXT-1', inputLanguage: 'en', customerType: 'INDIVIDUAL' };
+    assert.deepEqual(parseApplication(valid), individual);
     assert.deepEqual(ENGINE_READS, {
       externalId: 'Applications/Application/Customer@external_id',
       inputLanguage: 'Applications/Application/Customer@input_language',
+      customerType: 'Applications/Application/Customer@type',
     });
     // Nothing else of the file reaches the engine, whatever the application holds.
     const chinese = edit(valid, 'input_language="en"', 'input_language="zh-Hans"');
-    assert.deepEqual(parseApplication(chinese), { externalId: 'EXT-1', inputLanguage: 'zh-Hans' });
-    assert.deepEqual(parseApplication(edit(valid, ' input_language="en"', '')), { externalId: 'EXT-1' });
+    assert.deepEqual(parseApplication(chinese), { ...individual, inputLanguage: 'zh-Hans' });
+    assert.deepEqual(parseApplication(edit(valid, ' input_language="en"', '')), {
+      externalId: 'EXT-1',
+      customerType: 'INDIVIDUAL',
+    });
+    assert.deepEqual(parseApplication(edit(valid, 'type="INDIVIDUAL"', 'type="ORG"')), {
+      ...individual,
+      customerType: 'ORG',
+    });
+    assert.deepEqual(parseApplication(edit(valid, ' type="INDIVIDUAL"', '')), {
+      externalId: 'EXT-1',
+      inputLanguage: 'en',
+    });
+  });
+
+  it('reads the import schema in its default namespace and under a prefix alike', function () {
+    const prefixed = valid
+      .replace('<Applications xmlns=', '<ib:Applications xmlns:ib=')
+      .replace(/<(\/?)(?!\?)([A-Za-z])/g, '<$1ib:$2')
+      .replace(/<(\/?)ib:ib:/g, '<$1ib:');
+    assert.match(prefixed, /<ib:Customer [^>]*type="INDIVIDUAL"/);
+    assert.deepEqual(validateApplicationStructure(prefixed), []);
+    assert.deepEqual(parseApplication(prefixed), parseApplication(valid));
+  });
+
+  it("says which customer types the day's submitDocuments covers (spec rule 4: individual, joint, retirement)", function () {
+    assert.deepEqual(
+      CUSTOMER_TYPES.filter((type) => dailySubmissionCovers(type)),
+      ['INDIVIDUAL', 'JOINT', 'IRA'],
+    );
+    assert.equal(dailySubmissionCovers(undefined), false);
+    assert.equal(dailySubmissionCovers('individual'), false, 'the schema writes its codes in capitals');
   });
 
   it('the example is written as firms write the import schema', function () {

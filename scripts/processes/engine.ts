@@ -117,6 +117,8 @@ export interface SimulatorProcessOptions {
   listingLag?: string;
   /** The algorithm of the keys made on a first start (`--keys`): curve25519 unless told. */
   keys?: 'curve25519' | 'rsa4096';
+  /** Readings the spec does not promise that the simulator breaks (`--unpromised`: `all` or names). */
+  unpromised?: string;
 }
 
 /** The simulator CLI (simulator/main.ts) on a data dir, restartable on the same port. */
@@ -142,6 +144,7 @@ export class SimulatorProcess {
       ...(this.options.startTime ? ['--start-time', this.options.startTime] : []),
       ...(this.options.listingLag ? ['--listing-lag', this.options.listingLag] : []),
       ...(this.options.keys ? ['--keys', this.options.keys] : []),
+      ...(this.options.unpromised ? ['--unpromised', this.options.unpromised] : []),
     ];
     const child = (this.child = startTypeScript('simulator', 'simulator/main.ts', args));
     let match: RegExpExecArray;

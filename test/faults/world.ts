@@ -67,6 +67,13 @@ const FAST = {
  */
 export const LISTING_LAG = process.env.FAULTS_LISTING_LAG ?? '21000-30000';
 
+/**
+ * Readings the spec does not promise that the simulator breaks for the whole run (`--unpromised`: `all`, or
+ * names from simulator/unpromised.ts); none unless set. `FAULTS_UNPROMISED=all npm run test:faults` is the
+ * run docs/performance.md reports: the guarantees hold with every one broken.
+ */
+export const UNPROMISED = process.env.FAULTS_UNPROMISED ?? '';
+
 /** The simulator's lag settings from `MIN-MAX` (every lagged look-up alike), for `PUT /_sim/listing-lag`. */
 function lagSettings(range: string): Record<string, { minMs: number; maxMs: number }> {
   const [minMs = 0, maxMs = 0] = range.split('-').map(Number);
@@ -190,7 +197,12 @@ export class World {
       sqlitePragmas: ['journal_mode=WAL', 'synchronous=OFF'],
     });
     // One simulated business day in about four seconds.
-    this.sim = new SimulatorProcess({ dataDir: join(dir, 'simulator'), timeScale: 20_000, listingLag: LISTING_LAG });
+    this.sim = new SimulatorProcess({
+      dataDir: join(dir, 'simulator'),
+      timeScale: 20_000,
+      listingLag: LISTING_LAG,
+      ...(UNPROMISED !== '' && { unpromised: UNPROMISED }),
+    });
     this.codecKeys = generateCodecKeyEntry('faults');
     this.documentStore = join(dir, 'documents');
   }

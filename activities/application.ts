@@ -11,7 +11,7 @@ import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
 import { withAttemptSignal } from './attempt-signal.js';
-import { requestByFile } from './request-status.js';
+import { confirmedByEffect, requestByFile } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
 import type { StatusReaderOptions } from './status.js';
@@ -75,8 +75,10 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       );
     },
 
-    async readRequestByFile({ csid, accountId, responseFile }) {
-      return requestByFile(await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] }), responseFile);
+    async readRequestByFile({ csid, accountId, responseFile, functionName }) {
+      const listed = requestByFile(await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] }), responseFile);
+      // Not decided by the listing: an abandon or a reset is confirmed by the account's status.
+      return confirmedByEffect(eca, { csid, accountId, functionName }, listed);
     },
   };
 }

@@ -7,7 +7,8 @@
  *   say so (an update, the daily submission) returns it as its outcome, whatever the 4xx: the workflow
  *   reads the answer as given. Anywhere else a refusal is an anomaly for the step-failure policy
  *   (configuration-errors.ts), which leaves 408, 425 and 429 to the retry policy, since they say "later".
- * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well.
+ * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well, and so is a create answered
+ *   `isProcessed` false while the keys are fine (`CreateNotProcessed`).
  * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
  * - **Deferrals** (`EcaDeferredError`): the firm's call budget put the call off before sending it; the
  *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure.
@@ -17,6 +18,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { EcaDeferredError } from '../eca/index.js';
+import { CREATE_NOT_PROCESSED } from '../domain/error-types.js';
 
 /** 4xx answers that say "later", not "never". */
 const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
@@ -35,10 +37,11 @@ export function isRefusal(error: unknown, options: { transient: boolean }): erro
 }
 
 /** Brokerage failures a retry may not mend: an answer the engine cannot read, a lasting refusal. */
-export type BrokerageAnomaly = 'brokerage-answer' | 'brokerage-refusal';
+export type BrokerageAnomaly = 'brokerage-answer' | 'brokerage-refusal' | 'create-not-processed';
 
 export function brokerageAnomaly(error: unknown): BrokerageAnomaly | undefined {
   if (error instanceof EcaSchemaError) return 'brokerage-answer';
+  if (error instanceof CreateNotProcessed) return 'create-not-processed';
   if (isRefusal(error, { transient: false })) return 'brokerage-refusal';
   return undefined;
 }
@@ -112,18 +115,23 @@ export function deferredFailure(error: EcaDeferredError): ApplicationFailure {
   });
 }
 
-/** The text an answer that was not processed gives in its `error` field, if any. */
+/**
+ * The `error` text of an update or submitDocuments answer, if it has one. The spec lists no such field
+ * (update: `timestamp`, `fileData`; submitDocuments: `timestamp`, `isProcessed`, `fileData`): the text
+ * is only quoted for staff, it never decides anything.
+ */
 export function answerError(raw: unknown): string | undefined {
   const error = (raw as { error?: unknown } | null)?.error;
   return typeof error === 'string' ? error : undefined;
 }
 
 /**
- * Whether a text the service gave for a refused payload names an encryption or signature problem. The
- * spec: "A payload that cannot be decrypted or is signed with wrong keys yields isValid false with an
- * encryption error text" (validateXML), and such a payload is refused by every file operation. Content
- * errors (names, e-mail, wealth, objectives, titles, countries, prefix) never speak of these.
+ * create answered `isProcessed` false although validateXML accepted the application and accepts a
+ * reference application sealed with the same keys. The spec's causes are "the XML format is invalid,
+ * wrong keys were used for encryption or signature, or the server is down": which one, the answer does
+ * not say. Nothing was processed, so the create is sent again with backoff (an outage passes); past the
+ * bound the application stops in `blocked` (an anomaly: activities/configuration-errors.ts).
  */
-export function isEncryptionErrorText(text: string): boolean {
-  return /encrypt|decrypt|signature|signed with/i.test(text);
+export class CreateNotProcessed extends Error {
+  override readonly name = CREATE_NOT_PROCESSED;
 }

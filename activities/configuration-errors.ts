@@ -8,7 +8,8 @@
  *   log and `eca_configuration_errors{kind}`), so every application in flight goes on by itself once the
  *   configuration is fixed.
  * - **Anomalies**: an answer of the service the engine cannot read (`EcaSchemaError`), a 4xx refusal
- *   (408, 425 and 429 aside: they are transient) of a request that is not an update, a document whose
+ *   (408, 425 and 429 aside: they are transient) of a request that is not an update, a create answered
+ *   `isProcessed` false while the keys are fine (`CreateNotProcessed`), a document whose
  *   content no longer matches its reference, an error entry (or none) for the account in a status read
  *   (`AccountEntryError`). They are retried too, with a warning, because a glitch may pass.
  *

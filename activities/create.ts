@@ -12,9 +12,10 @@ import type { ApplicationActivities, CreateOutcome } from '../workflows/applicat
 import type { DocumentStore } from '../runtime/document-store.js';
 import { applicationWorkflowId, legacyApplicationWorkflowId } from '../domain/workflow-ids.js';
 import { EcaCryptoError } from '../eca/index.js';
-import { callBrokerage, isEncryptionErrorText } from './brokerage-errors.js';
+import { callBrokerage, CreateNotProcessed } from './brokerage-errors.js';
+import { referenceRefusal, validateApplicationXml, validateReference } from './reference-probe.js';
 import { withAttemptSignal } from './attempt-signal.js';
-import { findAccountByResponseFile } from './find-account.js';
+import { applicationFileName, findCreatedAccount } from './find-account.js';
 import { readAttachments, readText } from './stored.js';
 import { WriteAttempt } from './write-attempt.js';
 
@@ -37,15 +38,8 @@ export function createCreationActivities(options: CreationOptions): CreationActi
   const { eca, store, now } = options;
   return {
     async validateApplication({ csid, application }) {
-      const applicationXml = await readText(store, application);
-      const result = await callBrokerage(() => eca.validateXML({ CSID: csid, applicationXml }));
-      // An encryption error is the keys' problem, not the application's: a configuration error (alerted,
-      // retried until the keys are fixed, blocked past the bound), never a correction asked of the firm.
-      const keyProblem = result.isValid ? undefined : result.errors.find(isEncryptionErrorText);
-      if (keyProblem !== undefined) throw new EcaCryptoError('signature', `validateXML: ${keyProblem}`);
-      return result.isValid
-        ? { valid: true, batchId: result.batchId }
-        : { valid: false, errors: result.errors.length > 0 ? result.errors : ['validateXML: invalid'] };
+      // The keys' fault or the application's, told apart by a reference application (reference-probe.ts).
+      return validateApplicationXml(eca, csid, await readText(store, application));
     },
 
     createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
@@ -67,14 +61,23 @@ export function createCreationActivities(options: CreationOptions): CreationActi
               : documents;
             const attachments = await readAttachments(store, attached);
             const sent = await attempt.send(() =>
-              callBrokerage(() => eca.create({ CSID: csid, applicationXml, attachments })),
+              callBrokerage(() =>
+                // The XML's name in the archive is the engine's own, one per application (find-account.ts).
+                eca.create({
+                  CSID: csid,
+                  applicationXml,
+                  attachments,
+                  xmlFileName: applicationFileName(csid, externalId),
+                }),
+              ),
             );
             if ('unknown' in sent)
               return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
             const response = sent.answer;
             if (!response.isProcessed) {
+              // The spec's "not processed": the next attempt may send again.
               attempt.answeredNotProcessed();
-              throw notProcessed();
+              throw await notProcessed(eca, csid);
             }
             if (alreadyProcessed(response, externalId)) {
               // The service says an earlier create of this external id was processed: find its account.
@@ -101,14 +104,25 @@ export function createCreationActivities(options: CreationOptions): CreationActi
 
 /**
  * create's `isProcessed` false: the spec gives "the XML format is invalid, wrong keys were used for
- * encryption or signature, or the server is down". validateXML accepted the XML just before, so the
- * engine takes it for a key or service problem, not the application's: a configuration error, retried
- * with an alert (nothing was processed, so sending again is safe) and blocked past the bound.
+ * encryption or signature, or the server is down", and the answer does not say which. Nothing was
+ * processed, so the create may be sent again. The reference application tells the keys apart: refused
+ * too, a configuration error (alerted, retried, blocked past the bound); accepted, `CreateNotProcessed`,
+ * retried with backoff (an outage passes) and blocked past the bound with the spec's causes, so that staff
+ * resubmit corrected XML or retry. Never a correction asked on a guess.
  */
-function notProcessed(): EcaCryptoError {
-  return new EcaCryptoError(
-    'signature',
-    'create was not processed (isProcessed false): the service could not use the payload with the keys agreed, or it is down',
+async function notProcessed(eca: EcaClient, csid: string): Promise<Error> {
+  const reference = await validateReference(eca, csid);
+  if (!reference.accepted) {
+    return new EcaCryptoError(
+      'signature',
+      `create was not processed (isProcessed false); ${referenceRefusal(reference)}: ` +
+        "the firm's keys (or the service) are at fault",
+    );
+  }
+  return new CreateNotProcessed(
+    'create was not processed (isProcessed false) although validateXML accepted the application and accepts a reference ' +
+      'application with the same keys; the spec names three causes: the XML format is invalid, wrong keys, or the ' +
+      'service is down. Resubmit corrected XML, or retry once the service takes it',
   );
 }
 
@@ -140,9 +154,10 @@ async function earlierCreate(
   const file = processed[0];
   if (file) {
     const name = file.name ?? '';
-    const found = await findAccountByResponseFile(eca, {
+    const found = await findCreatedAccount(eca, {
       csid,
       responseFile: name,
+      requestFile: applicationFileName(csid, externalId),
       around: file.timestamp?.date ?? now(),
     });
     if (found.accountId !== undefined) {
@@ -167,7 +182,7 @@ interface Created {
   settled: ReadonlySet<string>;
 }
 
-/** The account a create call just made, matched on its response file name; the file's content is only a hint. */
+/** The account a create call just made, matched on its file names (find-account.ts); the file's content is only a hint. */
 async function settleCreated(options: CreationOptions, created: Created): Promise<CreateOutcome> {
   const { eca, now } = options;
   const { csid, externalId, response, attached, settled } = created;
@@ -184,9 +199,10 @@ async function settleCreated(options: CreationOptions, created: Created): Promis
   }
   const hinted = response.response?.applications.find((candidate) => candidate.externalId === externalId);
   const responseRef = await keepResponseFile(options.store, created, name, hinted);
-  const found = await findAccountByResponseFile(eca, {
+  const found = await findCreatedAccount(eca, {
     csid,
     responseFile: name,
+    requestFile: applicationFileName(csid, externalId),
     around: response.timestamp?.date ?? now(),
     hint: hinted?.accountId,
   });

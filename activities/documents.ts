@@ -5,6 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
+import { quoteService } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { DAILY_DOCUMENTS_WORKFLOW, legacyDocumentsWorkflowId } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
@@ -90,13 +91,21 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
             return { processed: false, error: `submitDocuments refused: HTTP ${sent.answer.refusal.status}` };
           }
           const response = sent.answer.answer;
-          if (!response.isProcessed || !response.fileData) {
-            return { processed: false, error: answerError(response.raw) ?? 'submitDocuments was not processed' };
+          // `isProcessed` decides (the spec's fields); an `error` text, which the spec does not list, is only quoted.
+          if (!response.isProcessed) {
+            const error = answerError(response.raw);
+            return {
+              processed: false,
+              error: `submitDocuments was not processed (isProcessed false)${error === undefined ? '' : `: ${quoteService(error)}`}`,
+            };
           }
+          // Processed without a report ("fileData appears only when isProcessed is true", not always then):
+          // no form is known to be accepted, so today's creates carry every PDF.
+          const report = response.fileData?.report.documents ?? [];
           return {
             processed: true,
-            ...(response.fileData.name && { reportFile: response.fileData.name }),
-            documents: response.fileData.report.documents.map((document) => ({
+            ...(response.fileData?.name && { reportFile: response.fileData.name }),
+            documents: report.map((document) => ({
               formNumber: document.formNumber,
               fileName: document.fileName,
               status: document.status,

@@ -1,8 +1,8 @@
 /**
  * How getAmRequestStatus shows a request sent with update: decided (processed or rejected) or not yet.
  */
-import type { AmRequestStatusResponse } from '../eca/index.js';
-import type { RequestOutcome } from '../workflows/application/activities.js';
+import type { AmRequestStatusResponse, EcaClient } from '../eca/index.js';
+import type { ApplicationUpdateFunction, RequestOutcome } from '../workflows/application/activities.js';
 
 /**
  * Whether a name in getAmRequestStatus `files` is an update's response file: the spec names them
@@ -22,7 +22,11 @@ export function requestByFile(listed: AmRequestStatusResponse, responseFile: str
   const groups = listed.requests.flatMap((entry) =>
     entry.requests.filter((group) => group.files.includes(responseFile)).map((group) => ({ entry, group })),
   );
-  if (groups.length === 0) return { decided: false, status: 'not listed yet' };
+  if (groups.length === 0) {
+    // What was looked at, for staff: the request may be listed under names this reading cannot tell apart.
+    const listedGroups = listed.requests.flatMap((entry) => entry.requests).length;
+    return { decided: false, status: `not listed yet (the account lists ${listedGroups} other request(s))` };
+  }
   // The spec ties no `data` status to a file: a group that names another response file too (or a file
   // listed by several groups) cannot be read as this request's outcome. It stays undecided (and ends in
   // `unconfirmed` for staff) rather than guessed. The firm's own file names beside it change nothing.
@@ -46,4 +50,27 @@ export function requestByFile(listed: AmRequestStatusResponse, responseFile: str
     decided: false,
     status: statuses.includes('PENDING') || statuses.length === 0 ? 'PENDING' : statuses.join(', '),
   };
+}
+
+/**
+ * A request of AbandonAccount or ResetAbandonedAccount that getAmRequestStatus does not decide (not listed
+ * under its response file, or PENDING) is confirmed by its effect, getAccountStatus `status` (a spec field):
+ * A ("Abandoned: the application was deleted") after an abandon, a status other than A after a reset. Any
+ * other function, or an account without a readable status, stays as the listing shows it.
+ */
+export async function confirmedByEffect(
+  eca: EcaClient,
+  input: { csid: string; accountId: string; functionName?: ApplicationUpdateFunction },
+  outcome: RequestOutcome,
+): Promise<RequestOutcome> {
+  const { csid, accountId, functionName } = input;
+  if (outcome.decided || (functionName !== 'AbandonAccount' && functionName !== 'ResetAbandonedAccount')) {
+    return outcome;
+  }
+  const statuses = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+  const entry = statuses.accounts.find((candidate) => candidate.accountId === accountId && !candidate.isError);
+  const status = entry?.status?.known ? entry.status.code : undefined;
+  if (status === undefined) return { decided: false, status: `${outcome.status}; getAccountStatus shows no status` };
+  if (functionName === 'AbandonAccount' ? status === 'A' : status !== 'A') return { decided: true, processed: true };
+  return { decided: false, status: `${outcome.status}; account status ${status}` };
 }

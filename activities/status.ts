@@ -7,6 +7,7 @@ import type { AccountStatusEntry, EcaClient, PendingTask, PendingTasksAccount } 
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_ACCOUNTS_PER_CALL } from '../runtime/defaults.js';
 import { Batcher } from './batcher.js';
+import { lookUpInParts } from './account-lists.js';
 
 /**
  * The service answered for the account with an error entry (convention 3: "account not associated with
@@ -44,14 +45,29 @@ export function createStatusReader(
     windowMs: options.windowMs ?? DEFAULT_BATCH_WINDOW_MS,
     maxBatch: options.maxBatch ?? DEFAULT_MAX_ACCOUNTS_PER_CALL,
     fetch: async (csid, accountIds) => {
-      const [statuses, tasks] = await Promise.all([
-        eca.getAccountStatus({ CSID: csid, accountIds }),
-        eca.getPendingTasks({ CSID: csid, accountIds }),
+      // A list the service refuses as a whole is split (account-lists.ts); an account refused alone is its error.
+      const [statusParts, taskParts] = await Promise.all([
+        lookUpInParts({ client: eca, csid, operation: 'getAccountStatus' }, accountIds, (ids) =>
+          eca.getAccountStatus({ CSID: csid, accountIds: ids }),
+        ),
+        lookUpInParts({ client: eca, csid, operation: 'getPendingTasks' }, accountIds, (ids) =>
+          eca.getPendingTasks({ CSID: csid, accountIds: ids }),
+        ),
       ]);
+      const statuses = { accounts: statusParts.answers.flatMap((answer) => answer.accounts) };
+      const tasks = { accounts: taskParts.answers.flatMap((answer) => answer.accounts) };
       const tasksById = new Map(tasks.accounts.map((entry) => [entry.accountId, entry]));
       const read = new Map<string, AccountSnapshot | Error>(
         statuses.accounts.map((entry) => [entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId))]),
       );
+      for (const [operation, parts] of [
+        ['getPendingTasks', taskParts],
+        ['getAccountStatus', statusParts],
+      ] as const) {
+        for (const [id, refusal] of parts.refused) {
+          read.set(id, new AccountEntryError(`${operation} refused account ${id} alone: ${refusal.message}`));
+        }
+      }
       for (const id of accountIds) {
         if (!read.has(id)) read.set(id, new AccountEntryError(`getAccountStatus lists no entry for account ${id}`));
       }
@@ -61,8 +77,10 @@ export function createStatusReader(
 }
 
 /**
- * One account's snapshot from its getAccountStatus entry and its getPendingTasks entry (none: no
- * pending tasks), or the error that makes it unknown.
+ * One account's snapshot from its getAccountStatus entry and its getPendingTasks entry, or the error
+ * that makes it unknown. Only `status`, `state` and the tasks are read: `description` is "the text of
+ * the status", a wording that may change from read to read, so it is left out (a change of wording is
+ * no change of the account, and wakes nothing).
  */
 export function accountSnapshot(
   entry: AccountStatusEntry,
@@ -78,12 +96,34 @@ export function accountSnapshot(
   if (pending?.isError) {
     return new AccountEntryError(`getPendingTasks: ${quoteService(pending.error) ?? 'error entry'}`);
   }
-  return {
-    status: entry.status.code,
-    stateText: entry.state?.state,
-    description: entry.description,
-    tasks: pending ? pending.pendingTasks.map(toTaskView) : [],
-  };
+  const tasks = pending ? pending.pendingTasks.map(toTaskView) : unlistedTasks(entry);
+  if (tasks instanceof Error) return tasks;
+  return { status: entry.status.code, stateText: entry.state?.state, tasks };
+}
+
+/** Statuses on which the lifecycle decides alone (open, closed, rejected, abandoned): tasks change nothing. */
+const DECIDED_BY_STATUS: ReadonlySet<string> = new Set(['O', 'C', 'R', 'A']);
+
+/** Application states the spec words as needing no client action ("no action needed", the approval queue). */
+const NO_ACTION_STATES: ReadonlySet<string> = new Set(['Under Review', 'Pending Approval']);
+
+/**
+ * The tasks of an account getPendingTasks gave no entry for. One entry per account is not promised (a
+ * service may list only the accounts with pending tasks), so the missing entry means "no tasks" only
+ * where getAccountStatus agrees: a status the lifecycle decides on alone, or a state that needs no
+ * client action. Otherwise (`Incomplete Application`, `Documents Required`, a state unknown or absent)
+ * the tasks are unknown: the read fails for this account like an error entry, retried and bounded, and
+ * the message says what was looked at.
+ */
+function unlistedTasks(entry: AccountStatusEntry): TaskView[] | AccountEntryError {
+  const { status, state } = entry;
+  if (status?.known && DECIDED_BY_STATUS.has(status.code)) return [];
+  if (state?.known && NO_ACTION_STATES.has(state.state)) return [];
+  const stateText = state ? `state ${quoteService(state.raw)}` : 'no state';
+  return new AccountEntryError(
+    `getPendingTasks lists no entry for account ${entry.accountId} while getAccountStatus gives status ` +
+      `${status?.code ?? 'none'} and ${stateText}: its pending tasks are unknown`,
+  );
 }
 
 function toTaskView(task: PendingTask): TaskView {

@@ -5,7 +5,7 @@
  * Brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
  * selector (spec: "When no selector is sent, every sub-account associated with the master account of
  * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
- * left N and P (opened, rejected, abandoned, closed).
+ * left N and P (opened, rejected, abandoned, closed), in shorter lists when the service refuses a list as a whole.
  *
  * What it compares the reads with: with the engine's database, its snapshot (runtime/sweep-snapshot.ts),
  * the fingerprint it last saw or sent per account an application registered; so a quiet slot costs the
@@ -32,6 +32,7 @@ import { remember } from './sweep-snapshot.js';
 import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
+import { lookUpInParts } from './account-lists.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
 export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
@@ -146,7 +147,13 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     const pending = new Set(read.snapshots.keys());
     const left = [...candidates.keys()].filter((id) => !pending.has(id));
     for (let i = 0; i < left.length; i += perCall) {
-      read.add(await counted(eca.getAccountStatus({ CSID: csid, accountIds: left.slice(i, i + perCall) })));
+      // Split when refused as a whole (account-lists.ts); an account refused alone stays unknown this slot.
+      const parts = await lookUpInParts(
+        { client: eca, csid, operation: 'getAccountStatus' },
+        left.slice(i, i + perCall),
+        (accountIds) => counted(eca.getAccountStatus({ CSID: csid, accountIds })),
+      );
+      for (const answer of parts.answers) read.add(answer);
     }
     const readUntil = Date.now();
 
@@ -247,7 +254,9 @@ type Counted = <T>(call: Promise<T>) => Promise<T>;
 
 /**
  * The firm's accounts in progress (status N and P) as snapshots, with every pending task; `add` puts
- * in more statuses, read by id, with the same tasks.
+ * in more statuses, read by id, with the same tasks. An account getPendingTasks does not list has no
+ * tasks only where its status entry agrees (status.ts); otherwise it is unknown this slot, and its
+ * application's own read decides.
  */
 export async function readPending(eca: EcaClient, csid: string, counted: Counted = (call) => call) {
   const [byStatus, tasks] = await Promise.all([

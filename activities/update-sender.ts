@@ -3,18 +3,13 @@
  * request XML and its attachments packed and sent, the answer read on spec fields, and the request an
  * earlier attempt made found again, so that an answer lost in transit never sends a request twice.
  */
-import { EcaCryptoError, quoteService } from '../eca/index.js';
-import type { EcaClient, UpdateRequest } from '../eca/index.js';
+import { quoteService } from '../eca/index.js';
+import type { EcaClient, UpdateRequest, UpdateResponse } from '../eca/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { REQUEST_LISTING_REFUSED } from '../domain/error-types.js';
-import {
-  answerError,
-  callBrokerage,
-  callBrokerageOrRefusal,
-  finalFailure,
-  isEncryptionErrorText,
-} from './brokerage-errors.js';
+import { answerError, callBrokerage, callBrokerageOrRefusal, finalFailure } from './brokerage-errors.js';
+import { referenceRefusal, validateReference } from './reference-probe.js';
 import { readAttachments } from './stored.js';
 import type { NamedDocument } from './stored.js';
 import type { WriteAttempt, WriteAttemptOptions } from './write-attempt.js';
@@ -53,8 +48,9 @@ export function createUpdateSender(eca: EcaClient, store: DocumentStore): Update
 
 /**
  * One update call and what its answer shows, on spec fields: a 4xx is the service's refusal, key and
- * request errors fail at once, and the request was filed only when the answer names its file
- * (`fileData.name`; the spec's update answer is `timestamp` + `fileData`).
+ * request errors fail at once, and the request was filed when the answer names its file (`fileData.name`;
+ * the spec's update answer is `timestamp` + `fileData`). An answer without it says nothing the spec
+ * defines: whether the request was filed is unknown, and it is looked up as after a lost answer.
  */
 export async function updateCall(
   eca: EcaClient,
@@ -72,18 +68,27 @@ export async function updateCall(
   }
   if (sent.refusal) return { accepted: false, error: `update refused: HTTP ${sent.refusal.status}` };
   const response = sent.answer;
-  if (!response.fileData?.name) {
-    const error = answerError(response.raw);
-    // A payload the service could not decrypt or verify is the keys' problem, not the request's: a
-    // configuration error (alerted, retried until the keys are fixed, blocked past the bound), never a
-    // refusal the application is sent back for. Nothing was filed: the next attempt may send again.
-    if (error !== undefined && isEncryptionErrorText(error)) {
-      attempt?.answeredNotProcessed();
-      throw new EcaCryptoError('signature', `update: ${quoteService(error)}`);
-    }
-    return { accepted: false, error: error ?? 'update was not processed (no response file)' };
-  }
+  if (!response.fileData?.name) return { accepted: false, unknown: await withoutFileData(eca, request.CSID, response) };
   return { accepted: true, responseFile: response.fileData.name };
+}
+
+/**
+ * Why an update answered without `fileData` stays in doubt, for staff: never a refusal (the spec defines
+ * none in the answer) nor "not filed" (nothing proves it), so it is never sent again on its strength. An
+ * `error` text, which the spec does not list, is quoted; a reference application validateXML refuses with
+ * the same keys points at the keys. Neither decides anything.
+ */
+async function withoutFileData(eca: EcaClient, csid: string | undefined, response: UpdateResponse): Promise<string> {
+  const error = answerError(response.raw);
+  const said = error === undefined ? '' : ` (its error text: ${quoteService(error)})`;
+  let keys = '';
+  try {
+    const reference = await validateReference(eca, csid);
+    if (!reference.accepted) keys = `; ${referenceRefusal(reference)}: the firm's keys may be at fault`;
+  } catch {
+    // The probe only words the reason: without it, the reason says less.
+  }
+  return `update answered without fileData${said}, so whether the request was filed is unknown${keys}`;
 }
 
 /**

@@ -28,7 +28,9 @@ export interface SsoUrl {
 /**
  * A session URL for the account holder `userName`, bound to the one end-user `ip`, valid 60 s; with
  * `landing`, the landing page's parameters appended. The URL is validated (https, allowed host) by
- * eca/ before it is returned, and it is never stored or logged.
+ * eca/ before it is returned, and it is never stored or logged. A landing page needs the session id the
+ * URL carries as its `SID` query parameter: a URL without one gives `EcaSsoSessionIdError` (no guessed
+ * landing URL; asked for without `landing`, the same kind of URL opens the portal's home page).
  */
 export async function createSsoUrl(
   input: { userName: string; ip: string; landing?: string },

@@ -23,6 +23,11 @@ export interface AccountSnapshot {
   status: string;
   /** Application state text (`Incomplete Application`, `Documents Required`, `Under Review`, `Pending Approval`). */
   stateText?: string;
+  /**
+   * Not filled any more: getAccountStatus `description` is the wording of the status, which decides
+   * nothing (activities/status.ts). Reads recorded in histories before hold it, and
+   * observationFingerprint still hashes it so that their replays compute what they computed.
+   */
   description?: string;
   tasks: TaskView[];
 }

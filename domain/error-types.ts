@@ -14,6 +14,11 @@ export const REQUEST_ERROR = 'EcaRequestError';
  * workflows stop in a state staff see instead of retrying for ever.
  */
 export const REQUEST_LISTING_REFUSED = 'RequestListingRefused';
+/**
+ * create answered `isProcessed` false while the keys are fine (activities/brokerage-errors.ts): retried
+ * with backoff, then the application stops in `blocked` naming the spec's causes.
+ */
+export const CREATE_NOT_PROCESSED = 'CreateNotProcessed';
 /** The forms directory's manifest cannot be used (activities/forms.ts). */
 export const FORMS_MANIFEST_INVALID = 'FormsManifestInvalid';
 /** Document store failures (runtime/document-store.ts). */

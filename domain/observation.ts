@@ -9,9 +9,11 @@ import type { AccountSnapshot } from './account.js';
 export const NO_OBSERVATION = 'none';
 
 /**
- * A canonical text of everything the lifecycle reads from a status poll (status, state text,
- * description, tasks in form-number order), hashed twice with FNV-1a from two offsets: 64 bits, so a
- * change that leaves the fingerprint equal is out of practical reach.
+ * A canonical text of everything the lifecycle reads from a status poll (status, state text, tasks in
+ * form-number order), hashed twice with FNV-1a from two offsets: 64 bits, so a change that leaves the
+ * fingerprint equal is out of practical reach. The description term is empty for every read the
+ * engine makes now (status reads leave the status's wording out: domain/account.ts); it stays in the
+ * text so that workflows replaying older reads, which held a description, compute the same fingerprint.
  */
 export function observationFingerprint(account: AccountSnapshot): string {
   const tasks = [...account.tasks]

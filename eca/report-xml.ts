@@ -55,23 +55,45 @@ export const ACCEPTED_STATUS = 'Accepted';
 
 /**
  * Reads the checksum-mismatch `Status` text of a document whose checksum differs from the archived original. The
- * spec fixes only its content (file name, stored and received SHA-1), so this library defines the wording (see the
- * simulator's `formatChecksumMismatchStatus`) and also tolerates other wordings that label the two values "stored"
- * and "received".
+ * spec says only that it "gives the stored and the received values": not their order, not their labels. The
+ * received value is the SHA-1 of the file as sent (`sent`, the digest the request XML quoted), so the text must hold
+ * exactly two different SHA-1 digests, one of them `sent`: the other is the stored one. A text that labels the
+ * values "stored" and "received" (this library's wording, the simulator's `formatChecksumMismatchStatus`) must
+ * agree. Anything else gives undefined: the document stays refused with its text, nothing is guessed.
+ *
+ * Without `sent` (a caller that does not know what was sent), only a text labelling both values is read.
  */
-export function parseChecksumMismatch(status: string): { stored: string; received: string } | undefined {
+export function parseChecksumMismatch(status: string, sent?: string): { stored: string; received: string } | undefined {
   if (!/checksum/i.test(status)) return undefined;
   const stored = /stored(?:\s+(?:checksum|value|sha-?1))?\s*[:=]?\s*([0-9a-fA-F]{40})\b/i.exec(status)?.[1];
   const received = /received(?:\s+(?:checksum|value|sha-?1))?\s*[:=]?\s*([0-9a-fA-F]{40})\b/i.exec(status)?.[1];
-  if (stored !== undefined && received !== undefined) {
-    return { stored: stored.toLowerCase(), received: received.toLowerCase() };
-  }
-  // Unlabelled wording: two digests in order (stored first, as the spec lists them).
-  const digests = status.match(/\b[0-9a-fA-F]{40}\b/g);
-  if (digests?.length === 2 && digests[0] !== undefined && digests[1] !== undefined) {
-    return { stored: digests[0].toLowerCase(), received: digests[1].toLowerCase() };
-  }
-  return undefined;
+  const labelled =
+    stored !== undefined && received !== undefined
+      ? { stored: stored.toLowerCase(), received: received.toLowerCase() }
+      : undefined;
+  if (sent === undefined) return labelled;
+  const ours = sent.toLowerCase();
+  const digests = [...new Set((status.match(/\b[0-9a-fA-F]{40}\b/g) ?? []).map((digest) => digest.toLowerCase()))];
+  const other = digests.find((digest) => digest !== ours);
+  if (digests.length !== 2 || !digests.includes(ours) || other === undefined) return undefined;
+  if (labelled && (labelled.received !== ours || labelled.stored !== other)) return undefined;
+  return { stored: other, received: ours };
+}
+
+/** A file the request named: its name, form and SHA-1 (what the brokerage received, unless it was altered on the way). */
+export interface SentFile {
+  formNumber?: string;
+  fileName: string;
+  sha1: string;
+}
+
+/** The SHA-1 sent for a report entry: the file of that name (of that form, when several share the name). */
+function sentDigest(sent: readonly SentFile[], formNumber: string, fileName: string): string | undefined {
+  const named = sent.filter((file) => file.fileName === fileName);
+  const ofForm = named.filter((file) => file.formNumber === undefined || file.formNumber === formNumber);
+  const candidates = ofForm.length > 0 ? ofForm : named;
+  const digests = new Set(candidates.map((file) => file.sha1.toLowerCase()));
+  return digests.size === 1 ? [...digests][0] : undefined;
 }
 
 export interface ReportDocument {
@@ -92,7 +114,12 @@ export interface DocumentsReport extends ExecutionInfo {
   documents: ReportDocument[];
 }
 
-function reportDocuments(container: XmlNode, path: string, accountId: string | undefined): ReportDocument[] {
+function reportDocuments(
+  container: XmlNode,
+  path: string,
+  accountId: string | undefined,
+  sent: readonly SentFile[] | undefined,
+): ReportDocument[] {
   // Entries are read under `Documents` and, tolerantly, directly under the container.
   const entries = [
     ...childrenNamed(container, 'Document'),
@@ -111,7 +138,9 @@ function reportDocuments(container: XmlNode, path: string, accountId: string | u
     };
     if (!accepted) {
       document.reason = status;
-      const mismatch = parseChecksumMismatch(status);
+      const digest = sent && sentDigest(sent, document.formNumber, document.fileName);
+      // Sent files known but none (or several digests) under this entry's name: no digest to tell the values apart.
+      const mismatch = sent && digest === undefined ? undefined : parseChecksumMismatch(status, digest);
       if (mismatch) document.checksumMismatch = mismatch;
     }
     if (accountId !== undefined) document.accountId = accountId;
@@ -119,18 +148,21 @@ function reportDocuments(container: XmlNode, path: string, accountId: string | u
   });
 }
 
-/** Reads a submitDocuments report in either layout. */
-export function parseDocumentsReport(xml: string): DocumentsReport {
+/**
+ * Reads a submitDocuments report in either layout. `sent`, the files the request named with their SHA-1, tells the
+ * two values of a checksum-mismatch text apart ({@link parseChecksumMismatch}).
+ */
+export function parseDocumentsReport(xml: string, sent?: readonly SentFile[]): DocumentsReport {
   const root = parseXmlTree(xml, 'Process');
   if (root.name !== 'Process') throw new EcaSchemaError(root.name, 'expected root element Process');
   const report: DocumentsReport = { ...parseExecution(root), documents: [] };
   for (const container of childrenNamed(root, 'ProcessDocuments')) {
-    report.documents.push(...reportDocuments(container, 'Process/ProcessDocuments', undefined));
+    report.documents.push(...reportDocuments(container, 'Process/ProcessDocuments', undefined, sent));
   }
   for (const container of childrenNamed(root, 'DocumentSubmission')) {
     const accountId = attr(container, 'ib_acct');
     if (accountId !== undefined) report.accountId ??= accountId;
-    report.documents.push(...reportDocuments(container, 'Process/DocumentSubmission', accountId));
+    report.documents.push(...reportDocuments(container, 'Process/DocumentSubmission', accountId, sent));
   }
   return report;
 }

@@ -80,7 +80,10 @@ export interface SignedUrl {
   /** The URL exactly as issued. */
   url: string;
   host: string;
-  /** The session id (`SID` query parameter, raw text) when the URL carries one. */
+  /**
+   * The session id: the URL's `SID` query parameter (raw text), when it carries one (several must agree). The spec
+   * says only that `<sid>` "is the session id of the URL"; a URL that holds it elsewhere has none here.
+   */
   sid?: string;
   issuedAt: Date;
   /** issuedAt + 60 s: after this the brokerage refuses the URL. */
@@ -131,9 +134,39 @@ export function validateSignedUrl(
     issuedAt,
     expiresAt: new Date(issuedAt.getTime() + SSO_URL_VALIDITY_MS),
   };
-  const sid = /[?&]SID=([^&#]*)/.exec(url.search)?.[1];
-  if (sid) signed.sid = sid;
+  const sid = sessionIdOf(url.search);
+  if (sid !== undefined) signed.sid = sid;
   return signed;
+}
+
+/**
+ * The `SID` query parameter of a URL's query text (raw, as the landing entries append it), when it has one value:
+ * several `SID` parameters that differ, or an empty one, give none. `SID` is upper case (spec, sso/create rule 7).
+ */
+function sessionIdOf(query: string): string | undefined {
+  const values = new Set([...query.matchAll(/[?&]SID=([^&#]*)/g)].map((match) => match[1] ?? ''));
+  const [sid] = values;
+  return values.size === 1 && sid !== undefined && sid !== '' ? sid : undefined;
+}
+
+/**
+ * A landing page needs the session id (`SID=<sid>`) and the signed URL carries no `SID` query parameter. The spec
+ * says only that `<sid>` "is the session id of the URL", not where the URL holds it, so no landing URL is built
+ * rather than a guessed one; the signed URL itself still opens the portal's home page (sso/create rule 4).
+ */
+export class EcaSsoSessionIdError extends EcaSchemaError {
+  /** The landing page asked for. */
+  readonly landing: string;
+
+  constructor(landing: string) {
+    super(
+      'SIGNED_URL',
+      `carries no SID query parameter (one value), so the session id that the landing page ${landing} appends ` +
+        '(SID=<sid>) is unknown: where else the URL holds it is not shown. Ask for the link without a landing ' +
+        "page: it opens the portal's home page",
+    );
+    this.landing = landing;
+  }
 }
 
 /** Decodes `SUCCESS.SIGNED_URL` (base64 of the URL) and validates it. */
@@ -182,10 +215,19 @@ export interface LandingValues {
   masterAccountId?: string;
 }
 
+/** The query text of a URL (from `?` up to any `#`), empty when it has none. */
+function queryOf(urlText: string): string {
+  const start = urlText.indexOf('?');
+  if (start < 0) return '';
+  const end = urlText.indexOf('#', start);
+  return end < 0 ? urlText.slice(start) : urlText.slice(start, end);
+}
+
 /**
  * The URL that opens `landing` in the session: the signed URL plus the landing parameters, appended verbatim with
  * `?` or `&`. With `transferFunds` (only for the Transfer Funds page), method, type and currency are added in the
- * spec's order; without, the page shows all saved instructions.
+ * spec's order; without, the page shows all saved instructions. Throws {@link EcaSsoSessionIdError} when the page
+ * needs the session id and neither `values.sid` nor a `SID` query parameter of the signed URL gives it.
  */
 export function buildLandingUrl(
   signedUrl: string | SignedUrl,
@@ -196,7 +238,7 @@ export function buildLandingUrl(
   const page = typeof landing === 'string' ? findLandingPage(landing) : landing;
   if (!page) throw new EcaRequestError('landing', 'unknown landing page id');
   const base = typeof signedUrl === 'string' ? signedUrl : signedUrl.url;
-  const sid = values.sid ?? (typeof signedUrl === 'string' ? /[?&]SID=([^&#]*)/.exec(base)?.[1] : signedUrl.sid);
+  const urlSid = typeof signedUrl === 'string' ? sessionIdOf(queryOf(base)) : signedUrl.sid;
   let query = page.query;
   if (transferFunds !== undefined) {
     if (page.id !== TRANSFER_FUNDS_LANDING_ID) {
@@ -206,12 +248,18 @@ export function buildLandingUrl(
     query = `ACTION=TransferFunds&method=${method}&type=${type}&currency=${currency}&SID=<sid>`;
   }
   const substitutions: Array<[placeholder: string, value: string | undefined, parameter: string]> = [
-    ['<sid>', sid, 'sid'],
+    ['<sid>', values.sid, 'sid'],
     ['<account_id>', values.accountId, 'accountId'],
     ['<master_account_id>', values.masterAccountId, 'masterAccountId'],
   ];
   for (const [placeholder, value, parameter] of substitutions) {
     if (!query.includes(placeholder)) continue;
+    if (placeholder === '<sid>' && value === undefined) {
+      // The URL's own SID is raw query text (no `&` or `#`): appended as it stands.
+      if (urlSid === undefined) throw new EcaSsoSessionIdError(page.id);
+      query = query.split(placeholder).join(urlSid);
+      continue;
+    }
     if (value === undefined || !PLACEHOLDER_VALUE.test(value)) {
       throw new EcaRequestError(parameter, `a value without spaces or separators is required for ${placeholder}`);
     }

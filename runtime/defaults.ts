@@ -10,7 +10,10 @@
  * and the bench all start from these defaults.
  */
 export const DEFAULT_BATCH_WINDOW_MS = 1000;
-/** Accounts per getAccountStatus / getPendingTasks call (the spec states no maximum). */
+/**
+ * Accounts per getAccountStatus / getPendingTasks call at most (the spec states no maximum): a list the service
+ * refuses as a whole is sent again in shorter parts (activities/account-lists.ts).
+ */
 export const DEFAULT_MAX_ACCOUNTS_PER_CALL = 100;
 /**
  * How often the firm's status sweep lists its waiting applications from visibility (and compares what

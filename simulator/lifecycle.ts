@@ -28,8 +28,18 @@ const DESCRIPTION: Record<AccountStatus, string> = {
   R: 'Rejected',
 };
 
-export function statusDescription(status: AccountStatus): string {
-  return DESCRIPTION[status];
+/** The same statuses in other words (`description-rewording`): "the text of the status" is a text, not a code. */
+const REWORDED: Record<AccountStatus, string> = {
+  A: 'Application abandoned',
+  N: 'New account, not yet open',
+  O: 'Account open',
+  C: 'Account closed',
+  P: 'Application pending',
+  R: 'Application rejected',
+};
+
+export function statusDescription(status: AccountStatus, reworded = false): string {
+  return (reworded ? REWORDED : DESCRIPTION)[status];
 }
 
 /** (Re)starts the application from its scenario's first step at `at`. */

@@ -7,25 +7,27 @@
  */
 export const UNPROMISED = {
   'update-file-unlisted':
-    'getAmRequestStatus `files` never names the update\'s response file (the spec: only "files (list of file names)")',
+    'getAmRequestStatus `files` never names the update\'s response file; the service\'s own name for the request (`<FirmName>_YYYY-MM-DD_####_####.xml.imported`) stands in its place (the spec: only "files (list of file names)")',
   'file-details-other-name':
-    "getFileDetails' `Response File Name` is not the name create and getResponseFile gave (never said to be the same)",
+    "getFileDetails' `Response File Name` is not the name create and getResponseFile gave, nor any create's (never said to be the same); `Request File Name` is the service's own",
   'encryption-text-unworded':
-    'the validateXML error text of a payload that cannot be decrypted or verified names no encryption, key or signature (fixed texts: not shown)',
-  'no-error-field': 'update and submitDocuments answers carry no `error` field (the spec lists none)',
+    'the error text of a payload that cannot be decrypted or verified (validateXML, update, sso/create) names no encryption, key or signature: `Request could not be processed (code 4012)` (fixed texts: not shown)',
+  'no-error-field':
+    'update and submitDocuments answers carry no `error` field (the spec lists none): an update that files nothing answers `{ timestamp }` alone',
   'sso-sid-elsewhere':
-    'signed SSO URLs carry the session id in the path, not as a `SID` query parameter (the spec: "the session id of the URL")',
+    'signed SSO URLs carry the session id in the path, not as a `SID` query parameter, and the portal takes it there (the spec: "the session id of the URL")',
   'description-rewording':
-    'getAccountStatus `description` words the same status differently from read to read (a text, not a code)',
-  'service-time-zone': "the service's dates and timestamps are in a time zone far from UTC (its time zone: not shown)",
+    'getAccountStatus `description` words the same status differently from read to read: every other read says `Account open` for `Open`, `Application pending` for `Pending`, … (the spec: "the text of the status", a text, not a code)',
+  'service-time-zone':
+    'the service writes its timestamps in UTC+14 and reads startDate/endDate as days of UTC−12 (its time zones: not shown, nor said to be one)',
   'pending-tasks-omitted':
-    'getPendingTasks gives no entry for a requested account without pending tasks (one entry per account: not promised)',
+    'getPendingTasks gives no entry for an account without pending tasks, named in accountIds or selected by CSID or dates alike (one entry per account: not promised); an account with pending tasks is always listed',
   'create-format-refusal':
-    'create answers `isProcessed` false ("the XML format is invalid") for an application validateXML accepted',
+    'create answers `isProcessed` false ("the XML format is invalid") for an application validateXML accepted: every file whose XML holds the text `format-refused`',
   'checksum-received-first':
     'a checksum-mismatch `Status` gives the received SHA-1 before the stored one, unlabelled (their order: not shown)',
   'account-list-limit':
-    'a look-up naming more than 20 accounts is refused as a whole (the maximum per request: not shown)',
+    'a look-up naming more than 20 accounts is refused as a whole, HTTP 400 with an error body (the maximum per request: not shown)',
 } as const;
 
 export type Unpromised = keyof typeof UNPROMISED;

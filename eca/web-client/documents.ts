@@ -49,7 +49,7 @@ export function documentOperations(ctx: ClientContext): Pick<EcaClient, 'submitD
         ? await envelope.openFileData('submitDocuments', parsed.fileData?.data)
         : undefined;
       if (reportXml !== undefined) {
-        const report = withPath('fileData.data', () => parseDocumentsReport(reportXml));
+        const report = withPath('fileData.data', () => parseDocumentsReport(reportXml, sent));
         result.fileData = { report, xml: reportXml };
         if (parsed.fileData?.name) result.fileData.name = parsed.fileData.name;
       }

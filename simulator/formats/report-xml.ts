@@ -30,12 +30,21 @@ export function executionElements(input: ExecutionInput): XmlElementSpec[] {
 
 /**
  * The `Status` text of a document whose checksum differs from the archived original. The spec fixes only its
- * content (file name, stored and received SHA-1); eca's `parseChecksumMismatch` reads this wording back.
+ * content (file name, stored and received SHA-1), not the order or the labels of the values:
  *
- * `File <file_name> has a different SHA-1 checksum: stored <stored>, received <received>`
+ * `File <file_name> has a different SHA-1 checksum: stored <stored>, received <received>`, or with `receivedFirst`
+ * (setting `checksum-received-first`) the received value first, unlabelled:
+ * `File <file_name> has a different SHA-1 checksum (<received> / <stored>)`.
  */
-export function formatChecksumMismatchStatus(fileName: string, stored: string, received: string): string {
-  return `File ${fileName} has a different SHA-1 checksum: stored ${stored.toLowerCase()}, received ${received.toLowerCase()}`;
+export function formatChecksumMismatchStatus(
+  fileName: string,
+  stored: string,
+  received: string,
+  receivedFirst = false,
+): string {
+  return receivedFirst
+    ? `File ${fileName} has a different SHA-1 checksum (${received.toLowerCase()} / ${stored.toLowerCase()})`
+    : `File ${fileName} has a different SHA-1 checksum: stored ${stored.toLowerCase()}, received ${received.toLowerCase()}`;
 }
 
 export interface ReportDocumentInput {
@@ -50,6 +59,8 @@ export interface ReportDocumentInput {
 export interface DocumentsReportInput extends ExecutionInput {
   /** When set, documents are written under `DocumentSubmission@ib_acct` (the failing-report layout). */
   accountId?: string;
+  /** Checksum-mismatch texts give the received SHA-1 first, unlabelled (`checksum-received-first`). */
+  checksumReceivedFirst?: boolean;
   documents: ReportDocumentInput[];
 }
 
@@ -65,6 +76,7 @@ export function buildDocumentsReport(input: DocumentsReportInput): string {
             document.fileName,
             document.checksumMismatch.stored,
             document.checksumMismatch.received,
+            input.checksumReceivedFirst,
           )
         : (document.status ?? ACCEPTED_STATUS),
     },

@@ -1,6 +1,6 @@
 /** What every operation handler receives, and the shared request checks. */
 import { z } from 'zod';
-import { timestamp } from '../formats/wire-text.js';
+import { serviceTimeZones, timestamp } from '../formats/wire-text.js';
 import type { BrokerageKeys, FirmKeyCache } from '../keys.js';
 import type { FirmRecord } from '../model.js';
 import type { SsoSessions } from '../sso-sessions.js';
@@ -48,8 +48,9 @@ export function ok(body: unknown): OperationResult {
   return { status: 200, body };
 }
 
+/** An answer's `timestamp`: now, in the service's time zone (serviceTimeZones). */
 export function nowText(ctx: OperationContext): string {
-  return timestamp(ctx.store.now());
+  return timestamp(ctx.store.now(), serviceTimeZones(ctx.store.unpromised).timestampOffsetMs);
 }
 
 /** Parses the body with `schema`; a failure names the first offending field. */

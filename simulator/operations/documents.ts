@@ -79,7 +79,8 @@ export const submitDocuments: Operation = async (ctx, request) => {
   const { firm, payload } = envelope(ctx, request.body);
   const now = ctx.store.now();
   // Spec, submitDocuments response: timestamp, isProcessed, and fileData "only when isProcessed is true". No
-  // error text is listed, so a refusal carries none: the reason passed names the case, for the reader.
+  // error text is listed, so a refusal carries none (with or without `no-error-field`): the reason passed names the
+  // case, for the reader.
   const refuse = (_reason: string) => ok({ timestamp: nowText(ctx), isProcessed: false });
   // Spec, submitDocuments rule 4: "Applies to fully disclosed clients (individual, joint, retirement) and advisor
   // clients". A non-disclosed firm is refused as a whole: isProcessed false, no fileData.
@@ -111,6 +112,7 @@ export const submitDocuments: Operation = async (ctx, request) => {
       client: firm.name,
       clientMasterAcct: firm.masterAccount,
       documents: report,
+      checksumReceivedFirst: ctx.store.unpromised.has('checksum-received-first'),
     });
     return ok({ timestamp: nowText(ctx), isProcessed: true, fileData: { name, data: await sealFor(ctx, firm, xml) } });
   } catch (error) {

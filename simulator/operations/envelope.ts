@@ -8,6 +8,9 @@ import { csidField, firmOf, parseBody, type OperationContext } from './context.j
 
 export const envelopeInput = z.object({ CSID: csidField, payload: z.string().min(1) });
 
+/** The text of a payload that cannot be decrypted or verified under the setting `encryption-text-unworded`. */
+export const UNWORDED_PAYLOAD_TEXT = 'Request could not be processed (code 4012)';
+
 /** Why a payload could not be used; the text carries no payload content. */
 export class PayloadProblem extends Error {}
 
@@ -16,6 +19,10 @@ export async function openPayload(ctx: OperationContext, firm: FirmRecord, paylo
     const firmKey = await ctx.firmKeys.get(firm.publicKey);
     return await open(payload, { ownPrivateKey: ctx.keys.brokeragePrivate, peerPublicKey: firmKey, side: 'brokerage' });
   } catch (error) {
+    // The spec shows no fixed texts: under `encryption-text-unworded` the text names no encryption, key or signature.
+    if (ctx.store.unpromised.has('encryption-text-unworded')) {
+      throw new PayloadProblem(UNWORDED_PAYLOAD_TEXT);
+    }
     const detail = error instanceof EcaError ? error.message : 'unreadable payload';
     throw new PayloadProblem(
       `Encryption error: the payload cannot be decrypted or verified with the keys agreed (${detail})`,

@@ -3,7 +3,13 @@
  * included (`acctId` here, `accountId` there, `Account ID` in batch and file details).
  */
 import { z } from 'zod';
-import { timestamp, timestampTenths, isoDate } from '../formats/wire-text.js';
+import {
+  fileDetailsResponseName,
+  isoDate,
+  serviceTimeZones,
+  timestamp,
+  timestampTenths,
+} from '../formats/wire-text.js';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, AccountStatus, FirmRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
@@ -22,6 +28,7 @@ import {
   type Operation,
   type OperationContext,
 } from './context.js';
+import { refuseLongAccountList } from './account-list-limit.js';
 
 const selection = {
   CSID: csidField,
@@ -66,7 +73,8 @@ function select(store: Store, firm: FirmRecord, input: SelectionInput, operation
     input.endDate === undefined ? undefined : [input.startDate ?? '', input.endDate];
   const inRange = (account: AccountRecord) => {
     if (!range) return true;
-    const day = isoDate(account.createdAt);
+    // The account's creation day as the service counts its days (`service-time-zone`: UTC−12).
+    const day = isoDate(account.createdAt, serviceTimeZones(store.unpromised).dateOffsetMs);
     return day >= range[0] && day <= range[1];
   };
   if (input.accountIds !== undefined && input.accountIds.length > 0) {
@@ -96,6 +104,7 @@ function perAccount(
   entry: (account: AccountRecord) => unknown,
   operation?: LaggedOperation,
 ): unknown[] {
+  refuseLongAccountList(ctx, input.accountIds);
   const entries: unknown[] = [];
   for (const item of select(ctx.store, firm, input, operation)) {
     if ('missing' in item) {
@@ -118,9 +127,15 @@ const registrationTasksInput = z.object({
   getDocs: z.enum(['T', 'F']).optional(),
 });
 
+/** getAccountStatus reads per store: under `description-rewording` every other read words the statuses anew. */
+const statusReads = new WeakMap<Store, number>();
+
 export const getAccountStatus: Operation = (ctx, request) => {
   const input = parseBody(accountStatusInput, request.body);
   const firm = firmOf(ctx, input.CSID);
+  const reads = (statusReads.get(ctx.store) ?? 0) + 1;
+  statusReads.set(ctx.store, reads);
+  const reworded = ctx.store.unpromised.has('description-rewording') && reads % 2 === 1;
   const entries = perAccount(
     ctx,
     firm,
@@ -131,7 +146,7 @@ export const getAccountStatus: Operation = (ctx, request) => {
       return {
         accountId: account.accountId,
         isError: false,
-        description: statusDescription(account.status),
+        description: statusDescription(account.status, reworded),
         ...(account.stateText === undefined ? {} : { state: account.stateText }),
         status: account.status,
       };
@@ -160,6 +175,8 @@ export const getPendingTasks: Operation = (ctx, request) => {
   const result = perAccount(ctx, firm, input, 'acctId', (account) => {
     const open = account.tasks.filter((t) => !t.complete);
     if (input.formNumber !== undefined && !open.some((t) => t.formNumber === input.formNumber)) return undefined;
+    // `pending-tasks-omitted`: only accounts with pending tasks are listed, whatever the selection.
+    if (open.length === 0 && ctx.store.unpromised.has('pending-tasks-omitted')) return undefined;
     return {
       acctId: account.accountId,
       description: statusDescription(account.status),
@@ -199,7 +216,7 @@ export const getRegistrationTasks: Operation = (ctx, request) => {
       acctId: account.accountId,
       description: statusDescription(account.status),
       status: account.status,
-      dateStarted: isoDate(account.createdAt),
+      dateStarted: isoDate(account.createdAt, serviceTimeZones(ctx.store.unpromised).dateOffsetMs),
       // The spec's template spells the flag with "Tasks".
       isRegistrationTasksPresent: account.tasks.length > 0,
       isError: false,
@@ -235,6 +252,7 @@ function details(
   const input = parseBody(detailsInput, body);
   const firm = firmOf(ctx, input.CSID);
   if (input.accountIds.length === 0) throw new RequestRefused(400, 'accountIds is required');
+  refuseLongAccountList(ctx, input.accountIds);
   const result = input.accountIds.map((id) => {
     const listed = ctx.store.listing.listed(operation, id);
     const account = listed ? ctx.store.ownAccount(firm.csid, id) : undefined;
@@ -255,7 +273,11 @@ export const getFileDetails: Operation = (ctx, request) =>
   details(ctx, request.body, 'getFileDetails', (account) => ({
     'Request File Name': account.requestFileName,
     'Account ID': account.accountId,
-    'Response File Name': account.responseFileName,
+    // Under `file-details-other-name`, a name of the spec's pattern that no create gave (fileDetailsResponseName).
+    'Response File Name': fileDetailsResponseName(
+      account.responseFileName,
+      ctx.store.unpromised.has('file-details-other-name'),
+    ),
   }));
 
 export function clearingStatus(store: Store, accountId: string): AccountStatus | undefined {

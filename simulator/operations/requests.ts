@@ -1,6 +1,6 @@
 /** getResponseFile and getAmRequestStatus: reading back what create and update produced. */
 import { z } from 'zod';
-import { timestamp } from '../formats/wire-text.js';
+import { importedRequestFileName, serviceTimeZones, timestamp } from '../formats/wire-text.js';
 import type { UpdateRequestRecord } from '../model.js';
 import {
   accountIdsField,
@@ -13,6 +13,7 @@ import {
   type Operation,
   type OperationContext,
 } from './context.js';
+import { refuseLongAccountList } from './account-list-limit.js';
 
 const responseFileInput = z.object({ CSID: csidField, externalId: z.string().min(1) });
 const amRequestStatusInput = z.object({
@@ -48,7 +49,7 @@ export const getResponseFile: Operation = (ctx, request) => {
     return {
       // The spec allows string booleans anywhere; this operation sends them, so clients meet both.
       isProcessed: 'true',
-      timestamp: timestamp(file.createdAt),
+      timestamp: timestamp(file.createdAt, serviceTimeZones(ctx.store.unpromised).timestampOffsetMs),
       name: file.name,
       isError: 'false',
       'Clearing Status': ctx.store.account(file.accountId)?.status ?? 'A',
@@ -77,7 +78,12 @@ function requestEntry(ctx: OperationContext, record: UpdateRequestRecord): Recor
       data: [{ RequestDetail: `AM${record.requestId}`, status }],
       // The update's response file, then the names of the files the firm sent in its archive: the spec
       // says only "files (list of file names)", and a firm that reuses a name (update.xml) repeats it.
-      files: [record.fileName, ...(record.archiveFiles ?? [])],
+      // Under `update-file-unlisted` the service's own name for the request file takes the response file's
+      // place: unique to the request, in the spec's request file pattern, and never shown to the caller.
+      files: [
+        ctx.store.unpromised.has('update-file-unlisted') ? importedRequestFileName(record.fileName) : record.fileName,
+        ...(record.archiveFiles ?? []),
+      ],
     },
   };
 }
@@ -105,6 +111,7 @@ export const getAmRequestStatus: Operation = (ctx, request) => {
       );
     }
   } else if (input.accountIds !== undefined && input.accountIds.length > 0) {
+    refuseLongAccountList(ctx, input.accountIds);
     for (const accountId of input.accountIds) {
       if (!ctx.store.ownAccount(firm.csid, accountId)) {
         result.push({ acctId: accountId, isError: true, Error: notAssociated(accountId, firm) });

@@ -37,7 +37,10 @@ export const createSso: Operation = async (ctx, request) => {
   const account = accountId === undefined ? undefined : ctx.store.ownAccount(firm.csid, accountId);
   if (!account) return failure(`Unknown user name ${userName}`);
   const session = ctx.sso.create({ csid: firm.csid, accountId: account.accountId, ip });
-  const url = `${ctx.portalUrl}/sso/Login?SID=${session.sid}`;
+  // Spec: "`<sid>` is the session id of the URL"; where the URL holds it is not shown.
+  const url = ctx.store.unpromised.has('sso-sid-elsewhere')
+    ? `${ctx.portalUrl}/sso/Login/${session.sid}`
+    : `${ctx.portalUrl}/sso/Login?SID=${session.sid}`;
   return ok({ SUCCESS: { SIGNED_URL: Buffer.from(url, 'utf8').toString('base64') }, RESULT: true });
 };
 
@@ -67,7 +70,10 @@ const FUNDING_ACTIONS = new Set([
 /** Serves `GET /portal/...`: `rawUrl` is the path and query as received, `ip` the browser's address. */
 export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): PortalPage {
   const url = new URL(rawUrl, 'http://portal.invalid');
-  const sids = url.searchParams.getAll('SID');
+  // The session id as a `SID` query parameter, or as the last path segment (`sso-sid-elsewhere` hands out URLs so);
+  // every one given must agree.
+  const inPath = SID_IN_PATH.exec(url.pathname)?.[2];
+  const sids = [...url.searchParams.getAll('SID'), ...(inPath === undefined ? [] : [inPath])];
   const sid = sids[0];
   if (sid === undefined || sids.some((other) => other !== sid))
     return page(403, 'Invalid session', '<p>Missing or inconsistent SID.</p>');
@@ -92,12 +98,16 @@ export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): 
     account.temporaryPasswordPending = false;
     ctx.store.changed();
   }
-  if (url.pathname.endsWith('/application') || isPending(account)) {
-    if (!url.pathname.endsWith('/application')) {
+  const onApplication = url.pathname.endsWith('/application') || SID_IN_PATH.exec(url.pathname)?.[1] === 'application';
+  if (onApplication || isPending(account)) {
+    if (!onApplication) {
       return {
         status: 302,
         html: '',
-        location: `/portal/application?SID=${encodeURIComponent(sid)}`,
+        location:
+          inPath === undefined
+            ? `/portal/application?SID=${encodeURIComponent(sid)}`
+            : `/portal/application/${encodeURIComponent(sid)}`,
       };
     }
     const open = account.tasks.filter((t) => !t.complete);
@@ -114,7 +124,7 @@ export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): 
   }
   const landingParams = [...url.searchParams.keys()].filter((key) => key !== 'SID');
   if (landingParams.length === 0) return page(200, 'Home', passwordNote, `${accountAttr} data-landing="home"`);
-  const landing = landingFor(url.searchParams);
+  const landing = landingFor(url.searchParams, inPath !== undefined);
   if (!landing) return page(404, 'Unknown landing page', '<p>No landing page matches these parameters.</p>');
   const action = url.searchParams.get('ACTION') ?? '';
   if (ctx.env === 'qa' && FUNDING_ACTIONS.has(action)) {
@@ -123,11 +133,15 @@ export function servePortal(ctx: OperationContext, rawUrl: string, ip: string): 
   return page(200, landing.name, passwordNote, `${accountAttr} data-landing="${escapeXml(landing.id)}"`);
 }
 
+/** `/portal/sso/Login/<sid>` or `/portal/application/<sid>`: the session id in the path. */
+const SID_IN_PATH = /^\/portal\/(sso\/Login|application)\/([^/]+)$/;
+
 /**
  * The landing page whose fixed parameters the URL carries (placeholder parameters need only be
- * present); the most specific match wins, so `config` pages beat their bare ACTION.
+ * present, `SID` not even that when the path holds the session id); the most specific match wins,
+ * so `config` pages beat their bare ACTION.
  */
-function landingFor(params: URLSearchParams): LandingPage | undefined {
+function landingFor(params: URLSearchParams, sidInPath: boolean): LandingPage | undefined {
   let best: LandingPage | undefined;
   let bestScore = 0;
   for (const page of LANDING_PAGES) {
@@ -135,7 +149,7 @@ function landingFor(params: URLSearchParams): LandingPage | undefined {
     let matches = true;
     for (const [key, value] of new URLSearchParams(page.query)) {
       if (value.includes('<')) {
-        if (!params.has(key)) matches = false;
+        if (!params.has(key) && !(key === 'SID' && sidInPath)) matches = false;
       } else if (params.get(key) === value) {
         score += 1;
       } else {

@@ -134,22 +134,23 @@ function responseXml(firm: FirmRecord, fileName: string, at: number): string {
 
 export const update: Operation = async (ctx, request) => {
   const { firm, payload } = envelope(ctx, request.body);
+  // Nothing filed: no fileData. The spec lists no `error` field; under `no-error-field` none is sent.
+  const notFiled = (error: string) =>
+    ok(ctx.store.unpromised.has('no-error-field') ? { timestamp: nowText(ctx) } : { timestamp: nowText(ctx), error });
   let archive: ReturnType<typeof readPayloadArchive>;
   try {
     archive = readPayloadArchive(await openPayload(ctx, firm, payload));
   } catch (error) {
-    if (error instanceof PayloadProblem) return ok({ timestamp: nowText(ctx), error: error.message });
+    if (error instanceof PayloadProblem) return notFiled(error.message);
     throw error;
   }
   let requests: ParsedUpdateRequest[];
   try {
     requests = parseUpdateRequestXml(archive.xml.content);
   } catch (error) {
-    return ok({ timestamp: nowText(ctx), error: `Invalid request XML: ${(error as Error).message}` });
+    return notFiled(`Invalid request XML: ${(error as Error).message}`);
   }
-  if (requests.length === 0) {
-    return ok({ timestamp: nowText(ctx), error: 'The request XML holds no function element' });
-  }
+  if (requests.length === 0) return notFiled('The request XML holds no function element');
   const now = ctx.store.now();
   const batch = ctx.store.nextBatchId();
   const fileName = updateResponseFileName(firm.name, now, batch, ctx.store.nextFileSequence());

@@ -55,7 +55,7 @@ describe('getAmRequestStatus read by response file name', function () {
     });
     assert.deepEqual(requestByFile(listed({ files: [B], statuses: ['PROCESSED'] }), A), {
       decided: false,
-      status: 'not listed yet',
+      status: 'not listed yet (the account lists 1 other request(s))',
     });
   });
 

@@ -6,6 +6,7 @@ import {
   buildSsoPayload,
   checkSingleIp,
   decodeSignedUrl,
+  EcaSsoSessionIdError,
   SSO_PAYLOAD_FIELDS,
   validateSignedUrl,
 } from '../../eca/sso.js';
@@ -95,9 +96,43 @@ describe('eca/sso: single sign-on', function () {
       );
       assert.throws(
         () => buildLandingUrl('https://portal.example.com/start', 'statements'),
-        (error: unknown) => error instanceof EcaRequestError && error.parameter === 'sid',
+        (error: unknown) => error instanceof EcaSsoSessionIdError && error.landing === 'statements',
       );
       assert.throws(() => buildLandingUrl(signed, 'no-such-page'), EcaRequestError);
+    });
+
+    // Spec, landing pages: "`<sid>` is the session id of the URL" (where it holds it: not shown).
+    it('reads the session id only from one SID query parameter, and builds no landing URL without it', function () {
+      const inPath = validateSignedUrl('https://portal.example.com/sso/Login/ABC123?lang=en', 'prod', HOSTS);
+      assert.equal(inPath.sid, undefined);
+      const differing = validateSignedUrl('https://portal.example.com/sso?SID=A1&SID=B2', 'prod', HOSTS);
+      assert.equal(differing.sid, undefined);
+      assert.equal(validateSignedUrl('https://portal.example.com/sso?SID=A1&SID=A1', 'prod', HOSTS).sid, 'A1');
+      assert.equal(validateSignedUrl('https://portal.example.com/sso?sid=A1', 'prod', HOSTS).sid, undefined);
+      for (const [url, landing] of [
+        [inPath, 'statements'],
+        [differing, 'transfer-funds'],
+        [inPath.url, 'trading-permissions'],
+      ] as const) {
+        assert.throws(
+          () => buildLandingUrl(url, landing),
+          (error: unknown) =>
+            error instanceof EcaSsoSessionIdError &&
+            error instanceof EcaSchemaError &&
+            !(error instanceof EcaRequestError) &&
+            error.landing === landing &&
+            /no SID query parameter/.test(error.message),
+        );
+      }
+      // A page without <sid> needs none; a caller that knows the session id passes it.
+      assert.equal(
+        buildLandingUrl(inPath, 'link-existing-account-to-master', undefined, { masterAccountId: 'F1' }),
+        `${inPath.url}&forwardTo=AA_LINKAGE&masterAccountId=F1`,
+      );
+      assert.equal(
+        buildLandingUrl(inPath, 'statements', undefined, { sid: 'ABC123' }),
+        `${inPath.url}&ACTION=Statement&SID=ABC123`,
+      );
     });
 
     it('builds TransferFunds with validated method, type and currency', function () {

@@ -156,6 +156,29 @@ describe('eca/xml: request and report XML', function () {
     assert.equal(parseChecksumMismatch('Missing signature'), undefined);
   });
 
+  // Spec, submitDocuments report: Status "gives the stored and the received values" (their order: not shown).
+  it('tells the stored from the received checksum by the SHA-1 sent, never by their order', function () {
+    const receivedFirst = formatChecksumMismatchStatus('a.pdf', SHA_A, SHA_B, true);
+    assert.equal(receivedFirst, `File a.pdf has a different SHA-1 checksum (${SHA_B} / ${SHA_A})`);
+    assert.deepEqual(parseChecksumMismatch(receivedFirst, SHA_B), { stored: SHA_A, received: SHA_B });
+    const storedFirst = `File a.pdf has a different SHA-1 checksum (${SHA_A} / ${SHA_B})`;
+    assert.deepEqual(parseChecksumMismatch(storedFirst, SHA_B.toUpperCase()), { stored: SHA_A, received: SHA_B });
+    // Unlabelled without the digest sent, the digest sent not among them, labels that say otherwise: nothing read.
+    assert.equal(parseChecksumMismatch(receivedFirst), undefined);
+    assert.equal(parseChecksumMismatch(receivedFirst, 'c'.repeat(40)), undefined);
+    assert.equal(parseChecksumMismatch(formatChecksumMismatchStatus('a.pdf', SHA_B, SHA_A), SHA_B), undefined);
+    assert.equal(parseChecksumMismatch(`checksum ${SHA_A} ${SHA_B} ${'c'.repeat(40)}`, SHA_B), undefined);
+    const report = parseDocumentsReport(
+      buildDocumentsReport({
+        checksumReceivedFirst: true,
+        documents: [{ formNumber: '5024', fileName: 'c.pdf', checksumMismatch: { stored: SHA_A, received: SHA_B } }],
+      }),
+      [{ formNumber: '5024', fileName: 'c.pdf', sha1: SHA_B }],
+    );
+    assert.deepEqual(report.documents[0]?.checksumMismatch, { stored: SHA_A, received: SHA_B });
+    assert.equal(report.documents[0]?.accepted, false);
+  });
+
   it('round-trips a report in the ProcessDocuments layout', function () {
     const xml = buildDocumentsReport({
       version: '15-Mar-2021',

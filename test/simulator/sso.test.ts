@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { seal } from '../../eca/crypto.js';
-import { buildLandingUrl, buildSsoPayload, decodeSignedUrl } from '../../eca/sso.js';
+import { createSsoUrl } from '../../client/brokerage.js';
+import { EcaRequestError } from '../../eca/errors.js';
+import { buildLandingUrl, buildSsoPayload, decodeSignedUrl, EcaSsoSessionIdError } from '../../eca/sso.js';
+import { createEcaClient, type EcaClient } from '../../eca/web-client/index.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { control, createAccount, op, post, start, type Firm } from './helpers.js';
 
@@ -160,5 +163,65 @@ describe('simulator portal in prod', function () {
     } finally {
       await sim.close();
     }
+  });
+});
+
+// Spec, sso/create landing pages: "`<sid>` is the session id of the URL" (where the URL holds it: not shown).
+describe('simulator portal under sso-sid-elsewhere', function () {
+  let sim: RunningSimulator;
+  let firm: Firm;
+  let eca: EcaClient;
+  let userName: string;
+
+  before(async function () {
+    ({ sim, firm } = await start({ unpromised: ['sso-sid-elsewhere'] }));
+    ({ userName } = await createAccount(sim, firm, 'happy-sid-elsewhere'));
+    await control(sim, 'POST', '/clock/advance', { days: 1 });
+    eca = createEcaClient({
+      baseUrl: sim.url,
+      csid: sim.csid,
+      firmPrivateKey: sim.keys.firmPrivateKey,
+      brokeragePublicKey: sim.keys.brokeragePublicKey,
+      environment: 'qa',
+      sso: { allowInsecureLoopback: true },
+    });
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  it('hands out URLs with the session id in the path, which its portal accepts there', async function () {
+    const { signedUrl } = await eca.ssoCreate({ userName, ip: '127.0.0.1' });
+    assert.ok(signedUrl);
+    const url = new URL(signedUrl.url);
+    assert.equal(url.searchParams.has('SID'), false);
+    assert.match(url.pathname, /^\/portal\/sso\/Login\/[0-9A-F]{32}$/);
+    assert.equal(signedUrl.sid, undefined);
+    const landing = await fetch(`${signedUrl.url}?ACTION=Statement`, { redirect: 'manual' });
+    assert.match(await landing.text(), /<h1>Statements<\/h1>/);
+    const home = await fetch(signedUrl.url, { redirect: 'manual' });
+    assert.match(await home.text(), /<h1>Home<\/h1>/);
+    // A pending application is sent to the application, the session id kept in the path.
+    const pending = await createAccount(sim, firm, 'portal-task-sid-elsewhere');
+    const pendingUrl = (await eca.ssoCreate({ userName: pending.userName, ip: '127.0.0.1' })).signedUrl;
+    const redirect = await fetch(pendingUrl?.url ?? '', { redirect: 'manual' });
+    assert.match(redirect.headers.get('location') ?? '', /^\/portal\/application\/[0-9A-F]{32}$/);
+    const application = await fetch(`${sim.url}${redirect.headers.get('location') ?? ''}`);
+    assert.match(await application.text(), /Account application/);
+  });
+
+  it('the engine builds no landing URL it cannot fill: a typed error names the missing SID; the plain link works', async function () {
+    await assert.rejects(
+      createSsoUrl({ userName, ip: '127.0.0.1', landing: 'statements' }, eca),
+      (error: unknown) =>
+        error instanceof EcaSsoSessionIdError &&
+        !(error instanceof EcaRequestError) &&
+        error.landing === 'statements' &&
+        /SIGNED_URL: carries no SID query parameter/.test(error.message),
+    );
+    const plain = await createSsoUrl({ userName, ip: '127.0.0.1' }, eca);
+    const home = await fetch(plain.url, { redirect: 'manual' });
+    assert.equal(home.status, 200);
+    assert.match(await home.text(), /<h1>Home<\/h1>/);
   });
 });

@@ -122,8 +122,13 @@ export interface ApplicationActivities {
       lookOnly?: boolean;
     },
   ): Promise<UpdateOutcome>;
-  /** One read of getAmRequestStatus by account, matched on the update's response file name. */
-  readRequestByFile(input: AccountRef & { responseFile: string }): Promise<RequestOutcome>;
+  /**
+   * One read of getAmRequestStatus by account, matched on the update's response file name. Not decided
+   * there, an AbandonAccount or ResetAbandonedAccount (`functionName`) is confirmed by getAccountStatus `status`.
+   */
+  readRequestByFile(
+    input: AccountRef & { responseFile: string; functionName?: ApplicationUpdateFunction },
+  ): Promise<RequestOutcome>;
 }
 
 /** The application's lifecycle events, written to the event log (activities/events.ts). */

@@ -136,7 +136,7 @@ async function sendAndFollow(
   for (;;) {
     const request = await service.readRequestByFile.executeWithOptions(
       { summary: `getAmRequestStatus ${responseFile}` },
-      [{ ...account, responseFile }],
+      [{ ...account, responseFile, functionName }],
     );
     if (superseded()) return { superseded: true };
     if (request.decided) {

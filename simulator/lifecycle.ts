@@ -106,6 +106,37 @@ export function completeOnlineTask(
   return true;
 }
 
+/**
+ * Agreements the application has still to sign: forms its create archive did not carry although the day's
+ * submitDocuments does not cover its customer type (spec rule 4). Each becomes a `to sign` task required for
+ * approval, which a DocumentSubmission of the form completes; until then the application is incomplete.
+ */
+export function requireAgreements(
+  account: AccountRecord,
+  forms: ReadonlyArray<{ formNumber: string; fileName: string }>,
+  at: number,
+): void {
+  if (forms.length === 0) return;
+  let taskNumber = Math.max(0, ...account.tasks.map((t) => t.taskNumber));
+  for (const form of forms) {
+    taskNumber += 1;
+    account.tasks.push({
+      formNumber: form.formNumber,
+      formName: form.fileName.replace(/\.pdf$/i, ''),
+      action: 'to sign',
+      isOnlineTask: false,
+      isRequiredForTrading: true,
+      isRequiredForApproval: true,
+      taskNumber,
+      state: 'To Be Signed',
+      complete: false,
+      files: [],
+    });
+  }
+  if (account.phase === 'new') enter(account, 'tasks', at, undefined);
+  else refresh(account);
+}
+
 export function abandon(account: AccountRecord, at: number): void {
   enter(account, 'abandoned', at, undefined);
 }

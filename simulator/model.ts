@@ -28,8 +28,15 @@ export interface FirmRecord {
   publicKey: string;
   /** IPs from which SSO URLs may be opened in QA. */
   qaWhitelist: string[];
-  /** Every submitDocuments the simulator processed: simulated day and report file name. */
-  documentSubmissions?: Array<{ day: string; reportFile: string }>;
+  /**
+   * Every submitDocuments the simulator processed: simulated day, report file name and the forms it accepted
+   * (used by that day's creates of the customers rule 4 covers; absent in state written before they were kept).
+   */
+  documentSubmissions?: Array<{
+    day: string;
+    reportFile: string;
+    accepted?: Array<{ formNumber: string; fileName: string }>;
+  }>;
 }
 
 export interface ReceivedFile {

@@ -8,10 +8,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { childrenNamed } from '../../eca/xml-tree.js';
+import { dailySubmissionCovers } from '../../eca/application.js';
+import { requireAgreements } from '../lifecycle.js';
 import { validateApplicationStructure } from '../formats/application-validation.js';
 import { readApplication, readImportFile, type ImportApplication } from '../formats/import-schema.js';
 import { buildCreateResponseXml, type CreateResponseApplicationInput } from '../formats/report-xml.js';
-import { reportFileName, reportTimestamp, XSD_VERSION } from '../formats/wire-text.js';
+import { isoDate, reportFileName, reportTimestamp, XSD_VERSION } from '../formats/wire-text.js';
 import type { AccountRecord, FirmRecord } from '../model.js';
 import { nowText, ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
@@ -152,6 +154,7 @@ function createOne(
   // Every application of one file shares the file's report name.
   account.responseFileName = file.name;
   account.createAttachments = file.attachments;
+  requireAgreements(account, agreementsNotCarried(file, application.customerType), now);
   const result = created(account, application);
   ctx.store.addResponseFile({
     csid: firm.csid,
@@ -162,6 +165,22 @@ function createOne(
     xml: singleResponse(file, result),
   });
   return result;
+}
+
+/**
+ * The forms the day's submitDocuments accepted that this create must carry itself: none for the customers rule 4
+ * covers (individual, joint, retirement), every one its archive lacks (by file name, rule 8) for the others.
+ */
+function agreementsNotCarried(file: CreateFile, customerType: string): Array<{ formNumber: string; fileName: string }> {
+  if (dailySubmissionCovers(customerType)) return [];
+  const today = isoDate(file.now);
+  const carried = new Set(file.attachments);
+  const accepted = new Map<string, { formNumber: string; fileName: string }>();
+  for (const submission of file.firm.documentSubmissions ?? []) {
+    if (submission.day !== today) continue;
+    for (const form of submission.accepted ?? []) accepted.set(form.formNumber, form);
+  }
+  return [...accepted.values()].filter((form) => !carried.has(form.fileName));
 }
 
 export const create: Operation = async (ctx, request) => {

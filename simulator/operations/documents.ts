@@ -103,7 +103,10 @@ export const submitDocuments: Operation = async (ctx, request) => {
     const report = checkAttachedFiles(documents, archive.files).map((check) => againstArchive(ctx.store, check, now));
     const sequence = ctx.store.nextFileSequence();
     const name = reportFileName(firm.name, now, ctx.store.nextBatchId(), sequence);
-    (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name });
+    const accepted = report
+      .filter((document) => document.status === 'Accepted')
+      .map(({ formNumber, fileName }) => ({ formNumber, fileName }));
+    (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name, accepted });
     ctx.store.changed();
     const xml = buildDocumentsReport({
       version: XSD_VERSION,

@@ -75,10 +75,10 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       );
     },
 
-    async readRequestByFile({ csid, accountId, responseFile, functionName }) {
+    async readRequestByFile({ csid, accountId, responseFile, functionName, forms }) {
       const listed = requestByFile(await eca.getAmRequestStatus({ CSID: csid, accountIds: [accountId] }), responseFile);
-      // Not decided by the listing: an abandon or a reset is confirmed by the account's status.
-      return confirmedByEffect(eca, { csid, accountId, functionName }, listed);
+      // Not decided by the listing: confirmed by its effect where spec fields show one (request-status.ts).
+      return confirmedByEffect(eca, { csid, accountId, functionName, ...(forms && { forms }) }, listed);
     },
   };
 }

@@ -13,6 +13,9 @@ export function isUpdateResponseFileName(name: string): boolean {
   return /_\d{8}_\d{4,}_\d{4,}\.xml$/.test(name);
 }
 
+/** How an outcome says that no group lists the response file (confirmedByEffect reads only such outcomes). */
+const NOT_LISTED = 'not listed yet';
+
 /**
  * How getAmRequestStatus (by account) shows the request filed under `responseFile`: entries keyed by
  * request type, each with `data` (`status` per RequestDetail) and `files`. The request type and detail
@@ -25,7 +28,7 @@ export function requestByFile(listed: AmRequestStatusResponse, responseFile: str
   if (groups.length === 0) {
     // What was looked at, for staff: the request may be listed under names this reading cannot tell apart.
     const listedGroups = listed.requests.flatMap((entry) => entry.requests).length;
-    return { decided: false, status: `not listed yet (the account lists ${listedGroups} other request(s))` };
+    return { decided: false, status: `${NOT_LISTED} (the account lists ${listedGroups} other request(s))` };
   }
   // The spec ties no `data` status to a file: a group that names another response file too (or a file
   // listed by several groups) cannot be read as this request's outcome. It stays undecided (and ends in
@@ -53,24 +56,65 @@ export function requestByFile(listed: AmRequestStatusResponse, responseFile: str
 }
 
 /**
- * A request of AbandonAccount or ResetAbandonedAccount that getAmRequestStatus does not decide (not listed
- * under its response file, or PENDING) is confirmed by its effect, getAccountStatus `status` (a spec field):
- * A ("Abandoned: the application was deleted") after an abandon, a status other than A after a reset. Any
- * other function, or an account without a readable status, stays as the listing shows it.
+ * A request that getAmRequestStatus does not list under its response file (the one inference of that reading) is
+ * confirmed by its effect, read in spec fields. A request listed there is read as listed: a PENDING one is the
+ * service's own word that it is not decided (it may still be REJECTED), so no effect overrules it.
+ *
+ * - AbandonAccount: getAccountStatus `status` A ("Abandoned: the application was deleted");
+ * - ResetAbandonedAccount: a status other than A;
+ * - DocumentSubmission of `forms`: getPendingTasks lists the account, and no task of a submitted form still
+ *   wants a document (each is gone, complete, or `Received- Being Processed`: "the document is under review");
+ *   or the account is open (O). A `Rejected` task may be an earlier round's, so it confirms nothing.
+ *
+ * Any other function, or an account whose reads show none of these, stays as the listing shows it, with what
+ * was read.
  */
 export async function confirmedByEffect(
   eca: EcaClient,
-  input: { csid: string; accountId: string; functionName?: ApplicationUpdateFunction },
+  input: { csid: string; accountId: string; functionName?: ApplicationUpdateFunction; forms?: string[] },
   outcome: RequestOutcome,
 ): Promise<RequestOutcome> {
   const { csid, accountId, functionName } = input;
-  if (outcome.decided || (functionName !== 'AbandonAccount' && functionName !== 'ResetAbandonedAccount')) {
-    return outcome;
+  if (outcome.decided || !outcome.status.startsWith(NOT_LISTED)) return outcome;
+  if (functionName === 'DocumentSubmission' && input.forms !== undefined && input.forms.length > 0) {
+    return documentsInEffect(eca, { csid, accountId, forms: input.forms }, outcome);
   }
-  const statuses = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
-  const entry = statuses.accounts.find((candidate) => candidate.accountId === accountId && !candidate.isError);
-  const status = entry?.status?.known ? entry.status.code : undefined;
+  if (functionName !== 'AbandonAccount' && functionName !== 'ResetAbandonedAccount') return outcome;
+  const status = await accountStatusOf(eca, csid, accountId);
   if (status === undefined) return { decided: false, status: `${outcome.status}; getAccountStatus shows no status` };
   if (functionName === 'AbandonAccount' ? status === 'A' : status !== 'A') return { decided: true, processed: true };
   return { decided: false, status: `${outcome.status}; account status ${status}` };
+}
+
+async function accountStatusOf(eca: EcaClient, csid: string, accountId: string): Promise<string | undefined> {
+  const statuses = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+  const entry = statuses.accounts.find((candidate) => candidate.accountId === accountId && !candidate.isError);
+  return entry?.status?.known ? entry.status.code : undefined;
+}
+
+async function documentsInEffect(
+  eca: EcaClient,
+  input: { csid: string; accountId: string; forms: string[] },
+  outcome: Extract<RequestOutcome, { decided: false }>,
+): Promise<RequestOutcome> {
+  const { csid, accountId, forms } = input;
+  const pending = await eca.getPendingTasks({ CSID: csid, accountIds: [accountId] });
+  const entry = pending.accounts.find((candidate) => candidate.accountId === accountId && !candidate.isError);
+  if (entry !== undefined) {
+    const waiting = entry.pendingTasks.filter(
+      (task) =>
+        task.formNumber !== undefined &&
+        forms.includes(task.formNumber) &&
+        !(task.state?.known === true && task.state.state === 'Received- Being Processed'),
+    );
+    if (waiting.length === 0) return { decided: true, processed: true };
+    const states = waiting.map((task) => `${task.formNumber} ${task.state?.raw ?? 'no state'}`).join(', ');
+    return { decided: false, status: `${outcome.status}; pending tasks still want ${states}` };
+  }
+  const status = await accountStatusOf(eca, csid, accountId);
+  if (status === 'O') return { decided: true, processed: true };
+  return {
+    decided: false,
+    status: `${outcome.status}; getPendingTasks lists no entry, account status ${status ?? 'unknown'}`,
+  };
 }

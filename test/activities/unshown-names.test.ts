@@ -171,6 +171,37 @@ describe('names and dates the spec does not tie together (simulator settings, ov
       assert.equal(running.control.calls().update, 2, 'one request per function');
     });
 
+    it('a DocumentSubmission never listed is confirmed once the pending tasks of its forms no longer want a document', async function () {
+      const { sim: running, engine } = await begin(['update-file-unlisted']);
+      const created = await engine.createAccount(await input(running.csid, 'docs-required-uf-3'));
+      assert.ok(created.created, JSON.stringify(created));
+      const account = { csid: running.csid, accountId: created.accountId };
+      const read = (responseFile: string, forms: string[]) =>
+        engine.readRequestByFile({ ...account, responseFile, functionName: 'DocumentSubmission', forms });
+      // Before anything is sent both proofs are wanted: nothing is confirmed, and the reason names them.
+      const before = await read('DemoFirm_20250108_0999_0999.xml', ['8001', '8002']);
+      assert.ok(!before.decided, JSON.stringify(before));
+      assert.match(before.status, /pending tasks still want 8001 To Be Sent, 8002 To Be Submitted$/);
+
+      const documents = await Promise.all(
+        ['8001', '8002'].map(async (formNumber) => {
+          const bytes = new TextEncoder().encode(`%PDF-1.4\n% ${formNumber}\n%%EOF\n`);
+          const ref = await store.put(bytes);
+          return { formNumber, fileName: `${formNumber}.pdf`, sha1: ref.sha1, length: ref.length, ref: ref.ref };
+        }),
+      );
+      const sent = await engine.sendApplicationUpdate({
+        ...account,
+        functionName: 'DocumentSubmission',
+        known: await engine.listAccountRequests(account),
+        documents,
+      });
+      assert.ok(sent.accepted && sent.responseFile !== undefined, JSON.stringify(sent));
+      running.control.advanceClock({ minutes: 10 });
+      assert.deepEqual(await read(sent.responseFile, ['8001', '8002']), { decided: true, processed: true });
+      assert.equal(running.control.calls().update, 1);
+    });
+
     it('an abandon the service has not carried out stays undecided, with the status it read', async function () {
       const { sim: running, engine } = await begin(['update-file-unlisted']);
       const created = await engine.createAccount(await input(running.csid, 'uf-2'));

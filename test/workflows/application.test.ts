@@ -685,14 +685,13 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
 
   it('a request left PENDING past the bound stops in unconfirmed; retry follows the same request, never a second one', async function () {
     const harness = await setUp({ simulator: { timings: { requestProcessingMs: 3 * 60 * 60_000 } } });
-    const handle = await start(harness, 'docs-required', { settings: { requestConfirmTimeout: '1 hour' } });
+    const handle = await start(harness, 'stalled', { settings: { requestConfirmTimeout: '1 hour' } });
     await harness.worker.runUntil(async () => {
-      await waitForState(handle, 'needsDocuments');
-      const documents = [await documentFor(harness, '8001', 'a'), await documentFor(harness, '8002', 'a')];
-      await handle.executeUpdate(provideDocumentsUpdate, { args: [documents] });
+      await waitForState(handle, 'awaitingClient');
+      await handle.executeUpdate(abandonUpdate, { args: [{}] });
       const stuck = await waitForState(handle, 'unconfirmed');
       assert.match(stuck.unconfirmed?.reason ?? '', /PENDING after 1 hour/);
-      assert.equal(stuck.unconfirmed?.step, 'DocumentSubmission');
+      assert.equal(stuck.unconfirmed?.step, 'AbandonAccount');
       // Staff may not resubmit an unconfirmed update; they retry once the brokerage decided.
       await assert.rejects(
         handle.executeUpdate(resubmitUpdate, { args: [await harness.store.put(new TextEncoder().encode('x'))] }),
@@ -700,23 +699,9 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       );
       await engines.env.sleep('3 hours');
       await handle.executeUpdate(retryUpdate, { args: [{}] });
-      await waitForState(handle, 'awaitingApproval');
-      assert.equal(harness.sim.control.calls().update, 1, 'a second DocumentSubmission was sent');
-      await handle.terminate('test finished');
-    });
-  });
-
-  it('an abandon still PENDING is confirmed by its effect: getAccountStatus shows the account abandoned (A)', async function () {
-    const harness = await setUp({ simulator: { timings: { requestProcessingMs: 3 * 60 * 60_000 } } });
-    const handle = await start(harness, 'stalled', { settings: { requestConfirmTimeout: '1 hour' } });
-    await harness.worker.runUntil(async () => {
-      await waitForState(handle, 'awaitingClient');
-      await handle.executeUpdate(abandonUpdate, { args: [{}] });
       const abandoned = await waitForState(handle, 'abandoned');
-      assert.equal(harness.sim.control.calls().update, 1);
+      assert.equal(harness.sim.control.calls().update, 1, 'a second AbandonAccount was sent');
       assert.equal(harness.sim.control.account(abandoned.accountId!)?.status, 'A');
-      const [request] = harness.sim.control.records().accounts[0]?.requests ?? [];
-      assert.ok(request && Date.parse(request.decidedAt) > harness.sim.control.clock().epochMs, 'still PENDING');
       await handle.terminate('test finished');
     });
   });

@@ -124,10 +124,11 @@ export interface ApplicationActivities {
   ): Promise<UpdateOutcome>;
   /**
    * One read of getAmRequestStatus by account, matched on the update's response file name. Not decided
-   * there, an AbandonAccount or ResetAbandonedAccount (`functionName`) is confirmed by getAccountStatus `status`.
+   * there, an AbandonAccount or ResetAbandonedAccount (`functionName`) is confirmed by getAccountStatus `status`,
+   * a DocumentSubmission of `forms` by the pending tasks of those forms (activities/request-status.ts).
    */
   readRequestByFile(
-    input: AccountRef & { responseFile: string; functionName?: ApplicationUpdateFunction },
+    input: AccountRef & { responseFile: string; functionName?: ApplicationUpdateFunction; forms?: string[] },
   ): Promise<RequestOutcome>;
 }
 

@@ -136,7 +136,7 @@ async function sendAndFollow(
   for (;;) {
     const request = await service.readRequestByFile.executeWithOptions(
       { summary: `getAmRequestStatus ${responseFile}` },
-      [{ ...account, responseFile, functionName }],
+      [{ ...account, responseFile, functionName, ...(documents && { forms: documents.map((d) => d.formNumber) }) }],
     );
     if (superseded()) return { superseded: true };
     if (request.decided) {

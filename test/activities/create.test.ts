@@ -4,40 +4,12 @@
  * file whose account cannot be matched never created again.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApplicationActivities } from '../../activities/application.js';
-import { FileDocumentStore } from '../../runtime/document-store.js';
-import type { ApplicationActivities } from '../../workflows/application/activities.js';
-import { ecaClientFor } from '../../simulator/client.js';
-import { startSimulator } from '../../simulator/server.js';
-import type { RunningSimulator } from '../../simulator/server.js';
-import { applicationXml } from '../support/engine.js';
+import { useSimulatorActivities } from '../support/simulator-activities.js';
 
 describe('createAccount activity (spec fields only, simulator over HTTP)', function () {
-  let sim: RunningSimulator;
-  let dir: string;
-  let store: FileDocumentStore;
-
-  beforeEach(async function () {
-    sim = await startSimulator({ startTime: Date.UTC(2025, 0, 8, 10) });
-    dir = await mkdtemp(join(tmpdir(), 'eca-create-'));
-    store = new FileDocumentStore(join(dir, 'documents'));
-  });
-  afterEach(async function () {
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  function activities(fetch?: typeof globalThis.fetch): ApplicationActivities {
-    return createApplicationActivities({ eca: ecaClientFor(sim, { retry: 0, ...(fetch && { fetch }) }), store });
-  }
-
-  async function input(externalId: string, edit?: (xml: string) => string) {
-    const application = await store.put(new TextEncoder().encode(applicationXml(externalId, edit)));
-    return { csid: sim.csid, externalId, application, documents: [] };
-  }
+  const world = useSimulatorActivities();
+  const activities = world.activities.bind(world);
+  const input = world.input.bind(world);
 
   it('finds the account of a processed file instead of creating again, by getFileDetails on the file name', async function () {
     const engine = activities();
@@ -47,8 +19,8 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     const again = await engine.createAccount(await input('happy-c1'));
     assert.ok(again.created);
     assert.deepEqual([again.accountId, again.recovered], [first.accountId, true]);
-    assert.equal(sim.control.calls().create, 1, 'create was sent again');
-    assert.ok((sim.control.calls().getFileDetails ?? 0) >= 2, 'the account was matched with getFileDetails');
+    assert.equal(world.sim.control.calls().create, 1, 'create was sent again');
+    assert.ok((world.sim.control.calls().getFileDetails ?? 0) >= 2, 'the account was matched with getFileDetails');
   });
 
   it('a failure entry refuses and settles its file; the resubmission with the file settled creates once', async function () {
@@ -60,13 +32,13 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     // Not settled, the failure entry refuses again without a call to create.
     const unsettled = await engine.createAccount(await input('happy-c2'));
     assert.equal(unsettled.created, false);
-    assert.equal(sim.control.calls().create, 1);
+    assert.equal(world.sim.control.calls().create, 1);
     const corrected = { ...(await input('happy-c2')), settledFiles: refused.settledFiles };
     const created = await engine.createAccount(corrected);
     assert.ok(created.created, JSON.stringify(created));
     const recovered = await engine.createAccount(corrected);
     assert.ok(recovered.created && recovered.recovered && recovered.accountId === created.accountId);
-    assert.equal(sim.control.calls().create, 2, 'one create per application XML');
+    assert.equal(world.sim.control.calls().create, 2, 'one create per application XML');
   });
 
   it('a processed file whose account no getFileDetails entry names is unconfirmed and never created again', async function () {
@@ -86,15 +58,15 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     assert.match(first.unconfirmed.reason, /no account lists response file/);
     const second = await engine.createAccount(await input('happy-c3'));
     assert.ok('unconfirmed' in second);
-    assert.equal(sim.control.calls().create, 1, 'a processed file must never be created again');
+    assert.equal(world.sim.control.calls().create, 1, 'a processed file must never be created again');
   });
 
   it('a lost answer is an unknown outcome: nothing is sent again, and the look-ups find the account once listed', async function () {
-    sim.control.setListingLag({
+    world.sim.control.setListingLag({
       getResponseFile: { minMs: 400, maxMs: 400 },
       getFileDetails: { minMs: 400, maxMs: 400 },
     });
-    sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
+    world.sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
     const engine = activities();
     const lost = await engine.createAccount(await input('happy-c4'));
     assert.ok('unknown' in lost && lost.unknown.sentAt !== undefined, JSON.stringify(lost));
@@ -104,14 +76,14 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     await new Promise((resolve) => setTimeout(resolve, 500));
     const found = await engine.createAccount({ ...(await input('happy-c4')), lookOnly: true });
     assert.ok(found.created && found.recovered, JSON.stringify(found));
-    assert.equal(sim.control.calls().create, 1);
-    const records = sim.control.records({ externalId: 'happy-c4' });
+    assert.equal(world.sim.control.calls().create, 1);
+    const records = world.sim.control.records({ externalId: 'happy-c4' });
     assert.equal(records.externalIds[0]?.accounts.length, 1);
   });
 
   it('a 5xx or a dropped connection is an unknown outcome; a refused connection is thrown (nothing was sent)', async function () {
     for (const kind of ['http500', 'drop'] as const) {
-      sim.control.addFault({ operation: 'create', kind, count: 1 });
+      world.sim.control.addFault({ operation: 'create', kind, count: 1 });
       const outcome = await activities().createAccount(await input(`happy-c5-${kind}`));
       assert.ok('unknown' in outcome, `${kind}: ${JSON.stringify(outcome)}`);
     }
@@ -125,22 +97,22 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
   });
 
   it('keys the brokerage cannot use are a configuration error, never a correction asked of the firm', async function () {
-    const other = await sim.control.registerFirm({ name: 'OtherFirm' });
-    const { previous } = sim.control.setFirmPublicKey(sim.csid, other.keys.firmPublicKey);
+    const other = await world.sim.control.registerFirm({ name: 'OtherFirm' });
+    const { previous } = world.sim.control.setFirmPublicKey(world.sim.csid, other.keys.firmPublicKey);
     const engine = activities();
     const application = await input('happy-c7');
     // validateXML: "isValid false with an encryption error text"; create: "isProcessed false".
     await assert.rejects(engine.validateApplication(application), (error: Error) => error.name === 'EcaCryptoError');
     await assert.rejects(engine.createAccount(application), (error: Error) => error.name === 'EcaCryptoError');
-    sim.control.setFirmPublicKey(sim.csid, previous);
+    world.sim.control.setFirmPublicKey(world.sim.csid, previous);
     assert.equal((await engine.validateApplication(application)).valid, true);
     assert.ok((await engine.createAccount(application)).created);
   });
 
   it('a create answered "Already processed" (a repeated external id) finds the one account the first made', async function () {
-    sim.control.setRepeatedExternalId('already-processed');
-    sim.control.setListingLag({ getResponseFile: { minMs: 400, maxMs: 400 } });
-    sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
+    world.sim.control.setRepeatedExternalId('already-processed');
+    world.sim.control.setListingLag({ getResponseFile: { minMs: 400, maxMs: 400 } });
+    world.sim.control.addFault({ operation: 'create', kind: 'lost-response', count: 1 });
     const engine = activities();
     const lost = await engine.createAccount(await input('happy-c8'));
     assert.ok('unknown' in lost);
@@ -150,7 +122,7 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     await new Promise((resolve) => setTimeout(resolve, 500));
     const found = await engine.createAccount({ ...(await input('happy-c8')), lookOnly: true });
     assert.ok(found.created && found.recovered, JSON.stringify(found));
-    assert.equal(sim.control.calls().create, 2);
-    assert.equal(sim.control.records({ externalId: 'happy-c8' }).externalIds[0]?.accounts.length, 1);
+    assert.equal(world.sim.control.calls().create, 2);
+    assert.equal(world.sim.control.records({ externalId: 'happy-c8' }).externalIds[0]?.accounts.length, 1);
   });
 });

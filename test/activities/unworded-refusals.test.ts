@@ -6,52 +6,23 @@
  * is asked about with the same keys, never from the words of a text.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApplicationActivities } from '../../activities/application.js';
 import { configurationErrorKind, stepFailure } from '../../activities/configuration-errors.js';
-import { FileDocumentStore } from '../../runtime/document-store.js';
-import type { ApplicationActivities } from '../../workflows/application/activities.js';
-import { ecaClientFor } from '../../simulator/client.js';
-import { startSimulator } from '../../simulator/server.js';
-import type { RunningSimulator } from '../../simulator/server.js';
-import { applicationXml } from '../support/engine.js';
+import { useSimulatorActivities } from '../support/simulator-activities.js';
 
 const bounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
 
 describe('refusals told apart on spec fields (simulator over HTTP, unpromised readings broken)', function () {
-  let sim: RunningSimulator;
-  let dir: string;
-  let store: FileDocumentStore;
-
-  beforeEach(async function () {
-    sim = await startSimulator({
-      startTime: Date.UTC(2025, 0, 8, 10),
-      unpromised: ['encryption-text-unworded', 'no-error-field', 'create-format-refusal'],
-    });
-    dir = await mkdtemp(join(tmpdir(), 'eca-refusals-'));
-    store = new FileDocumentStore(join(dir, 'documents'));
+  const world = useSimulatorActivities({
+    unpromised: ['encryption-text-unworded', 'no-error-field', 'create-format-refusal'],
   });
-  afterEach(async function () {
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  function activities(fetch?: typeof globalThis.fetch): ApplicationActivities {
-    return createApplicationActivities({ eca: ecaClientFor(sim, { retry: 0, ...(fetch && { fetch }) }), store });
-  }
-
-  async function input(externalId: string, edit?: (xml: string) => string) {
-    const application = await store.put(new TextEncoder().encode(applicationXml(externalId, edit)));
-    return { csid: sim.csid, externalId, application, documents: [] };
-  }
+  const activities = world.activities.bind(world);
+  const input = world.input.bind(world);
 
   /** The brokerage holds another key for the firm until the returned function agrees the keys again. */
   async function keysRotated(): Promise<() => void> {
-    const other = await sim.control.registerFirm({ name: 'OtherFirm' });
-    const { previous } = sim.control.setFirmPublicKey(sim.csid, other.keys.firmPublicKey);
-    return () => sim.control.setFirmPublicKey(sim.csid, previous);
+    const other = await world.sim.control.registerFirm({ name: 'OtherFirm' });
+    const { previous } = world.sim.control.setFirmPublicKey(world.sim.csid, other.keys.firmPublicKey);
+    return () => world.sim.control.setFirmPublicKey(world.sim.csid, previous);
   }
 
   it('validateXML: keys the brokerage cannot use are a configuration error though the text names no keys', async function () {
@@ -107,7 +78,7 @@ describe('refusals told apart on spec fields (simulator over HTTP, unpromised re
         return error.name === 'CreateNotProcessed';
       });
     }
-    assert.equal(sim.control.calls().create, 2);
+    assert.equal(world.sim.control.calls().create, 2);
     assert.ok(failure);
     assert.equal(configurationErrorKind(failure), undefined, 'not blamed on the keys');
     assert.equal(stepFailure(failure, { attempts: 2, elapsedMs: 10_000 }, bounds)?.nonRetryable, false);
@@ -116,7 +87,7 @@ describe('refusals told apart on spec fields (simulator over HTTP, unpromised re
     assert.equal(blocked?.type, 'CreateNotProcessed');
     assert.match(blocked?.message ?? '', /XML format is invalid, wrong keys, or the service is down/);
     assert.match(blocked?.message ?? '', /the application is blocked/);
-    assert.equal(sim.control.records({ externalId: 'happy-r3' }).externalIds[0]?.accounts.length ?? 0, 0);
+    assert.equal(world.sim.control.records({ externalId: 'happy-r3' }).externalIds[0]?.accounts.length ?? 0, 0);
     // Staff resubmit corrected XML: created once.
     const created = await engine.createAccount(await input('happy-r3'));
     assert.ok(created.created, JSON.stringify(created));
@@ -139,7 +110,7 @@ describe('refusals told apart on spec fields (simulator over HTTP, unpromised re
     const created = await engine.createAccount(await input('happy-r5'));
     assert.ok(created.created);
     const request = {
-      csid: sim.csid,
+      csid: world.sim.csid,
       accountId: created.accountId,
       functionName: 'AbandonAccount' as const,
       known: [],
@@ -153,6 +124,6 @@ describe('refusals told apart on spec fields (simulator over HTTP, unpromised re
     // The workflow looks with getAmRequestStatus: nothing new listed, and nothing sent.
     const looked = await engine.sendApplicationUpdate({ ...request, lookOnly: true });
     assert.ok(!looked.accepted && 'unknown' in looked, JSON.stringify(looked));
-    assert.equal(sim.control.calls().update, 1);
+    assert.equal(world.sim.control.calls().update, 1);
   });
 });

@@ -11,7 +11,7 @@ import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
 import { withAttemptSignal } from './attempt-signal.js';
-import { confirmedByEffect, requestByFile } from './request-status.js';
+import { confirmedByEffect, requestByFile, shownInEffect } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
 import type { StatusReaderOptions } from './status.js';
@@ -67,6 +67,11 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
           if (mayHaveSent || !attempt.maySend) {
             const earlier = await updates.earlier(csid, accountId, known);
             if (earlier) return earlier;
+            // Not listed (the listing may never name it): its effect on the account shows it was processed.
+            const forms = documents.map((document) => document.formNumber);
+            if (await shownInEffect(eca, { csid, accountId, functionName, forms })) {
+              return { accepted: true, recovered: true, inEffect: true };
+            }
           }
           // Nothing listed yet proves nothing: only a staff retry (`mayHaveSent`) sends then.
           if (!attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };

@@ -86,6 +86,18 @@ export async function confirmedByEffect(
   return { decided: false, status: `${outcome.status}; account status ${status}` };
 }
 
+/**
+ * Whether the account shows the effect of a request no listing names (an update whose answer was lost, looked
+ * for before a staff retry sends it again): the same reading as confirmedByEffect.
+ */
+export async function shownInEffect(
+  eca: EcaClient,
+  input: { csid: string; accountId: string; functionName?: ApplicationUpdateFunction; forms?: string[] },
+): Promise<boolean> {
+  const outcome = await confirmedByEffect(eca, input, { decided: false, status: NOT_LISTED });
+  return outcome.decided && outcome.processed;
+}
+
 async function accountStatusOf(eca: EcaClient, csid: string, accountId: string): Promise<string | undefined> {
   const statuses = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
   const entry = statuses.accounts.find((candidate) => candidate.accountId === accountId && !candidate.isError);

@@ -497,7 +497,16 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
    */
   function losing(
     operation: string,
-    { nth = 1, listing }: { nth?: number; listing?: (entries: RequestEntry[]) => RequestEntry[] } = {},
+    {
+      nth = 1,
+      listing,
+      stillAbandoned,
+    }: {
+      nth?: number;
+      listing?: (entries: RequestEntry[]) => RequestEntry[];
+      /** getAccountStatus keeps showing A (the reset's effect hidden) while this answers true. */
+      stillAbandoned?: () => boolean;
+    } = {},
   ): { fetch: typeof fetch; lost: () => number } {
     let calls = 0;
     let lost = 0;
@@ -514,6 +523,11 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         if (listing && url.endsWith('/ws/eca/getAmRequestStatus') && lost > 0) {
           const body = (await response.json()) as { result: RequestEntry[] };
           return Response.json({ ...body, result: listing(body.result) });
+        }
+        if (stillAbandoned?.() && url.endsWith('/ws/eca/getAccountStatus') && lost > 0) {
+          const body = (await response.json()) as { status?: Array<Record<string, unknown>> };
+          const status = body.status?.map((entry) => ('status' in entry ? { ...entry, status: 'A' } : entry));
+          return Response.json({ ...body, status });
         }
         return response;
       },
@@ -559,6 +573,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       nth: 2,
       listing: (entries) =>
         ++looks > 4 ? entries : entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+      // Nor does the account show the reset's effect until then (confirmedByEffect would find it first).
+      stillAbandoned: () => looks <= 4,
     });
     const harness = await setUp({ fetch: transport.fetch });
     const handle = await start(harness, 'stalled');
@@ -580,6 +596,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const transport = losing('update', {
       nth: 2,
       listing: (entries) => entries.filter((entry) => !Object.keys(entry).includes('ResetAbandonedAccount')),
+      // Nor does the account show its effect: nothing establishes the reset.
+      stillAbandoned: () => true,
     });
     const harness = await setUp({ fetch: transport.fetch });
     const handle = await start(harness, 'stalled', { settings: { lostAnswerWindow: '20 minutes' } });

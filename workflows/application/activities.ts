@@ -69,7 +69,11 @@ export type ApplicationUpdateFunction = 'AbandonAccount' | 'ResetAbandonedAccoun
  * `fileData.name`) is what getAmRequestStatus lists the request under.
  */
 export type UpdateOutcome =
-  | { accepted: true; responseFile?: string; recovered?: boolean }
+  /**
+   * Filed: under `responseFile` when known. `inEffect`: no listing names the request, but its effect shows in
+   * spec fields (activities/request-status.ts confirmedByEffect), so it is done and never sent again.
+   */
+  | { accepted: true; responseFile?: string; recovered?: boolean; inEffect?: boolean }
   | { accepted: false; error: string }
   /**
    * Whether the service received the request is not known (its answer was lost, or an earlier attempt may

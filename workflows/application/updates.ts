@@ -120,6 +120,8 @@ async function sendAndFollow(
     if (!sent.accepted) {
       return 'unknown' in sent ? { unconfirmed: sent.unknown, lookedUp: true } : { ok: false, error: sent.error };
     }
+    // Not listed, but the account shows the request's effect: done, nothing to follow.
+    if (sent.inEffect) return { ok: true };
     if (sent.responseFile === undefined) {
       return {
         unconfirmed: `after a lost answer the account lists more than one new request; ${functionName} cannot be told apart`,

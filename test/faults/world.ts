@@ -492,6 +492,8 @@ export interface FleetOptions {
    * it a blocked application stays blocked and the case ends at its time limit.
    */
   onBlocked?: (ctx: EngineContext, app: Tracked) => Promise<void>;
+  /** What the staff do first with an application in `unconfirmed` (then they ask the brokerage, as always). */
+  onUnconfirmed?: (ctx: EngineContext, app: Tracked) => Promise<void>;
   /** What else to print when the case runs past its time limit (processes the world did not start). */
   diagnose?: () => string;
   /**
@@ -729,6 +731,7 @@ async function look(ctx: EngineContext, app: Tracked, options: FleetOptions, wor
     return;
   }
   if (description.typedSearchAttributes.get(EcaLifecycleState) === 'unconfirmed') {
+    await options.onUnconfirmed?.(ctx, app);
     await confirmWithTheBrokerage(ctx, app, world);
     return;
   }

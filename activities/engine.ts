@@ -29,6 +29,7 @@ import { createEventActivities } from './events.js';
 import { createDeadlinePolicyActivities } from './deadline-policies.js';
 import { DeadlinePolicies } from '../runtime/deadline-policies.js';
 import type { EventSink } from './events.js';
+import { withRidingEvents } from './event-riders.js';
 import { createWebhookActivities } from './webhooks.js';
 import type { Database } from '../runtime/database/index.js';
 import type { CodecKeyring } from '../codec/keyring.js';
@@ -91,13 +92,16 @@ export function createEngineActivities(options: EngineActivityOptions) {
       {
         ...smokeActivities,
         ...registered(
-          createApplicationActivities({
-            eca,
-            store,
-            statusReader,
-            now,
-            createDocuments: (input) => planCreateDocuments(ledger, input),
-          }),
+          withRidingEvents(
+            createApplicationActivities({
+              eca,
+              store,
+              statusReader,
+              now,
+              createDocuments: (input) => planCreateDocuments(ledger, input),
+            }),
+            options.events,
+          ),
         ),
         ...createDocumentsActivities({ eca, store, ledger, now, onRecorded: options.onDailyDocumentsRecorded }),
         ...createMaintenanceActivities({ eca, store }),

@@ -90,3 +90,11 @@ export interface NewEvent extends Omit<LifecycleEventRecord, 'id' | 'at'> {
   /** Workflow time, ms since the epoch. */
   at: number;
 }
+
+/** An event before it is numbered and addressed: what a step of the lifecycle makes. */
+export interface EventDraft {
+  type: EventType;
+  from: ApplicationState;
+  to: ApplicationState;
+  data: EventData;
+}

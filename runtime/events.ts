@@ -71,6 +71,22 @@ export function toRecord(event: NewEvent): LifecycleEventRecord {
   };
 }
 
+/** The event a record is, under its application's key (the inverse of toRecord). */
+export function fromRecord(application: string, record: LifecycleEventRecord): NewEvent {
+  return {
+    application,
+    type: record.type,
+    csid: record.csid,
+    externalId: record.externalId,
+    ...(record.accountId !== undefined && { accountId: record.accountId }),
+    from: record.from,
+    to: record.to,
+    at: Date.parse(record.at),
+    seq: record.seq,
+    data: record.data,
+  };
+}
+
 interface EventRow {
   tx_text: string;
   position: string;
@@ -101,9 +117,13 @@ export class EventLog {
     if (events.length === 0) return 0;
     const records = events.map(toRecord);
     const rows = await this.db.query<{ id: string }>(
-      `INSERT INTO events (id, csid, external_id, seq, type, occurred_at, body)
+      // One application's writes take turns (a transaction-scoped lock on its key, taken before the first
+      // row): two writes of its events under way at once (one riding with a step, one alone) commit in
+      // turn, so the later transaction id holds the later events and the log's order is theirs.
+      `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) AS taken)
+       INSERT INTO events (id, csid, external_id, seq, type, occurred_at, body)
        SELECT e.id, e.csid, e.external_id, e.seq, e.type, e.occurred_at, e.body
-       FROM json_to_recordset($1::json)
+       FROM turn, json_to_recordset($1::json)
          AS e(id text, csid text, external_id text, seq integer, type text, occurred_at timestamptz, body json)
        ORDER BY e.seq
        ON CONFLICT (id) DO NOTHING
@@ -120,9 +140,18 @@ export class EventLog {
             body: record,
           })),
         ),
+        events[0]!.application,
       ],
     );
     return rows.length;
+  }
+
+  /** The application's event numbered `seq`, as the log holds it. */
+  async find(application: string, seq: number): Promise<NewEvent | undefined> {
+    const [row] = await this.db.query<{ body: LifecycleEventRecord }>(`SELECT body FROM events WHERE id = $1`, [
+      eventId(application, seq),
+    ]);
+    return row && fromRecord(application, row.body);
   }
 
   /** The firm's events after `after`, oldest first, only those no open transaction can still precede. */

@@ -69,6 +69,33 @@ describe('event log (runtime/events)', function () {
         assert.deepEqual(await log.end('NONE'), LOG_START);
       });
 
+      it("finds an application's event by number, as the first write left it", async function () {
+        const first = { ...event('F3', 'A', 1), at: Date.parse('2026-11-01T00:00:00.000Z'), accountId: 'U1' };
+        await log.append([first]);
+        await log.append([{ ...first, at: Date.now() }]);
+        assert.deepEqual(await log.find(first.application, 1), first);
+        assert.equal(await log.find(first.application, 2), undefined);
+      });
+
+      it("two writes of one application's events under way at once (one riding with a step, one alone) log them in order", async function () {
+        const csid = `O${backend.kind}`;
+        const rounds = 60;
+        const range = (from: number, to: number) =>
+          Array.from({ length: to - from + 1 }, (_, i) => event(csid, 'A', from + i));
+        for (let round = 0; round < rounds; round++) {
+          const base = round * 3;
+          // The step carries what was unwritten when it was scheduled; the write alone carries that and what came after.
+          const writes = [range(base + 1, base + 2), range(base + 1, base + 3)];
+          if (round % 2) writes.reverse();
+          await Promise.all(writes.map((events) => log.append(events)));
+        }
+        const read = await log.read({ csid, after: LOG_START, limit: 1000 });
+        assert.deepEqual(
+          read.map((logged) => logged.event.seq),
+          range(1, rounds * 3).map((logged) => logged.seq),
+        );
+      });
+
       it('a reader following the log while writers append concurrently misses nothing, in order per application', async function () {
         const csid = `C${backend.kind}`;
         const writers = 6;

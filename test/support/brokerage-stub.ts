@@ -24,6 +24,9 @@ import type { ApplicationInput } from '../../workflows/application/messages.js';
 import { accountApplication } from '../../workflows/index.js';
 import { createEngineWorker } from '../../workers/engine-worker.js';
 import { RecordedEvents } from './events.js';
+import { createEventActivities } from '../../activities/events.js';
+import type { RetentionActivities } from '../../workflows/retention/activities.js';
+import { withRidingEvents } from '../../activities/event-riders.js';
 import { endTestWorkflows, timeSkippingEnv } from './servers.js';
 
 /** An account of the stub brokerage: what readAccount answers for it. */
@@ -75,42 +78,47 @@ export class BrokerageStub {
           return Promise.reject(error instanceof Error ? error : new Error(String(error)));
         }
       };
-    return {
-      validateApplication: call('validateApplication', () => ({ valid: true as const })),
-      createAccount: call('createAccount', (input: { externalId: string }) => {
-        const scenario = (Object.keys(SCENARIO_TASKS) as StubScenario[]).find((name) =>
-          input.externalId.startsWith(`${name}-`),
-        );
-        if (!scenario) throw new Error(`no stub scenario for external id ${input.externalId}`);
-        const accountId = `U${1_000_000 + this.accounts.size}`;
-        this.accounts.set(accountId, {
-          accountId,
-          externalId: input.externalId,
-          status: scenario === 'happy' ? 'O' : 'P',
-          stateText: 'Incomplete Application',
-          tasks: SCENARIO_TASKS[scenario].map((task) => ({ ...task })),
-        });
-        return { created: true as const, accountId, recovered: false };
-      }),
-      readAccount: call('readAccount', (input: { accountId: string }) => {
-        const { status, stateText, tasks } = this.account(input.accountId);
-        return { status, stateText, tasks: tasks.map((task) => ({ ...task })) };
-      }),
-      listAccountRequests: call('listAccountRequests', (): string[] => []),
-      sendApplicationUpdate: call(
-        'sendApplicationUpdate',
-        (input: { accountId: string; functionName: ApplicationUpdateFunction }) => {
-          const account = this.account(input.accountId);
-          if (input.functionName === 'AbandonAccount') account.status = 'A';
-          if (input.functionName === 'ResetAbandonedAccount') account.status = 'P';
-          if (input.functionName === 'DocumentSubmission') account.tasks = [];
-          return { accepted: true as const, responseFile: `request-${++this.requests}.xml` };
-        },
-      ),
-      readRequestByFile: call('readRequestByFile', () => ({ decided: true as const, processed: true as const })),
-      recordEvents: async (input) => ({ written: await this.events.append(input.events) }),
-      readDeadlinePolicy: () => Promise.resolve(effectivePolicy(this.policy)),
-    };
+    const written = createEventActivities(this.events);
+    return withRidingEvents(
+      {
+        validateApplication: call('validateApplication', () => ({ valid: true as const })),
+        createAccount: call('createAccount', (input: { externalId: string }) => {
+          const scenario = (Object.keys(SCENARIO_TASKS) as StubScenario[]).find((name) =>
+            input.externalId.startsWith(`${name}-`),
+          );
+          if (!scenario) throw new Error(`no stub scenario for external id ${input.externalId}`);
+          const accountId = `U${1_000_000 + this.accounts.size}`;
+          this.accounts.set(accountId, {
+            accountId,
+            externalId: input.externalId,
+            status: scenario === 'happy' ? 'O' : 'P',
+            stateText: 'Incomplete Application',
+            tasks: SCENARIO_TASKS[scenario].map((task) => ({ ...task })),
+          });
+          return { created: true as const, accountId, recovered: false };
+        }),
+        readAccount: call('readAccount', (input: { accountId: string }) => {
+          const { status, stateText, tasks } = this.account(input.accountId);
+          return { status, stateText, tasks: tasks.map((task) => ({ ...task })) };
+        }),
+        listAccountRequests: call('listAccountRequests', (): string[] => []),
+        sendApplicationUpdate: call(
+          'sendApplicationUpdate',
+          (input: { accountId: string; functionName: ApplicationUpdateFunction }) => {
+            const account = this.account(input.accountId);
+            if (input.functionName === 'AbandonAccount') account.status = 'A';
+            if (input.functionName === 'ResetAbandonedAccount') account.status = 'P';
+            if (input.functionName === 'DocumentSubmission') account.tasks = [];
+            return { accepted: true as const, responseFile: `request-${++this.requests}.xml` };
+          },
+        ),
+        readRequestByFile: call('readRequestByFile', () => ({ decided: true as const, processed: true as const })),
+        recordEvents: written.recordEvents,
+        finishApplication: written.finishApplication,
+        readDeadlinePolicy: () => Promise.resolve(effectivePolicy(this.policy)),
+      },
+      this.events,
+    );
   }
 
   /** The account `accountId`; a read of an account never created is a test's mistake. */
@@ -136,21 +144,29 @@ const APPLICATION = { sha1: '0'.repeat(40), length: 1, ref: `sha1/00/${'0'.repea
  * A describe's engine over the stub brokerage, on the shared time-skipping server: `setUp()` in a test
  * gives a new worker on a task queue of its own; after the test, what it left open there is ended.
  */
-export function stubbedEngine(): { setUp(): Promise<StubbedEngine> } {
+export function stubbedEngine(): {
+  /** `replace`: activities of the test's own, given the stub's (to wrap or stand in for them). */
+  setUp(options?: {
+    replace?: (
+      stub: ReturnType<BrokerageStub['activities']>,
+    ) => Partial<ReturnType<BrokerageStub['activities']> & RetentionActivities>;
+  }): Promise<StubbedEngine>;
+} {
   let current: { env: TestWorkflowEnvironment; taskQueue: string; worker: Worker } | undefined;
   afterEach(async function () {
     if (current) await endTestWorkflows(current.env, current.taskQueue, current.worker);
     current = undefined;
   });
   return {
-    async setUp() {
+    async setUp(options = {}) {
       const env = await timeSkippingEnv();
       const brokerage = new BrokerageStub();
       const taskQueue = `stub-${randomUUID()}`;
+      const activities = brokerage.activities();
       const worker = await createEngineWorker({
         connection: env.nativeConnection,
         taskQueue,
-        activities: brokerage.activities(),
+        activities: { ...activities, ...options.replace?.(activities) },
       });
       current = { env, taskQueue, worker };
       return {

@@ -4,7 +4,7 @@
  * itself (cursors, SSE, webhooks) open a real database instead.
  */
 import type { EventSink } from '../../activities/events.js';
-import { toRecord } from '../../runtime/events.js';
+import { eventId, fromRecord, toRecord } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
 import type { EventType, LifecycleEventRecord } from '../../domain/events.js';
 
@@ -26,6 +26,12 @@ export class RecordedEvents implements EventSink {
       written++;
     }
     return Promise.resolve(written);
+  }
+
+  find(application: string, seq: number): Promise<NewEvent | undefined> {
+    const id = eventId(application, seq);
+    const record = this.all.find((event) => event.id === id);
+    return Promise.resolve(record && fromRecord(application, record));
   }
 
   /** One application's events, in order. */

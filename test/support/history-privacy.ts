@@ -13,6 +13,8 @@ import { watchPersonalData } from './log-watch.js';
 const PATCH_IDS: readonly string[] = [
   // 1.1: ids that cannot collide across firms (the retention child, the documents' owner, the day's documents run).
   'firm-safe-ids',
+  // 1.1: events ride with the next activity; the last activity starts the document retention.
+  'events-ride',
 ];
 
 export interface Applicant {

@@ -830,6 +830,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
             appends++;
             return eventLog.append(events);
           },
+          find: (application, seq) => eventLog.find(application, seq),
         },
       });
       const handle = await startApplication(engines.env, harness, 'happy', { xml: (id) => personalXml(id, person) });

@@ -5,7 +5,8 @@
  */
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { AccountSnapshot } from '../../domain/account.js';
-import type { NewEvent } from '../../domain/events.js';
+import type { EventDraft, NewEvent } from '../../domain/events.js';
+import type { DocumentRetentionInput } from '../retention/messages.js';
 import type { DeadlinePolicy } from '../../domain/deadlines.js';
 
 export interface ApplicationRef {
@@ -16,6 +17,33 @@ export interface ApplicationRef {
 export interface AccountRef {
   csid: string;
   accountId: string;
+}
+
+/**
+ * Events the workflow made and hands to the activity it schedules next, which writes them to the event log
+ * before anything else (workflows/application/events.ts): they are in history, as the activity's input,
+ * before they are written, and they cost no activity of their own.
+ */
+export interface RidingEvents {
+  events?: NewEvent[];
+}
+
+/**
+ * Whether the activity wrote the events it carried. A step never fails for its events: when the event log
+ * is away it goes on, says so, and the workflow writes them alone (retried until the log is back).
+ */
+export interface RideReport {
+  eventsWritten?: boolean;
+}
+
+/**
+ * The event of a create's success, numbered `seq`, as the workflow will make it: the activity writes it
+ * (with the account id and its own time) once it has the account, and answers it in `events`.
+ */
+export interface CreatedEvent extends EventDraft {
+  /** The application's key and the event's number (NewEvent). */
+  application: string;
+  seq: number;
 }
 
 export type ValidationOutcome = { valid: true; batchId?: string } | { valid: false; errors: string[] };
@@ -33,6 +61,8 @@ export type CreateOutcome =
       responseRef?: DocumentRef;
       /** File names of the PDFs the create archive carried (forms, never personal data). */
       attachedFiles?: string[];
+      /** The `created` event as the event log holds it, when the input asked for it (`created`). */
+      events?: NewEvent[];
     }
   | {
       created: false;
@@ -88,20 +118,25 @@ export type RequestOutcome =
   | { decided: false; status: string };
 
 export interface ApplicationActivities {
-  validateApplication(input: ApplicationRef & { application: DocumentRef }): Promise<ValidationOutcome>;
+  validateApplication(
+    input: ApplicationRef & RidingEvents & { application: DocumentRef },
+  ): Promise<ValidationOutcome & RideReport>;
   /**
    * Idempotent by external id: before every attempt, getResponseFile; a processed file not in
    * `settledFiles` means the application is never created again, only its account looked up.
    */
   createAccount(
-    input: ApplicationRef & {
-      application: DocumentRef;
-      documents: FormDocument[];
-      settledFiles?: string[];
-      /** An earlier create may have been processed: look it up, never send (answers `unknown` when not listed). */
-      lookOnly?: boolean;
-    },
-  ): Promise<CreateOutcome>;
+    input: ApplicationRef &
+      RidingEvents & {
+        application: DocumentRef;
+        documents: FormDocument[];
+        settledFiles?: string[];
+        /** An earlier create may have been processed: look it up, never send (answers `unknown` when not listed). */
+        lookOnly?: boolean;
+        /** The event of the account's creation, written by the activity once it has the account (activities/event-riders.ts). */
+        created?: CreatedEvent;
+      },
+  ): Promise<CreateOutcome & RideReport>;
   /** Status and pending tasks; concurrent reads are merged into one call per CSID. */
   readAccount(input: AccountRef): Promise<AccountSnapshot>;
   /**
@@ -140,6 +175,14 @@ export interface ApplicationActivities {
 export interface EventActivities {
   /** Appends events, leaving those the log already holds (same application and number). */
   recordEvents(input: { events: NewEvent[] }): Promise<{ written: number }>;
+  /**
+   * The last activity of a finished application: writes its last events, then starts the `documentRetention`
+   * workflow (`retention`), an already started one left as it is.
+   */
+  finishApplication(input: {
+    events: NewEvent[];
+    retention?: { workflowId: string; taskQueue: string; input: DocumentRetentionInput };
+  }): Promise<{ written: number; retention?: 'started' | 'already started' }>;
 }
 
 /** The firm's deadline policy, its own entries over the defaults (activities/deadline-policies.ts). */

@@ -10,10 +10,10 @@
  * the server without adding to history. The application neither continues as new nor ends with an
  * event unwritten.
  */
-import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
-import type { EventData, EventType, NewEvent } from '../../domain/events.js';
+import type { EventData, EventDraft, EventType, NewEvent } from '../../domain/events.js';
 import type { LifecycleContext, LifecycleEvent } from '../lifecycle/index.js';
 import type { EventActivities } from './activities.js';
 
@@ -26,13 +26,7 @@ const { recordEvents } = proxyActivities<EventActivities>({
 /** Events written per activity. */
 const BATCH = 100;
 
-/** An event before it is numbered and addressed. */
-export interface EventDraft {
-  type: EventType;
-  from: ApplicationState;
-  to: ApplicationState;
-  data: EventData;
-}
+export type { EventDraft };
 
 /** The lifecycle events whose name says more than the state they lead to. */
 const NAMED_BY_EVENT: Partial<Record<LifecycleEvent['type'], EventType>> = {
@@ -110,14 +104,41 @@ export function eventsOfStep(
   return drafts;
 }
 
-/** Numbers events, keeps them until written, writes them in order. */
+/**
+ * Resolves once the rest of the activation has run (the loop's continuation up to its next command): a
+ * condition is first evaluated when made, false here, and again only after the activation's microtasks.
+ */
+function settled(): Promise<void> {
+  let evaluated = false;
+  return condition(() => {
+    const again = evaluated;
+    evaluated = true;
+    return again;
+  });
+}
+
+/**
+ * Numbers events, keeps them until written, writes them in order.
+ *
+ * Riding (`EVENTS_RIDE_PATCH`): an event is not written by itself when it is made. The loop hands what is
+ * unwritten to the activity it schedules next (`ride`), which writes it before it calls the brokerage;
+ * what no step takes in the activation that made it (a wait follows, or a message arrived while a step
+ * runs) is written alone by `writeAlone` (workflow.ts runs it beside the loop). Every write carries the
+ * events from the oldest unwritten one, so two under way at once (a step's and one alone) overlap, and the
+ * log takes them in turn (runtime/events.ts): each event is written once, in order. Before the patch,
+ * every batch was written alone as soon as it was made.
+ */
 export class EventOutbox {
   private readonly pending: NewEvent[] = [];
   private writing: Promise<void> | undefined;
+  /** Riding: the last event number each write under way carries. */
+  private readonly carried: number[] = [];
 
   constructor(
     /** The number of the last event made (carried through continue-as-new). */
     private seq: number,
+    /** Whether events ride with the next step (the run took `EVENTS_RIDE_PATCH`). */
+    readonly riding = false,
   ) {}
 
   get lastSeq(): number {
@@ -129,10 +150,15 @@ export class EventOutbox {
     return this.pending.length === 0 && this.writing === undefined;
   }
 
+  /** Riding: whether an event waits that no write under way carries. */
+  get unclaimed(): boolean {
+    const through = Math.max(0, ...this.carried);
+    return this.pending.some((event) => event.seq > through);
+  }
+
   add(draft: EventDraft, who: { csid: string; externalId: string; accountId?: string }): void {
-    const info = workflowInfo();
     this.pending.push({
-      application: `${info.workflowId}/${info.firstExecutionRunId}`,
+      application: this.application,
       seq: ++this.seq,
       ...draft,
       csid: who.csid,
@@ -140,7 +166,60 @@ export class EventOutbox {
       ...(who.accountId !== undefined && { accountId: who.accountId }),
       at: Date.now(),
     });
-    this.write();
+    if (!this.riding) this.write();
+  }
+
+  /** The application's key in the event log: its workflow id and first run id. */
+  get application(): string {
+    const info = workflowInfo();
+    return `${info.workflowId}/${info.firstExecutionRunId}`;
+  }
+
+  /** Riding: an event a step wrote itself (a create's `created`), taken as the next one, in the log already. */
+  adopt(event: NewEvent): void {
+    this.seq = event.seq;
+  }
+
+  /**
+   * Riding: the events the next step carries (undefined when none wait, or before the patch). Call `rode`
+   * when the step ends, whatever its outcome.
+   */
+  ride(): NewEvent[] | undefined {
+    if (!this.riding || this.pending.length === 0) return undefined;
+    const events = this.pending.slice(0, BATCH);
+    this.carried.push(events.at(-1)!.seq);
+    return events;
+  }
+
+  /** Riding: the step that carried `events` ended; `written` when it completed (it wrote them first). */
+  rode(events: NewEvent[] | undefined, written: boolean): void {
+    if (!events) return;
+    const through = events.at(-1)!.seq;
+    this.carried.splice(this.carried.indexOf(through), 1);
+    if (written) this.settle(through);
+  }
+
+  /** Riding: writes what waits unclaimed, alone, until nothing does (workflow.ts runs it beside the loop). */
+  async writeAlone(): Promise<never> {
+    for (;;) {
+      await condition(() => this.unclaimed);
+      // The step that follows may still take them: the activation's other work runs first.
+      await settled();
+      if (!this.unclaimed) continue;
+      const events = this.pending.slice(0, BATCH);
+      const through = events.at(-1)!.seq;
+      this.carried.push(through);
+      try {
+        await recordEvents({ events });
+        this.settle(through);
+      } finally {
+        this.carried.splice(this.carried.indexOf(through), 1);
+      }
+    }
+  }
+
+  private settle(through: number): void {
+    while (this.pending.length > 0 && this.pending[0]!.seq <= through) this.pending.shift();
   }
 
   /** Starts writing what is pending, unless a write is under way (it goes on with the rest). */

@@ -8,6 +8,7 @@ import {
   ApplicationFailure,
   log,
   metricMeter,
+  patched,
   setCurrentDetails,
   upsertSearchAttributes,
   workflowInfo,
@@ -28,6 +29,8 @@ import {
 import { renderDetails } from './details.js';
 import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
 import type { EventDraft } from './events.js';
+import type { NewEvent } from '../../domain/events.js';
+import { EVENTS_RIDE_PATCH } from '../patches.js';
 import type {
   AccountObservation,
   ApplicationInput,
@@ -99,7 +102,7 @@ export class ApplicationRun {
     this.readFrom = input.carried?.readFrom;
     this.observation = input.carried?.observation;
     this.updatedAt = input.carried?.updatedAt;
-    this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
+    this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0, patched(EVENTS_RIDE_PATCH));
     this.deadlineEntry = input.carried?.deadline?.entry;
     this.deadlineMarkAt = input.carried?.deadline?.markAt;
     if (!input.carried) {
@@ -118,7 +121,11 @@ export class ApplicationRun {
     return { csid: this.csid, accountId: this.snapshot.context.accountId ?? '' };
   }
 
-  apply(event: LifecycleEvent): void {
+  /**
+   * Feeds the lifecycle an event and makes the events of the step. `logged`: events a step already wrote
+   * of its own outcome (a create's `created`), taken as made where they are the ones the step makes.
+   */
+  apply(event: LifecycleEvent, logged?: readonly NewEvent[]): void {
     const previous = this.snapshot;
     const before = lifecycleState(previous);
     this.snapshot = step(previous, event);
@@ -128,7 +135,15 @@ export class ApplicationRun {
       { state: before as ApplicationState, context: previous.context },
       { state: after as ApplicationState, context: this.snapshot.context },
     );
-    for (const draft of drafts) this.emit(draft);
+    for (const draft of drafts) {
+      const kept = logged?.find((written) => written.seq === this.outbox.lastSeq + 1);
+      if (kept && sameEvent(kept, draft, this.snapshot.context.accountId)) this.outbox.adopt(kept);
+      else {
+        if (kept)
+          log.error('an event a step wrote is not the one its outcome makes', { seq: kept.seq, type: kept.type });
+        this.emit(draft);
+      }
+    }
     if (after !== before) {
       const transitions = this.transitions;
       transitions.push({ state: after, event: event.type, at: Date.now() });
@@ -281,6 +296,17 @@ export class ApplicationRun {
     this.observed = observationFingerprint(account);
     this.apply({ type: 'STATUS', account });
   }
+}
+
+/** Whether an event a step wrote (`logged`) is the one the workflow makes of its outcome. */
+function sameEvent(logged: NewEvent, draft: EventDraft, accountId: string | undefined): boolean {
+  return (
+    logged.type === draft.type &&
+    logged.from === draft.from &&
+    logged.to === draft.to &&
+    logged.accountId === accountId &&
+    JSON.stringify(logged.data) === JSON.stringify(draft.data)
+  );
 }
 
 /** The write in doubt, if any, as the state view shows it. */

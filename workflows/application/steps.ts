@@ -9,6 +9,7 @@ import {
   ParentClosePolicy,
   log,
   patched,
+  proxyActivities,
   sleep,
   startChild,
   workflowInfo,
@@ -21,10 +22,12 @@ import {
   legacyDocumentRetentionWorkflowId,
 } from '../../domain/workflow-ids.js';
 import { FIRM_SAFE_IDS_PATCH } from '../patches.js';
-import { lifecycleState } from '../lifecycle/index.js';
+import type { ApplicationState } from '../../domain/application-states.js';
+import { lifecycleState, step } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
 import { documentRetention } from '../retention/workflow.js';
-import type { CreateOutcome } from './activities.js';
+import type { CreatedEvent, CreateOutcome, EventActivities, RideReport } from './activities.js';
+import { eventsOfStep } from './events.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { lookPaceOf } from './settings.js';
@@ -68,19 +71,28 @@ export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutc
   for (let looks = 1; ; looks++) {
     const context = run.snapshot.context;
     const lookOnly = context.createMayHaveBeenSent !== undefined;
-    const result = await service.createAccount.executeWithOptions(
-      { summary: lookOnly ? 'getResponseFile (create in doubt)' : 'create (idempotent)' },
-      [
-        {
-          csid: run.csid,
-          externalId: run.externalId,
-          application: context.application,
-          documents: context.createDocuments,
-          ...(context.settledFiles?.length ? { settledFiles: context.settledFiles } : {}),
-          ...(lookOnly && { lookOnly }),
-        },
-      ],
-    );
+    const events = run.outbox.ride();
+    const created = createdEvent(run);
+    let result: (CreateOutcome & RideReport) | undefined;
+    try {
+      result = await service.createAccount.executeWithOptions(
+        { summary: lookOnly ? 'getResponseFile (create in doubt)' : 'create (idempotent)' },
+        [
+          {
+            csid: run.csid,
+            externalId: run.externalId,
+            application: context.application,
+            documents: context.createDocuments,
+            ...(context.settledFiles?.length ? { settledFiles: context.settledFiles } : {}),
+            ...(lookOnly && { lookOnly }),
+            ...(events && { events }),
+            ...(created && { created }),
+          },
+        ],
+      );
+    } finally {
+      run.outbox.rode(events, result?.eventsWritten === true);
+    }
     if (result.created || 'errors' in result) return result;
     // Not established (a send in doubt, or a processed file whose account is not matched yet): from now on
     // every call only looks, whatever getResponseFile lists meanwhile.
@@ -102,6 +114,25 @@ export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutc
         : `account of ${result.unconfirmed.responseFile} not found yet`;
     await sleep(delay, { summary: what });
   }
+}
+
+/**
+ * Riding: the `created` event the workflow makes when the create answers an account, numbered next, for
+ * the create to write itself (activities/event-riders.ts): the application waits after it, so no step would
+ * carry it. Made by the lifecycle itself, so that it is the event the answer's step makes (run.ts `apply`).
+ */
+function createdEvent(run: ApplicationRun): CreatedEvent | undefined {
+  if (!run.outbox.riding) return undefined;
+  const before = run.snapshot;
+  const probe = { type: 'CREATED', accountId: '' } as const;
+  const after = step(before, probe);
+  const drafts = eventsOfStep(
+    probe,
+    { state: lifecycleState(before) as ApplicationState, context: before.context },
+    { state: lifecycleState(after) as ApplicationState, context: after.context },
+  );
+  if (drafts.length !== 1 || drafts[0]!.type !== 'application.created') return undefined;
+  return { ...drafts[0]!, application: run.outbox.application, seq: run.outbox.lastSeq + 1 };
 }
 
 /** The `unconfirmed` outcome of a create still in doubt at the end of the window, with what staff can do. */
@@ -163,6 +194,44 @@ export async function startDocumentRetention(run: ApplicationRun, retentionMs: n
   } catch (error) {
     // Already started (this workflow was reset to an earlier point and finished again): it stands.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+const { finishApplication } = proxyActivities<EventActivities>({
+  startToCloseTimeout: '30 seconds',
+  // As the events' writes: the database or the Temporal service may be away for a while, never given up.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * Riding: the application's last activity writes its last events and starts the `documentRetention`
+ * workflow (`retentionMs`; none when undefined), which runs on after the application closes: no child
+ * workflow, and no workflow task of the application for it.
+ */
+export async function finish(run: ApplicationRun, retentionMs: number | undefined): Promise<void> {
+  const { csid, externalId } = run;
+  // Without a retention to start, events a write under way carries need no activity: the loop waits for it.
+  const events = retentionMs === undefined && !run.outbox.unclaimed ? undefined : run.outbox.ride();
+  if (!events && retentionMs === undefined) return;
+  const ids = retentionMs === undefined ? undefined : retentionIds(csid, externalId);
+  let finished = false;
+  try {
+    await finishApplication.executeWithOptions({ summary: ids ? 'last events, document retention' : 'last events' }, [
+      {
+        events: events ?? [],
+        ...(ids &&
+          retentionMs !== undefined && {
+            retention: {
+              workflowId: ids.workflowId,
+              taskQueue: workflowInfo().taskQueue,
+              input: { csid, externalId, owner: ids.owner, finishedAt: Date.now(), retentionMs },
+            },
+          }),
+      },
+    ]);
+    finished = true;
+  } finally {
+    run.outbox.rode(events, finished);
   }
 }
 

@@ -21,7 +21,7 @@ import type { ApplicationInput, ApplicationResult } from './messages.js';
 import { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { resolveSettings, settingsProblems } from './settings.js';
-import { blockOrThrow, createEvent, runCreate, startDocumentRetention } from './steps.js';
+import { blockOrThrow, createEvent, finish, runCreate, startDocumentRetention } from './steps.js';
 import { runUpdate, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
 import { watchDeadlines } from './deadlines.js';
@@ -43,6 +43,12 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   installHandlers(run);
   run.sweepMode = settings.statusSource === 'sweep';
   run.publish();
+  if (run.outbox.riding) {
+    run.outbox.writeAlone().catch((error: unknown) => {
+      // Only a cancelled workflow gets here (the write is retried without end): the events stay unwritten.
+      if (!isCancellation(error)) log.warn('events not written', { error: (error as Error).message });
+    });
+  }
   watchDeadlines(run).catch((error: unknown) => {
     // A cancelled application's watch ends with it: nothing to say (the cancellation is in its history).
     if (isCancellation(error)) return;
@@ -58,6 +64,7 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
  * within one activation (a staff update's completion, the next step's first command) depends on how
  * many microtask turns lie between them, and a step moved into an async function of its own adds one.
  */
+// eslint-disable-next-line max-lines-per-function -- the steps' awaits stay in the loop, as said above
 async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
   const { settings } = run;
   for (;;) {
@@ -71,24 +78,37 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
     try {
       switch (effect.kind) {
         case 'done': {
-          if (settings.documentRetention !== null) {
-            await startDocumentRetention(run, durationMs(settings.documentRetention));
-          }
+          const retentionMs = settings.documentRetention === null ? undefined : durationMs(settings.documentRetention);
+          if (run.outbox.riding) await finish(run, retentionMs);
+          else if (retentionMs !== undefined) await startDocumentRetention(run, retentionMs);
           await condition(() => allHandlersFinished() && run.outbox.written);
           return run.result(effect.outcome);
         }
 
         case 'validate': {
-          const result = await service.validateApplication.executeWithOptions({ summary: 'validateXML' }, [
-            { csid: run.csid, externalId: run.externalId, application: context.application },
-          ]);
+          const events = run.outbox.ride();
+          let result: Awaited<ReturnType<typeof service.validateApplication>> | undefined;
+          try {
+            result = await service.validateApplication.executeWithOptions({ summary: 'validateXML' }, [
+              {
+                csid: run.csid,
+                externalId: run.externalId,
+                application: context.application,
+                ...(events && { events }),
+              },
+            ]);
+          } finally {
+            run.outbox.rode(events, result?.eventsWritten === true);
+          }
           run.apply(result.valid ? { type: 'VALIDATED' } : { type: 'VALIDATION_FAILED', errors: result.errors });
           break;
         }
 
-        case 'create':
-          run.apply(createEvent(await runCreate(run)));
+        case 'create': {
+          const created = await runCreate(run);
+          run.apply(createEvent(created), created.created ? created.events : undefined);
           break;
+        }
 
         case 'submitDocuments':
         case 'abandon':

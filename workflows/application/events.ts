@@ -195,7 +195,7 @@ export class EventOutbox {
   rode(events: NewEvent[] | undefined, written: boolean): void {
     if (!events) return;
     const through = events.at(-1)!.seq;
-    this.carried.splice(this.carried.indexOf(through), 1);
+    this.release(through);
     if (written) this.settle(through);
   }
 
@@ -213,9 +213,15 @@ export class EventOutbox {
         await recordEvents({ events });
         this.settle(through);
       } finally {
-        this.carried.splice(this.carried.indexOf(through), 1);
+        this.release(through);
       }
     }
+  }
+
+  /** A write that carried events through `through` ended. */
+  private release(through: number): void {
+    const index = this.carried.indexOf(through);
+    if (index >= 0) this.carried.splice(index, 1);
   }
 
   private settle(through: number): void {

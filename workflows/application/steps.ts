@@ -120,6 +120,8 @@ export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutc
  * Riding: the `created` event the workflow makes when the create answers an account, numbered next, for
  * the create to write itself (activities/event-riders.ts): the application waits after it, so no step would
  * carry it. Made by the lifecycle itself, so that it is the event the answer's step makes (run.ts `apply`).
+ * The number stays free while the create runs: `creating` takes no staff message and has no deadline, so
+ * nothing else makes an event meanwhile (a change there must keep it so, or give up this ride).
  */
 function createdEvent(run: ApplicationRun): CreatedEvent | undefined {
   if (!run.outbox.riding) return undefined;

@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
+import { NO_OBSERVATION } from '../domain/observation.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
 import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 
@@ -81,12 +82,12 @@ export function registeringAccounts<T extends Pick<ApplicationActivities, 'creat
   activities: T,
   snapshot: SweepSnapshot,
 ): T {
-  const register = async (csid: string, accountId: string): Promise<void> => {
+  const register = async (csid: string, accountId: string, fingerprint?: string): Promise<void> => {
     const { info, log } = Context.current();
     const workflowId = info.workflowExecution?.workflowId;
     if (!workflowId) return;
     try {
-      await snapshot.register(csid, accountId, workflowId);
+      await snapshot.register(csid, accountId, workflowId, fingerprint);
     } catch (error) {
       log.warn('account not registered with the status sweep; its next listing finds the application', {
         error: error instanceof Error ? error.message : String(error),
@@ -97,7 +98,8 @@ export function registeringAccounts<T extends Pick<ApplicationActivities, 'creat
     ...activities,
     async createAccount(input) {
       const outcome = await activities.createAccount(input);
-      if (outcome.created) await register(input.csid, outcome.accountId);
+      // The application has read nothing of its new account yet.
+      if (outcome.created) await register(input.csid, outcome.accountId, NO_OBSERVATION);
       return outcome;
     },
     async sendApplicationUpdate(input) {

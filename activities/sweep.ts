@@ -21,7 +21,8 @@ import type { Client } from '@temporalio/client';
 import type { AccountStatusResponse, EcaClient, PendingTasksAccount } from '../eca/index.js';
 import { accountObservedSignal } from '../workflows/application/messages.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
-import { observationFingerprint } from '../domain/observation.js';
+import { NO_OBSERVATION, observationFingerprint } from '../domain/observation.js';
+import { firstReadChangesNothing } from '../workflows/lifecycle/index.js';
 import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
@@ -241,6 +242,12 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
     // No entry or an error entry: the next slot looks again.
     if (account === undefined || account instanceof Error) {
       unknown.push(candidate);
+      continue;
+    }
+    // An application that has read nothing is not woken by a read it would take without a change: it
+    // keeps having read nothing, and a later change (or its own safety read) tells it the account.
+    if (candidate.fingerprint === NO_OBSERVATION && firstReadChangesNothing(account)) {
+      unchanged.push({ candidate, account, fingerprint: NO_OBSERVATION });
       continue;
     }
     const seen = { candidate, account, fingerprint: observationFingerprint(account) };

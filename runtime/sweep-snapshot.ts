@@ -23,14 +23,16 @@ export class SweepSnapshot {
   constructor(private readonly db: Queryable) {}
 
   /**
-   * Records that `workflowId` waits on `accountId` (its create established it, or a reset brought it back),
-   * with no fingerprint: the next slot tells the application what it reads, whatever was sent before.
+   * Records that `workflowId` waits on `accountId` (its create established it, or a reset brought it back).
+   * `fingerprint`: what the application knows of the account (a create's: that it has read nothing, which a
+   * quiet first read leaves as it is); none after a reset, so that the next slot tells the application what it
+   * reads, whatever was sent before.
    */
-  async register(csid: string, accountId: string, workflowId: string): Promise<void> {
+  async register(csid: string, accountId: string, workflowId: string, fingerprint?: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO sweep_accounts (csid, account_id, workflow_id) VALUES ($1, $2, $3)
-       ON CONFLICT (csid, account_id) DO UPDATE SET workflow_id = excluded.workflow_id, fingerprint = NULL`,
-      [csid, accountId, workflowId],
+      `INSERT INTO sweep_accounts (csid, account_id, workflow_id, fingerprint) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (csid, account_id) DO UPDATE SET workflow_id = excluded.workflow_id, fingerprint = excluded.fingerprint`,
+      [csid, accountId, workflowId, fingerprint ?? null],
     );
   }
 

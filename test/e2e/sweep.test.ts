@@ -221,6 +221,39 @@ function describeSweep(mode: 'listing' | 'snapshot') {
         await sweep.terminate('test over');
       });
     });
+
+    it('an application that has read nothing is not woken while its account shows nothing to act on; a change wakes it', async function () {
+      const run = randomUUID().slice(0, 6);
+      // Real time at the brokerage: a happy account stays new (N, no task) until the clock is moved.
+      engine.sim.control.setTimeScale(1);
+      try {
+        await engine.worker.runUntil(async () => {
+          const { handle } = await startApplication(ctx, { applicationXml: applicationXml(`happy-${run}`) });
+          const created = await until('the account created', async () => {
+            const view = await handle.query(stateQuery);
+            return view.accountId !== undefined && view.lifecycleState === 'tracking' ? view : undefined;
+          });
+          const account = engine.sim.control.account(created.accountId!);
+          assert.equal(account?.status, 'N');
+          // Slots read the new account; the application would take it without a change: nobody is woken.
+          const slotsBefore = (await sweepState(ctx)).slots;
+          await until('three slots', async () => ((await sweepState(ctx)).slots >= slotsBefore + 3 ? true : undefined));
+          assert.equal(await signals(handle, 'accountObserved'), 0, 'woken for a read that changes nothing');
+          assert.equal(await reads(handle), 0, 'no own reads');
+          const waiting = await handle.query(stateQuery);
+          assert.equal(waiting.lifecycleState, 'tracking');
+          assert.equal(waiting.status, undefined, 'it has read nothing of its account');
+
+          // The account opens (the approval queue is processed by the next business day): one wake-up.
+          engine.sim.control.advanceClock({ days: 4 });
+          assert.equal((await handle.result()).outcome, 'open');
+          assert.equal(await signals(handle, 'accountObserved'), 1);
+          assert.equal(await reads(handle), 0, 'no own reads');
+        });
+      } finally {
+        engine.sim.control.setTimeScale(20_000);
+      }
+    });
   });
 }
 

@@ -3,6 +3,7 @@ import { getShortestPaths, getStateNodes } from '@xstate/graph';
 import type { AnyStateNode } from 'xstate';
 import {
   effectOf,
+  firstReadChangesNothing,
   lifecycleMachine,
   lifecycleState,
   persistLifecycle,
@@ -470,5 +471,20 @@ describe('lifecycle statechart', function () {
     it('gives every reachable state an effect', function () {
       for (const path of paths) assert.doesNotThrow(() => effectOf(path.state));
     });
+  });
+
+  it('tells which first read of its account a just-created application takes without a change', function () {
+    const task: TaskView = { formNumber: '8001', formName: 'Proof of identity', action: 'to sign' };
+    const cases: Array<[AccountSnapshot, boolean]> = [
+      [{ status: 'N', tasks: [] }, true],
+      [{ status: 'P', stateText: 'Under Review with the brokerage', tasks: [] }, true],
+      [{ status: 'P', stateText: 'Pending Approval', tasks: [] }, false],
+      [{ status: 'P', tasks: [task] }, false],
+      [{ status: 'O', tasks: [] }, false],
+      [{ status: 'R', tasks: [] }, false],
+      [{ status: 'A', tasks: [] }, false],
+    ];
+    for (const [account, quiet] of cases)
+      assert.equal(firstReadChangesNothing(account), quiet, JSON.stringify(account));
   });
 });

@@ -1,7 +1,9 @@
 import { initialTransition, transition } from 'xstate';
 import { lifecycleMachine } from './machine.js';
 import type { LifecycleContext, LifecycleEvent, LifecycleInput } from './types.js';
+import { lifecycleState } from './effects.js';
 import type { LifecycleSnapshot } from './effects.js';
+import type { AccountSnapshot } from '../../domain/account.js';
 
 export * from './effects.js';
 export * from './machine.js';
@@ -29,4 +31,19 @@ export function persistLifecycle(snapshot: LifecycleSnapshot): PersistedLifecycl
 /** Feeds one event; an event the current state does not take leaves the snapshot unchanged. */
 export function step(snapshot: LifecycleSnapshot, event: LifecycleEvent): LifecycleSnapshot {
   return transition(lifecycleMachine, snapshot, event)[0];
+}
+
+/**
+ * Whether an application just created, having read nothing of its account, takes this read of it without
+ * anything to do or to tell: no task, and its lifecycle stays where a create leaves it (status N or P, not
+ * in the approval queue). Decided by the lifecycle itself. The status sweep does not wake an application
+ * that has read nothing for such a read (activities/sweep.ts): it would cost a workflow task and change
+ * nothing but the status it shows.
+ */
+export function firstReadChangesNothing(account: AccountSnapshot): boolean {
+  if (account.tasks.length > 0) return false;
+  const probe = { sha1: '0'.repeat(40), length: 0, ref: 'probe' };
+  const started = startLifecycle({ csid: 'probe', externalId: 'probe', application: probe, documents: [] });
+  const created = step(step(started, { type: 'VALIDATED' }), { type: 'CREATED', accountId: 'probe' });
+  return lifecycleState(step(created, { type: 'STATUS', account })) === lifecycleState(created);
 }

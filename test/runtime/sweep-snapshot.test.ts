@@ -1,5 +1,6 @@
 /** The status sweep's snapshot (runtime/sweep-snapshot.ts) on both database backends. */
 import assert from 'node:assert/strict';
+import { NO_OBSERVATION } from '../../domain/observation.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
@@ -135,7 +136,8 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
         assert.deepEqual(
           (await snapshot.load('F6')).sort((a, b) => a.accountId.localeCompare(b.accountId)),
           [
-            { accountId: 'A1', workflowId: 'w-made' },
+            // A create's application has read nothing of its account; a reset's is told what the next slot reads.
+            { accountId: 'A1', workflowId: 'w-made', fingerprint: NO_OBSERVATION },
             { accountId: 'A2', workflowId: 'w-reset' },
           ],
         );

@@ -78,9 +78,13 @@ export async function scrape(url: string): Promise<Map<string, number>> {
   const sums = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || line === '') continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{[^}]*\})?\s+([-+\d.eE]+|NaN)/.exec(line);
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+([-+\d.eE]+|NaN)/.exec(line);
     if (!match) continue;
-    sums.set(match[1]!, (sums.get(match[1]!) ?? 0) + Number(match[2]));
+    const value = Number(match[3]);
+    sums.set(match[1]!, (sums.get(match[1]!) ?? 0) + value);
+    // Also by workflow type, where the series has one: `<name>@<type>`.
+    const type = /workflow_type="([^"]*)"/.exec(match[2] ?? '')?.[1];
+    if (type !== undefined) sums.set(`${match[1]!}@${type}`, (sums.get(`${match[1]!}@${type}`) ?? 0) + value);
   }
   return sums;
 }
@@ -88,6 +92,21 @@ export async function scrape(url: string): Promise<Map<string, number>> {
 function metric(sums: Map<string, number>, fragment: string): number {
   for (const [name, value] of sums) if (name.includes(fragment) && name.endsWith('_count')) return value;
   return 0;
+}
+
+/** How much a histogram count whose name holds `fragment` grew between two scrapes, by workflow type. */
+export function metricGrowthByType(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  fragment: string,
+): Record<string, number> {
+  const grown: Record<string, number> = {};
+  for (const [key, value] of after) {
+    const [name, type] = key.split('@');
+    if (type === undefined || !name!.includes(fragment) || !name!.endsWith('_count')) continue;
+    grown[type] = value - (before.get(key) ?? 0);
+  }
+  return grown;
 }
 
 /** How much a metric (the first histogram count whose name holds `fragment`) grew between two scrapes. */

@@ -42,6 +42,8 @@ export interface Tracker {
   startedAt: Map<string, number>;
   firstActivityAt: Map<string, number>;
   activities: number;
+  /** Activities run, by name. */
+  byName: Map<string, number>;
   /** When each workflow's latest account read (readAccount) started. */
   readStartedAt: Map<string, number>;
   /** What each slot of the firm's status sweep did (its reports, in order). */
@@ -57,6 +59,7 @@ function track<T extends Record<string, unknown>>(activities: T, tracker: Tracke
       if (!tracker.firstActivityAt.has(workflowId)) tracker.firstActivityAt.set(workflowId, Date.now());
       if (name === 'readAccount') tracker.readStartedAt.set(workflowId, Date.now());
       tracker.activities++;
+      tracker.byName.set(name, (tracker.byName.get(name) ?? 0) + 1);
       return (activity as (...a: unknown[]) => Promise<unknown>)(...args);
     };
   }
@@ -213,6 +216,7 @@ export async function startBench(
     startedAt: new Map(),
     firstActivityAt: new Map(),
     activities: 0,
+    byName: new Map(),
     readStartedAt: new Map(),
     sweeps,
   };

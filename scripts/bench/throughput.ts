@@ -1,7 +1,17 @@
 /** The ceiling (no-op workflows) and throughput (happy applications start → Open) phases. */
 import { startApplication } from '../../client/applications.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { callsPer, cpuSeconds, cpuShare, metricGrowth, percentile, pool, round, scrape } from './measure.js';
+import {
+  callsPer,
+  cpuSeconds,
+  cpuShare,
+  metricGrowth,
+  metricGrowthByType,
+  percentile,
+  pool,
+  round,
+  scrape,
+} from './measure.js';
 import { CONCURRENCY } from './options.js';
 import { applicationXml } from './setup.js';
 import type { Bench } from './setup.js';
@@ -47,6 +57,7 @@ export async function applicationsPhase(bench: Bench, count: number, prefix: str
   const metricsBefore = await scrape(metricsUrl);
   const cpuBefore = await cpuSeconds(pids);
   const activitiesBefore = tracker.activities;
+  const byNameBefore = new Map(tracker.byName);
   const start = Date.now();
   await pool(count, CONCURRENCY, async (i) => {
     const externalId = `happy-${prefix}-${bench.run}-${i}`;
@@ -65,6 +76,18 @@ export async function applicationsPhase(bench: Bench, count: number, prefix: str
   const perApplication = callsPer(callsBefore, await sim.calls(), count, 2);
   const wft = metricGrowth(metricsBefore, metricsAfter, 'workflow_task_execution_latency');
   const acts = tracker.activities - activitiesBefore;
+  const perCount = (n: number) => round(n / count, 2);
+  // What the tasks and activities were: the application's own, the retention workflows it leaves, the sweep's.
+  const tasksByType = Object.fromEntries(
+    Object.entries(metricGrowthByType(metricsBefore, metricsAfter, 'workflow_task_execution_latency')).map(
+      ([type, n]) => [type, perCount(n)],
+    ),
+  );
+  const activitiesByName = Object.fromEntries(
+    [...tracker.byName]
+      .map(([name, n]) => [name, perCount(n - (byNameBefore.get(name) ?? 0))] as const)
+      .filter(([, n]) => n > 0),
+  );
   return {
     applications: count,
     outcomes: Object.fromEntries(outcomes),
@@ -74,6 +97,8 @@ export async function applicationsPhase(bench: Bench, count: number, prefix: str
     activitiesPerSecond: round(acts / seconds),
     workflowTasksPerApplication: round(wft / count),
     activitiesPerApplication: round(acts / count),
+    workflowTasksPerApplicationByType: tasksByType,
+    activitiesPerApplicationByName: activitiesByName,
     brokerageCallsPerApplication: perApplication,
     startToFirstActivityP50Ms: percentile(startToActivity, 50),
     startToFirstActivityP99Ms: percentile(startToActivity, 99),

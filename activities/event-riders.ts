@@ -62,8 +62,11 @@ export function withRidingEvents<T extends RidingSteps>(steps: T, sink: EventSin
         return { created: true, accountId: kept.accountId, recovered: true, events: [kept], ...report };
       }
       const outcome: CreateOutcome = await steps.createAccount(input);
-      // The number is taken by another event (the workflow makes this one itself), or the attempt was given up.
-      if (!outcome.created || kept || attemptOf().cancelled) return { ...outcome, ...report };
+      // The number is taken by another event (the workflow makes this one itself), the attempt was given up, or
+      // the events before it are not in the log (it may not come before them): the workflow writes it alone.
+      if (!outcome.created || kept || attemptOf().cancelled || report.eventsWritten === false) {
+        return { ...outcome, ...report };
+      }
       const event: NewEvent = {
         ...created,
         csid: input.csid,

@@ -78,6 +78,24 @@ describe('events riding with a step (activities/event-riders)', function () {
     assert.deepEqual(await riding.validateApplication(REF), { valid: true }, 'nothing carried, nothing said');
   });
 
+  it('a create whose carried events are not written leaves its `created` to the workflow', async function () {
+    const sink = new RecordedEvents();
+    let appends = 0;
+    // The carried events' write fails, the next one would not: `created` may still not come before them.
+    const flaky: EventSink = {
+      append: (events) => (++appends === 1 ? Promise.reject(new Error('connection reset')) : sink.append(events)),
+      find: (application, seq) => sink.find(application, seq),
+    };
+    const riding = withRidingEvents(steps(sink, { created: true, accountId: 'U2', recovered: false }).inner, flaky);
+    const created = await inAttempt(1, () =>
+      riding.createAccount({ ...REF, documents: [], events: [event(2)], created: CREATED }),
+    );
+    assert.equal(created.eventsWritten, false);
+    assert.ok(created.created);
+    assert.equal(created.events, undefined);
+    assert.equal(sink.all.length, 0, 'nothing written out of order');
+  });
+
   it('a step goes on while the event log is away, and says its events are not written', async function () {
     const away: EventSink = {
       append: () => Promise.reject(new Error('connection refused')),
@@ -91,6 +109,7 @@ describe('events riding with a step (activities/event-riders)', function () {
     const created = await inAttempt(1, () =>
       riding.createAccount({ ...REF, documents: [], events: [event(2)], created: CREATED }),
     );
+    // No `created` written before the events it follows: the workflow writes both alone, in order.
     assert.deepEqual(created, { created: true, accountId: 'U1', recovered: false, eventsWritten: false });
     assert.equal(calls.length, 2, 'both steps called the brokerage');
   });

@@ -224,20 +224,23 @@ function describeSweep(mode: 'listing' | 'snapshot') {
 
     it('an application that has read nothing is not woken while its account shows nothing to act on; a change wakes it', async function () {
       const run = randomUUID().slice(0, 6);
-      // Real time at the brokerage: a happy account stays new (N, no task) until the clock is moved.
-      engine.sim.control.setTimeScale(1);
+      // An engine of its own (a worker runs once): real time at its brokerage, where a happy account stays new
+      // (N, no task) until the clock is moved.
+      const own = await startEngine(env, { simulator: { timeScale: 1 }, ...(database && { database }) });
+      const ownCtx: EngineContext = { ...ctx, store: own.store, csid: own.sim.csid, taskQueue: own.taskQueue };
       try {
-        await engine.worker.runUntil(async () => {
-          const { handle } = await startApplication(ctx, { applicationXml: applicationXml(`happy-${run}`) });
+        await own.worker.runUntil(async () => {
+          const { handle } = await startApplication(ownCtx, { applicationXml: applicationXml(`happy-${run}`) });
           const created = await until('the account created', async () => {
             const view = await handle.query(stateQuery);
             return view.accountId !== undefined && view.lifecycleState === 'tracking' ? view : undefined;
           });
-          const account = engine.sim.control.account(created.accountId!);
-          assert.equal(account?.status, 'N');
+          assert.equal(own.sim.control.account(created.accountId!)?.status, 'N');
           // Slots read the new account; the application would take it without a change: nobody is woken.
-          const slotsBefore = (await sweepState(ctx)).slots;
-          await until('three slots', async () => ((await sweepState(ctx)).slots >= slotsBefore + 3 ? true : undefined));
+          const slotsBefore = (await sweepState(ownCtx)).slots;
+          await until('three slots', async () =>
+            (await sweepState(ownCtx)).slots >= slotsBefore + 3 ? true : undefined,
+          );
           assert.equal(await signals(handle, 'accountObserved'), 0, 'woken for a read that changes nothing');
           assert.equal(await reads(handle), 0, 'no own reads');
           const waiting = await handle.query(stateQuery);
@@ -245,13 +248,14 @@ function describeSweep(mode: 'listing' | 'snapshot') {
           assert.equal(waiting.status, undefined, 'it has read nothing of its account');
 
           // The account opens (the approval queue is processed by the next business day): one wake-up.
-          engine.sim.control.advanceClock({ days: 4 });
+          own.sim.control.advanceClock({ days: 4 });
           assert.equal((await handle.result()).outcome, 'open');
           assert.equal(await signals(handle, 'accountObserved'), 1);
           assert.equal(await reads(handle), 0, 'no own reads');
+          await env.client.workflow.getHandle(sweepWorkflowId(ownCtx.csid)).terminate('test over');
         });
       } finally {
-        engine.sim.control.setTimeScale(20_000);
+        await own.close();
       }
     });
   });

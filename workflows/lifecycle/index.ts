@@ -42,8 +42,15 @@ export function step(snapshot: LifecycleSnapshot, event: LifecycleEvent): Lifecy
  */
 export function firstReadChangesNothing(account: AccountSnapshot): boolean {
   if (account.tasks.length > 0) return false;
+  justCreated ??= createdProbe();
+  return lifecycleState(step(justCreated, { type: 'STATUS', account })) === lifecycleState(justCreated);
+}
+
+/** A lifecycle as a create leaves it, made once: a slot asks about every account whose application read nothing. */
+let justCreated: LifecycleSnapshot | undefined;
+
+function createdProbe(): LifecycleSnapshot {
   const probe = { sha1: '0'.repeat(40), length: 0, ref: 'probe' };
   const started = startLifecycle({ csid: 'probe', externalId: 'probe', application: probe, documents: [] });
-  const created = step(step(started, { type: 'VALIDATED' }), { type: 'CREATED', accountId: 'probe' });
-  return lifecycleState(step(created, { type: 'STATUS', account })) === lifecycleState(created);
+  return step(step(started, { type: 'VALIDATED' }), { type: 'CREATED', accountId: 'probe' });
 }

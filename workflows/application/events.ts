@@ -17,9 +17,10 @@ import type { EventData, EventDraft, EventType, NewEvent } from '../../domain/ev
 import type { LifecycleContext, LifecycleEvent } from '../lifecycle/index.js';
 import type { EventActivities } from './activities.js';
 
-const { recordEvents } = proxyActivities<EventActivities>({
+/** The events' writes; `finishApplication` (steps.ts) is the last one, and starts the retention too. */
+export const { recordEvents, finishApplication } = proxyActivities<EventActivities>({
   startToCloseTimeout: '30 seconds',
-  // The database may be away for a while: the write is tried again, never given up.
+  // The database (or, for the retention's start, the Temporal service) may be away a while: never given up.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

@@ -9,7 +9,6 @@ import {
   ParentClosePolicy,
   log,
   patched,
-  proxyActivities,
   sleep,
   startChild,
   workflowInfo,
@@ -26,8 +25,8 @@ import type { ApplicationState } from '../../domain/application-states.js';
 import { lifecycleState, step } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
 import { documentRetention } from '../retention/workflow.js';
-import type { CreatedEvent, CreateOutcome, EventActivities, RideReport } from './activities.js';
-import { eventsOfStep } from './events.js';
+import type { CreatedEvent, CreateOutcome, RideReport } from './activities.js';
+import { eventsOfStep, finishApplication } from './events.js';
 import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { lookPaceOf } from './settings.js';
@@ -198,12 +197,6 @@ export async function startDocumentRetention(run: ApplicationRun, retentionMs: n
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
 }
-
-const { finishApplication } = proxyActivities<EventActivities>({
-  startToCloseTimeout: '30 seconds',
-  // As the events' writes: the database or the Temporal service may be away for a while, never given up.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
 
 /**
  * Riding: the application's last activity writes its last events and starts the `documentRetention`

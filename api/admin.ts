@@ -24,7 +24,7 @@ const armored = (kind: string) =>
     .refine((text) => text.includes(`-----BEGIN PGP ${kind}`), `is not an armored OpenPGP ${kind.toLowerCase()}`);
 
 const FirmKeysInput = z
-  .object({
+  .strictObject({
     firmPrivateKey: armored('PRIVATE KEY BLOCK').describe("The firm's OpenPGP private key, armored"),
     passphrase: z.string().max(1024).optional(),
     brokeragePublicKey: armored('PUBLIC KEY BLOCK').describe("The brokerage's OpenPGP public key, armored"),
@@ -113,12 +113,12 @@ function firmRoutes(api: Api, registry: FirmRegistry): void {
     handler: async () => ({ firms: (await registry.list()).map(firmOf) }),
   });
   api.post('/v1/firms', {
-    ...firmRoute,
+    config: { ...firmRoute.config, location: (body: { csid: string }) => `/v1/firms/${encodeURIComponent(body.csid)}` },
     schema: {
       tags,
       operationId: 'addFirm',
       summary: 'Add a firm with its keys and settings (admin)',
-      body: z.object({
+      body: z.strictObject({
         csid: z.string().min(1).max(64),
         name: z.string().min(1).max(200).optional(),
         settings: FirmSettingsInput.optional(),
@@ -160,7 +160,7 @@ function firmChangeRoutes(api: Api, registry: FirmRegistry): void {
       operationId: 'updateFirm',
       summary: "Change a firm's name or settings; settings not given stay (admin)",
       params: CsidParams,
-      body: z.object({ name: z.string().min(1).max(200).optional(), settings: FirmSettingsInput.optional() }),
+      body: z.strictObject({ name: z.string().min(1).max(200).optional(), settings: FirmSettingsInput.optional() }),
       response: { 200: Firm, ...problems(404) },
     },
     handler: (request) => known(async () => firmOf(await registry.update(request.params.csid, request.body))),
@@ -184,7 +184,7 @@ function firmChangeRoutes(api: Api, registry: FirmRegistry): void {
       operationId: 'disableFirm',
       summary: 'Disable a firm: no new work, its running applications stop in blocked (admin)',
       params: CsidParams,
-      body: z.object({ reason: z.string().min(1).max(500) }),
+      body: z.strictObject({ reason: z.string().min(1).max(500) }),
       response: { 200: Firm, ...problems(404) },
     },
     handler: (request) => known(async () => firmOf(await registry.disable(request.params.csid, request.body.reason))),
@@ -215,12 +215,12 @@ function apiKeyRoutes(api: Api, database: Queryable): void {
     handler: async (request) => ({ keys: (await listApiKeys(database, request.query)).map(keyOf) }),
   });
   api.post('/v1/api-keys', {
-    config: { roles: ADMIN },
+    config: { roles: ADMIN, location: (body: { record: { id: string } }) => `/v1/api-keys/${body.record.id}` },
     schema: {
       tags,
       operationId: 'createApiKey',
       summary: 'A new API key: its secret is in this answer only (admin)',
-      body: z.object({
+      body: z.strictObject({
         csid: z.string().min(1).max(64).optional().describe('The firm; none for an admin key'),
         role: z.enum(['onboarding', 'staff', 'ops', 'admin']),
         name: z.string().min(1).max(200),

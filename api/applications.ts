@@ -92,6 +92,9 @@ export const documentsOf = (uploads: z.output<typeof ProvideDocumentsRequest>['d
 const xmlBytes = (xml: string) => new TextEncoder().encode(xml);
 
 const tags = ['applications'];
+
+/** Where an application is read: by its external id. */
+const applicationPath = (externalId: string) => `/v1/applications/${encodeURIComponent(externalId)}`;
 const empty = z.object({}).strict();
 
 const read = async (ctx: EngineContext, reference: string) => applicationOf(await getState(ctx, reference));
@@ -129,7 +132,11 @@ export function applicationRoutes(app: FastifyInstance, base: EngineBase): void 
 
 function startAndReadRoutes(api: Api, ctxOf: ContextOf): void {
   api.post('/v1/applications', {
-    config: { roles: ONBOARDING, newWork: true },
+    config: {
+      roles: ONBOARDING,
+      newWork: true,
+      location: (body: { application: { externalId: string } }) => applicationPath(body.application.externalId),
+    },
     schema: {
       tags,
       operationId: 'startApplication',

@@ -53,7 +53,7 @@ const DeadlinePolicyView = z
   });
 
 const SetDeadlinePolicyRequest = z
-  .object({
+  .strictObject({
     policy: z
       .record(z.string(), z.unknown())
       .describe(

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createSsoUrl, setLanguages } from '../client/brokerage.js';
 import { listRuns, runStatus, startMaintenance } from '../client/index.js';
 import { existingMaintenance } from '../client/maintenance.js';
-import { EcaDeferredError } from '../eca/index.js';
+import { EcaDeferredError, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
@@ -17,7 +17,8 @@ import { FirmNotConfiguredError } from '../client/errors.js';
 import { ApiProblem } from './problems.js';
 import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
 import type { FirmRecord } from '../runtime/firms.js';
-import { DocumentUpload, isoTime, problems } from './schemas.js';
+import { DocumentUpload, isoTime, problems, queryBoolean } from './schemas.js';
+import { isIP } from 'node:net';
 
 /** The brokerage client of one firm: a service that serves that firm alone (tests, embedding). */
 export interface FirmBrokerage {
@@ -99,9 +100,15 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
 const id = z.string().min(1).max(200);
 
 const SsoLinkRequest = z
-  .object({
+  .strictObject({
     userName: z.string().min(1).max(100),
-    ip: z.string().min(2).max(45).describe("The end user's one IPv4 or IPv6 address: the link works from it only"),
+    ip: z
+      .string()
+      .min(2)
+      .max(45)
+      .refine((ip) => isIP(ip) !== 0, 'is not one IPv4 or IPv6 address')
+      .meta({ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] })
+      .describe("The end user's one IPv4 or IPv6 address: the link works from it only"),
     landing: z.string().max(64).optional().describe("A landing page of the spec's table"),
   })
   .meta({ id: 'SsoLinkRequest', description: 'A single sign-on link for an account holder, valid 60 seconds.' });
@@ -110,12 +117,15 @@ const SsoLink = z
   .object({ url: z.string(), expiresAt: isoTime })
   .meta({ id: 'SsoLink', description: 'Hand it to the end user at once: it is a credential, never stored.' });
 
+/** A short lower-case language code: the spec's rule (client/brokerage.ts `setLanguages` checks it too). */
+const languageCode = z.string().regex(LANGUAGE_CODE_PATTERN, 'is not a short lower-case language code (en, zh, fra)');
+
 const LanguagesRequest = z
-  .object({ lang1: z.string().min(2).max(3), lang2: z.string().min(2).max(3).optional() })
+  .strictObject({ lang1: languageCode, lang2: languageCode.optional() })
   .meta({ id: 'LanguagesRequest', description: 'Preferred languages, short lower-case codes (en, zh, fra).' });
 
 const MaintenanceRequest = z
-  .object({
+  .strictObject({
     accountId: z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'is not an account number'),
     firmType: z.enum(FIRM_TYPES),
     functionName: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'is not an update function name'),
@@ -167,7 +177,7 @@ const RunListQuery = z.object({
     .string()
     .regex(/^[A-Za-z0-9]{1,32}$/)
     .optional(),
-  running: z.enum(['true', 'false']).optional(),
+  running: queryBoolean.optional(),
 });
 
 export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
@@ -179,13 +189,14 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       operationId: 'createSsoLink',
       summary: 'A single sign-on link for an account holder, bound to their IP',
       body: SsoLinkRequest,
-      response: { 201: SsoLink, ...problems(502) },
+      // 200, not 201: the link is made at the brokerage; the service keeps nothing a Location could name.
+      response: { 200: SsoLink, ...problems(502) },
     },
     handler: async (request, reply) => {
       const eca = await firms.brokerageOf(principalOf(request).csid);
       const link = await createSsoUrl(request.body, eca);
       return reply
-        .code(201)
+        .code(200)
         .header('cache-control', 'no-store')
         .send({ url: link.url, expiresAt: link.expiresAt.toISOString() });
     },
@@ -196,7 +207,7 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       tags: ['account holders'],
       operationId: 'setLanguages',
       summary: "Set an account holder's preferred languages",
-      params: z.object({ userName: z.string().min(1).max(100) }),
+      params: z.object({ userName: z.string().min(1).max(100).regex(/^\S+$/, 'has spaces') }),
       body: LanguagesRequest,
       response: { 204: z.null(), ...problems(502) },
     },
@@ -208,7 +219,11 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
     },
   });
   api.post('/v1/maintenance-requests', {
-    config: { roles: ONBOARDING, newWork: true },
+    config: {
+      roles: ONBOARDING,
+      newWork: true,
+      location: (body: { workflowId: string }) => `/v1/maintenance-requests/${encodeURIComponent(body.workflowId)}`,
+    },
     schema: {
       tags: ['maintenance'],
       operationId: 'startMaintenance',
@@ -236,19 +251,19 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       return reply.code(started.existed ? 200 : 201).send({ workflowId: started.workflowId, existed: started.existed });
     },
   });
-  runRoutes(api, ctxOf, 'maintenance', '/v1/maintenance-requests', 'MaintenanceRequest');
-  runRoutes(api, ctxOf, 'documents', '/v1/daily-documents', 'DailyDocuments');
+  runRoutes(api, ctxOf, 'maintenance', '/v1/maintenance-requests', 'MaintenanceRequest', 'MaintenanceRequests');
+  runRoutes(api, ctxOf, 'documents', '/v1/daily-documents', 'DailyDocuments', 'DailyDocuments');
 }
 
 /** Listing and reading the firm's runs of one kind. */
-function runRoutes(api: Api, ctxOf: ContextOf, kind: RunKind, path: string, name: string): void {
+function runRoutes(api: Api, ctxOf: ContextOf, kind: RunKind, path: string, name: string, plural: string): void {
   const tags = [kind === 'maintenance' ? 'maintenance' : 'daily documents'];
   const iso = (date: Date | undefined) => date?.toISOString();
   api.get(path, {
     config: { roles: READERS },
     schema: {
       tags,
-      operationId: `list${name}s`,
+      operationId: `list${plural}`,
       summary: `The firm's ${kind === 'maintenance' ? 'maintenance requests' : 'daily document submissions'}, newest first (200 at most)`,
       querystring: RunListQuery,
       response: { 200: z.object({ runs: z.array(RunSummary) }), ...problems() },

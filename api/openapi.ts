@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { buildApi } from './server.js';
+import { FirmRegistry } from '../runtime/firms.js';
+import type { Database } from '../runtime/database/index.js';
 import { packageManifest } from '../runtime/package-info.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
@@ -19,10 +21,13 @@ export async function openApiText(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'eca-openapi-'));
   // Never connected nor written: the routes only use them when a request comes.
   const connection = Connection.lazy({ address: '127.0.0.1:1' });
+  const database = { query: () => Promise.reject(new Error('the OpenAPI document reads no database')) };
   const app = await buildApi({
     engine: { client: new Client({ connection }), store: new FileDocumentStore(dir) },
     verifyKey: () => Promise.resolve(undefined),
-    database: { query: () => Promise.reject(new Error('the OpenAPI document reads no database')) },
+    database,
+    // With a registry, the admin role's routes are in the document too.
+    registry: new FirmRegistry(database as unknown as Database),
     version,
   });
   try {

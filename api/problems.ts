@@ -17,6 +17,7 @@ export type ApiProblemCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -44,6 +45,7 @@ export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
   UNKNOWN_APPLICATION: { status: 404, title: 'No such application' },
   NOT_FOUND: { status: 404, title: 'No such resource' },
   NO_CREDENTIALS: { status: 404, title: 'No temporary credentials to hand out' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'The path does not answer this method' },
   NOT_ALLOWED_IN_STATE: { status: 409, title: 'Not allowed in the application’s state' },
   APPLICATION_FINISHED: { status: 409, title: 'The application has finished' },
   CONFLICT: { status: 409, title: 'The external id is taken by another application XML' },
@@ -116,8 +118,11 @@ function issuePath(error: FastifyError): string | undefined {
   const first = error.validation?.[0];
   if (!first) return undefined;
   const context = error.validationContext ?? 'body';
-  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  return path ? `${context}.${path}` : context;
+  const parts = first.instancePath.split('/').filter((part) => part !== '');
+  // An unknown field is named itself, not the object that holds it.
+  const unknown = first.keyword === 'unrecognized_keys' ? (first.params as { keys?: string[] }).keys?.[0] : undefined;
+  if (unknown !== undefined) parts.push(unknown);
+  return [context, ...parts].join('.');
 }
 
 function fromError(error: unknown): { code: ApiProblemCode; detail: string; field?: string } {
@@ -141,7 +146,8 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (hasZodFastifySchemaValidationErrors(fastify)) {
     const field = issuePath(fastify);
     const first = fastify.validation[0];
-    return { code: 'INVALID_INPUT', detail: `${field ?? 'request'}: ${first?.message ?? 'invalid'}`, field };
+    const message = first?.keyword === 'unrecognized_keys' ? 'is not a field of this request' : first?.message;
+    return { code: 'INVALID_INPUT', detail: `${field ?? 'request'}: ${message ?? 'invalid'}`, field };
   }
   if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { code: 'PAYLOAD_TOO_LARGE', detail: fastify.message };
   if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -166,7 +172,42 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (error instanceof ApiProblem) reply.headers(error.headers);
     return sendProblem(request, reply, code, detail, field);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
-  );
+  const routes = new Routes();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routes.methodsOf(path);
+    if (allowed.length === 0) return sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${path}`);
+    reply.header('allow', allowed.join(', '));
+    return sendProblem(
+      request,
+      reply,
+      'METHOD_NOT_ALLOWED',
+      `${path} answers ${allowed.join(', ')}, not ${request.method}`,
+    );
+  });
+}
+
+/** The service's paths and their methods: a path that answers other methods than the request's is a 405. */
+class Routes {
+  private readonly paths: { pattern: RegExp; methods: Set<string> }[] = [];
+
+  add(method: string | string[], url: string): void {
+    // `/v1/webhooks/:id` matches one segment per parameter; `*` anything.
+    const source = url
+      .split('/')
+      .map((part) =>
+        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/');
+    let entry = this.paths.find((known) => known.pattern.source === `^${source}$`);
+    if (!entry) this.paths.push((entry = { pattern: new RegExp(`^${source}$`), methods: new Set() }));
+    for (const one of [method].flat()) entry.methods.add(one.toUpperCase());
+  }
+
+  methodsOf(path: string): string[] {
+    const methods = new Set<string>();
+    for (const { pattern, methods: own } of this.paths) if (pattern.test(path)) own.forEach((m) => methods.add(m));
+    return [...methods].sort();
+  }
 }

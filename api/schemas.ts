@@ -20,7 +20,7 @@ const base64 = (bytes: number) =>
     .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'is not base64');
 
 export const DocumentUpload = component(
-  z.object({
+  z.strictObject({
     formNumber: z.string().regex(/^\d{1,10}$/, 'is not a form number (digits)'),
     // domain/documents.ts PDF_FILE_NAME, written without the `i` flag (JSON Schema patterns take no flags).
     fileName: z
@@ -35,7 +35,7 @@ export const DocumentUpload = component(
 );
 
 export const StartApplicationRequest = component(
-  z.object({
+  z.strictObject({
     applicationXml: z
       .string()
       .min(1)
@@ -48,19 +48,19 @@ export const StartApplicationRequest = component(
 );
 
 export const ProvideDocumentsRequest = component(
-  z.object({ documents: z.array(DocumentUpload).min(1).max(20) }),
+  z.strictObject({ documents: z.array(DocumentUpload).min(1).max(20) }),
   'ProvideDocumentsRequest',
   'PDFs the application asks for (its pending tasks name the forms).',
 );
 
 export const ResubmitRequest = component(
-  z.object({ applicationXml: z.string().min(1).max(MAX_APPLICATION_BYTES) }),
+  z.strictObject({ applicationXml: z.string().min(1).max(MAX_APPLICATION_BYTES) }),
   'ResubmitRequest',
   'A corrected application XML, with the same external id.',
 );
 
 export const AbandonRequest = component(
-  z.object({ reason: z.string().max(500).optional() }),
+  z.strictObject({ reason: z.string().max(500).optional() }),
   'AbandonRequest',
   'Why staff abandon the application (kept with it, encrypted).',
 );
@@ -79,7 +79,33 @@ export const Task = component(
   'A task the brokerage lists for the account.',
 );
 
-export const isoTime = z.string().describe('ISO 8601 time');
+/** A time as the service answers it: RFC 3339 in UTC, as `Date.toISOString` writes it. */
+export const isoTime = z.string().meta({ format: 'date-time', description: 'RFC 3339 time, UTC' });
+
+/** `+0100` or `+01` as `+01:00`, a fraction cut to milliseconds, `t`/`z` upper-case: what `Date.parse` reads. */
+function normalizedTime(text: string): string | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(text);
+  if (!match) return undefined;
+  const [, date, clock, fraction, zone = ''] = match;
+  const offset = /^[Zz]$/.test(zone) ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(3).replace(':', '') || '00'}`;
+  const fractionPart = fraction ? `.${fraction.slice(0, 3).padEnd(3, '0')}` : '';
+  const normalized = `${date}T${clock}${fractionPart}${offset}`;
+  return Number.isNaN(Date.parse(normalized)) ? undefined : normalized;
+}
+
+/**
+ * A date-time a caller gives (a query filter): ISO 8601 with `Z` or an offset, written `+01:00`, `+0100` or `+01`,
+ * with any fraction of a second: the forms generated clients send. Read as the same instant in UTC.
+ */
+export const queryTime = z
+  .string()
+  .max(64)
+  .refine((text) => normalizedTime(text) !== undefined, 'is not an ISO 8601 date-time with Z or an offset')
+  .transform((text) => new Date(normalizedTime(text) ?? text).toISOString())
+  .meta({ format: 'date-time' });
+
+/** A query flag: `true` or `false`. The document calls it a boolean (api/contract.ts); it is read as its text. */
+export const queryBoolean = z.enum(['true', 'false']).meta({ 'x-query-boolean': true });
 
 export const Application = component(
   z.object({
@@ -155,9 +181,9 @@ export const ListQuery = z.object({
   lifecycleState: z.enum(APPLICATION_STATES).optional(),
   accountStatus: z.string().max(64).optional(),
   externalId: z.string().max(128).optional(),
-  startedAfter: z.iso.datetime({ offset: true }).optional(),
-  startedBefore: z.iso.datetime({ offset: true }).optional(),
-  running: z.enum(['true', 'false']).optional(),
+  startedAfter: queryTime.optional(),
+  startedBefore: queryTime.optional(),
+  running: queryBoolean.optional(),
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
   cursor: z.string().max(4096).optional(),
 });

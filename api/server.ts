@@ -9,12 +9,8 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyRateLimit from '@fastify/rate-limit';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { contractTransform, contractTransformObject, installLocations } from './contract.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { applicationRoutes, contextOf } from './applications.js';
@@ -113,6 +109,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installProblemHandlers(app);
+  installLocations(app);
   if (options.metrics) installMetrics(app, options.metrics);
   installCallTimeouts(app, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   // An application XML alone may be sent as it is (`curl --data-binary @application.xml`): it is read as
@@ -140,6 +137,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     hook: 'preHandler',
     max: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     timeWindow: 60_000,
+    // `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (the IETF draft's names), `Retry-After` on a 429.
+    enableDraftSpec: true,
     keyGenerator: (request) => request.principal?.keyId ?? 'public',
     allowList: (request) => request.principal === undefined,
     errorResponseBuilder: (_request, context) =>
@@ -186,8 +185,8 @@ async function registerDocs(app: FastifyInstance, version = '0.1.0'): Promise<vo
       },
       security: [{ apiKey: [] }],
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: contractTransform,
+    transformObject: contractTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 }

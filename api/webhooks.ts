@@ -60,7 +60,7 @@ const cursorText = z
   .describe('`start` (every event the log holds) or an event cursor (an SSE event id, a page’s `cursor`)');
 
 const RegisterWebhookRequest = z
-  .object({
+  .strictObject({
     url: z.string().max(4096).describe('Absolute http or https URL, without user name or password'),
     description: z.string().max(1000).optional(),
     after: cursorText
@@ -70,7 +70,7 @@ const RegisterWebhookRequest = z
   .meta({ id: 'RegisterWebhookRequest', description: 'An endpoint to deliver the firm’s lifecycle events to' });
 
 const RotateSecretRequest = z
-  .object({
+  .strictObject({
     keepPreviousFor: z
       .string()
       .max(32)
@@ -85,7 +85,7 @@ const RotateSecretRequest = z
   });
 
 const ReplayRequest = z
-  .object({ after: cursorText.describe('Send again the events after this: `start` or a cursor') })
+  .strictObject({ after: cursorText.describe('Send again the events after this: `start` or a cursor') })
   .meta({ id: 'ReplayRequest', description: 'Move the endpoint’s cursor back: the events after it are sent again' });
 
 const WebhookParams = z.object({ id: z.string().min(1).max(64).describe('The endpoint id (wh_…)') });
@@ -187,7 +187,7 @@ export function webhookRoutes(
 
 function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks', {
-    config: { roles: STAFF },
+    config: { roles: STAFF, location: (body: { endpoint: { id: string } }) => `/v1/webhooks/${body.endpoint.id}` },
     schema: {
       tags,
       operationId: 'registerWebhook',

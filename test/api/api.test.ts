@@ -123,7 +123,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     assert.ok((seen.credentials?.users as number) >= 1, 'the credentials name a user');
     assert.deepEqual(seen.credentialsAgain, { status: 404, code: 'NO_CREDENTIALS' });
     assert.deepEqual(seen.listed, { status: 200, workflowIds: [workflowId] });
-    assert.deepEqual(seen.ssoLink, { status: 201, url: 'http' });
+    assert.deepEqual(seen.ssoLink, { status: 200, url: 'http' });
     assert.deepEqual(seen.languages, { status: 204 });
     assert.deepEqual(seen.maintenance, { status: 201, again: 200, same: true });
     assert.deepEqual(seen.maintenanceRead, { status: 200, workflowId: true });

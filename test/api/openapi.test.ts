@@ -28,7 +28,7 @@ describe('the OpenAPI document', function () {
       assert.deepEqual(operation.security, service ? [] : undefined, `${method} ${path}: security`);
       if (!service) assert.ok(operation.responses['401'], `${method} ${path}: answers 401 as a problem`);
     }
-    for (const name of ['Application', 'Problem', 'StartApplicationRequestInput', 'ApplicationPage']) {
+    for (const name of ['Application', 'Problem', 'StartApplicationRequest', 'ApplicationPage']) {
       assert.ok(document.components.schemas[name], `component ${name}`);
     }
   });

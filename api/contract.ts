@@ -15,6 +15,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { PROBLEM_TYPES } from './problems.js';
+import { COMPONENT_EXAMPLES, OPERATION_EXAMPLES, PARAMETER_EXAMPLES } from './examples.js';
 
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -213,7 +214,6 @@ function problemResponse(status: string): Node {
     .map(([code, type]) => `\`${code}\` (${type.title})`);
   const headers: Node = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
   if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
-  if (status === '405') headers.Allow = { $ref: '#/components/headers/Allow' };
   return {
     description: titles.length > 0 ? `A problem: ${titles.join(', ')}` : 'A problem',
     headers,
@@ -251,7 +251,7 @@ function finishResponses(entry: Operation, components: Node): void {
     response.headers = headers;
     const content = nodeAt(response, 'content');
     const json = content && nodeAt(content, 'application/json');
-    if (json) exampleOf(json, components);
+    if (json) exampleOf(json, components, OPERATION_EXAMPLES[String(operation.operationId)]);
     if (content && status === '200' && EVENT_STREAM_OPERATIONS.has(String(operation.operationId))) {
       content['text/event-stream'] = {
         schema: {
@@ -264,13 +264,14 @@ function finishResponses(entry: Operation, components: Node): void {
   }
 }
 
-/** A media type's example: the first of its schema's component `examples`. */
-function exampleOf(media: Node, components: Node): void {
+/** A media type's example: the first of its schema's component `examples`, or the operation's own. */
+function exampleOf(media: Node, components: Node, own?: unknown): void {
   const schema = nodeAt(media, 'schema');
   const name = refName(schema?.$ref);
   const component = name === undefined ? schema : nodeAt(components, name);
   const examples = component?.examples;
-  if (Array.isArray(examples) && examples.length > 0 && media.example === undefined) media.example = examples[0];
+  if (Array.isArray(examples) && examples.length > 0) media.example = examples[0];
+  else if (own !== undefined) media.example = own;
 }
 
 function finishRequest(entry: Operation, components: Node): void {
@@ -289,6 +290,12 @@ function finishRequest(entry: Operation, components: Node): void {
   }
   const parameters = Array.isArray(operation.parameters) ? operation.parameters.filter(isNode) : [];
   parameters.forEach((parameter) => realBooleans(parameter.schema));
+  for (const parameter of parameters.filter((one) => one.in === 'path')) {
+    const name = String(parameter.name);
+    const scope = entry.path.split('/').slice(0, 3).join('/');
+    const example = PARAMETER_EXAMPLES[`${scope}#${name}`] ?? PARAMETER_EXAMPLES[name];
+    if (example !== undefined) parameter.example = example;
+  }
 }
 
 const HEADERS: Node = {
@@ -303,7 +310,6 @@ const HEADERS: Node = {
   RateLimitReset: { description: 'Seconds until the minute ends.', schema: { type: 'integer' } },
   RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer' } },
   Location: { description: 'The URL of the resource made.', required: true, schema: { type: 'string' } },
-  Allow: { description: 'The methods the path answers.', required: true, schema: { type: 'string' } },
   CacheControl: { description: '`no-store`: the answer is not to be kept.', schema: { type: 'string' } },
 };
 
@@ -314,6 +320,10 @@ export function finishDocument(document: Node): void {
   const components = document.components as Node;
   const schemas = nodeAt(components, 'schemas') ?? {};
   components.headers = HEADERS;
+  for (const [name, example] of Object.entries(COMPONENT_EXAMPLES)) {
+    const schema = nodeAt(schemas, name);
+    if (schema) schema.examples = [example];
+  }
   for (const entry of operations) {
     finishRequest(entry, schemas);
     finishResponses(entry, schemas);

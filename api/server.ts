@@ -175,9 +175,29 @@ async function registerDocs(app: FastifyInstance, version = '0.1.0'): Promise<vo
       info: {
         title: 'ECA onboarding API',
         version,
-        description:
-          'Start and follow brokerage account applications. Every request but health, readiness and this description carries an API key of one firm: `Authorization: Bearer <key>`. Errors are RFC 9457 problem details with a stable `code`.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+        description: [
+          'Start and follow brokerage account applications. Every request but health, readiness and this description carries an API key of one firm: `Authorization: Bearer <key>`; `x-roles` names the roles whose keys may call an operation.',
+          '',
+          'Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`; `field` names the offending input. Request bodies refuse unknown fields.',
+          '',
+          'Answers are open to additions: within this major version a release may add fields, lifecycle states, event types, problem codes and operations (`x-extensible-enum` lists the values known today), and a client must read them without failing. It never removes or renames a field, changes a type, or makes an optional request field required.',
+        ].join('\n'),
       },
+      servers: [
+        { url: 'http://localhost:8080', description: 'The service as `eca-api` listens by default (ECA_API_PORT)' },
+      ],
+      tags: [
+        { name: 'service', description: 'Health and readiness, for load balancers (no key)' },
+        { name: 'applications', description: 'Account applications: start, follow, documents, staff actions' },
+        { name: 'events', description: 'The lifecycle events of the firm’s applications: pages or server-sent events' },
+        { name: 'webhooks', description: 'Endpoints the events are delivered to, signed (Standard Webhooks)' },
+        { name: 'deadlines', description: 'How long an application may wait in each state' },
+        { name: 'account holders', description: 'Single sign-on links and language preferences' },
+        { name: 'maintenance', description: 'Update functions on open accounts' },
+        { name: 'daily documents', description: 'The daily document submissions' },
+        { name: 'administration', description: 'The firms and API keys of the deployment (admin keys only)' },
+      ],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`eca api-keys create`)' },

@@ -32,6 +32,7 @@ import {
   visibilityString,
 } from '../domain/search-attributes.js';
 import { readApplicationXml, storeApplication, storeDocuments } from './documents.js';
+import { canonicalXmlSha256, sameApplication } from './canonical-xml.js';
 import { startOnce } from './start-once.js';
 import { ensureStatusSweep } from './sweep.js';
 import type { EngineContext } from './context.js';
@@ -91,10 +92,10 @@ export async function startApplication(ctx: EngineContext, input: StartApplicati
     // documents are never left without the workflow that owns them.
     const { handle, workflowId, externalId, ref, existed } = await shielded(ctx, () => storeAndStart(ctx, input));
     if (!existed) return { handle, workflowId, externalId, existed, state: startingView(ctx.csid, externalId, ref) };
-    // The same external id on another file is a conflict, never silently the old application; so is a
-    // workflow of another firm's (checked by its EcaCsid before, by its state here).
+    // The same external id on another application is a conflict, never silently the old application; so is
+    // a workflow of another firm's (checked by its EcaCsid before, by its state here).
     const state = await message(externalId, () => handle.query(stateQuery));
-    if (state.csid !== ctx.csid || state.application.sha1 !== ref.sha1) {
+    if (state.csid !== ctx.csid || !sameApplication(state.application, ref)) {
       throw new ApplicationConflictError(externalId, workflowId);
     }
     return { handle, workflowId, externalId, existed, state };
@@ -174,7 +175,11 @@ function startingView(csid: string, externalId: string, application: DocumentRef
     externalId,
     lifecycleState: 'validating',
     done: false,
-    application: { sha1: application.sha1, length: application.length },
+    application: {
+      sha1: application.sha1,
+      length: application.length,
+      ...(application.canonicalSha256 && { canonicalSha256: application.canonicalSha256 }),
+    },
     pendingTasks: [],
     waitingDocuments: [],
     corrections: [],
@@ -298,8 +303,12 @@ export async function resubmit(
         `external_id "${summary.externalId}" is not this application's ("${state.externalId}")`,
       );
     }
-    // The application's document (its own workflow id: 1.0.0's for one started under it).
-    const ref = await ctx.store.put(bytes, { owner: handle.workflowId });
+    // The application's document (its own workflow id: 1.0.0's for one started under it), with its meaning's
+    // digest: a later start of the external id compares it.
+    const ref = {
+      ...(await ctx.store.put(bytes, { owner: handle.workflowId })),
+      canonicalSha256: canonicalXmlSha256(bytes),
+    };
     // A store write cannot be stopped half-way: the signal is looked at before the next step.
     ctx.signal?.throwIfAborted();
     return message(reference, () => handle.executeUpdate(resubmitUpdate, { args: [ref] }));

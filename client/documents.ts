@@ -10,6 +10,7 @@ import type { DocumentStore } from '../runtime/document-store.js';
 import { MAX_DOCUMENT_BYTES, PDF_FILE_NAME } from '../domain/documents.js';
 import type { DocumentRef, FormDocument } from '../domain/documents.js';
 import { InvalidInputError } from './errors.js';
+import { canonicalXmlSha256 } from './canonical-xml.js';
 import { applicationWorkflowId } from '../domain/workflow-ids.js';
 
 // PDFs larger than MAX_DOCUMENT_BYTES are refused (the service states no limit; scanned documents stay well under it).
@@ -84,7 +85,9 @@ export async function storeApplication(
 ): Promise<{ ref: DocumentRef; summary: ApplicationSummary }> {
   const { bytes, summary } = await readApplicationXml(xml);
   const owner = csid === undefined ? undefined : applicationWorkflowId(csid, summary.externalId!);
-  return { ref: await store.put(bytes, { owner }), summary };
+  // Its meaning's digest goes with the reference: a start tells the same application written differently by it.
+  const ref = { ...(await store.put(bytes, { owner })), canonicalSha256: canonicalXmlSha256(bytes) };
+  return { ref, summary };
 }
 
 /** Checks and stores PDFs; with `owner` (an application's workflow id) they are that application's. */

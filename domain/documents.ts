@@ -12,6 +12,12 @@ export interface DocumentRef {
   length: number;
   /** Opaque store reference (for the filesystem store, the SHA-1 path). */
   ref: string;
+  /**
+   * An application XML's only: SHA-256 (lower-case hex) of its canonical form (client/canonical-xml.ts), which
+   * tells the same application written differently from another. Absent on PDFs and on references made
+   * before 1.1 (histories recorded then have none).
+   */
+  canonicalSha256?: string;
 }
 
 /** The largest PDF the engine takes: checked by the client before storing and by the workflow's validators. */

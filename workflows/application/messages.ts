@@ -83,10 +83,11 @@ export interface ApplicationStateView {
   lifecycleState: ApplicationState;
   done: boolean;
   /**
-   * Which application XML the application runs on (the last resubmitted one): its SHA-1 and length, so
-   * that a start with the same external id tells the same file from a different one.
+   * Which application XML the application runs on (the last resubmitted one): its SHA-1 and length, and
+   * the SHA-256 of its canonical form when the client recorded one (1.1 on), so that a start with the same
+   * external id tells the same application (the same bytes, or the same meaning) from a different one.
    */
-  application: { sha1: string; length: number };
+  application: { sha1: string; length: number; canonicalSha256?: string };
   accountId?: string;
   userName?: string;
   /** Where the create's users and temporary passwords are kept until staff take them (`eca password`). */

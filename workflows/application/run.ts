@@ -188,7 +188,12 @@ export class ApplicationRun {
       // A snapshot at rest is never on `pending` or `deciding` (transient): effects.ts checks the rest.
       lifecycleState: state as ApplicationState,
       done: this.snapshot.status === 'done',
-      application: { sha1: context.application.sha1, length: context.application.length },
+      application: {
+        sha1: context.application.sha1,
+        length: context.application.length,
+        // A query's answer, not a command: histories recorded without it replay the same.
+        ...(context.application.canonicalSha256 && { canonicalSha256: context.application.canonicalSha256 }),
+      },
       accountId: context.accountId,
       userName: context.userName,
       ...(context.credentials && { credentials: context.credentials }),

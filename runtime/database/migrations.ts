@@ -177,4 +177,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD CONSTRAINT api_keys_role_check CHECK (role IN ('onboarding', 'staff', 'ops', 'admin'));
     `,
   },
+  {
+    version: 8,
+    name: 'idempotency keys',
+    // The API's `Idempotency-Key` header (api/idempotency.ts): per caller's firm (CSID, '*' for admin keys)
+    // and key, the request it was first sent with (a SHA-256 of method, path and body) and, once answered,
+    // the answer (status, Location and Content-Type, the body; NULL while in flight, and the body NULL where
+    // it held a secret). Kept 24 hours from the first request.
+    sql: `
+      CREATE TABLE idempotency_keys (
+        scope text NOT NULL,
+        key text NOT NULL,
+        fingerprint text NOT NULL,
+        status integer,
+        headers jsonb,
+        -- The answer's body, sealed with the codec keys where they are configured (runtime/sealing.ts).
+        body bytea,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+    `,
+  },
 ];

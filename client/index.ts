@@ -1,3 +1,4 @@
+export * from './application-documents.js';
 export * from './applications.js';
 export * from './bulk.js';
 export * from './connection.js';

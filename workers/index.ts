@@ -9,6 +9,7 @@
 export { createEngineWorker, DEFAULT_TASK_QUEUE, WORKFLOW_BUNDLE_DIR_ENV } from './engine-worker.js';
 export { packageDeployment } from './engine-worker.js';
 export type { EngineWorkerOptions, WorkerDeployment } from './engine-worker.js';
+export { assertSearchAttributes, SearchAttributesMissingError } from './search-attributes.js';
 export { createEngineActivities } from '../activities/engine.js';
 export type { EngineActivityOptions } from '../activities/engine.js';
 export { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';

@@ -22,6 +22,7 @@ import {
 import type { WorkerConfig } from '../runtime/config.js';
 import { createEngineWorker, packageDeployment, prebuiltBundleDir } from './engine-worker.js';
 import type { WorkerDeployment } from './engine-worker.js';
+import { assertSearchAttributes } from './search-attributes.js';
 import { startTracing } from '../runtime/tracing.js';
 import { temporalConnectionOptions } from '../runtime/temporal-connection.js';
 import { openDocumentStore } from '../runtime/document-store-location.js';
@@ -224,6 +225,21 @@ function warnOfPlaintext(log: PinoLogger, encrypted: boolean, plaintext: 'accept
   }
 }
 
+/**
+ * The connection to Temporal, once the namespace is known to hold the engine's search attributes: a namespace
+ * `eca setup` has not prepared stops the start, the message naming what is missing and the command.
+ */
+async function connectTemporal(temporal: WorkerConfig['temporal']): Promise<NativeConnection> {
+  const connection = await NativeConnection.connect(await temporalConnectionOptions(temporal));
+  try {
+    await assertSearchAttributes(connection, temporal.namespace);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  return connection;
+}
+
 async function main(): Promise<void> {
   const exitCode = commandLine(process.argv);
   if (exitCode !== undefined) {
@@ -249,7 +265,7 @@ async function main(): Promise<void> {
     log.warn(`firm ${config.brokerage.csid} is managed with eca firms: ECA_CSID's settings and keys are not used`);
   }
   const eca = instrumentEcaClient(brokerages.dispatcher(), meter);
-  const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
+  const connection = await connectTemporal(config.temporal);
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });
   // The status sweep lists and signals applications: its payloads go through the same codec.

@@ -83,7 +83,7 @@ export async function startDemoApi(
   csid: string,
   database?: Database,
   keyring?: CodecKeyring,
-): Promise<{ url: string; system: OnboardingSystem; close(): Promise<void> }> {
+): Promise<{ url: string; onboardingKey: string; system: OnboardingSystem; close(): Promise<void> }> {
   const api = await startLocalApi(engine, {
     csid,
     roles: ['onboarding', 'staff'],
@@ -93,6 +93,7 @@ export async function startDemoApi(
   });
   return {
     url: api.url,
+    onboardingKey: api.keys.onboarding!,
     system: httpSystem(api.url, { onboarding: api.keys.onboarding!, staff: api.keys.staff! }),
     close: api.close,
   };

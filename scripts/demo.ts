@@ -7,7 +7,8 @@
  *
  *   --applications N   how many applications (default 25)
  *   --time-scale X     simulated time per real time (default 20000: a business day in about 4 s)
- *   --keep             leave everything running to explore the UI (Ctrl-C to stop)
+ *   --keep             leave everything running to explore the UI and the API (Ctrl-C to stop); prints the
+ *                      API's address, an onboarding key of the demo firm and a curl line to start from
  *
  * With TEMPORAL_ADDRESS set, the demo uses that server instead of starting one.
  */
@@ -146,6 +147,22 @@ async function eventsSummary(database: Database): Promise<string> {
   return `Events: ${total} in the log (${kinds}); follow them with /v1/events or webhooks.`;
 }
 
+/**
+ * --keep: everything stays up (the API listening) until Ctrl-C. Prints the API's address, the demo firm's
+ * onboarding key and a request that works, to explore the API by hand; the key is printed only here, and
+ * lives as long as this process and its temporary database.
+ */
+async function keepRunning(api: { url: string; onboardingKey: string }): Promise<void> {
+  console.log(`\nAPI: ${api.url}`);
+  console.log(`Onboarding API key: ${api.onboardingKey}`);
+  console.log(`curl -H "Authorization: Bearer ${api.onboardingKey}" "${api.url}/v1/applications?pageSize=5"\n`);
+  console.log('Leaving everything running (--keep); press Ctrl-C to stop.');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}
+
 async function main(): Promise<number> {
   const count = positive('applications', values.applications, 5000);
   const timeScale = positive('time-scale', values['time-scale'], 1_000_000);
@@ -223,13 +240,7 @@ async function main(): Promise<number> {
     }
     if (failed.length > 0) console.error(`${failed.length} application(s) did not reach their expected state.`);
 
-    if (values.keep) {
-      console.log('Leaving everything running (--keep); press Ctrl-C to stop.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-    }
+    if (values.keep) await keepRunning(api);
     return failed.length > 0 ? 1 : 0;
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);

@@ -40,6 +40,8 @@ describe('the demo', function () {
     assert.ok(sweep, `no status sweep line in:\n${stdout}`);
     assert.ok(Number(sweep[1]) >= 1 && Number(sweep[2]) >= 3 && Number(sweep[3]) >= 1, sweep[0]);
     assert.match(stdout, /Temporal UI: http:\/\/localhost:\d+\/namespaces\/default\/workflows/);
+    // The API key is printed only with --keep, when the API stays up to be explored.
+    assert.doesNotMatch(stdout, /API key|Bearer/);
   });
 
   it('refuses a bad --applications value with one line and exit code 2', async function () {

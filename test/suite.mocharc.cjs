@@ -6,7 +6,7 @@ const { readdirSync } = require('node:fs');
 /** @type {Record<string, unknown>} */
 const base = require('../.mocharc.json');
 
-const FIRST = ['workflows', 'package', 'client', 'e2e', 'runtime', 'api'];
+const FIRST = ['workflows', 'package', 'client', 'e2e', 'runtime', 'api', 'contract'];
 /** @param {string} file a path under test/ */
 const rank = (file) => {
   const index = FIRST.indexOf(file.split('/')[0]);

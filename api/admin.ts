@@ -12,6 +12,7 @@ import { FirmNotConfiguredError } from '../client/errors.js';
 import type { ApiRole } from './auth.js';
 import type { Api } from './applications.js';
 import { ApiProblem } from './problems.js';
+import { IdempotencyHeaders } from './idempotency.js';
 import { isoTime, problems } from './schemas.js';
 
 const ADMIN: readonly ApiRole[] = ['admin'];
@@ -113,18 +114,23 @@ function firmRoutes(api: Api, registry: FirmRegistry): void {
     handler: async () => ({ firms: (await registry.list()).map(firmOf) }),
   });
   api.post('/v1/firms', {
-    config: { ...firmRoute.config, location: (body: { csid: string }) => `/v1/firms/${encodeURIComponent(body.csid)}` },
+    config: {
+      ...firmRoute.config,
+      idempotent: true,
+      location: (body: { csid: string }) => `/v1/firms/${encodeURIComponent(body.csid)}`,
+    },
     schema: {
       tags,
       operationId: 'addFirm',
       summary: 'Add a firm with its keys and settings (admin)',
+      headers: IdempotencyHeaders,
       body: z.strictObject({
         csid: z.string().min(1).max(64),
         name: z.string().min(1).max(200).optional(),
         settings: FirmSettingsInput.optional(),
         keys: FirmKeysInput,
       }),
-      response: { 201: Firm, ...problems() },
+      response: { 201: Firm, ...problems(409, 422) },
     },
     handler: async (request, reply) => {
       const { csid, name, settings, keys } = request.body;
@@ -215,17 +221,23 @@ function apiKeyRoutes(api: Api, database: Queryable): void {
     handler: async (request) => ({ keys: (await listApiKeys(database, request.query)).map(keyOf) }),
   });
   api.post('/v1/api-keys', {
-    config: { roles: ADMIN, location: (body: { record: { id: string } }) => `/v1/api-keys/${body.record.id}` },
+    config: {
+      roles: ADMIN,
+      // Its answer holds the key: a retry with the same Idempotency-Key is told, never shown it again.
+      idempotent: 'secret',
+      location: (body: { record: { id: string } }) => `/v1/api-keys/${body.record.id}`,
+    },
     schema: {
       tags,
       operationId: 'createApiKey',
       summary: 'A new API key: its secret is in this answer only (admin)',
+      headers: IdempotencyHeaders,
       body: z.strictObject({
         csid: z.string().min(1).max(64).optional().describe('The firm; none for an admin key'),
         role: z.enum(['onboarding', 'staff', 'ops', 'admin']),
         name: z.string().min(1).max(200),
       }),
-      response: { 201: z.object({ key: z.string(), record: ApiKey }), ...problems() },
+      response: { 201: z.object({ key: z.string(), record: ApiKey }), ...problems(409, 422) },
     },
     handler: async (request, reply) => {
       const { key, record } = await createApiKey(database, request.body);

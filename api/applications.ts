@@ -11,10 +11,12 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { IdempotencyHeaders } from './idempotency.js';
 import { callSignalOf } from './call-timeout.js';
 import { z } from 'zod';
 import {
   abandon,
+  applicationDocuments,
   getState,
   listApplicationsPage,
   pollNow,
@@ -49,8 +51,9 @@ export type EngineBase = Omit<EngineContext, 'csid'>;
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**
- * The workflow's view as the API shows it: times in ISO 8601, credentials as "waiting to be taken", and
- * the workflow id, which is derived from the firm and the external id (domain/workflow-ids.ts).
+ * The workflow's view as the API shows it: times in ISO 8601, credentials as "waiting to be taken", the
+ * documents it waits for (client/application-documents.ts), and the workflow id, which is derived from the
+ * firm and the external id (domain/workflow-ids.ts).
  */
 export function applicationOf(view: ApplicationStateView): z.output<typeof Application> {
   const {
@@ -66,8 +69,11 @@ export function applicationOf(view: ApplicationStateView): z.output<typeof Appli
   } = view;
   return {
     ...rest,
+    // The canonical form's digest (client/canonical-xml.ts) stays the engine's: the API shows the file's.
+    application: { sha1: view.application.sha1, length: view.application.length },
     workflowId: applicationWorkflowId(view.csid, view.externalId),
     credentialsAvailable: credentials !== undefined,
+    documents: applicationDocuments(view),
     lastPollAt: iso(lastPollAt),
     nextPollAt: iso(nextPollAt),
     ...(inDoubt && { inDoubt: { ...inDoubt, since: iso(inDoubt.since) } }),
@@ -135,14 +141,16 @@ function startAndReadRoutes(api: Api, ctxOf: ContextOf): void {
     config: {
       roles: ONBOARDING,
       newWork: true,
+      idempotent: true,
       location: (body: { application: { externalId: string } }) => applicationPath(body.application.externalId),
     },
     schema: {
       tags,
       operationId: 'startApplication',
       summary: 'Start an application (idempotent by external id)',
+      headers: IdempotencyHeaders,
       body: StartApplicationRequest,
-      response: { 200: StartedApplication, 201: StartedApplication, ...problems(409, 413) },
+      response: { 200: StartedApplication, 201: StartedApplication, ...problems(409, 413, 422) },
     },
     handler: async (request, reply) => {
       const ctx = ctxOf(request);

@@ -134,14 +134,28 @@ function responseSchemas({ operation }: Operation): Node[] {
     .flatMap((response) => mediaSchemas(response));
 }
 
-/** A response schema open to additions: no `additionalProperties: false`, enumerations extensible. */
+/**
+ * A response schema open to additions: every object says `additionalProperties: true` (generators read a
+ * missing one as false: the Java client threw on a field it did not know), enumerations extensible.
+ */
 function open(schema: unknown): void {
   eachSchema(schema, (node) => {
-    if (node.additionalProperties === false) delete node.additionalProperties;
+    if (node.type === 'object' && node.additionalProperties === false) node.additionalProperties = true;
+    if (node.type === 'object' && node.properties !== undefined) node.additionalProperties ??= true;
     if (node.type === 'string' && Array.isArray(node.enum) && node.enum.length > 1) {
       node['x-extensible-enum'] = node.enum;
       delete node.enum;
     }
+  });
+}
+
+/** zod's integers, bounded to JavaScript's safe range, as 64-bit integers (a 32-bit one in Java otherwise). */
+function wideIntegers(schema: unknown): void {
+  eachSchema(schema, (node) => {
+    if (node.type !== 'integer' || node.maximum !== Number.MAX_SAFE_INTEGER) return;
+    delete node.maximum;
+    if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
+    node.format = 'int64';
   });
 }
 
@@ -204,8 +218,11 @@ function oneSchemaPerShape(document: Node, operations: Operation[]): void {
     kept[names.get(name) ?? name] = schema;
   }
   renameRefs(Object.values(kept), names);
+  // By name: the registry's order is the order modules were first imported in, which differs by entry point.
   operations.forEach(({ operation }) => renameRefs([...requestSchemas({ operation } as Operation)], names));
-  (document.components as Node).schemas = kept;
+  (document.components as Node).schemas = Object.fromEntries(
+    Object.entries(kept).sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 function problemResponse(status: string): Node {
@@ -214,6 +231,7 @@ function problemResponse(status: string): Node {
     .map(([code, type]) => `\`${code}\` (${type.title})`);
   const headers: Node = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
   if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  if (status === '409') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfterInFlight' };
   return {
     description: titles.length > 0 ? `A problem: ${titles.join(', ')}` : 'A problem',
     headers,
@@ -242,6 +260,8 @@ function finishResponses(entry: Operation, components: Node): void {
       }
     }
     if (status === '201') headers.Location = { $ref: '#/components/headers/Location' };
+    if (takesIdempotencyKey(operation))
+      headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
     if (
       NO_STORE_OPERATIONS.has(String(operation.operationId)) ||
       EVENT_STREAM_OPERATIONS.has(String(operation.operationId))
@@ -263,6 +283,12 @@ function finishResponses(entry: Operation, components: Node): void {
     }
   }
 }
+
+const takesIdempotencyKey = (operation: Node) =>
+  Array.isArray(operation.parameters) &&
+  operation.parameters.some(
+    (parameter) => isNode(parameter) && parameter.in === 'header' && parameter.name === 'idempotency-key',
+  );
 
 /** A media type's example: the first of its schema's component `examples`, or the operation's own. */
 function exampleOf(media: Node, components: Node, own?: unknown): void {
@@ -309,6 +335,14 @@ const HEADERS: Node = {
   RateLimitRemaining: { description: "Requests left in the key's current minute.", schema: { type: 'integer' } },
   RateLimitReset: { description: 'Seconds until the minute ends.', schema: { type: 'integer' } },
   RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer' } },
+  RetryAfterInFlight: {
+    description: 'With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before sending the request again.',
+    schema: { type: 'integer' },
+  },
+  IdempotentReplayed: {
+    description: '`true`: the answer is the one kept for the `Idempotency-Key`, not a new one.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   Location: { description: 'The URL of the resource made.', required: true, schema: { type: 'string' } },
   CacheControl: { description: '`no-store`: the answer is not to be kept.', schema: { type: 'string' } },
 };
@@ -320,6 +354,8 @@ export function finishDocument(document: Node): void {
   const components = document.components as Node;
   const schemas = nodeAt(components, 'schemas') ?? {};
   components.headers = HEADERS;
+  wideIntegers(document.paths);
+  wideIntegers(schemas);
   for (const [name, example] of Object.entries(COMPONENT_EXAMPLES)) {
     const schema = nodeAt(schemas, name);
     if (schema) schema.examples = [example];

@@ -74,10 +74,19 @@ const EventPage = z
   })
   .meta({ id: 'EventPage', description: 'A page of events in the log’s order' });
 
+/**
+ * `start`, `now`, or a cursor `<tx>-<position>` (runtime/events.ts): 19 and 18 digits at most, so that every
+ * cursor the pattern takes is one the log can name.
+ */
+export const EVENT_CURSOR = /^(?:start|now|[0-9]{1,19}-[0-9]{1,18})$/;
+
+/** The SSE client's own header: the id of the last event it got. */
+const lastEventId = z.string().regex(EVENT_CURSOR, 'is not an event id').optional();
+
 const EventQuery = z.object({
   after: z
     .string()
-    .max(64)
+    .regex(EVENT_CURSOR, 'is not `start`, `now` or an event cursor (`<tx>-<position>`)')
     .optional()
     .describe('`start`, `now` (the default), or a cursor: an SSE event id, a page’s `cursor`'),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
@@ -233,7 +242,7 @@ export function eventRoutes(
       description:
         'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A key revoked, or a firm disabled, while it streams ends the stream with an `error` event (its `code`, UNAUTHENTICATED or FIRM_DISABLED, and `detail` as data). Otherwise a page of JSON.',
       querystring: EventQuery,
-      headers: z.object({ 'last-event-id': z.string().max(64).optional() }),
+      headers: z.object({ 'last-event-id': lastEventId }),
       response: { 200: EventPage, ...problems() },
     },
     handler: (request, reply) => answer(request, reply, request.query),
@@ -247,7 +256,7 @@ export function eventRoutes(
       summary: "One application's lifecycle events: a stream or a page of JSON",
       params: ApplicationEventParams,
       querystring: EventQuery,
-      headers: z.object({ 'last-event-id': z.string().max(64).optional() }),
+      headers: z.object({ 'last-event-id': lastEventId }),
       response: { 200: EventPage, ...problems(404) },
     },
     handler: async (request, reply) =>

@@ -35,9 +35,19 @@ const application = {
   status: 'N',
   stateText: 'New',
   pendingTasks: [
-    { formNumber: '5001', formName: 'W-9', action: 'to sign', state: 'Pending', isRequiredForApproval: true },
+    { formNumber: '5001', formName: 'W-9', action: 'to sign', state: 'To Be Signed', isRequiredForApproval: true },
   ],
   waitingDocuments: [],
+  documents: [
+    {
+      formNumber: '5001',
+      formName: 'W-9',
+      action: 'to sign',
+      state: 'requested',
+      provided: false,
+      requiredForApproval: true,
+    },
+  ],
   corrections: [],
   lastPollAt: LATER,
   nextPollAt: '2026-11-02T14:22:41.906Z',
@@ -109,6 +119,7 @@ export const COMPONENT_EXAMPLES: Record<string, unknown> = {
   ReplayRequest: { after: '1180-0' },
   SetDeadlinePolicyRequest: { policy: { needsDocuments: stateDeadline, awaitingClient: null } },
   Task: application.pendingTasks[0],
+  ApplicationDocument: application.documents[0],
   Application: application,
   StartedApplication: { existed: false, application },
   ApplicationSummary: {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createSsoUrl, setLanguages } from '../client/brokerage.js';
 import { listRuns, runStatus, startMaintenance } from '../client/index.js';
 import { existingMaintenance } from '../client/maintenance.js';
-import { EcaDeferredError, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
+import { EcaDeferredError, LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
@@ -15,10 +15,10 @@ import type { Api, ContextOf, EngineBase } from './applications.js';
 import { contextOf, documentsOf } from './applications.js';
 import { FirmNotConfiguredError } from '../client/errors.js';
 import { ApiProblem } from './problems.js';
+import { IdempotencyHeaders } from './idempotency.js';
 import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
 import type { FirmRecord } from '../runtime/firms.js';
 import { DocumentUpload, isoTime, problems, queryBoolean } from './schemas.js';
-import { isIP } from 'node:net';
 
 /** The brokerage client of one firm: a service that serves that firm alone (tests, embedding). */
 export interface FirmBrokerage {
@@ -99,6 +99,9 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
 
 const id = z.string().min(1).max(200);
 
+/** One IPv4 or IPv6 address, as zod writes each (every one of them is one `net.isIP` takes). */
+const IP_ADDRESS = new RegExp(`^(?:${z.regexes.ipv4.source.slice(1, -1)}|${z.regexes.ipv6.source.slice(1, -1)})$`);
+
 const SsoLinkRequest = z
   .strictObject({
     userName: z.string().min(1).max(100),
@@ -106,10 +109,12 @@ const SsoLinkRequest = z
       .string()
       .min(2)
       .max(45)
-      .refine((ip) => isIP(ip) !== 0, 'is not one IPv4 or IPv6 address')
-      .meta({ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] })
+      .regex(IP_ADDRESS, 'is not one IPv4 or IPv6 address')
       .describe("The end user's one IPv4 or IPv6 address: the link works from it only"),
-    landing: z.string().max(64).optional().describe("A landing page of the spec's table"),
+    landing: z
+      .enum(LANDING_PAGES.map((page) => page.id) as [string, ...string[]])
+      .optional()
+      .describe("A landing page of the spec's table"),
   })
   .meta({ id: 'SsoLinkRequest', description: 'A single sign-on link for an account holder, valid 60 seconds.' });
 
@@ -132,7 +137,7 @@ const MaintenanceRequest = z
     body: z
       .string()
       .max(1024 * 1024)
-      .refine((xml) => xml.trim() === '' || xml.trimStart().startsWith('<'), 'is not an XML fragment')
+      .regex(/^\s*(?:<[\s\S]*)?$/, 'is not an XML fragment')
       .optional()
       .describe("The function element's content, an XML fragment"),
     attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), z.string().max(256)).optional(),
@@ -183,14 +188,16 @@ const RunListQuery = z.object({
 export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
   const ctxOf = contextOf(base);
   api.post('/v1/sso-links', {
-    config: { roles: ONBOARDING, newWork: true },
+    // The link signs its holder on: a retry with the same Idempotency-Key is told, never shown it again.
+    config: { roles: ONBOARDING, newWork: true, idempotent: 'secret' },
     schema: {
       tags: ['account holders'],
       operationId: 'createSsoLink',
       summary: 'A single sign-on link for an account holder, bound to their IP',
+      headers: IdempotencyHeaders,
       body: SsoLinkRequest,
       // 200, not 201: the link is made at the brokerage; the service keeps nothing a Location could name.
-      response: { 200: SsoLink, ...problems(502) },
+      response: { 200: SsoLink, ...problems(409, 422, 502) },
     },
     handler: async (request, reply) => {
       const eca = await firms.brokerageOf(principalOf(request).csid);
@@ -222,14 +229,16 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
     config: {
       roles: ONBOARDING,
       newWork: true,
+      idempotent: true,
       location: (body: { workflowId: string }) => `/v1/maintenance-requests/${encodeURIComponent(body.workflowId)}`,
     },
     schema: {
       tags: ['maintenance'],
       operationId: 'startMaintenance',
       summary: 'Send an update function for an account (idempotent by requestKey)',
+      headers: IdempotencyHeaders,
       body: MaintenanceRequest,
-      response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 502, 503) },
+      response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 422, 502, 503) },
     },
     handler: async (request, reply) => {
       const { attachments, ...input } = request.body;

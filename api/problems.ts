@@ -18,11 +18,15 @@ export type ApiProblemCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'CURSOR_AHEAD'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'TIMEOUT'
   | 'UNAVAILABLE'
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENT_ANSWER_WITHHELD'
   | 'INTERNAL';
 
 declare module 'fastify' {
@@ -49,10 +53,17 @@ export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
   NOT_ALLOWED_IN_STATE: { status: 409, title: 'Not allowed in the application’s state' },
   APPLICATION_FINISHED: { status: 409, title: 'The application has finished' },
   CONFLICT: { status: 409, title: 'The external id is taken by another application XML' },
+  CURSOR_AHEAD: { status: 409, title: 'The cursor lies after the webhook endpoint’s own' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+  IDEMPOTENT_ANSWER_WITHHELD: {
+    status: 409,
+    title: 'The request was made before; its answer held a secret, which is not kept',
+  },
   FIRM_NOT_CONFIGURED: { status: 403, title: 'The firm is not configured in this deployment' },
   FIRM_DISABLED: { status: 403, title: 'The firm is disabled' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body is not JSON' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The Idempotency-Key was sent with another request' },
   RATE_LIMITED: { status: 429, title: 'Too many requests for this API key' },
   INTERNAL: { status: 500, title: 'Internal error' },
   SETUP_FAILED: { status: 500, title: 'Setup failed' },
@@ -161,20 +172,9 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
 /** Every error becomes a problem; unexpected ones are logged (with the request id), never their detail sent. */
 export function installProblemHandlers(app: FastifyInstance): void {
   app.decorateReply('problemCode', undefined);
-  app.setErrorHandler((error, request, reply) => {
-    if (abortKind(error) === 'gone') {
-      request.log.info('the caller closed the connection before the answer');
-      return sendProblem(request, reply, 'UNAVAILABLE', 'the caller closed the connection');
-    }
-    const { code, detail, field } = fromError(error);
-    if (code === 'TIMEOUT') request.log.warn(`request timed out: ${detail}`);
-    else if (PROBLEM_TYPES[code].status >= 500) request.log.error({ err: error }, `request failed: ${code}`);
-    if (error instanceof ApiProblem) reply.headers(error.headers);
-    return sendProblem(request, reply, code, detail, field);
-  });
   const routes = new Routes();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = routes.methodsOf(path);
     if (allowed.length === 0) return sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${path}`);
@@ -185,7 +185,22 @@ export function installProblemHandlers(app: FastifyInstance): void {
       'METHOD_NOT_ALLOWED',
       `${path} answers ${allowed.join(', ')}, not ${request.method}`,
     );
+  };
+  app.setErrorHandler((error, request, reply) => {
+    // A request no route takes fails before the not-found handler when its body cannot be read (a QUERY
+    // without a content type): it is still a 404 or a 405.
+    if (request.is404) return notFound(request, reply);
+    if (abortKind(error) === 'gone') {
+      request.log.info('the caller closed the connection before the answer');
+      return sendProblem(request, reply, 'UNAVAILABLE', 'the caller closed the connection');
+    }
+    const { code, detail, field } = fromError(error);
+    if (code === 'TIMEOUT') request.log.warn(`request timed out: ${detail}`);
+    else if (PROBLEM_TYPES[code].status >= 500) request.log.error({ err: error }, `request failed: ${code}`);
+    if (error instanceof ApiProblem) reply.headers(error.headers);
+    return sendProblem(request, reply, code, detail, field);
   });
+  app.setNotFoundHandler(notFound);
 }
 
 /** The service's paths and their methods: a path that answers other methods than the request's is a 405. */

@@ -5,7 +5,12 @@
 import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES } from '../domain/documents.js';
 import { ESCALATIONS } from '../domain/deadlines.js';
-import { APPLICATION_STATES, MAX_APPLICATION_BYTES, MAX_PAGE_SIZE } from '../client/index.js';
+import {
+  APPLICATION_DOCUMENT_STATES,
+  APPLICATION_STATES,
+  MAX_APPLICATION_BYTES,
+  MAX_PAGE_SIZE,
+} from '../client/index.js';
 import { PROBLEM_TYPES } from './problems.js';
 import type { ApiProblemCode } from './problems.js';
 
@@ -79,6 +84,26 @@ export const Task = component(
   'A task the brokerage lists for the account.',
 );
 
+export const ApplicationDocument = component(
+  z.object({
+    formNumber: z.string(),
+    formName: z.string(),
+    action: z.string().describe("The task's action at the brokerage: `to send` or `to sign`"),
+    state: z
+      .enum(APPLICATION_DOCUMENT_STATES)
+      .describe(
+        '`requested`: the brokerage asks for it and none is held; `provided`: held, not sent yet; `submitted`: with the brokerage, under review; `rejected`: the brokerage rejected the last one, send a new one',
+      ),
+    rejectionReason: z.string().optional().describe("The brokerage's reason for the last rejection"),
+    provided: z
+      .boolean()
+      .describe('A PDF for the form is in hand (`provided` or `submitted`); false: the client must provide one'),
+    requiredForApproval: z.boolean().describe('The account is not approved until the document is accepted'),
+  }),
+  'ApplicationDocument',
+  'A PDF the application waits for, by form: a pending task that asks for a document (`to send`, `to sign`, a rejected one), or one under review. Tasks done in the hosted portal (`to complete`) are not documents.',
+);
+
 /** A time as the service answers it: RFC 3339 in UTC, as `Date.toISOString` writes it. */
 export const isoTime = z.string().meta({ format: 'date-time', description: 'RFC 3339 time, UTC' });
 
@@ -122,6 +147,11 @@ export const Application = component(
     stateText: z.string().optional(),
     pendingTasks: z.array(Task),
     waitingDocuments: z.array(z.string()).describe('Form numbers provided and not sent yet'),
+    documents: z
+      .array(ApplicationDocument)
+      .describe(
+        'The documents the application waits for, from `pendingTasks` and `waitingDocuments`: what to provide (`provided: false`) and where each stands. A form just sent may show as `requested` until the next status read.',
+      ),
     corrections: z.array(z.string()),
     lastRefusal: z.string().optional(),
     abandonReason: z.string().optional(),

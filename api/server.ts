@@ -34,6 +34,7 @@ import { EventLog } from '../runtime/events.js';
 import type { Queryable } from '../runtime/database/index.js';
 import type { ApiMetrics } from './metrics.js';
 import { ApiProblem, installProblemHandlers, sendProblem } from './problems.js';
+import { installIdempotency } from './idempotency.js';
 import { problems } from './schemas.js';
 
 /** The largest request body: an application with its PDFs, base64 (checked while it streams in). */
@@ -147,6 +148,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         `over ${context.max} requests a minute for this API key; retry in ${context.after}`,
       ),
   });
+  // `Idempotency-Key` on the routes that create something: after the key, the role and the rate limit.
+  installIdempotency(app, options.database, options.keyring);
   const api = app.withTypeProvider<ZodTypeProvider>();
   serviceRoutes(api, options.checkReady);
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });

@@ -1,7 +1,8 @@
 /**
  * The firm's webhook endpoints (runtime/webhooks.ts): register, list, rotate the secret, pause, resume,
  * replay, delete. Each change is made in the registry, then told to the endpoint's delivery workflow
- * (client/webhooks.ts). Every route works on the API key's firm: another firm's endpoint is a 404.
+ * (client/webhooks.ts). Every route works on the API key's firm: another firm's endpoint is a 404. Any
+ * role reads; an onboarding or staff key changes (the onboarding system manages its own endpoints).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -12,13 +13,20 @@ import type { CodecKeyring } from '../codec/keyring.js';
 import { durationMs } from '../domain/durations.js';
 import type { Queryable } from '../runtime/database/index.js';
 import { formatCursor, LOG_START } from '../runtime/events.js';
-import { MAX_KEEP_PREVIOUS_MS, WebhookInputError, WebhookNotFoundError } from '../runtime/webhook-input.js';
+import {
+  MAX_KEEP_PREVIOUS_MS,
+  WebhookCursorAheadError,
+  WebhookInputError,
+  WebhookNotFoundError,
+} from '../runtime/webhook-input.js';
+import { EVENT_CURSOR } from './events.js';
 import type { WebhookInputField } from '../runtime/webhook-input.js';
 import { DEFAULT_KEEP_PREVIOUS_MS, WebhookEndpoints } from '../runtime/webhooks.js';
 import type { WebhookEndpointRecord } from '../runtime/webhooks.js';
 import type { Api, EngineBase } from './applications.js';
-import { principalOf, READERS, STAFF } from './auth.js';
+import { ONBOARDING, principalOf, READERS } from './auth.js';
 import { callSignalOf } from './call-timeout.js';
+import { IdempotencyHeaders } from './idempotency.js';
 import { ApiProblem } from './problems.js';
 import { isoTime, problems } from './schemas.js';
 
@@ -30,7 +38,9 @@ export const WebhookEndpoint = z
     csid: z.string(),
     url: z.string(),
     description: z.string(),
-    state: z.enum(['active', 'paused', 'deleted']).describe('`paused` by staff, or after its delivery kept failing'),
+    state: z
+      .enum(['active', 'paused', 'deleted'])
+      .describe('`paused` by the firm (`pause`), or after its delivery kept failing'),
     cursor: z.string().describe('After the last event the endpoint acknowledged (an event cursor)'),
     backlog: z.number().int().describe("The firm's events after the cursor: what the endpoint has yet to receive"),
     delivered: z.number().int().describe('Events acknowledged (2xx), replays included'),
@@ -53,27 +63,50 @@ const WebhookWithSecret = z
   })
   .meta({ id: 'WebhookWithSecret', description: 'An endpoint and its new signing secret, shown once' });
 
+/** A replay's cursor: `now` would replay nothing. */
+const REPLAY_CURSOR = /^(?:start|[0-9]{1,19}-[0-9]{1,18})$/;
+
+/**
+ * http or https, a host of ASCII letters, digits, dots and dashes or an IPv6 address in brackets, a port, then
+ * a path, query or fragment of visible ASCII: no user name or password (no `@` before the path).
+ */
+const WEBHOOK_URL = new RegExp(
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9.-]+|\\[(?:${z.regexes.ipv6.source.slice(1, -1)})\\])` +
+    '(?::[0-9]{1,5})?(?:[/?#][\\x21-\\x7e]*)?$',
+);
+
 const cursorText = z
   .string()
-  .min(1)
-  .max(64)
+  .regex(EVENT_CURSOR, 'is not `start`, `now` or an event cursor (`<tx>-<position>`)')
   .describe('`start` (every event the log holds) or an event cursor (an SSE event id, a page’s `cursor`)');
 
 const RegisterWebhookRequest = z
   .strictObject({
-    url: z.string().max(4096).describe('Absolute http or https URL, without user name or password'),
-    description: z.string().max(1000).optional(),
+    url: z
+      .string()
+      .max(2048)
+      .regex(WEBHOOK_URL, 'is not an absolute http or https URL')
+      .describe(
+        'Absolute http or https URL, without user name or password; never a link-local or cloud metadata address',
+      ),
+    description: z.string().max(200).optional(),
     after: cursorText
       .optional()
       .describe('Deliver the events after this: `now` (the default: new events only), `start`, or a cursor'),
   })
   .meta({ id: 'RegisterWebhookRequest', description: 'An endpoint to deliver the firm’s lifecycle events to' });
 
+/** `0`, or whole minutes, hours or days up to 30 days: what `keepPreviousFor` takes, exactly. */
+const KEEP_PREVIOUS = new RegExp(
+  '^(?:0|(?:[0-9]|[1-9][0-9]{1,3}|[1-3][0-9]{4}|4[0-2][0-9]{3}|43[01][0-9]{2}|43200)m|' +
+    '(?:[0-9]|[1-9][0-9]|[1-6][0-9]{2}|7[01][0-9]|720)h|(?:[0-9]|[12][0-9]|30)d)$',
+);
+
 const RotateSecretRequest = z
   .strictObject({
     keepPreviousFor: z
       .string()
-      .max(32)
+      .regex(KEEP_PREVIOUS, 'is not a duration from 0 to 30 days (`0`, `30m`, `24h`, `7d`)')
       .optional()
       .describe(
         'How long the previous secrets keep signing beside the new one (`24h`, the default; `0` ends them now)',
@@ -85,7 +118,12 @@ const RotateSecretRequest = z
   });
 
 const ReplayRequest = z
-  .strictObject({ after: cursorText.describe('Send again the events after this: `start` or a cursor') })
+  .strictObject({
+    after: z
+      .string()
+      .regex(REPLAY_CURSOR, 'is not `start` or an event cursor (`<tx>-<position>`)')
+      .describe('Send again the events after this: `start` or a cursor'),
+  })
   .meta({ id: 'ReplayRequest', description: 'Move the endpoint’s cursor back: the events after it are sent again' });
 
 const WebhookParams = z.object({ id: z.string().min(1).max(64).describe('The endpoint id (wh_…)') });
@@ -119,6 +157,7 @@ async function registry<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
+    if (error instanceof WebhookCursorAheadError) throw new ApiProblem('CURSOR_AHEAD', error.reason, 'after');
     if (error instanceof WebhookInputError) {
       throw new ApiProblem(
         'INVALID_INPUT',
@@ -187,15 +226,21 @@ export function webhookRoutes(
 
 function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks', {
-    config: { roles: STAFF, location: (body: { endpoint: { id: string } }) => `/v1/webhooks/${body.endpoint.id}` },
+    config: {
+      roles: ONBOARDING,
+      // Its answer holds the signing secret: a retry with the same Idempotency-Key is told, never shown it again.
+      idempotent: 'secret',
+      location: (body: { endpoint: { id: string } }) => `/v1/webhooks/${body.endpoint.id}`,
+    },
     schema: {
       tags,
       operationId: 'registerWebhook',
-      summary: 'Register an endpoint for the firm’s lifecycle events (staff); its secret is shown once',
+      summary: 'Register an endpoint for the firm’s lifecycle events (onboarding or staff); its secret is shown once',
       description:
         'Deliveries are signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, in order per application; `webhook-id` is the event id, the same on every retry and replay.',
+      headers: IdempotencyHeaders,
       body: RegisterWebhookRequest,
-      response: { 201: WebhookWithSecret, ...problems() },
+      response: { 201: WebhookWithSecret, ...problems(409, 422) },
     },
     handler: async (request, reply) => {
       const csid = csidOf(request);
@@ -239,7 +284,8 @@ function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
     },
     handler: async (request) => {
       const endpoint = await endpoints.get(csidOf(request), request.params.id);
-      if (!endpoint) throw notFound(request.params.id);
+      // A deleted endpoint is gone for its readers: its row is kept only for the registry's own bookkeeping.
+      if (!endpoint || endpoint.state === 'deleted') throw notFound(request.params.id);
       return endpointOf(endpoint);
     },
   });
@@ -247,11 +293,12 @@ function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
 
 function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks/:id/rotate-secret', {
-    config: { roles: STAFF },
+    config: { roles: ONBOARDING },
     schema: {
       tags,
       operationId: 'rotateWebhookSecret',
-      summary: 'A new signing secret, shown once (staff); the previous ones keep signing for `keepPreviousFor`',
+      summary:
+        'A new signing secret, shown once (onboarding or staff); the previous ones keep signing for `keepPreviousFor`',
       description:
         'While the previous secrets sign, each delivery carries one signature per secret in `webhook-signature`: a receiver holding either verifies it.',
       params: WebhookParams,
@@ -268,11 +315,11 @@ function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
   });
 
   api.post('/v1/webhooks/:id/pause', {
-    config: { roles: STAFF },
+    config: { roles: ONBOARDING },
     schema: {
       tags,
       operationId: 'pauseWebhook',
-      summary: 'Stop delivering to the endpoint (staff); it keeps its cursor, nothing is dropped',
+      summary: 'Stop delivering to the endpoint (onboarding or staff); it keeps its cursor, nothing is dropped',
       params: WebhookParams,
       body: empty.optional(),
       response: { 200: WebhookEndpoint, ...problems(404) },
@@ -281,11 +328,11 @@ function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
   });
 
   api.post('/v1/webhooks/:id/resume', {
-    config: { roles: STAFF },
+    config: { roles: ONBOARDING },
     schema: {
       tags,
       operationId: 'resumeWebhook',
-      summary: 'Deliver again from the endpoint’s cursor (staff): its backlog first',
+      summary: 'Deliver again from the endpoint’s cursor (onboarding or staff): its backlog first',
       params: WebhookParams,
       body: empty.optional(),
       response: { 200: WebhookEndpoint, ...problems(404) },
@@ -301,15 +348,15 @@ function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
 
 function replayAndDeleteRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks/:id/replay', {
-    config: { roles: STAFF },
+    config: { roles: ONBOARDING },
     schema: {
       tags,
       operationId: 'replayWebhook',
-      summary: 'Send the events after a cursor again (staff), with their same `webhook-id`',
+      summary: 'Send the events after a cursor again (onboarding or staff), with their same `webhook-id`',
       description: 'The cursor only goes back: one after the endpoint’s own would skip events and is refused.',
       params: WebhookParams,
       body: ReplayRequest,
-      response: { 200: WebhookEndpoint, ...problems(404) },
+      response: { 200: WebhookEndpoint, ...problems(404, 409) },
     },
     handler: async (request) =>
       endpointOf(
@@ -318,11 +365,11 @@ function replayAndDeleteRoutes({ api, endpoints, delivery }: Routes): void {
   });
 
   api.delete('/v1/webhooks/:id', {
-    config: { roles: STAFF },
+    config: { roles: ONBOARDING },
     schema: {
       tags,
       operationId: 'deleteWebhook',
-      summary: 'Delete the endpoint (staff): delivery ends and its secrets are wiped',
+      summary: 'Delete the endpoint (onboarding or staff): delivery ends and its secrets are wiped',
       params: WebhookParams,
       response: { 204: z.null(), ...problems(404) },
     },

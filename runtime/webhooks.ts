@@ -20,7 +20,7 @@ import {
   checkKeepPrevious,
   checkWebhookUrl,
   redactedError,
-  WebhookInputError,
+  WebhookCursorAheadError,
   WebhookNotFoundError,
 } from './webhook-input.js';
 import { liveSecrets, newWebhookSecret, rotated, WebhookSecretBox } from './webhook-secrets.js';
@@ -219,7 +219,7 @@ export class WebhookEndpoints {
       const current = await this.get(csid, id);
       if (!current || current.state === 'deleted') throw new WebhookNotFoundError(csid, id, current !== undefined);
       if (cursorAfter(to, current.cursor)) {
-        throw new WebhookInputError(
+        throw new WebhookCursorAheadError(
           'cursor',
           `${formatCursor(to)} lies after the endpoint's cursor ${formatCursor(current.cursor)}: a replay only goes back`,
         );

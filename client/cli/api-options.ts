@@ -19,7 +19,7 @@ export function addApiOptions(group: Command, role: string): Command {
 function withHint(error: OnboardingApiError): OnboardingApiError {
   const hint = (text: string) => new OnboardingApiError(error.status, error.code, text, error.field);
   if (error.code === 'UNAUTHENTICATED') return hint(`${error.detail} (give a valid --api-key or ECA_API_KEY)`);
-  if (error.code === 'FORBIDDEN') return hint(`${error.detail}: changes take a staff key`);
+  if (error.code === 'FORBIDDEN') return hint(`${error.detail}: give a key of one of those roles`);
   return error;
 }
 

@@ -1,7 +1,7 @@
 /**
  * `webhooks`: the firm's webhook endpoints, through the onboarding API (`/v1/webhooks`) with an API key
  * of the firm: create (the secret is printed once), list, show, rotate-secret, pause, resume, replay,
- * delete. Reads take any key; changes a staff key.
+ * delete. Reads take any key; changes an onboarding or staff key.
  */
 import type { Command } from 'commander';
 import { addApiOptions, apiCallOf } from './api-options.js';
@@ -130,7 +130,7 @@ export function addWebhookCommands(program: Command): void {
       .description(
         "the firm's webhook endpoints, through the onboarding API: create, list, show, rotate-secret, pause, resume, replay, delete",
       ),
-    'any role reads; changes take a staff key',
+    'any role reads; changes take an onboarding or staff key',
   );
   const creation = group
     .command('create')
@@ -158,7 +158,7 @@ export function addWebhookCommands(program: Command): void {
   ]);
   addChangeCommands(group);
   examples(group, [
-    ['webhooks create https://example.com/hooks --api-key "$STAFF_KEY"', 'register (a staff key)'],
+    ['webhooks create https://example.com/hooks --api-key "$ECA_API_KEY"', 'register (an onboarding or staff key)'],
     ['webhooks list', 'how each endpoint is doing'],
   ]);
 }

@@ -160,14 +160,43 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     const { lastPollAt: _c, nextPollAt: _d, ...viaClient } = applicationOf(state);
     assert.equal(viaClient.lifecycleState, 'awaitingClient');
     assert.deepEqual(viaHttp, JSON.parse(JSON.stringify(viaClient)));
-    // The other XML under the same external id: a typed conflict in TypeScript, 409 over HTTP.
-    const other = `${applicationXml(externalId)}\n<!-- another file -->\n`;
+    // The same application written differently (attribute order, whitespace, a comment) is the same one.
+    const rewritten = applicationXml(externalId, (xml) =>
+      xml
+        .replace('<Name first="Jane" last="Doe"/>', "<Name last='Doe'  first='Jane'></Name>")
+        .replace(/>\n\s*</g, '><'),
+    );
+    const same = await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: `${rewritten}<!-- a -->` });
+    assert.deepEqual([same.status, same.body?.existed], [200, true]);
+    assert.equal((same.body?.application as { workflowId: string }).workflowId, started.workflowId);
+    // Another value under the same external id: a typed conflict in TypeScript, 409 over HTTP.
+    const other = applicationXml(externalId, (xml) => xml.replace('<Name first="Jane"', '<Name first="Joan"'));
     await assert.rejects(
       startApplication(ctx, { applicationXml: other }),
       (error: unknown) => error instanceof ApplicationConflictError && error.code === 'CONFLICT',
     );
     assert.equal((await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: other })).status, 409);
     await started.handle.terminate('test');
+
+    // With an Idempotency-Key, a retry of a start is its first answer again (201, not 200 existed).
+    const keyedId = `keyed-${run}`;
+    const keyed = () =>
+      fetch(`${base}/v1/applications`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${keys.onboarding}`,
+          'content-type': 'application/json',
+          'idempotency-key': `start-${keyedId}`,
+        },
+        body: JSON.stringify({ applicationXml: applicationXml(keyedId) }),
+      });
+    const first = await keyed();
+    const again = await keyed();
+    assert.deepEqual([first.status, again.status], [201, 201]);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.headers.get('location'), first.headers.get('location'));
+    assert.deepEqual(await again.json(), await first.json());
+    await env.client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, keyedId)).terminate('test');
   });
 
   it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, metrics on their own listener, SIGTERM stops it', async function () {

@@ -55,18 +55,17 @@ def main():
     seen["start"] = {"status": status, "existed": started["existed"], "workflowId": started["application"]["workflowId"]}
     status, again = call(base, key, "POST", "/v1/applications", start)
     seen["startAgain"] = {"status": status, "existed": again["existed"]}
-    other = {"applicationXml": xml + "\n<!-- another file -->\n"}
+    # A comment or other whitespace would be the same application: another value is a conflict.
+    other = {"applicationXml": xml.replace('first="Jane"', 'first="Joan"', 1)}
     status, conflict = call(base, key, "POST", "/v1/applications", other)
     seen["conflict"] = {"status": status, "code": conflict.get("code"), "type": conflict.get("type")}
 
     asked = follow(base, key, external_id, {"needsDocuments", "open", "rejected"})
-    seen["asked"] = {"state": asked["lifecycleState"], "forms": sorted(t["formNumber"] for t in asked["pendingTasks"])}
+    # `documents` says what to provide: no reading of the brokerage's task actions and states.
+    wanted = [document["formNumber"] for document in asked["documents"] if not document["provided"]]
+    seen["asked"] = {"state": asked["lifecycleState"], "forms": sorted(wanted)}
     if asked["lifecycleState"] == "needsDocuments":
-        documents = [
-            {"formNumber": task["formNumber"], "contentBase64": pdf}
-            for task in asked["pendingTasks"]
-            if task["action"] == "to send"
-        ]
+        documents = [{"formNumber": form, "contentBase64": pdf} for form in wanted]
         status, provided = call(base, key, "POST", "/v1/applications/%s/documents" % external_id, {"documents": documents})
         seen["provided"] = {"status": status, "state": provided.get("lifecycleState")}
 

@@ -247,6 +247,22 @@ function apiKeyRoutes(api: Api, database: Queryable): void {
         .send({ key, record: keyOf(record) });
     },
   });
+  api.get('/v1/api-keys/:id', {
+    config: { roles: ADMIN },
+    schema: {
+      tags,
+      operationId: 'getApiKey',
+      summary: 'One API key: never its secret (admin)',
+      params: z.object({ id: z.string().min(1).max(64) }),
+      response: { 200: ApiKey, ...problems(404) },
+    },
+    handler: async (request) => {
+      // A deployment holds few keys: read from the list, as `eca api-keys list` does.
+      const found = (await listApiKeys(database)).find((record) => record.id === request.params.id);
+      if (!found) throw new ApiProblem('NOT_FOUND', `no API key ${request.params.id}`, 'id');
+      return keyOf(found);
+    },
+  });
   api.delete('/v1/api-keys/:id', {
     config: { roles: ADMIN },
     schema: {

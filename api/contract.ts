@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { PROBLEM_TYPES } from './problems.js';
 import { COMPONENT_EXAMPLES, OPERATION_EXAMPLES, PARAMETER_EXAMPLES } from './examples.js';
+import { HEADERS } from './contract-headers.js';
 
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -225,13 +226,24 @@ function oneSchemaPerShape(document: Node, operations: Operation[]): void {
   );
 }
 
-function problemResponse(status: string): Node {
+/** A problem answer of an operation, with the headers it may carry. */
+function problemResponse(status: string, operation: Node, authenticated: boolean): Node {
   const titles = Object.entries(PROBLEM_TYPES)
     .filter(([, type]) => String(type.status) === status)
     .map(([code, type]) => `\`${code}\` (${type.title})`);
   const headers: Node = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
-  if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
-  if (status === '409') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfterInFlight' };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  if (status === '401') headers['WWW-Authenticate'] = ref('WWWAuthenticate');
+  if (authenticated && status !== '401') Object.assign(headers, rateLimitHeaders());
+  if (status === '429') headers['Retry-After'] = ref('RetryAfter');
+  if (takesIdempotencyKey(operation)) {
+    // A problem kept for the key comes back replayed; a withheld answer names what was made.
+    headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+    if (status === '409') {
+      headers['Retry-After'] = ref('RetryAfterInFlight');
+      headers.Location = ref('LocationWithheld');
+    }
+  }
   return {
     description: titles.length > 0 ? `A problem: ${titles.join(', ')}` : 'A problem',
     headers,
@@ -249,16 +261,12 @@ function finishResponses(entry: Operation, components: Node): void {
   for (const [status, response] of Object.entries(responses)) {
     if (!isNode(response)) continue;
     if (Number(status) >= 400) {
-      responses[status] = problemResponse(status);
+      responses[status] = problemResponse(status, operation, authenticated);
       continue;
     }
     response.description = STATUS_TEXT[status] ?? response.description;
     const headers: Node = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
-    if (authenticated) {
-      for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
-        headers[name] = { $ref: `#/components/headers/${name.replace(/-/g, '')}` };
-      }
-    }
+    if (authenticated) Object.assign(headers, rateLimitHeaders());
     if (status === '201') headers.Location = { $ref: '#/components/headers/Location' };
     if (takesIdempotencyKey(operation))
       headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
@@ -283,6 +291,14 @@ function finishResponses(entry: Operation, components: Node): void {
     }
   }
 }
+
+const rateLimitHeaders = (): Node =>
+  Object.fromEntries(
+    ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [
+      name,
+      { $ref: `#/components/headers/${name.replace(/-/g, '')}` },
+    ]),
+  );
 
 const takesIdempotencyKey = (operation: Node) =>
   Array.isArray(operation.parameters) &&
@@ -323,29 +339,6 @@ function finishRequest(entry: Operation, components: Node): void {
     if (example !== undefined) parameter.example = example;
   }
 }
-
-const HEADERS: Node = {
-  XRequestId: {
-    description:
-      "The request's id, also in the service's logs: the caller's own `X-Request-Id` when it is a plain token (1 to 64 of `A-Za-z0-9._:-`), otherwise one the service makes.",
-    required: true,
-    schema: { type: 'string' },
-  },
-  RateLimitLimit: { description: 'Requests a minute the API key may make.', schema: { type: 'integer' } },
-  RateLimitRemaining: { description: "Requests left in the key's current minute.", schema: { type: 'integer' } },
-  RateLimitReset: { description: 'Seconds until the minute ends.', schema: { type: 'integer' } },
-  RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer' } },
-  RetryAfterInFlight: {
-    description: 'With `IDEMPOTENCY_KEY_IN_USE`: seconds to wait before sending the request again.',
-    schema: { type: 'integer' },
-  },
-  IdempotentReplayed: {
-    description: '`true`: the answer is the one kept for the `Idempotency-Key`, not a new one.',
-    schema: { type: 'string', enum: ['true'] },
-  },
-  Location: { description: 'The URL of the resource made.', required: true, schema: { type: 'string' } },
-  CacheControl: { description: '`no-store`: the answer is not to be kept.', schema: { type: 'string' } },
-};
 
 /** Everything past the routes' own schemas (see the module's comment). */
 export function finishDocument(document: Node): void {

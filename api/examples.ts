@@ -105,7 +105,7 @@ export const COMPONENT_EXAMPLES: Record<string, unknown> = {
   ProvideDocumentsRequest: { documents: [pdf] },
   ResubmitRequest: { applicationXml: xml },
   AbandonRequest: { reason: 'The client withdrew' },
-  SsoLinkRequest: { userName: 'jdoe1042', ip: '203.0.113.7', landing: 'portal' },
+  SsoLinkRequest: { userName: 'jdoe1042', ip: '203.0.113.7', landing: 'statements' },
   LanguagesRequest: { lang1: 'en', lang2: 'fra' },
   MaintenanceRequest: {
     accountId: 'U1234567',

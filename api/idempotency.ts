@@ -21,6 +21,7 @@ import type { KeptAnswer } from '../runtime/idempotency-keys.js';
 import type { Queryable } from '../runtime/database/index.js';
 import type { CodecKeyring } from '../codec/keyring.js';
 import { principalOf } from './auth.js';
+import { NO_FIRM } from '../runtime/api-keys.js';
 import { ApiProblem } from './problems.js';
 
 declare module 'fastify' {
@@ -33,7 +34,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The idempotency key the request holds, until its answer is kept or the key released. */
-    idempotency?: { scope: string; key: string; secret: boolean; settled: boolean };
+    idempotency?: { scope: string; key: string; token: string; secret: boolean; settled: boolean };
   }
 }
 
@@ -46,7 +47,7 @@ export const IdempotencyHeaders = z.object({
     .regex(/^[\x20-\x7e]+$/, 'is not 1 to 255 printable characters')
     .optional()
     .describe(
-      'A key of the caller’s own (a UUID, say) that makes a retry safe: for 24 hours, the same request with the same key gets the first answer again (`Idempotent-Replayed: true`), never a second resource. Scoped to the API key’s firm.',
+      'A key of the caller’s own (a UUID, say) that makes a retry safe: for 24 hours, the same request with the same key gets the first answer again (`Idempotent-Replayed: true`), never a second resource. Where that answer held a secret (a webhook’s signing secret, an API key, a sign-on link), the retry is a 409 `IDEMPOTENT_ANSWER_WITHHELD` whose `Location` names what was made. Scoped to the API key’s firm (an admin key’s: to that key).',
     ),
 });
 
@@ -86,6 +87,18 @@ function replay(reply: FastifyReply, answer: KeptAnswer): FastifyReply {
   return reply.send(answer.body ?? undefined);
 }
 
+/**
+ * Whose keys a request's are: its firm's (every key of a firm shares them, as Stripe's account does), or, for
+ * an admin key (no firm), that key's own: two operators' keys never answer for each other.
+ */
+function scopeOf(request: FastifyRequest): string {
+  const { csid, keyId } = principalOf(request);
+  return csid === NO_FIRM ? `${NO_FIRM}:${keyId}` : csid;
+}
+
+/** Answers that say nothing lasting about the request: the key is released, and a retry runs again. */
+const TRANSIENT = new Set([408, 425, 429]);
+
 /** The claim's outcome for a request that does not run: an answer replayed, or a problem. */
 async function claimOrAnswer(
   keys: IdempotencyKeys,
@@ -93,12 +106,12 @@ async function claimOrAnswer(
   reply: FastifyReply,
   key: string,
 ): Promise<FastifyReply | undefined> {
-  const scope = principalOf(request).csid;
+  const scope = scopeOf(request);
   const fingerprint = fingerprintOf(request);
   const secret = request.routeOptions.config.idempotent === 'secret';
   const claim = await keys.claim(scope, key, fingerprint);
   if (claim.kind === 'claimed') {
-    request.idempotency = { scope, key, secret, settled: false };
+    request.idempotency = { scope, key, token: claim.token, secret, settled: false };
     return undefined;
   }
   if (claim.fingerprint !== fingerprint) {
@@ -134,21 +147,21 @@ async function settle(keys: IdempotencyKeys, request: FastifyRequest, reply: Fas
   const held = request.idempotency;
   if (!held || held.settled) return;
   held.settled = true;
-  const { scope, key } = held;
+  const { scope, key, token } = held;
   try {
     const status = reply.statusCode;
     const text = typeof payload === 'string' ? payload : payload === undefined || payload === null ? '' : undefined;
-    if (status >= 500 || text === undefined) return await keys.release(scope, key);
+    if (status >= 500 || TRANSIENT.has(status) || text === undefined) return await keys.release(scope, key, token);
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
     const body = held.secret && status < 300 ? null : text;
-    await keys.answer(scope, key, { status, headers, body });
+    await keys.answer(scope, key, token, { status, headers, body });
   } catch (error) {
     request.log.warn({ err: error }, 'idempotency key not settled');
-    await keys.release(scope, key).catch(() => undefined);
+    await keys.release(scope, key, token).catch(() => undefined);
   }
 }
 
@@ -164,11 +177,18 @@ export function installIdempotency(
   app.decorateRequest('idempotency', undefined);
   if (!database) return;
   const keys = new IdempotencyKeys(database, { keyring });
-  app.addHook('preHandler', async (request, reply) => {
+  // A route's own preHandler, after those the routes already hold (the rate limit's, which adds its own per
+  // route): a request over the limit claims nothing. Installed after the rate limit, this onRoute runs after its.
+  const claimHook = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = keyOf(request);
     if (key === undefined) return;
     const answered = await claimOrAnswer(keys, request, reply, key);
     if (answered) return answered;
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    route.preHandler = [...own, claimHook];
   });
   app.addHook('onSend', async (request, reply, payload) => {
     await settle(keys, request, reply, payload);
@@ -178,7 +198,7 @@ export function installIdempotency(
     const held = request.idempotency;
     if (held && !held.settled) {
       held.settled = true;
-      await keys.release(held.scope, held.key).catch(() => undefined);
+      await keys.release(held.scope, held.key, held.token).catch(() => undefined);
     }
   });
 }

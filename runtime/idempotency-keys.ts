@@ -4,6 +4,7 @@
  * with it one runs and the other finds it in flight; the answer is kept once given, or the claim released
  * when there is none to keep (a 5xx), so that the key may be sent again.
  */
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from './database/index.js';
 import { SealedBox } from './sealing.js';
 import type { CodecKeyring } from '../codec/keyring.js';
@@ -24,7 +25,8 @@ export interface KeptAnswer {
 }
 
 export type Claim =
-  | { kind: 'claimed' }
+  /** `token` is the claim's own: only its request may answer or release it (a stale claim taken over is not). */
+  | { kind: 'claimed'; token: string }
   | { kind: 'in-flight'; fingerprint: string }
   | { kind: 'answered'; fingerprint: string; answer: KeptAnswer; createdAt: Date };
 
@@ -66,18 +68,19 @@ export class IdempotencyKeys {
   async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
     await this.sweep();
     for (let attempt = 0; attempt < 3; attempt++) {
+      const token = randomUUID();
       const claimed = await this.db.query(
-        `INSERT INTO idempotency_keys (scope, key, fingerprint) VALUES ($1, $2, $3)
+        `INSERT INTO idempotency_keys (scope, key, fingerprint, token) VALUES ($1, $2, $3, $6)
          ON CONFLICT (scope, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, status = NULL, headers = NULL, body = NULL,
-               created_at = now(), claimed_at = now()
+           SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, status = NULL, headers = NULL,
+               body = NULL, created_at = now(), claimed_at = now()
            WHERE idempotency_keys.created_at < now() - $4::double precision * interval '1 millisecond'
               OR (idempotency_keys.status IS NULL
                   AND idempotency_keys.claimed_at < now() - $5::double precision * interval '1 millisecond')
          RETURNING 1 AS claimed`,
-        [scope, key, fingerprint, this.ttlMs, this.staleMs],
+        [scope, key, fingerprint, this.ttlMs, this.staleMs, token],
       );
-      if (claimed.length > 0) return { kind: 'claimed' };
+      if (claimed.length > 0) return { kind: 'claimed', token };
       const [row] = await this.db.query<Row>(
         'SELECT fingerprint, status, headers, body, created_at FROM idempotency_keys WHERE scope = $1 AND key = $2',
         [scope, key],
@@ -92,12 +95,13 @@ export class IdempotencyKeys {
   }
 
   /** Keeps the answer of a claimed key. */
-  async answer(scope: string, key: string, answer: KeptAnswer): Promise<void> {
+  async answer(scope: string, key: string, token: string, answer: KeptAnswer): Promise<void> {
     const plain = answer.body === null ? null : Buffer.from(answer.body);
     const body = plain && (this.box.seal(plain, `${scope}:${key}`) ?? plain);
     await this.db.query(
-      'UPDATE idempotency_keys SET status = $3, headers = $4::jsonb, body = $5 WHERE scope = $1 AND key = $2',
-      [scope, key, answer.status, JSON.stringify(answer.headers), body],
+      `UPDATE idempotency_keys SET status = $3, headers = $4::jsonb, body = $5
+       WHERE scope = $1 AND key = $2 AND token = $6 AND status IS NULL`,
+      [scope, key, answer.status, JSON.stringify(answer.headers), body, token],
     );
   }
 
@@ -110,8 +114,11 @@ export class IdempotencyKeys {
   }
 
   /** Lets a claimed key go unanswered: the next request with it runs. */
-  async release(scope: string, key: string): Promise<void> {
-    await this.db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL', [scope, key]);
+  async release(scope: string, key: string, token: string): Promise<void> {
+    await this.db.query(
+      'DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND token = $3 AND status IS NULL',
+      [scope, key, token],
+    );
   }
 
   /** Deletes the keys past their time, at most once every ten minutes per process. */

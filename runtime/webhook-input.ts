@@ -30,12 +30,12 @@ export class WebhookNotFoundError extends Error {
   }
 }
 
-const MAX_URL_LENGTH = 2048;
-const MAX_DESCRIPTION_LENGTH = 200;
-/** A rotated-out secret signs at most this long after the rotation. */
 /** A replay's cursor lies after the endpoint's own: it would skip events (the endpoint's state, not the input's form). */
 export class WebhookCursorAheadError extends WebhookInputError {}
 
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 200;
+/** A rotated-out secret signs at most this long after the rotation. */
 export const MAX_KEEP_PREVIOUS_MS = 30 * 24 * 60 * 60 * 1000;
 
 export function checkCsid(csid: string): string {

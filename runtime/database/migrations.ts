@@ -189,6 +189,8 @@ export const MIGRATIONS: readonly Migration[] = [
         scope text NOT NULL,
         key text NOT NULL,
         fingerprint text NOT NULL,
+        -- The claim's own token: only the request that holds it answers or releases the key.
+        token text NOT NULL,
         status integer,
         headers jsonb,
         -- The answer's body, sealed with the codec keys where they are configured (runtime/sealing.ts).

@@ -98,6 +98,9 @@ describe('onboarding API: the contract as answered', function () {
     const { id } = made.json<{ record: { id: string } }>().record;
     assert.equal(made.headers.location, `/v1/api-keys/${id}`);
     assert.equal(made.headers['cache-control'], 'no-store');
+    const read = await call(keys.admin, 'GET', String(made.headers.location));
+    assert.equal(read.statusCode, 200);
+    assert.equal(read.json<{ id: string; role: string }>().id, id);
     const revoked = await call(keys.admin, 'DELETE', String(made.headers.location));
     assert.equal(revoked.statusCode, 204);
   });

@@ -224,15 +224,56 @@ describe('onboarding API: Idempotency-Key on the routes that create something (P
 
   it('takes over a key past its 24 hours, or claimed by a request that never answered', async function () {
     const store = new IdempotencyKeys(db, { ttlMs: 60_000, staleMs: 1_000 });
-    assert.deepEqual(await store.claim('S', 'k', 'a'), { kind: 'claimed' });
+    const first = await store.claim('S', 'k', 'a');
+    assert.equal(first.kind, 'claimed');
     assert.deepEqual(await store.claim('S', 'k', 'a'), { kind: 'in-flight', fingerprint: 'a' });
     await db.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '2 seconds' WHERE scope = 'S'`);
-    assert.deepEqual(await store.claim('S', 'k', 'b'), { kind: 'claimed' }, 'the lost claim is taken over');
-    await store.answer('S', 'k', { status: 201, headers: { location: '/x' }, body: '{}' });
+    const second = await store.claim('S', 'k', 'b');
+    assert.equal(second.kind, 'claimed', 'the lost claim is taken over');
+    if (first.kind !== 'claimed' || second.kind !== 'claimed') return;
+    // The first request answers late: its claim is gone, and the second's stays its own.
+    await store.answer('S', 'k', first.token, { status: 201, headers: {}, body: '{"late":true}' });
+    await store.release('S', 'k', first.token);
+    assert.deepEqual(await store.claim('S', 'k', 'b'), { kind: 'in-flight', fingerprint: 'b' });
+    await store.answer('S', 'k', second.token, { status: 201, headers: { location: '/x' }, body: '{}' });
     const answered = await store.claim('S', 'k', 'b');
     assert.equal(answered.kind, 'answered');
+    if (answered.kind === 'answered') assert.equal(answered.answer.body, '{}');
     await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '2 minutes' WHERE scope = 'S'`);
-    assert.deepEqual(await store.claim('S', 'k', 'c'), { kind: 'claimed' }, 'past its time, the key is new');
+    assert.equal((await store.claim('S', 'k', 'c')).kind, 'claimed', 'past its time, the key is new');
+  });
+
+  it('is each admin key’s own: two operators’ same key are two requests', async function () {
+    const other = (await createApiKey(db, { role: 'admin', name: 'second operator' })).key;
+    const body = (name: string) => ({ csid: 'FIRM-W', role: 'ops', name });
+    const mine = await post(keys.admin, '/v1/api-keys', body('first'), 'admin-shared');
+    const theirs = await post(other, '/v1/api-keys', body('second'), 'admin-shared');
+    assert.deepEqual([mine.status, theirs.status], [201, 201], JSON.stringify(theirs.body));
+  });
+
+  it('claims nothing for a request over the rate limit: the retry after it runs', async function () {
+    const limited = await buildApi({
+      engine: { client: temporal.client, store: new FileDocumentStore(join(dir, 'documents')) },
+      verifyKey: databaseKeyVerifier(db, { cacheMs: 0 }),
+      database: db,
+      rateLimitPerMinute: 1,
+      callTimeoutMs: 5_000,
+    });
+    try {
+      const send = (idempotencyKey: string) =>
+        limited.inject({
+          method: 'POST',
+          url: '/v1/webhooks',
+          headers: { authorization: `Bearer ${keys.firmX}`, 'idempotency-key': idempotencyKey },
+          payload: hook(`limited-${idempotencyKey}`),
+        });
+      assert.equal((await send('limit-1')).statusCode, 201);
+      const over = await send('limit-2');
+      assert.equal(over.statusCode, 429);
+      assert.deepEqual(await db.query('SELECT key FROM idempotency_keys WHERE key = $1', ['limit-2']), []);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('declares the header on every operation that creates something', function () {

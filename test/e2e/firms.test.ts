@@ -271,7 +271,7 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
     for (const firm of firms) {
       const userName = sim.control.account(accounts[firm][0]!)!.userName;
       const link = await call(keys[`${firm}:onboarding`]!, 'POST', '/v1/sso-links', { userName, ip: '203.0.113.7' });
-      assert.equal(link.status, 201, `${firm}: ${JSON.stringify(link.body)}`);
+      assert.equal(link.status, 200, `${firm}: ${JSON.stringify(link.body)}`);
     }
     // P's key asks for Q's account holder: the brokerage knows no such user of P's.
     const otherUser = sim.control.account(accounts.Q[0]!)!.userName;
@@ -279,7 +279,10 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
       userName: otherUser,
       ip: '203.0.113.7',
     });
-    assert.notEqual(refused.status, 201);
+    // The brokerage's refusal, passed on (RESULT false says only that it refused): no link.
+    assert.equal(refused.status, 502, JSON.stringify(refused.body));
+    assert.equal(refused.body?.code, 'BROKERAGE_REFUSED');
+    assert.equal(refused.body?.url, undefined);
 
     for (const firm of firms) {
       const page = await call(keys[`${firm}:staff`]!, 'GET', '/v1/events?after=start&limit=500');

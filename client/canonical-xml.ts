@@ -98,7 +98,7 @@ export function canonicalXmlSha256(xml: Uint8Array | string): string {
 
 /**
  * Whether the application a workflow runs on is the one a start gives: the same bytes (what every workflow
- * recorded), or the same meaning, by the digest of the canonical form that workflows started from 1.1 on
+ * recorded), or the same meaning, by the digest of the canonical form that workflows started from 2.0 on
  * recorded beside it: attributes in another order, other whitespace between
  * elements, another XML declaration or comments are the same application.
  */

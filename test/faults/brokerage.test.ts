@@ -1,13 +1,10 @@
 /**
- * `npm run test:faults`, the brokerage misbehaving: answers lost, 5xx, timeouts and malformed JSON, a
- * document gone from the store, while many applications are in flight. Key faults are in keys.test.ts,
+ * `npm run test:faults`, the brokerage misbehaving: 5xx, timeouts and malformed JSON, a document gone from
+ * the store, while many applications are in flight. Answers lost are in lost-answers.test.ts, key faults in keys.test.ts,
  * the processes' faults in processes.test.ts and servers.test.ts; the files run at once, each on a world
  * of its own.
  */
 import assert from 'node:assert/strict';
-import { dailyDocuments } from '../../workflows/index.js';
-import { documentsWorkflowId } from '../../domain/workflow-ids.js';
-import { writeFormsDir } from '../support/forms.js';
 import { getState, resubmit } from '../../client/applications.js';
 import { runFleet } from './world.js';
 import { APPLICATIONS, describeFaults, simulatorFaults } from './suite.js';
@@ -37,61 +34,6 @@ describeFaults('fault injection, the brokerage (real processes: dev server, simu
           })),
         ),
     });
-  });
-
-  it("create's response is lost after the account was made, and its file is listed 21-30 s late", async function () {
-    const taskQueue = suite.nextQueue();
-    await suite.world.worker('worker', taskQueue);
-    const lost = Math.ceil(APPLICATIONS / 2);
-    await runFleet(suite.world, {
-      name: 'create response lost',
-      taskQueue,
-      applications: APPLICATIONS,
-      faultKinds: 'create lost-response',
-      before: (w) => simulatorFaults(w, [{ operation: 'create', kind: 'lost-response', count: lost }]),
-    });
-  });
-
-  it("update's and submitDocuments' responses are lost after the service processed them", async function () {
-    const taskQueue = suite.nextQueue();
-    await suite.world.worker('worker', taskQueue);
-    // One docs-required application in four sends one DocumentSubmission: lose half of their answers.
-    const lostUpdates = Math.ceil(APPLICATIONS / 8);
-    let submissions: Array<{ day: string }> = [];
-    await runFleet(suite.world, {
-      name: 'update + submitDocuments response lost',
-      taskQueue,
-      applications: APPLICATIONS,
-      faultKinds: 'update, submitDocuments lost-response',
-      before: async (w) => {
-        const count = await simulatorFaults(w, [
-          { operation: 'update', kind: 'lost-response', count: lostUpdates },
-          { operation: 'submitDocuments', kind: 'lost-response', count: 1 },
-        ]);
-        // The day's agreements first (their answer lost), then the fleet's creates follow the day's record.
-        const formsDir = await writeFormsDir();
-        const day = new Date().toISOString().slice(0, 10);
-        const result = await w.client.workflow.execute(dailyDocuments, {
-          taskQueue,
-          workflowId: `${documentsWorkflowId(w.sim.csid, day)}-${taskQueue}`,
-          args: [{ csid: w.sim.csid, formsDir, day }],
-        });
-        // The spec has no look-up for a submission: after the lost answer nothing is sent again (the
-        // simulator would process a second copy), and the day is marked unconfirmed for the creates.
-        assert.equal(result.day, day);
-        assert.equal(result.alert, 'unconfirmed', JSON.stringify(result));
-        submissions = (await w.records()).documentSubmissions;
-        return count;
-      },
-    });
-    const perDay = new Map<string, number>();
-    for (const { day } of submissions) perDay.set(day, (perDay.get(day) ?? 0) + 1);
-    assert.equal(submissions.length, 1, 'the lost submission was processed by the simulator, once');
-    assert.deepEqual(
-      [...perDay].filter(([, n]) => n > 1),
-      [],
-      `submitDocuments processed twice on one simulated day: ${JSON.stringify(submissions)}`,
-    );
   });
 
   it('application XML gone from the document store: blocked past the bound, resubmitted by staff, opened', async function () {

@@ -84,7 +84,7 @@ export interface ApplicationStateView {
   done: boolean;
   /**
    * Which application XML the application runs on (the last resubmitted one): its SHA-1 and length, and
-   * the SHA-256 of its canonical form when the client recorded one (1.1 on), so that a start with the same
+   * the SHA-256 of its canonical form when the client recorded one (2.0 on), so that a start with the same
    * external id tells the same application (the same bytes, or the same meaning) from a different one.
    */
   application: { sha1: string; length: number; canonicalSha256?: string };

@@ -278,6 +278,7 @@ export const GENERATOR_OPTIONS: Record<string, string[]> = {
     'modelPackage=org.eca.client.model',
     'hideGenerationTimestamp=true',
   ],
+  csharp: ['packageName=Eca.Onboarding.Client', 'targetFramework=net8.0', 'hideGenerationTimestamp=true'],
 };
 
 /** Generates a client of the OpenAPI document `spec` into `out` with the cached generator (no tests, no docs). */
@@ -295,7 +296,6 @@ export async function generateClient(generator: string, spec: string, out: strin
       generator,
       '-o',
       out,
-      '--skip-validate-spec',
       `--additional-properties=${(GENERATOR_OPTIONS[generator] ?? []).join(',')}`,
       '--global-property=apiTests=false,modelTests=false,apiDocs=false,modelDocs=false',
     ],

@@ -60,6 +60,16 @@ const application = {
   deadline: { state: 'needsDocuments', due: '2026-11-12T14:07:41.906Z', overdue: false, escalation: 'alert' },
 };
 
+const summary = {
+  workflowId: application.workflowId,
+  externalId: 'client-1042',
+  accountId: 'U1234567',
+  lifecycleState: 'needsDocuments',
+  accountStatus: 'N',
+  status: 'Running',
+  startTime: AT,
+};
+
 const event = {
   id: 'evt_client-1042_3',
   type: 'application.needs_documents',
@@ -122,27 +132,9 @@ export const COMPONENT_EXAMPLES: Record<string, unknown> = {
   ApplicationDocument: application.documents[0],
   Application: application,
   StartedApplication: { existed: false, application },
-  ApplicationSummary: {
-    workflowId: application.workflowId,
-    externalId: 'client-1042',
-    accountId: 'U1234567',
-    lifecycleState: 'needsDocuments',
-    accountStatus: 'N',
-    status: 'Running',
-    startTime: AT,
-  },
+  ApplicationSummary: summary,
   ApplicationPage: {
-    applications: [
-      {
-        workflowId: application.workflowId,
-        externalId: 'client-1042',
-        accountId: 'U1234567',
-        lifecycleState: 'needsDocuments',
-        accountStatus: 'N',
-        status: 'Running',
-        startTime: AT,
-      },
-    ],
+    applications: [summary],
     cursor: 'CiQKIgogYXBwbGljYXRpb24tQUNNRS1jbGllbnQtMTA0Mg',
   },
   Credentials: {

@@ -4,26 +4,11 @@
  * new lifecycle state, a new event type). Its runtime dependencies are the pinned ones of the contract
  * venv (scripts/contract-tools.ts).
  */
-import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { contractVenv } from '../../scripts/contract-tools.js';
 import type { ContractVenv } from '../../scripts/contract-tools.js';
-import { applicationXml, pdf } from '../support/engine.js';
-import {
-  externalIdOf,
-  FUTURE,
-  futureServerProxy,
-  generateClient,
-  printed,
-  REPO,
-  sh,
-  startedWithEvents,
-  startRealApi,
-  timed,
-  webhookReceiver,
-  workDir,
-} from './support.js';
+import { generateClient, REPO, sh, startRealApi, timed, webhookReceiver, workDir } from './support.js';
+import { clientRunCases } from './client-runs.js';
 import type { RealApi } from './support.js';
 
 describe('contract: the generated Python client', function () {
@@ -59,48 +44,5 @@ describe('contract: the generated Python client', function () {
     await work?.remove();
   });
 
-  it('starts an application with a PDF, provides the documents it asks for, follows it to open, reads its events and registers a webhook (onboarding key)', async function () {
-    const externalId = externalIdOf('docs-required-py');
-    await writeFile(join(work.dir, 'application.xml'), applicationXml(externalId));
-    await writeFile(join(work.dir, 'w9.pdf'), pdf(`${externalId} W-9`));
-    const seen = printed(
-      await runClient([
-        'flow',
-        api.base,
-        externalId,
-        join(work.dir, 'application.xml'),
-        join(work.dir, 'w9.pdf'),
-        receiver.url,
-      ]),
-    );
-    assert.deepEqual(seen.start, { existed: false, externalId });
-    assert.equal(seen.asked, 'needsDocuments');
-    assert.equal((seen.provided as { state: string }).state, 'submittingDocuments');
-    const final = seen.final as { state: string; accountId: string; done: boolean };
-    assert.equal(final.state, 'open');
-    assert.match(final.accountId, /\S/);
-    const types = seen.events as string[];
-    assert.ok(types.includes('application.open'), `events read: ${types.join(', ')}`);
-    // The onboarding role registers the firm's webhook (the issue): refused today, the answer says why.
-    assert.deepEqual(seen.webhook, { status: 201, hasSecret: true, url: receiver.url }, JSON.stringify(seen.webhook));
-  });
-
-  it("reads a newer server's answers: an unknown field, a new lifecycle state and a new event type", async function () {
-    const externalId = externalIdOf('stalled-py-future');
-    await startedWithEvents(api, externalId, applicationXml(externalId));
-    const proxy = await futureServerProxy(api.base);
-    try {
-      const seen = printed(await runClient(['read', proxy.base, externalId]));
-      assert.equal(seen.applicationError, undefined, String(seen.applicationError));
-      assert.equal(seen.eventsError, undefined, String(seen.eventsError));
-      const application = seen.application as { state: string; externalId: string; done: boolean };
-      assert.deepEqual(application.state, FUTURE.state);
-      assert.equal(application.externalId, externalId);
-      const events = seen.events as Array<{ type: string; to: string }>;
-      assert.deepEqual(events.at(-1), { type: FUTURE.eventType, to: FUTURE.state });
-      assert.ok(events.length >= 2, 'the real events are read too');
-    } finally {
-      await proxy.close();
-    }
-  });
+  clientRunCases('py', () => ({ api, receiver, dir: work.dir, run: runClient }));
 });

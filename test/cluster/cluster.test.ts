@@ -13,15 +13,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import type { WorkflowHandle } from '@temporalio/client';
-import proto from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
-import { codecDataConverter, parseCodecKeys } from '../../codec/index.js';
-import { workflowBundle } from '../../workers/engine-worker.js';
+import { assertHistoriesReplay } from '../support/history-replay.js';
 import { Topology } from '../../scripts/cluster/topology.js';
 import { devServerExecutable } from '../../scripts/temporal-servers.js';
 import { startWorkerProcess } from '../../scripts/processes.js';
@@ -73,61 +66,6 @@ async function assertDocumentsInDatabase(
   // A create recovered after a lost answer may keep no response file; most keep one.
   assert.ok(responseFiles > workflowIds.length / 2, `response files in the database: ${responseFiles}`);
   return { rows: refs.size, responseFiles };
-}
-
-/**
- * Replays every application's history against the workflow code, as a worker that lost its cache does: a
- * history recorded by a live worker must replay without nondeterminism, whatever faults it ran through. A
- * history that does not is written (binary protobuf) for a replay under a debugger, and its shape printed.
- */
-async function assertHistoriesReplay(client: World['client'], codecKeys: string, workflowIds: string[]): Promise<void> {
-  const histories = [];
-  for (const workflowId of workflowIds) {
-    histories.push({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() });
-  }
-  const results = Worker.runReplayHistories(
-    {
-      workflowBundle: await workflowBundle(true),
-      dataConverter: codecDataConverter(parseCodecKeys(codecKeys, 'test')),
-    },
-    histories,
-  );
-  const failed: string[] = [];
-  const dir = join(tmpdir(), 'eca-cluster-replay-failures');
-  for await (const result of results) {
-    if (result.error === undefined) continue;
-    const { history } = histories.find((entry) => entry.workflowId === result.workflowId)!;
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, `${result.workflowId}.history.pb`);
-    await writeFile(file, proto.temporal.api.history.v1.History.encode(history).finish());
-    console.log(`      ${result.workflowId}: ${String(result.error)} (history in ${file}):\n${historyShape(history)}`);
-    failed.push(`${result.workflowId}: ${String(result.error)}`);
-  }
-  assert.deepEqual(failed, [], 'every history replays');
-}
-
-/** One line per history event: its id, type, and the activity, signal or timer it names; never a payload. */
-function historyShape(history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>): string {
-  const scheduled = new Map<string, string>();
-  return (history.events ?? [])
-    .map((event) => {
-      const [key, attributes] =
-        Object.entries(event).find(([name, value]) => name.endsWith('EventAttributes') && value) ?? [];
-      const a = (attributes ?? {}) as Record<string, { name?: string } | string | undefined> & {
-        activityType?: { name?: string };
-        scheduledEventId?: { toString(): string } | number;
-      };
-      const id = String(event.eventId);
-      let detail = '';
-      if (a.activityType?.name) {
-        scheduled.set(id, a.activityType.name);
-        detail = a.activityType.name;
-      } else if (a.scheduledEventId !== undefined) detail = scheduled.get(String(a.scheduledEventId)) ?? '';
-      else if (typeof a.signalName === 'string') detail = a.signalName;
-      else if (typeof a.timerId === 'string') detail = `timer ${a.timerId}`;
-      return `        ${id} ${String(key ?? '?').replace('EventAttributes', '')} ${detail}`;
-    })
-    .join('\n');
 }
 
 /**
@@ -209,7 +147,7 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
       },
     });
 
-    await assertHistoriesReplay(world!.client, world!.codecKeys, report.workflowIds);
+    await assertHistoriesReplay(world!.client, world!.codecKeys, report.workflowIds, 'cluster');
     console.log(`      ${report.workflowIds.length} histories replayed without nondeterminism`);
     const documents = await assertDocumentsInDatabase(cluster, world!.client, report.workflowIds);
     console.log(

@@ -1,5 +1,5 @@
 /**
- * The fault suite's frame, shared by its files (mocha runs them in parallel, `test/faults/mocharc.json`):
+ * The fault suite's frame, shared by its files (mocha runs them in parallel, `test/faults.mocharc.cjs`):
  * each file has a world of its own (dev server, simulator), its workers are stopped after each case and
  * checked gone, and its counts are printed when it ends. Every case ends with each application in its
  * expected final state, exactly one account per application and no failed workflow (see world.ts).

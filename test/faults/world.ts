@@ -24,6 +24,7 @@ import type { MaintainedDocumentStore } from '../../runtime/document-store.js';
 import { getState, provideDocuments, resubmit, retry, startApplication } from '../../client/applications.js';
 import type { ApplicationHandle } from '../../client/applications.js';
 import type { EngineContext } from '../../client/context.js';
+import { assertHistoriesReplay } from '../support/history-replay.js';
 import { codecDataConverter, generateCodecKeyEntry, parseCodecKeys } from '../../codec/index.js';
 import type { SimulatorRecords } from '../../simulator/records.js';
 import { wantsDocument } from '../../workflows/lifecycle/tasks.js';
@@ -588,6 +589,10 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       );
       states.push(workersOutput(world, options));
       if (countBefore) await countBefore(); // the case's fault rules must not outlive it
+      // A workflow that stopped on nondeterminism is named with its history, written for a fixture.
+      await assertHistoriesReplay(world.client, world.codecKeys, open.map((app) => app.handle.workflowId), options.name)
+        .then(() => states.push('every open history replays'))
+        .catch((error: unknown) => states.push((error as Error).message));
       assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);
     }
     await sleep(500);
@@ -673,6 +678,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     workflowIds: fleet.map((app) => app.handle.workflowId),
   };
   reports.push(report);
+  await assertHistoriesReplay(world.client, world.codecKeys, report.workflowIds, options.name);
   assert.equal(report.failedWorkflows, 0, `${options.name}: workflows not completed: ${JSON.stringify(outcomes)}`);
   assert.equal(
     report.duplicates,

@@ -590,7 +590,12 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
       states.push(workersOutput(world, options));
       if (countBefore) await countBefore(); // the case's fault rules must not outlive it
       // A workflow that stopped on nondeterminism is named with its history, written for a fixture.
-      await assertHistoriesReplay(world.client, world.codecKeys, open.map((app) => app.handle.workflowId), options.name)
+      await assertHistoriesReplay(
+        world.client,
+        world.codecKeys,
+        open.map((app) => app.handle.workflowId),
+        options.name,
+      )
         .then(() => states.push('every open history replays'))
         .catch((error: unknown) => states.push((error as Error).message));
       assert.fail(`${options.name}: ${open.length} application(s) not finished in time: ${states.join(', ')}`);

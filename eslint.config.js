@@ -22,15 +22,16 @@ const forbiddenInWorkflows = [
  */
 const layers = {
   eca: [],
+  webapi: [],
   codec: [],
   domain: [],
-  runtime: ['eca', 'codec', 'domain'],
+  runtime: ['eca', 'webapi', 'codec', 'domain'],
   workflows: ['codec', 'domain'],
-  activities: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
-  workers: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
+  activities: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
+  workers: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
   client: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
   api: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'client'],
-  simulator: ['eca'],
+  simulator: ['eca', 'webapi'],
 };
 const projectFolders = [...Object.keys(layers), 'scripts', 'test'];
 

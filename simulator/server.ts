@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import Fastify from 'fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SimClock } from './clock.js';
 import { ControlError, SimulatorControl } from './control.js';
 import { CallCounts, Faults, type FaultRule } from './faults.js';
@@ -21,6 +21,8 @@ import { OPERATIONS } from './operations/index.js';
 import { servePortal } from './operations/sso.js';
 import { ensureDir, readSnapshot, SnapshotWriter } from './persistence.js';
 import { registerControlRoutes } from './control-routes.js';
+import type { WebApiAuthority } from './webapi/authority.js';
+import { mountWebApi } from './webapi/routes.js';
 import { DEFAULT_TIMINGS, isScenarioName, type ScenarioName, type Timings } from './scenarios.js';
 import { SsoSessions } from './sso-sessions.js';
 import { parseListingLag } from './listing-lag.js';
@@ -83,6 +85,8 @@ export interface RunningSimulator {
   keysDir: string | undefined;
   dataDir: string | undefined;
   control: SimulatorControl;
+  /** The Web API's authorization server (its registered clients, tokens and signed bodies). */
+  webapi: WebApiAuthority;
   close(): Promise<void>;
 }
 
@@ -286,6 +290,16 @@ function answerSettings(options: SimulatorOptions): {
   };
 }
 
+/** The hosted portal that SSO URLs point to. */
+function portalRoute(app: FastifyInstance, ctx: OperationContext, calls: CallCounts): void {
+  app.get('/portal/*', async (request, reply) => {
+    calls.record('portal');
+    const page = servePortal(ctx, request.url, request.ip);
+    if (page.location !== undefined) return reply.redirect(page.location, 302);
+    return reply.code(page.status).type('text/html; charset=utf-8').send(page.html);
+  });
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const log = options.log ?? (() => {});
   const env = options.env ?? 'qa';
@@ -334,13 +348,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const handler = OPERATIONS[operation];
     if (handler) app.post(path, operationRoute(operation, handler, { ctx, calls, faults, clock, held, log }));
   }
-  app.get('/portal/*', async (request, reply) => {
-    calls.record('portal');
-    const page = servePortal(ctx, request.url, request.ip);
-    if (page.location !== undefined) return reply.redirect(page.location, 302);
-    return reply.code(page.status).type('text/html; charset=utf-8').send(page.html);
-  });
+  portalRoute(app, ctx, calls);
   registerControlRoutes(app, control, () => ({ csid: demo.csid }));
+  const webapi = mountWebApi(app);
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address() as AddressInfo;
@@ -370,6 +380,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     keysDir,
     dataDir,
     control,
+    webapi,
     close: () => (closing ??= closeAll()),
   };
 }

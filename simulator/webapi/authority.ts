@@ -1,0 +1,188 @@
+/**
+ * The Web API's authorization server, as the simulator plays it: the clients the brokerage registered
+ * (each with its firm, its public keys by `kid` and its scopes), the token endpoint's checks of a
+ * `private_key_jwt` assertion, the bearer tokens it issued, and the check of a signed body.
+ *
+ * Never kinder than the document, and where it is silent, the hardest choice (simulator/README.md, "Web
+ * API"): the assertion must name this token endpoint as `aud`, be valid for at most five minutes, and is
+ * taken once (its `jti` again is refused); tokens are opaque (a client must not read them) and live 50
+ * minutes (the document says "~50 minutes" beside an example of 24 hours); a signed body is valid for at
+ * most a minute and must be signed by a key of the token's own client.
+ */
+import { randomBytes } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
+import { CLIENT_ASSERTION_TYPE, decodeJwt, JwtError, rsaPublicKey, TOKEN_PATH, verifyJwt } from '../../webapi/index.js';
+import type { JwtClaims } from '../../webapi/index.js';
+
+export interface RegisteredClient {
+  clientId: string;
+  /** The firm the client acts for. */
+  csid: string;
+  keys: Map<string, KeyObject>;
+  scopes: string[];
+}
+
+export interface ClientRegistration {
+  clientId: string;
+  csid: string;
+  kid: string;
+  /** PEM text or a JWK. */
+  publicKey: string | JsonWebKey;
+  scopes?: string[];
+}
+
+/** Every scope of the account-management and echo operations. */
+export const DEFAULT_SCOPES = [
+  'accounts.read',
+  'accounts.write',
+  'enumerations.read',
+  'forms.read',
+  'validations.read',
+  'sso-sessions.write',
+  'echo.read',
+  'echo.write',
+];
+
+/** A refusal: the HTTP status and an RFC 9457 problem (as the document describes its 400s). */
+export class WebApiRefusal extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+
+  get problem(): Record<string, unknown> {
+    const titles = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden' } as const;
+    return { type: 'about:blank', title: titles[this.status], status: this.status, detail: this.detail };
+  }
+}
+
+interface IssuedToken {
+  client: RegisteredClient;
+  expiresAt: number;
+  scopes: string[];
+}
+
+const ASSERTION_MAX_LIFETIME_S = 300;
+const SIGNED_BODY_MAX_LIFETIME_S = 60;
+
+export class WebApiAuthority {
+  /** The lifetime of the tokens issued from now on. */
+  tokenLifetimeS = 50 * 60;
+  private readonly clients = new Map<string, RegisteredClient>();
+  private readonly tokens = new Map<string, IssuedToken>();
+  /** Assertion ids taken, until their assertion would have expired. */
+  private readonly seenJti = new Map<string, number>();
+  private readonly issued = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Registers a client's public key (a second `kid` for a known client is a key added, as at a rotation). */
+  register(registration: ClientRegistration): void {
+    const { clientId, csid, kid } = registration;
+    if (!/^[\x21-\x7e]{1,200}$/.test(clientId)) throw new WebApiRefusal(400, 'clientId: printable ASCII, 1 to 200');
+    if (!/^[\x21-\x7e]{1,200}$/.test(kid)) throw new WebApiRefusal(400, 'kid: printable ASCII, 1 to 200');
+    let key: KeyObject;
+    try {
+      key = rsaPublicKey(registration.publicKey);
+    } catch (error) {
+      throw new WebApiRefusal(400, `publicKey: ${(error as Error).message}`);
+    }
+    const client = this.clients.get(clientId) ?? { clientId, csid, keys: new Map(), scopes: [] };
+    if (client.csid !== csid) throw new WebApiRefusal(400, `clientId ${clientId} is registered for another firm`);
+    client.keys.set(kid, key);
+    client.scopes = registration.scopes ?? DEFAULT_SCOPES;
+    this.clients.set(clientId, client);
+  }
+
+  /** Tokens issued to a client (the simulator's own record). */
+  tokensIssued(clientId: string): number {
+    return this.issued.get(clientId) ?? 0;
+  }
+
+  /** Revokes every token of a client (as the brokerage may): its next call is a 401. */
+  revokeTokens(clientId: string): void {
+    for (const [value, token] of this.tokens) if (token.client.clientId === clientId) this.tokens.delete(value);
+  }
+
+  /** `generateToken`: the form's fields checked, the assertion verified; answers the `TokenResponse`. */
+  token(form: Record<string, string>, tokenUrl: string): Record<string, unknown> {
+    const { clientAssertion, clientAssertionType, clientAuthenticationMethod, clientId } = form;
+    if (clientAuthenticationMethod !== 'private_key_jwt') {
+      throw new WebApiRefusal(400, 'clientAuthenticationMethod: private_key_jwt expected');
+    }
+    if (clientAssertionType !== CLIENT_ASSERTION_TYPE) throw new WebApiRefusal(400, 'clientAssertionType: unexpected');
+    if (!clientId || !clientAssertion) throw new WebApiRefusal(400, 'clientId and clientAssertion are required');
+    const client = this.clients.get(clientId);
+    if (!client) throw new WebApiRefusal(400, 'unknown client');
+    const claims = this.verified(clientAssertion, client, ASSERTION_MAX_LIFETIME_S);
+    if (claims.iss !== clientId || claims.sub !== clientId)
+      throw new WebApiRefusal(400, 'iss and sub must be the client id');
+    if (claims.aud !== tokenUrl && !(Array.isArray(claims.aud) && claims.aud.includes(tokenUrl))) {
+      throw new WebApiRefusal(400, 'aud must be the token endpoint');
+    }
+    if (typeof claims.jti !== 'string' || claims.jti === '') throw new WebApiRefusal(400, 'jti required');
+    this.forgetExpiredJti();
+    if (this.seenJti.has(claims.jti)) throw new WebApiRefusal(400, 'assertion already used (jti)');
+    this.seenJti.set(claims.jti, (claims.exp as number) * 1000);
+    const value = randomBytes(32).toString('base64url');
+    this.tokens.set(value, {
+      client,
+      expiresAt: this.now() + this.tokenLifetimeS * 1000,
+      scopes: client.scopes,
+    });
+    this.issued.set(clientId, this.tokensIssued(clientId) + 1);
+    return {
+      access_token: value,
+      token_type: 'Bearer',
+      expires_in: this.tokenLifetimeS,
+      scope: client.scopes.join(' '),
+    };
+  }
+
+  /** The client a bearer token (the `Authorization` header) was issued to, if it may use `scope`. */
+  authenticate(authorization: string | undefined, scope: string): RegisteredClient {
+    const value = /^Bearer ([A-Za-z0-9_-]+)$/i.exec(authorization ?? '')?.[1];
+    const token = value === undefined ? undefined : this.tokens.get(value);
+    if (!token || token.expiresAt <= this.now()) {
+      if (value !== undefined) this.tokens.delete(value);
+      throw new WebApiRefusal(401, 'Invalid or expired access token');
+    }
+    if (!token.scopes.includes(scope)) throw new WebApiRefusal(403, `Insufficient permissions (${scope})`);
+    return token.client;
+  }
+
+  /** A signed body's claims (its own `iss`, `iat` and `exp` taken off), verified with the client's keys. */
+  signedBody(body: unknown, client: RegisteredClient): Record<string, unknown> {
+    if (typeof body !== 'string' || body === '') throw new WebApiRefusal(403, 'JWT validation failed: no signed body');
+    let claims: JwtClaims;
+    try {
+      claims = this.verified(body.trim(), client, SIGNED_BODY_MAX_LIFETIME_S);
+    } catch (error) {
+      throw error instanceof WebApiRefusal ? new WebApiRefusal(403, `JWT validation failed: ${error.detail}`) : error;
+    }
+    if (claims.iss !== client.clientId) throw new WebApiRefusal(403, 'JWT validation failed: iss is not the client');
+    const { iss: _iss, iat: _iat, exp: _exp, ...payload } = claims;
+    return payload;
+  }
+
+  private verified(token: string, client: RegisteredClient, maxLifetimeS: number): JwtClaims {
+    try {
+      const { header } = decodeJwt(token);
+      const key = client.keys.get(header.kid);
+      if (!key) throw new WebApiRefusal(400, 'unknown kid for this client');
+      return verifyJwt(token, key, { now: Math.floor(this.now() / 1000), maxLifetimeS });
+    } catch (error) {
+      if (error instanceof JwtError) throw new WebApiRefusal(400, error.reason);
+      throw error;
+    }
+  }
+
+  private forgetExpiredJti(): void {
+    const now = this.now();
+    for (const [jti, until] of this.seenJti) if (until + 60_000 < now) this.seenJti.delete(jti);
+  }
+}
+
+export { TOKEN_PATH };

@@ -1,0 +1,86 @@
+/**
+ * The Web API's routes on the simulator's server: the token endpoint, the echo operations (both security
+ * policies), and their control routes under `/_sim/webapi` (never counted, never faulted). The account
+ * operations come with the Web API adapter.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { TOKEN_PATH } from '../../webapi/index.js';
+import { WebApiAuthority, WebApiRefusal } from './authority.js';
+
+const registration = z.strictObject({
+  clientId: z.string().min(1),
+  csid: z.string().min(1),
+  kid: z.string().min(1),
+  publicKey: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  scopes: z.array(z.string().min(1)).optional(),
+});
+
+async function answer(reply: FastifyReply, work: () => unknown): Promise<FastifyReply> {
+  try {
+    return await reply.code(200).send(await work());
+  } catch (error) {
+    if (!(error instanceof WebApiRefusal)) throw error;
+    if (error.status === 401) void reply.header('www-authenticate', 'Bearer error="invalid_token"');
+    return reply.code(error.status).type('application/problem+json').send(error.problem);
+  }
+}
+
+/** Serves the Web API's routes on `app`; answers its authorization server. */
+export function mountWebApi(app: FastifyInstance): WebApiAuthority {
+  const authority = new WebApiAuthority();
+  registerWebApiRoutes(app, authority);
+  return authority;
+}
+
+function registerWebApiRoutes(app: FastifyInstance, authority: WebApiAuthority): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // A signed body: the document's copies show it as text; `application/jwt` is its media type (RFC 7519).
+  app.addContentTypeParser('application/jwt', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.post(TOKEN_PATH, (request, reply) =>
+    answer(reply, () => {
+      const form = request.body;
+      if (!form || typeof form !== 'object') throw new WebApiRefusal(400, 'a form body is required');
+      // `aud` names the token endpoint as the client reached it.
+      return authority.token(form as Record<string, string>, `${request.protocol}://${request.host}${TOKEN_PATH}`);
+    }),
+  );
+  const client = (request: FastifyRequest, scope: string) =>
+    authority.authenticate(request.headers.authorization, scope);
+  app.get('/gw/api/v1/echo/https', (request, reply) =>
+    answer(reply, () => {
+      client(request, 'echo.read');
+      return { requestMethod: 'GET', securityPolicy: 'HTTPS', queryParameters: request.query ?? {} };
+    }),
+  );
+  app.post('/gw/api/v1/echo/signed-jwt', (request, reply) =>
+    answer(reply, () => {
+      authority.signedBody(request.body, client(request, 'echo.write'));
+      return { requestMethod: 'POST', securityPolicy: 'SIGNED_JWT', queryParameters: request.query ?? {} };
+    }),
+  );
+
+  app.post('/_sim/webapi/clients', (request, reply) =>
+    answer(reply, () => {
+      const parsed = registration.safeParse(request.body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new WebApiRefusal(400, `${issue.path.join('.') || 'body'}: ${issue.message}`);
+      }
+      authority.register(parsed.data);
+      return { ok: true };
+    }),
+  );
+  app.post<{ Params: { clientId: string } }>('/_sim/webapi/clients/:clientId/revoke', (request, reply) =>
+    answer(reply, () => {
+      authority.revokeTokens(request.params.clientId);
+      return { ok: true };
+    }),
+  );
+  app.get<{ Params: { clientId: string } }>('/_sim/webapi/clients/:clientId', (request, reply) =>
+    answer(reply, () => ({ tokensIssued: authority.tokensIssued(request.params.clientId) })),
+  );
+}

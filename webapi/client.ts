@@ -1,0 +1,117 @@
+/**
+ * The Web API's calls: a bearer token from the client's {@link TokenSource} on every call, and for the
+ * operations under the document's `SIGNED_JWT` policy a body that is itself a JWT of the request's JSON,
+ * signed with the client's key. A 401 drops the token and the call is made once more with a new one (the
+ * service refused it before doing anything); a 429 or 503 is a {@link WebApiHttpError} carrying the wait
+ * the service asked for, for the caller's retry policy (an activity's) to honour.
+ *
+ * Only the echo operations are here so far: they prove a client's authentication end to end, both policies.
+ */
+import { z } from 'zod';
+import { WebApiError, WebApiHttpError, WebApiSchemaError } from './errors.js';
+import { rsaPrivateKey, signJwt } from './jwt.js';
+import type { JwtClaims } from './jwt.js';
+import { retryAfterMs, TokenSource } from './oauth.js';
+import type { TokenSourceOptions } from './oauth.js';
+
+/** How long a signed body is valid: the document's one recipe ("JWT validity: 1 minute"). */
+export const SIGNED_BODY_LIFETIME_S = 60;
+
+/** The content type of a signed body (the document's copies show it as text). */
+export const SIGNED_BODY_TYPE = 'application/jwt';
+
+/** `EchoResponse`. */
+export const EchoResponse = z.looseObject({
+  requestMethod: z.string(),
+  securityPolicy: z.string(),
+  queryParameters: z.record(z.string(), z.unknown()).optional(),
+});
+export type EchoResponse = z.infer<typeof EchoResponse>;
+
+export type WebApiClientOptions = TokenSourceOptions;
+
+export class WebApiClient {
+  readonly tokens: TokenSource;
+
+  constructor(private readonly options: WebApiClientOptions) {
+    this.tokens = new TokenSource(options);
+  }
+
+  /** `GET /gw/api/v1/echo/https`: the bearer token alone. */
+  echoHttps(query: Record<string, string> = {}): Promise<EchoResponse> {
+    const search = new URLSearchParams(query).toString();
+    return this.call('echoHttps', 'GET', `/gw/api/v1/echo/https${search ? `?${search}` : ''}`, EchoResponse);
+  }
+
+  /** `POST /gw/api/v1/echo/signed-jwt`: the bearer token and a signed body. */
+  echoSignedJwt(payload: Record<string, unknown> = {}): Promise<EchoResponse> {
+    return this.call('echoSignedJwt', 'POST', '/gw/api/v1/echo/signed-jwt', EchoResponse, payload);
+  }
+
+  /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */
+  signedBody(payload: Record<string, unknown>): string {
+    const iat = Math.floor((this.options.now ?? Date.now)() / 1000);
+    const claims: JwtClaims = { ...payload, iss: this.options.clientId, iat, exp: iat + SIGNED_BODY_LIFETIME_S };
+    return signJwt(claims, rsaPrivateKey(this.options.privateKey), this.options.keyId);
+  }
+
+  private async call<T>(
+    operation: string,
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    schema: z.ZodType<T>,
+    signed?: Record<string, unknown>,
+  ): Promise<T> {
+    let response = await this.send(operation, method, path, signed);
+    if (response.status === 401) {
+      // Refused before anything was done: a new token, once.
+      response = await this.send(operation, method, path, signed);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw new WebApiHttpError(operation, response.status, excerpt(text), retryAfterMs(response));
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new WebApiSchemaError(operation, '(body)', 'not JSON');
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new WebApiSchemaError(operation, issue.path.join('.') || '(body)', issue.message);
+    }
+    return parsed.data;
+  }
+
+  private async send(
+    operation: string,
+    method: string,
+    path: string,
+    signed: Record<string, unknown> | undefined,
+  ): Promise<Response> {
+    const token = await this.tokens.token();
+    try {
+      const response = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(signed && { 'content-type': SIGNED_BODY_TYPE }),
+        },
+        ...(signed && { body: this.signedBody(signed) }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      });
+      if (response.status === 401) this.tokens.invalidate(token);
+      return response;
+    } catch (error) {
+      throw new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
+    }
+  }
+}
+
+/** The first 200 characters of an error answer, with anything that looks like a token or JWT withheld. */
+function excerpt(text: string): string {
+  return text.slice(0, 200).replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '(jwt)');
+}

@@ -1,0 +1,68 @@
+/**
+ * Typed errors of the brokerage's Web API library. As in eca/errors.ts, a message is fixed text plus
+ * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body.
+ */
+
+export type WebApiErrorCode =
+  'WEBAPI_REQUEST' | 'WEBAPI_AUTH' | 'WEBAPI_HTTP' | 'WEBAPI_NETWORK' | 'WEBAPI_SCHEMA' | 'WEBAPI_JWT';
+
+export class WebApiError extends Error {
+  readonly code: WebApiErrorCode;
+
+  constructor(code: WebApiErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Input refused before anything was sent; `parameter` names what is wrong. */
+export class WebApiRequestError extends WebApiError {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super('WEBAPI_REQUEST', `${parameter}: ${message}`);
+  }
+}
+
+/** The token endpoint refused the client (its assertion, its key, its id): nothing else is sent until fixed. */
+export class WebApiAuthError extends WebApiError {
+  constructor(
+    readonly clientId: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super('WEBAPI_AUTH', `client ${clientId}: ${message}`);
+  }
+}
+
+/** An answer with a non-2xx status; `retryAfterMs` when the service said how long to wait (429, 503). */
+export class WebApiHttpError extends WebApiError {
+  constructor(
+    readonly operation: string,
+    readonly status: number,
+    readonly bodyExcerpt: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super('WEBAPI_HTTP', `${operation}: HTTP ${status}`);
+  }
+}
+
+/** The answer is not of the document's shape; `path` names the first field that is not. */
+export class WebApiSchemaError extends WebApiError {
+  constructor(
+    readonly operation: string,
+    readonly path: string,
+    message: string,
+  ) {
+    super('WEBAPI_SCHEMA', `${operation}: ${path}: ${message}`);
+  }
+}
+
+/** A JSON Web Token that is malformed, badly signed, expired or not for this use; `reason` says which. */
+export class JwtError extends WebApiError {
+  constructor(readonly reason: string) {
+    super('WEBAPI_JWT', `JWT refused: ${reason}`);
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * OAuth 2.0 for the Web API: `private_key_jwt` client assertions (RFC 7523) exchanged at the token endpoint
+ * (`POST /oauth2/api/v1/token`, operation `generateToken`) for bearer tokens, kept until shortly before they
+ * expire. One {@link TokenSource} per registered client (a firm, or a master account of one): concurrent
+ * callers share one token request, and a token the service refused (401) is dropped for a new one.
+ *
+ * The form's field names are the document's (`TokenRequest`: `clientAssertion`, `clientAssertionType`,
+ * `clientAuthenticationMethod`, `clientId`); {@link tokenForm} is the one place that maps them. The document
+ * says nothing of the assertion's claims: it carries RFC 7523's (`iss` = `sub` = the client id, `aud` = the
+ * token endpoint's URL, `iat`, `exp` one minute later, a unique `jti`) under the key's `kid`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError, WebApiSchemaError } from './errors.js';
+import { rsaPrivateKey, signJwt } from './jwt.js';
+
+/** What the brokerage registered for a client: its id, and the key (with its id) it signs with. */
+export interface WebApiCredentials {
+  clientId: string;
+  /** The `kid` the brokerage knows the client's public key by. */
+  keyId: string;
+  /** The client's RSA private key: PEM text or a key object. Never logged, never in a message. */
+  privateKey: string | KeyObject;
+}
+
+export interface TokenSourceOptions extends WebApiCredentials {
+  /** The service's base URL (`https://api.ibkr.com`, the sandbox's, or the simulator's). */
+  baseUrl: string;
+  /** How long before its expiry a token is replaced (default: a tenth of its lifetime, at most 5 minutes). */
+  refreshBeforeMs?: number;
+  timeoutMs?: number;
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export const TOKEN_PATH = '/oauth2/api/v1/token';
+export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** How long an assertion is valid: the document's one signed-JWT recipe gives its bodies a minute. */
+export const ASSERTION_LIFETIME_S = 60;
+
+/** `TokenResponse`: what the client needs of it is required here; the rest is let through. */
+const TokenResponse = z.looseObject({
+  access_token: z.string().min(1),
+  expires_in: z.number().int().positive(),
+  token_type: z.string().regex(/^bearer$/i, 'a Bearer token'),
+  scope: z.string().optional(),
+});
+
+interface Token {
+  value: string;
+  expiresAt: number;
+  refreshAt: number;
+  scope?: string;
+}
+
+/** The assertion a client signs to authenticate at `tokenUrl`. */
+export function clientAssertion(credentials: WebApiCredentials, tokenUrl: string, nowMs: number): string {
+  const iat = Math.floor(nowMs / 1000);
+  return signJwt(
+    {
+      iss: credentials.clientId,
+      sub: credentials.clientId,
+      aud: tokenUrl,
+      iat,
+      exp: iat + ASSERTION_LIFETIME_S,
+      jti: randomUUID(),
+    },
+    rsaPrivateKey(credentials.privateKey, `client ${credentials.clientId}'s private key`),
+    credentials.keyId,
+  );
+}
+
+/** The token request's form, in the document's field names. */
+export function tokenForm(clientId: string, assertion: string): URLSearchParams {
+  return new URLSearchParams({
+    clientAssertion: assertion,
+    clientAssertionType: CLIENT_ASSERTION_TYPE,
+    clientAuthenticationMethod: 'private_key_jwt',
+    clientId,
+  });
+}
+
+export class TokenSource {
+  private current: Token | undefined;
+  private pending: Promise<Token> | undefined;
+  private readonly tokenUrl: string;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenSourceOptions) {
+    if (!/^[\x21-\x7e]{1,200}$/.test(options.clientId)) {
+      throw new WebApiRequestError('clientId', 'printable ASCII without spaces, 1 to 200 characters');
+    }
+    if (!/^[\x21-\x7e]{1,200}$/.test(options.keyId)) {
+      throw new WebApiRequestError('keyId', 'printable ASCII without spaces, 1 to 200 characters');
+    }
+    // A key that cannot sign is told now, not at the first call.
+    rsaPrivateKey(options.privateKey, `client ${options.clientId}'s private key`);
+    this.tokenUrl = new URL(TOKEN_PATH, options.baseUrl).toString();
+    this.now = options.now ?? Date.now;
+  }
+
+  get clientId(): string {
+    return this.options.clientId;
+  }
+
+  /** A bearer token valid for a while yet: the kept one, or a new one (one request for all who wait). */
+  async token(): Promise<string> {
+    const kept = this.current;
+    if (kept && this.now() < kept.refreshAt) return kept.value;
+    this.pending ??= this.request().finally(() => {
+      this.pending = undefined;
+    });
+    return (await this.pending).value;
+  }
+
+  /** The service refused `token` (401): the next call asks for a new one, unless one replaced it already. */
+  invalidate(token: string): void {
+    if (this.current?.value === token) this.current = undefined;
+  }
+
+  private async request(): Promise<Token> {
+    const { clientId } = this.options;
+    const asked = this.now();
+    const body = tokenForm(clientId, clientAssertion(this.options, this.tokenUrl, asked));
+    let response: Response;
+    try {
+      response = await (this.options.fetch ?? fetch)(this.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      });
+    } catch (error) {
+      throw new WebApiError('WEBAPI_NETWORK', `generateToken: ${(error as Error).name}`, { cause: error });
+    }
+    const text = await response.text();
+    if (response.status === 400 || response.status === 401 || response.status === 403) {
+      throw new WebApiAuthError(
+        clientId,
+        response.status,
+        `the token endpoint refused the client (HTTP ${response.status})`,
+      );
+    }
+    if (!response.ok) throw new WebApiHttpError('generateToken', response.status, '', retryAfterMs(response));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new WebApiSchemaError('generateToken', '(body)', 'not JSON');
+    }
+    const parsed = TokenResponse.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new WebApiSchemaError('generateToken', issue.path.join('.') || '(body)', issue.message);
+    }
+    const lifetimeMs = parsed.data.expires_in * 1000;
+    // Counted from when it was asked for: the answer's time on the way is not the token's.
+    const expiresAt = asked + lifetimeMs;
+    const before = this.options.refreshBeforeMs ?? Math.min(lifetimeMs / 10, 5 * 60_000);
+    const token: Token = {
+      value: parsed.data.access_token,
+      expiresAt,
+      refreshAt: expiresAt - before,
+      ...(parsed.data.scope !== undefined && { scope: parsed.data.scope }),
+    };
+    this.current = token;
+    return token;
+  }
+}
+
+/** `Retry-After` in milliseconds (seconds or an HTTP date), when the answer has one. */
+export function retryAfterMs(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}

@@ -8,7 +8,7 @@
  * Only the echo operations are here so far: they prove a client's authentication end to end, both policies.
  */
 import { z } from 'zod';
-import { WebApiError, WebApiHttpError, WebApiSchemaError } from './errors.js';
+import { WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError, WebApiSchemaError } from './errors.js';
 import { rsaPrivateKey, signJwt } from './jwt.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
@@ -28,6 +28,45 @@ export const EchoResponse = z.looseObject({
 });
 export type EchoResponse = z.infer<typeof EchoResponse>;
 
+/** What an account answer says of a failure (the document's account answers carry it in the body). */
+const Failure = { hasError: z.boolean().optional(), errorDescription: z.string().optional() };
+
+/** `AccountStatusResponse`: the status letter is open (the document lists 14, and says what none means). */
+export const AccountStatusResponse = z.looseObject({
+  accountId: z.string().min(1),
+  status: z.string().optional(),
+  state: z.string().optional(),
+  description: z.string().optional(),
+  masterAccountId: z.string().optional(),
+  dateStarted: z.string().optional(),
+  dateOpened: z.string().optional(),
+  ...Failure,
+});
+export type AccountStatusResponse = z.infer<typeof AccountStatusResponse>;
+
+/** `PendingTask`: what the lifecycle reads of one; the rest is let through. */
+export const PendingTask = z.looseObject({
+  formNumber: z.number().int(),
+  formName: z.string().optional(),
+  action: z.string().optional(),
+  state: z.string().optional(),
+  taskNumber: z.number().int().optional(),
+  requiredForApproval: z.boolean().optional(),
+  onlineTask: z.boolean().optional(),
+  documentRejectReason: z.array(z.string()).optional(),
+  url: z.string().optional(),
+});
+
+/** `PendingTasksResponse`. */
+export const PendingTasksResponse = z.looseObject({
+  accountId: z.string().min(1),
+  status: z.string().optional(),
+  pendingTaskPresent: z.boolean().optional(),
+  pendingTasks: z.array(PendingTask).default([]),
+  ...Failure,
+});
+export type PendingTasksResponse = z.infer<typeof PendingTasksResponse>;
+
 export type WebApiClientOptions = TokenSourceOptions;
 
 export class WebApiClient {
@@ -46,6 +85,20 @@ export class WebApiClient {
   /** `POST /gw/api/v1/echo/signed-jwt`: the bearer token and a signed body. */
   echoSignedJwt(payload: Record<string, unknown> = {}): Promise<EchoResponse> {
     return this.call('echoSignedJwt', 'POST', '/gw/api/v1/echo/signed-jwt', EchoResponse, payload);
+  }
+
+  /** `GET /gw/api/v1/accounts/{accountId}/status`; an answer with `hasError` is a {@link WebApiAnswerError}. */
+  async accountStatus(accountId: string): Promise<AccountStatusResponse> {
+    return failed(
+      'accountStatus',
+      await this.call('accountStatus', 'GET', accountPath(accountId, 'status'), AccountStatusResponse),
+    );
+  }
+
+  /** `GET /gw/api/v1/accounts/{accountId}/tasks?type=pending`. */
+  async pendingTasks(accountId: string): Promise<PendingTasksResponse> {
+    const path = `${accountPath(accountId, 'tasks')}?type=pending`;
+    return failed('pendingTasks', await this.call('pendingTasks', 'GET', path, PendingTasksResponse));
   }
 
   /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */
@@ -109,6 +162,16 @@ export class WebApiClient {
       throw new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
     }
   }
+}
+
+function accountPath(accountId: string, what: string): string {
+  if (!/^[A-Za-z0-9]{1,32}$/.test(accountId)) throw new WebApiRequestError('accountId', 'letters and digits, 1 to 32');
+  return `/gw/api/v1/accounts/${accountId}/${what}`;
+}
+
+function failed<T extends { hasError?: boolean; errorDescription?: string }>(operation: string, answer: T): T {
+  if (answer.hasError === true) throw new WebApiAnswerError(operation, answer.errorDescription);
+  return answer;
 }
 
 /** The first 200 characters of an error answer, with anything that looks like a token or JWT withheld. */

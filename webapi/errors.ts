@@ -1,10 +1,16 @@
 /**
  * Typed errors of the brokerage's Web API library. As in eca/errors.ts, a message is fixed text plus
- * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body.
+ * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body; the service's own words only quoted.
  */
 
 export type WebApiErrorCode =
-  'WEBAPI_REQUEST' | 'WEBAPI_AUTH' | 'WEBAPI_HTTP' | 'WEBAPI_NETWORK' | 'WEBAPI_SCHEMA' | 'WEBAPI_JWT';
+  | 'WEBAPI_REQUEST'
+  | 'WEBAPI_AUTH'
+  | 'WEBAPI_HTTP'
+  | 'WEBAPI_NETWORK'
+  | 'WEBAPI_SCHEMA'
+  | 'WEBAPI_JWT'
+  | 'WEBAPI_ANSWER';
 
 export class WebApiError extends Error {
   readonly code: WebApiErrorCode;
@@ -64,5 +70,21 @@ export class WebApiSchemaError extends WebApiError {
 export class JwtError extends WebApiError {
   constructor(readonly reason: string) {
     super('WEBAPI_JWT', `JWT refused: ${reason}`);
+  }
+}
+
+/**
+ * A 200 answer that says it failed (`hasError`, as the document's account answers carry their errors). The
+ * service's words are kept quoted (eca/errors.ts `quoteService`), for logs to withhold.
+ */
+export class WebApiAnswerError extends WebApiError {
+  constructor(
+    readonly operation: string,
+    readonly errorDescription: string | undefined,
+  ) {
+    super(
+      'WEBAPI_ANSWER',
+      `${operation}: the service answered an error${errorDescription ? ` «${errorDescription.replaceAll('»', '›')}»` : ''}`,
+    );
   }
 }

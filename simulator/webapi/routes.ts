@@ -3,10 +3,13 @@
  * policies), and their control routes under `/_sim/webapi` (never counted, never faulted). The account
  * operations come with the Web API adapter.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TOKEN_PATH } from '../../webapi/index.js';
 import { WebApiAuthority, WebApiRefusal } from './authority.js';
+import { answer } from './answer.js';
+import { registerAccountReads } from './accounts.js';
+import type { Store } from '../store.js';
 
 const registration = z.strictObject({
   clientId: z.string().min(1),
@@ -16,20 +19,11 @@ const registration = z.strictObject({
   scopes: z.array(z.string().min(1)).optional(),
 });
 
-async function answer(reply: FastifyReply, work: () => unknown): Promise<FastifyReply> {
-  try {
-    return await reply.code(200).send(await work());
-  } catch (error) {
-    if (!(error instanceof WebApiRefusal)) throw error;
-    if (error.status === 401) void reply.header('www-authenticate', 'Bearer error="invalid_token"');
-    return reply.code(error.status).type('application/problem+json').send(error.problem);
-  }
-}
-
 /** Serves the Web API's routes on `app`; answers its authorization server. */
-export function mountWebApi(app: FastifyInstance): WebApiAuthority {
+export function mountWebApi(app: FastifyInstance, store: Store): WebApiAuthority {
   const authority = new WebApiAuthority();
   registerWebApiRoutes(app, authority);
+  registerAccountReads(app, authority, store);
   return authority;
 }
 

@@ -1,0 +1,64 @@
+/**
+ * One brokerage, two doors: an account the XML service made, read through the Web API (status, pending
+ * tasks) by its own firm's client, and by no other firm's.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { WebApiAnswerError, WebApiClient, WebApiRequestError } from '../../webapi/index.js';
+import { accountStatus, createAccount, op, start } from '../simulator/helpers.js';
+import type { Firm } from '../simulator/helpers.js';
+
+describe('Web API account reads against the simulator: the XML service’s accounts, per firm', function () {
+  this.timeout(30_000);
+  let sim: RunningSimulator;
+  let firm: Firm;
+
+  before(async function () {
+    ({ sim, firm } = await start());
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  function clientOf(csid: string, clientId: string): WebApiClient {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    sim.webapi.register({
+      clientId,
+      csid,
+      kid: 'k1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    return new WebApiClient({ clientId, keyId: 'k1', privateKey, baseUrl: sim.url });
+  }
+
+  it('reads the status and the pending tasks the XML service reads, in the document’s shapes', async function () {
+    const { accountId } = await createAccount(sim, firm, 'docs-required-1');
+    const api = clientOf(firm.csid, 'firm-client');
+    const status = await api.accountStatus(accountId);
+    const xml = await accountStatus(sim, firm.csid, accountId);
+    assert.equal(status.accountId, accountId);
+    assert.equal(status.status, xml.status);
+    assert.equal(status.hasError, false);
+    const tasks = await api.pendingTasks(accountId);
+    const { body } = await op(sim, 'getPendingTasks', { CSID: firm.csid, acctIds: [accountId] });
+    const [entry] = body.result as Array<{ pendingTasks: Array<{ formNumber: string }> }>;
+    assert.ok(entry!.pendingTasks.length > 0, 'the docs-required scenario waits on documents');
+    assert.deepEqual(
+      tasks.pendingTasks.map((task) => task.formNumber),
+      entry!.pendingTasks.map((task) => Number(task.formNumber)),
+    );
+    assert.equal(tasks.pendingTaskPresent, true);
+  });
+
+  it("answers another firm's account as no account, and refuses a malformed id before sending", async function () {
+    const { accountId } = await createAccount(sim, firm, 'happy-2');
+    const other = await sim.control.registerFirm({ name: 'OtherFirm' });
+    const stranger = clientOf(other.csid, 'other-client');
+    const refused = await stranger.accountStatus(accountId).catch((error: unknown) => error);
+    assert.ok(refused instanceof WebApiAnswerError, String(refused));
+    assert.match(refused.message, /«Account not found»/);
+    await assert.rejects(stranger.pendingTasks(accountId), WebApiAnswerError);
+    await assert.rejects(stranger.accountStatus('../../echo'), WebApiRequestError);
+  });
+});

@@ -370,6 +370,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     app.routing(request, response),
   );
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerRaw(socket, 405, 'use POST'));
+  // A request asking to upgrade the connection: without this, Node reads no body after its headers, and one
+  // that also sent an Expect header was never answered. Nothing here speaks another protocol.
+  app.server.on('upgrade', (_request: IncomingMessage, socket: Duplex) =>
+    answerRaw(socket, 400, 'connection upgrades are not served'),
+  );
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 
   const { port } = app.server.address() as AddressInfo;

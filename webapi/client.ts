@@ -67,6 +67,25 @@ export const PendingTasksResponse = z.looseObject({
 });
 export type PendingTasksResponse = z.infer<typeof PendingTasksResponse>;
 
+/** `AccountStatusBulkResponse`: one page of the firm's accounts. */
+export const AccountStatusBulkResponse = z.looseObject({
+  accounts: z.array(AccountStatusResponse).default([]),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type AccountStatusBulkResponse = z.infer<typeof AccountStatusBulkResponse>;
+
+/** `AccountStatusRequest`: accounts started within the dates (`YYYY-MM-DD`), a page at a time. */
+export interface AccountStatusRequest {
+  startDate: string;
+  endDate: string;
+  status?: string;
+  offset?: number;
+  /** 1 to 1000 (the document's bounds). */
+  limit?: number;
+}
+
 export type WebApiClientOptions = TokenSourceOptions;
 
 export class WebApiClient {
@@ -99,6 +118,24 @@ export class WebApiClient {
   async pendingTasks(accountId: string): Promise<PendingTasksResponse> {
     const path = `${accountPath(accountId, 'tasks')}?type=pending`;
     return failed('pendingTasks', await this.call('pendingTasks', 'GET', path, PendingTasksResponse));
+  }
+
+  /** `GET /gw/api/v1/accounts/status`: one page. */
+  accountStatusPage(request: AccountStatusRequest): Promise<AccountStatusBulkResponse> {
+    const path = `/gw/api/v1/accounts/status?accountStatusRequest=${statusRequestParameter(request)}`;
+    return this.call('accountStatuses', 'GET', path, AccountStatusBulkResponse);
+  }
+
+  /** Every account started within the dates: the pages read in turn, each of `limit` (1000 unless told). */
+  async *accountStatuses(request: AccountStatusRequest): AsyncGenerator<AccountStatusResponse> {
+    let offset = request.offset ?? 0;
+    for (;;) {
+      const page = await this.accountStatusPage({ limit: 1000, ...request, offset });
+      yield* page.accounts;
+      offset += page.accounts.length;
+      // An empty page ends it too: the total may have shrunk between pages.
+      if (page.accounts.length === 0 || offset >= page.total) return;
+    }
   }
 
   /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */
@@ -162,6 +199,29 @@ export class WebApiClient {
       throw new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
     }
   }
+}
+
+/**
+ * The object parameter as the document serializes it (`style: form`, `explode: false`): name,value pairs
+ * joined by commas, each value encoded.
+ */
+function statusRequestParameter(request: AccountStatusRequest): string {
+  for (const field of ['startDate', 'endDate'] as const) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(request[field])) throw new WebApiRequestError(field, 'a date, YYYY-MM-DD');
+  }
+  if (
+    request.limit !== undefined &&
+    !(Number.isInteger(request.limit) && request.limit >= 1 && request.limit <= 1000)
+  ) {
+    throw new WebApiRequestError('limit', 'an integer from 1 to 1000');
+  }
+  if (request.offset !== undefined && !(Number.isInteger(request.offset) && request.offset >= 0)) {
+    throw new WebApiRequestError('offset', 'an integer from 0');
+  }
+  return Object.entries(request)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name},${encodeURIComponent(String(value))}`)
+    .join(',');
 }
 
 function accountPath(accountId: string, what: string): string {

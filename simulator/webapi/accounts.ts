@@ -11,14 +11,14 @@ import type { FastifyInstance } from 'fastify';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
+import { WebApiRefusal } from './authority.js';
 import type { RegisteredClient, WebApiAuthority } from './authority.js';
 import { answer } from './answer.js';
 
 const REJECTED = /^Rejected (.*)$/s;
 
 function accountOf(store: Store, client: RegisteredClient, accountId: string): AccountRecord | undefined {
-  const account = store.account(accountId);
-  return account?.csid === client.csid ? account : undefined;
+  return store.ownAccount(client.csid, accountId);
 }
 
 const unknownAccount = (accountId: string) => ({
@@ -93,5 +93,79 @@ export function registerAccountReads(app: FastifyInstance, authority: WebApiAuth
           })),
         };
       }),
+  );
+}
+
+/** `AccountStatusRequest`'s statuses (the document lists them and says what none means). */
+const STATUS_LETTERS = new Set('NOPCAEFIJLMRWQ'.split(''));
+const MAX_RANGE_DAYS = 366;
+
+/**
+ * `accountStatusRequest`, as the document serializes an object query parameter (`style: form`, `explode:
+ * false`): `startDate,2025-01-01,endDate,2025-01-31,limit,100`. Answers the request or what is wrong.
+ */
+export function parseStatusRequest(
+  raw: unknown,
+): { startDate: string; endDate: string; offset: number; limit: number; status?: string } | string {
+  if (typeof raw !== 'string' || raw === '') return 'accountStatusRequest is required';
+  const parts = raw.split(',');
+  if (parts.length % 2 !== 0) return 'accountStatusRequest: name,value pairs expected';
+  const fields = new Map<string, string>();
+  for (let i = 0; i < parts.length; i += 2) fields.set(parts[i]!, parts[i + 1]!);
+  const unknown = [...fields.keys()].find(
+    (name) => !['startDate', 'endDate', 'offset', 'limit', 'status'].includes(name),
+  );
+  if (unknown !== undefined) return `accountStatusRequest.${unknown}: not a field`;
+  const date = (name: string) => {
+    const value = fields.get(name);
+    return value !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))
+      ? value
+      : undefined;
+  };
+  const startDate = date('startDate');
+  const endDate = date('endDate');
+  if (!startDate || !endDate) return 'accountStatusRequest.startDate and endDate: dates (YYYY-MM-DD) required';
+  const days = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000;
+  if (days < 0) return 'accountStatusRequest.endDate: before startDate';
+  if (days > MAX_RANGE_DAYS) return `accountStatusRequest: at most ${MAX_RANGE_DAYS} days`;
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const value = fields.get(name);
+    if (value === undefined) return fallback;
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    return n >= min && n <= max ? n : undefined;
+  };
+  const offset = integer('offset', 0, 0, 2 ** 31 - 1);
+  const limit = integer('limit', 100, 1, 1000);
+  if (offset === undefined) return 'accountStatusRequest.offset: an integer from 0';
+  if (limit === undefined) return 'accountStatusRequest.limit: an integer from 1 to 1000';
+  const status = fields.get('status');
+  if (status !== undefined && !STATUS_LETTERS.has(status))
+    return 'accountStatusRequest.status: one of N O P C A E F I J L M R W Q';
+  return { startDate, endDate, offset, limit, ...(status !== undefined && { status }) };
+}
+
+/** `GET /gw/api/v1/accounts/status`: the firm's accounts started within the dates, a page at a time. */
+export function registerStatusBulk(app: FastifyInstance, authority: WebApiAuthority, store: Store): void {
+  app.get<{ Querystring: { accountStatusRequest?: string } }>('/gw/api/v1/accounts/status', (request, reply) =>
+    answer(reply, () => {
+      const client = authority.authenticate(request.headers.authorization, 'accounts.read');
+      const parsed = parseStatusRequest(request.query.accountStatusRequest);
+      if (typeof parsed === 'string') throw new WebApiRefusal(400, parsed);
+      const from = Date.parse(parsed.startDate);
+      const to = Date.parse(parsed.endDate) + 86_400_000;
+      const matching = store
+        .firmAccounts(client.csid)
+        .filter((account) => account.createdAt >= from && account.createdAt < to)
+        .filter((account) => parsed.status === undefined || account.status === parsed.status)
+        .sort((a, b) => a.accountId.localeCompare(b.accountId));
+      return {
+        accounts: matching
+          .slice(parsed.offset, parsed.offset + parsed.limit)
+          .map((account) => statusOf(store, account)),
+        offset: parsed.offset,
+        limit: parsed.limit,
+        total: matching.length,
+      };
+    }),
   );
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { TOKEN_PATH } from '../../webapi/index.js';
 import { WebApiAuthority, WebApiRefusal } from './authority.js';
 import { answer } from './answer.js';
-import { registerAccountReads } from './accounts.js';
+import { registerAccountReads, registerStatusBulk } from './accounts.js';
 import type { Store } from '../store.js';
 
 const registration = z.strictObject({
@@ -24,6 +24,7 @@ export function mountWebApi(app: FastifyInstance, store: Store): WebApiAuthority
   const authority = new WebApiAuthority();
   registerWebApiRoutes(app, authority);
   registerAccountReads(app, authority, store);
+  registerStatusBulk(app, authority, store);
   return authority;
 }
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { WebApiAnswerError, WebApiClient, WebApiRequestError } from '../../webapi/index.js';
+import { WebApiAnswerError, WebApiClient, WebApiHttpError, WebApiRequestError } from '../../webapi/index.js';
 import { accountStatus, createAccount, op, start } from '../simulator/helpers.js';
 import type { Firm } from '../simulator/helpers.js';
 
@@ -60,5 +60,51 @@ describe('Web API account reads against the simulator: the XML service’s accou
     assert.match(refused.message, /«Account not found»/);
     await assert.rejects(stranger.pendingTasks(accountId), WebApiAnswerError);
     await assert.rejects(stranger.accountStatus('../../echo'), WebApiRequestError);
+  });
+
+  it("lists the firm's accounts started within the dates, a page at a time, and no other firm's", async function () {
+    for (let i = 1; i <= 5; i++) await createAccount(sim, firm, `happy-page-${i}`);
+    let calls = 0;
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    sim.webapi.register({
+      clientId: 'pager',
+      csid: firm.csid,
+      kid: 'k1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    const api = new WebApiClient({
+      clientId: 'pager',
+      keyId: 'k1',
+      privateKey,
+      baseUrl: sim.url,
+      fetch: (input, init) => {
+        calls++;
+        return fetch(input, init);
+      },
+    });
+    const some = await api.accountStatusPage({ startDate: '2000-01-01', endDate: '2000-12-31', limit: 5 });
+    assert.deepEqual(some, { accounts: [], offset: 0, limit: 5, total: 0 });
+    const day = (
+      await api.accountStatus((await createAccount(sim, firm, 'happy-page-6')).accountId)
+    ).dateStarted!.slice(0, 10);
+    const range = { startDate: day, endDate: day };
+    const first = await api.accountStatusPage({ ...range, limit: 2 });
+    assert.equal(first.accounts.length, 2);
+    assert.ok(first.total >= 6, `total ${first.total}`);
+    calls = 0;
+    const all = [];
+    for await (const account of api.accountStatuses({ ...range, limit: 2 })) all.push(account.accountId);
+    assert.equal(new Set(all).size, first.total, 'every account once');
+    assert.equal(calls, Math.ceil(first.total / 2), 'one call a page (the token kept)');
+    const status = first.accounts[0]!.status!;
+    for await (const account of api.accountStatuses({ ...range, status })) assert.equal(account.status, status);
+    const other = await sim.control.registerFirm({ name: 'PagerOther' });
+    const stranger = clientOf(other.csid, 'pager-other');
+    assert.equal((await stranger.accountStatusPage(range)).total, 0);
+    const refused = await api
+      .accountStatusPage({ startDate: day, endDate: '2000-01-01' })
+      .catch((error: unknown) => error);
+    assert.ok(refused instanceof WebApiHttpError && refused.status === 400, String(refused));
+    await assert.rejects(api.accountStatuses({ ...range, limit: 1001 }).next(), WebApiRequestError);
   });
 });

@@ -21,7 +21,7 @@ describe('Web API account reads against the simulator: the XML service’s accou
     await sim.close();
   });
 
-  function clientOf(csid: string, clientId: string): WebApiClient {
+  function clientOf(csid: string, clientId: string, fetcher?: typeof fetch): WebApiClient {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     sim.webapi.register({
       clientId,
@@ -29,7 +29,13 @@ describe('Web API account reads against the simulator: the XML service’s accou
       kid: 'k1',
       publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     });
-    return new WebApiClient({ clientId, keyId: 'k1', privateKey, baseUrl: sim.url });
+    return new WebApiClient({
+      clientId,
+      keyId: 'k1',
+      privateKey,
+      baseUrl: sim.url,
+      ...(fetcher && { fetch: fetcher }),
+    });
   }
 
   it('reads the status and the pending tasks the XML service reads, in the document’s shapes', async function () {
@@ -65,22 +71,9 @@ describe('Web API account reads against the simulator: the XML service’s accou
   it("lists the firm's accounts started within the dates, a page at a time, and no other firm's", async function () {
     for (let i = 1; i <= 5; i++) await createAccount(sim, firm, `happy-page-${i}`);
     let calls = 0;
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
-      clientId: 'pager',
-      csid: firm.csid,
-      kid: 'k1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    });
-    const api = new WebApiClient({
-      clientId: 'pager',
-      keyId: 'k1',
-      privateKey,
-      baseUrl: sim.url,
-      fetch: (input, init) => {
-        calls++;
-        return fetch(input, init);
-      },
+    const api = clientOf(firm.csid, 'pager', (input, init) => {
+      calls++;
+      return fetch(input, init);
     });
     const some = await api.accountStatusPage({ startDate: '2000-01-01', endDate: '2000-12-31', limit: 5 });
     assert.deepEqual(some, { accounts: [], offset: 0, limit: 5, total: 0 });

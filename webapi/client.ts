@@ -8,7 +8,7 @@
  * Only the echo operations are here so far: they prove a client's authentication end to end, both policies.
  */
 import { z } from 'zod';
-import { WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError, WebApiSchemaError } from './errors.js';
+import { readAnswer, WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
 import { rsaPrivateKey, signJwt } from './jwt.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
@@ -161,18 +161,7 @@ export class WebApiClient {
     if (!response.ok) {
       throw new WebApiHttpError(operation, response.status, excerpt(text), retryAfterMs(response));
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new WebApiSchemaError(operation, '(body)', 'not JSON');
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new WebApiSchemaError(operation, issue.path.join('.') || '(body)', issue.message);
-    }
-    return parsed.data;
+    return readAnswer(operation, text, schema);
   }
 
   private async send(

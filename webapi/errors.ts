@@ -1,7 +1,10 @@
 /**
  * Typed errors of the brokerage's Web API library. As in eca/errors.ts, a message is fixed text plus
- * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body; the service's own words only quoted.
+ * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body, and
+ * the service's own words only quoted.
  */
+
+import type { ZodType } from 'zod';
 
 export type WebApiErrorCode =
   | 'WEBAPI_REQUEST'
@@ -64,6 +67,20 @@ export class WebApiSchemaError extends WebApiError {
   ) {
     super('WEBAPI_SCHEMA', `${operation}: ${path}: ${message}`);
   }
+}
+
+/** An answer's body read with `schema`: its data, or a {@link WebApiSchemaError} naming the first field that is not. */
+export function readAnswer<T>(operation: string, text: string, schema: ZodType<T>): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new WebApiSchemaError(operation, '(body)', 'not JSON');
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new WebApiSchemaError(operation, issue.path.join('.') || '(body)', issue.message);
 }
 
 /** A JSON Web Token that is malformed, badly signed, expired or not for this use; `reason` says which. */

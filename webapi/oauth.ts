@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError, WebApiSchemaError } from './errors.js';
+import { readAnswer, WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
 import { rsaPrivateKey, signJwt } from './jwt.js';
 
 /** What the brokerage registered for a client: its id, and the key (with its id) it signs with. */
@@ -144,26 +144,16 @@ export class TokenSource {
       );
     }
     if (!response.ok) throw new WebApiHttpError('generateToken', response.status, '', retryAfterMs(response));
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new WebApiSchemaError('generateToken', '(body)', 'not JSON');
-    }
-    const parsed = TokenResponse.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new WebApiSchemaError('generateToken', issue.path.join('.') || '(body)', issue.message);
-    }
-    const lifetimeMs = parsed.data.expires_in * 1000;
+    const answer = readAnswer('generateToken', text, TokenResponse);
+    const lifetimeMs = answer.expires_in * 1000;
     // Counted from when it was asked for: the answer's time on the way is not the token's.
     const expiresAt = asked + lifetimeMs;
     const before = this.options.refreshBeforeMs ?? Math.min(lifetimeMs / 10, 5 * 60_000);
     const token: Token = {
-      value: parsed.data.access_token,
+      value: answer.access_token,
       expiresAt,
       refreshAt: expiresAt - before,
-      ...(parsed.data.scope !== undefined && { scope: parsed.data.scope }),
+      ...(answer.scope !== undefined && { scope: answer.scope }),
     };
     this.current = token;
     return token;

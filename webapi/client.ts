@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { readAnswer, WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
-import { rsaPrivateKey, signJwt } from './jwt.js';
+import { signJwt } from './jwt.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
 import type { TokenSourceOptions } from './oauth.js';
@@ -142,7 +142,7 @@ export class WebApiClient {
   signedBody(payload: Record<string, unknown>): string {
     const iat = Math.floor((this.options.now ?? Date.now)() / 1000);
     const claims: JwtClaims = { ...payload, iss: this.options.clientId, iat, exp: iat + SIGNED_BODY_LIFETIME_S };
-    return signJwt(claims, rsaPrivateKey(this.options.privateKey), this.options.keyId);
+    return signJwt(claims, this.tokens.signingKey, this.options.keyId);
   }
 
   private async call<T>(

@@ -87,6 +87,8 @@ export class TokenSource {
   private pending: Promise<Token> | undefined;
   private readonly tokenUrl: string;
   private readonly now: () => number;
+  /** The client's key, read: what its assertions and signed bodies are signed with. */
+  readonly signingKey: KeyObject;
 
   constructor(private readonly options: TokenSourceOptions) {
     if (!/^[\x21-\x7e]{1,200}$/.test(options.clientId)) {
@@ -95,8 +97,8 @@ export class TokenSource {
     if (!/^[\x21-\x7e]{1,200}$/.test(options.keyId)) {
       throw new WebApiRequestError('keyId', 'printable ASCII without spaces, 1 to 200 characters');
     }
-    // A key that cannot sign is told now, not at the first call.
-    rsaPrivateKey(options.privateKey, `client ${options.clientId}'s private key`);
+    // Read once: a key that cannot sign is told now, not at the first call.
+    this.signingKey = rsaPrivateKey(options.privateKey, `client ${options.clientId}'s private key`);
     this.tokenUrl = new URL(TOKEN_PATH, options.baseUrl).toString();
     this.now = options.now ?? Date.now;
   }
@@ -123,7 +125,10 @@ export class TokenSource {
   private async request(): Promise<Token> {
     const { clientId } = this.options;
     const asked = this.now();
-    const body = tokenForm(clientId, clientAssertion(this.options, this.tokenUrl, asked));
+    const body = tokenForm(
+      clientId,
+      clientAssertion({ ...this.options, privateKey: this.signingKey }, this.tokenUrl, asked),
+    );
     let response: Response;
     try {
       response = await (this.options.fetch ?? fetch)(this.tokenUrl, {

@@ -4,6 +4,10 @@
  */
 import type { Client } from '@temporalio/client';
 import { createApplicationActivities } from './application.js';
+import { createWebApiApplicationActivities } from './webapi-application.js';
+import type { WebApiApplicationOptions } from './webapi-application.js';
+import { byProtocol } from './protocol-router.js';
+import type { ProtocolAdapters } from './protocol-router.js';
 import { statusReaderOf } from './status.js';
 import type { StatusReaderOptions } from './status.js';
 import type { MaintainedDocumentStore } from '../runtime/document-store.js';
@@ -71,10 +75,34 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   database?: Database;
   /** The payload codec's keys, which seal the webhook endpoints' secrets (the API process must use the same). */
   keyring?: CodecKeyring;
+  /**
+   * The firms on the brokerage's Web API: each firm's protocol and Web API client (runtime/firm-brokerages.ts).
+   * Without it every firm is on the XML service.
+   */
+  webApi?: Pick<WebApiApplicationOptions, 'clientFor'> & Pick<ProtocolAdapters, 'protocolOf'>;
 }
 
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
 const BLOCKING_STEPS = ['validateApplication', 'createAccount', 'sendApplicationUpdate', 'readAccount'] as const;
+
+/** The application's activities: the XML service's, and the Web API's beside them when firms may be on it. */
+function applicationActivities(
+  options: EngineActivityOptions,
+  ledger: DailyDocumentsLedger,
+  statusReader: ReturnType<typeof statusReaderOf>,
+): ApplicationActivities {
+  const { eca, store, now } = options;
+  const xml = createApplicationActivities({
+    eca,
+    store,
+    statusReader,
+    now,
+    createDocuments: (input) => planCreateDocuments(ledger, input),
+  });
+  if (!options.webApi) return xml;
+  const webapi = createWebApiApplicationActivities({ clientFor: options.webApi.clientFor, store, now });
+  return byProtocol({ protocolOf: options.webApi.protocolOf, adapters: { xml, webapi } });
+}
 
 export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
@@ -91,18 +119,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
     activities: withStepFailurePolicy(
       {
         ...smokeActivities,
-        ...registered(
-          withRidingEvents(
-            createApplicationActivities({
-              eca,
-              store,
-              statusReader,
-              now,
-              createDocuments: (input) => planCreateDocuments(ledger, input),
-            }),
-            options.events,
-          ),
-        ),
+        ...registered(withRidingEvents(applicationActivities(options, ledger, statusReader), options.events)),
         ...createDocumentsActivities({ eca, store, ledger, now, onRecorded: options.onDailyDocumentsRecorded }),
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({

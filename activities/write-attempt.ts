@@ -24,6 +24,7 @@ import { REQUEST_ERROR } from '../domain/error-types.js';
 import { EcaCryptoError, EcaDeferredError, EcaNetworkError, EcaRequestError } from '../eca/index.js';
 import { describeError } from './brokerage-errors.js';
 import { FirmLookupError, isFirmError } from '../runtime/firm-errors.js';
+import { WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError } from '../webapi/index.js';
 
 /** Network failures before a connection exists: no byte of the request reached the service. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -41,6 +42,21 @@ export function provesNotProcessed(error: unknown): boolean {
   if (error instanceof ApplicationFailure) return error.type === REQUEST_ERROR; // an EcaRequestError, typed
   if (error instanceof EcaCryptoError) return error.stage === 'seal';
   if (error instanceof EcaNetworkError) return NOT_CONNECTED.has(error.detail);
+  return webApiProvesNotProcessed(error);
+}
+
+/**
+ * The Web API's: input refused before sending, no token had (nothing else was sent), a connection never
+ * opened, or a status the document gives for a request refused as it came (400, 401, 403, 415). A 5xx, a
+ * 429 or an answer that cannot be read proves nothing.
+ */
+function webApiProvesNotProcessed(error: unknown): boolean {
+  if (error instanceof WebApiRequestError || error instanceof WebApiAuthError) return true;
+  if (error instanceof WebApiHttpError) return [400, 401, 403, 415].includes(error.status);
+  if (error instanceof WebApiError && error.code === 'WEBAPI_NETWORK') {
+    const code = ((error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code ?? '') as string;
+    return NOT_CONNECTED.has(code);
+  }
   return false;
 }
 

@@ -11,7 +11,9 @@ import type { Database } from './database/index.js';
 import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
 import { armoredKeyText, checkFirmSettings } from './firm-settings.js';
 import { ConfigurationError } from './config-error.js';
-import { FirmInputError, FirmLookupError, isFirmError } from './firm-errors.js';
+import { FirmInputError, FirmLookupError, FirmNotConfiguredError, isFirmError } from './firm-errors.js';
+import { WebApiClient } from '../webapi/index.js';
+import type { Protocol } from './firm-settings.js';
 import type { WorkerConfig } from './config.js';
 
 export interface FirmBrokerageOptions {
@@ -29,6 +31,7 @@ export interface FirmBrokerageOptions {
 
 export class FirmBrokerages {
   private readonly clients = new Map<string, { version: string; eca: EcaClient }>();
+  private readonly webApiClients = new Map<string, { version: string; client: WebApiClient }>();
 
   constructor(
     readonly registry: FirmRegistry,
@@ -43,6 +46,43 @@ export class FirmBrokerages {
     const eca = this.build(firm);
     this.clients.set(csid, { version: firm.version, eca });
     return eca;
+  }
+
+  /** Each firm on the protocol its settings name (activities/protocol-router.ts): its protocol and Web API client. */
+  protocols(): {
+    protocolOf: (csid: string) => Promise<Protocol>;
+    clientFor: (csid: string) => Promise<WebApiClient>;
+  } {
+    return { protocolOf: (csid) => this.protocolOf(csid), clientFor: (csid) => this.webApiClientFor(csid) };
+  }
+
+  /** The protocol the firm is on (its settings' `protocol`). */
+  async protocolOf(csid: string): Promise<Protocol> {
+    return (await this.registry.require(csid)).settings.protocol;
+  }
+
+  /**
+   * The firm's Web API client; FirmNotConfiguredError when its settings name none or its keys hold no Web API
+   * private key (nothing is sent then), FirmDisabledError when it may not call.
+   */
+  async webApiClientFor(csid: string): Promise<WebApiClient> {
+    const firm = await this.registry.active(csid);
+    const built = this.webApiClients.get(csid);
+    if (built?.version === firm.version) return built.client;
+    const { webApi } = firm.record.settings;
+    if (!webApi) throw new FirmNotConfiguredError(csid, 'its settings name no Web API client (webApi)');
+    if (!firm.keys.webApiPrivateKey) {
+      throw new FirmNotConfiguredError(csid, 'its keys hold no Web API private key (webApiPrivateKey)');
+    }
+    const client = new WebApiClient({
+      baseUrl: webApi.baseUrl,
+      clientId: webApi.clientId,
+      keyId: webApi.keyId,
+      privateKey: firm.keys.webApiPrivateKey,
+      ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
+    });
+    this.webApiClients.set(csid, { version: firm.version, client });
+    return client;
   }
 
   private build({ record, keys }: ActiveFirm): EcaClient {

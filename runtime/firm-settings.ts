@@ -3,6 +3,8 @@
  * OpenPGP keys, read from text or files and checked before they are stored.
  */
 import { readFileSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import * as openpgp from 'openpgp';
 import { OPERATION_PATHS } from '../eca/index.js';
@@ -16,12 +18,25 @@ import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
 
-/** A firm's OpenPGP keys, as armored text. */
+/** A firm's OpenPGP keys, as armored text; and the private key of its Web API client (PEM), for a firm on it. */
 export interface FirmKeys {
   firmPrivateKey: string;
   passphrase?: string;
   brokeragePublicKey: string;
+  webApiPrivateKey?: string;
 }
+
+/** The brokerage protocols a firm can be on: the XML service (`xml`) or the Web API (`webapi`, OAuth 2.0). */
+export const PROTOCOLS = ['xml', 'webapi'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/** A firm's Web API client, as the brokerage registered it (its private key is among the firm's keys). */
+export const WebApiSettingsSchema = z.strictObject({
+  baseUrl: z.url(),
+  clientId: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'printable ASCII without spaces, 1 to 200 characters'),
+  keyId: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'printable ASCII without spaces, 1 to 200 characters'),
+});
+export type WebApiSettings = z.infer<typeof WebApiSettingsSchema>;
 
 const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
 const positiveInt = z.number().int().positive();
@@ -44,34 +59,46 @@ export const TimeZoneName = z
   .refine(isTimeZone, { message: 'expected an IANA time zone (America/New_York, UTC)' });
 
 /** What a firm's brokerage calls and update functions follow; every field but the environment optional. */
-export const FirmSettingsSchema = z.strictObject({
-  environment: z.enum(['qa', 'prod']).default('qa'),
-  baseUrl: z.url().optional(),
-  preferenceUrl: z.url().optional(),
-  /** The firm's type(s) for update functions (workflows/maintenance/functions.ts). */
-  firmTypes: z.array(z.enum(FIRM_TYPES)).default([]),
-  /** The firm's brokerage calls a second, across every worker (runtime/call-budget.ts); no cap unless set. */
-  callsPerSecond: positiveInt.optional(),
-  callsPerSecondByOperation: z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt).optional(),
-  /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
-  maintenanceWindows: MaintenanceWindowsText,
-  maintenanceTimeZone: TimeZoneName.default('UTC'),
-  /**
-   * The slot of the firm's status sweep (`10 minutes`, `90s`): it reads the firm's accounts once a slot. The
-   * deployment's (5 minutes, or the API's settings) when not set; a running sweep keeps its slot until it
-   * starts again.
-   */
-  sweepInterval: z
-    .string()
-    .refine((text) => {
-      try {
-        return durationMs(text as Duration) >= 1_000;
-      } catch {
-        return false;
-      }
-    }, 'expected a duration of a second or more (90s, 10 minutes)')
-    .optional(),
-});
+export const FirmSettingsSchema = z
+  .strictObject({
+    environment: z.enum(['qa', 'prod']).default('qa'),
+    /**
+     * The protocol the firm's applications start on (README, "Which protocol"): `xml` unless set. An application
+     * keeps the protocol it started on (activities/protocol-router.ts).
+     */
+    protocol: z.enum(PROTOCOLS).default('xml'),
+    /** The firm's Web API client: required for `protocol: webapi`. */
+    webApi: WebApiSettingsSchema.optional(),
+    baseUrl: z.url().optional(),
+    preferenceUrl: z.url().optional(),
+    /** The firm's type(s) for update functions (workflows/maintenance/functions.ts). */
+    firmTypes: z.array(z.enum(FIRM_TYPES)).default([]),
+    /** The firm's brokerage calls a second, across every worker (runtime/call-budget.ts); no cap unless set. */
+    callsPerSecond: positiveInt.optional(),
+    callsPerSecondByOperation: z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt).optional(),
+    /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
+    maintenanceWindows: MaintenanceWindowsText,
+    maintenanceTimeZone: TimeZoneName.default('UTC'),
+    /**
+     * The slot of the firm's status sweep (`10 minutes`, `90s`): it reads the firm's accounts once a slot. The
+     * deployment's (5 minutes, or the API's settings) when not set; a running sweep keeps its slot until it
+     * starts again.
+     */
+    sweepInterval: z
+      .string()
+      .refine((text) => {
+        try {
+          return durationMs(text as Duration) >= 1_000;
+        } catch {
+          return false;
+        }
+      }, 'expected a duration of a second or more (90s, 10 minutes)')
+      .optional(),
+  })
+  .refine((settings) => settings.protocol !== 'webapi' || settings.webApi !== undefined, {
+    path: ['webApi'],
+    message: 'a firm on the Web API (protocol webapi) needs its client: baseUrl, clientId, keyId',
+  });
 export type FirmSettings = z.infer<typeof FirmSettingsSchema>;
 
 /** A firm's CSID, by the rule API keys follow (runtime/api-keys.ts): the spec names no format. */
@@ -150,5 +177,35 @@ export async function checkFirmKeys(keys: FirmKeys): Promise<FirmKeys> {
     await loadPublicKey(text);
     return text;
   });
-  return { firmPrivateKey, brokeragePublicKey, ...(keys.passphrase ? { passphrase: keys.passphrase } : {}) };
+  const webApiPrivateKey =
+    keys.webApiPrivateKey === undefined
+      ? undefined
+      : await read('webApiPrivateKey', () => Promise.resolve(webApiKeyText(keys.webApiPrivateKey!)));
+  return {
+    firmPrivateKey,
+    brokeragePublicKey,
+    ...(keys.passphrase ? { passphrase: keys.passphrase } : {}),
+    ...(webApiPrivateKey !== undefined && { webApiPrivateKey }),
+  };
+}
+
+/** A Web API client's RSA private key (PEM text, or the path of a PEM file), checked, as PEM text. */
+export function webApiKeyText(pemOrPath: string): string {
+  let text = pemOrPath;
+  if (!pemOrPath.includes('-----BEGIN')) {
+    try {
+      text = readFileSync(pemOrPath, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new Error(`neither PEM key text nor the path of a readable key file (${code})`);
+    }
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(text);
+  } catch {
+    throw new Error('not a PEM private key');
+  }
+  if (key.asymmetricKeyType !== 'rsa') throw new Error('an RSA key is needed (RS256)');
+  return text;
 }

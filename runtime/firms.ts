@@ -101,7 +101,15 @@ function keysDigest(keys: FirmKeys): string {
   // Line ends and surrounding blanks aside: the same key read on two hosts is the same key.
   const text = (key: string) => key.replace(/\r\n/g, '\n').trim();
   return createHash('sha256')
-    .update(JSON.stringify([text(keys.firmPrivateKey), keys.passphrase ?? '', text(keys.brokeragePublicKey)]))
+    .update(
+      JSON.stringify([
+        text(keys.firmPrivateKey),
+        keys.passphrase ?? '',
+        text(keys.brokeragePublicKey),
+        // Only when present: the digests of keys without one are those of 1.x.
+        ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
+      ]),
+    )
     .digest('hex');
 }
 
@@ -142,7 +150,13 @@ export class FirmRegistry {
 
   private sealKeys(csid: string, keys: FirmKeys): Buffer | undefined {
     return this.box.seal(
-      Buffer.from(JSON.stringify({ firmPrivateKey: keys.firmPrivateKey, passphrase: keys.passphrase })),
+      Buffer.from(
+        JSON.stringify({
+          firmPrivateKey: keys.firmPrivateKey,
+          passphrase: keys.passphrase,
+          webApiPrivateKey: keys.webApiPrivateKey,
+        }),
+      ),
       csid,
     );
   }
@@ -350,12 +364,17 @@ export class FirmRegistry {
           : `its sealed keys do not authenticate under codec key id "${opened.keyId}"`,
       );
     }
-    const secret = JSON.parse(opened.toString('utf8')) as { firmPrivateKey: string; passphrase?: string };
+    const secret = JSON.parse(opened.toString('utf8')) as {
+      firmPrivateKey: string;
+      passphrase?: string;
+      webApiPrivateKey?: string;
+    };
     return {
       record,
       keys: {
         firmPrivateKey: secret.firmPrivateKey,
         ...(secret.passphrase ? { passphrase: secret.passphrase } : {}),
+        ...(secret.webApiPrivateKey ? { webApiPrivateKey: secret.webApiPrivateKey } : {}),
         brokeragePublicKey: row.brokerage_public_key ?? '',
       },
       version,

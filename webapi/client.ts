@@ -7,12 +7,23 @@
  *
  * Only the echo operations are here so far: they prove a client's authentication end to end, both policies.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { readAnswer, WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
 import { signJwt } from './jwt.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
 import type { TokenSourceOptions } from './oauth.js';
+import {
+  AccountStatusBulkResponse,
+  AccountStatusResponse,
+  ApplicationLookupResponse,
+  EchoResponse,
+  PendingTasksResponse,
+  RequestDetailsResponse,
+  StatusResponse,
+} from './schemas.js';
+import type { RequestDetail } from './schemas.js';
+import type { AccountManagementRequests, WebApiApplication } from './application.js';
 
 /** How long a signed body is valid: the document's one recipe ("JWT validity: 1 minute"). */
 export const SIGNED_BODY_LIFETIME_S = 60;
@@ -20,63 +31,7 @@ export const SIGNED_BODY_LIFETIME_S = 60;
 /** The content type of a signed body (the document's copies show it as text). */
 export const SIGNED_BODY_TYPE = 'application/jwt';
 
-/** `EchoResponse`. */
-export const EchoResponse = z.looseObject({
-  requestMethod: z.string(),
-  securityPolicy: z.string(),
-  queryParameters: z.record(z.string(), z.unknown()).optional(),
-});
-export type EchoResponse = z.infer<typeof EchoResponse>;
-
-/** What an account answer says of a failure (the document's account answers carry it in the body). */
-const Failure = { hasError: z.boolean().optional(), errorDescription: z.string().optional() };
-
-/** `AccountStatusResponse`: the status letter is open (the document lists 14, and says what none means). */
-export const AccountStatusResponse = z.looseObject({
-  accountId: z.string().min(1),
-  status: z.string().optional(),
-  state: z.string().optional(),
-  description: z.string().optional(),
-  masterAccountId: z.string().optional(),
-  dateStarted: z.string().optional(),
-  dateOpened: z.string().optional(),
-  ...Failure,
-});
-export type AccountStatusResponse = z.infer<typeof AccountStatusResponse>;
-
-/** `PendingTask`: what the lifecycle reads of one; the rest is let through. */
-export const PendingTask = z.looseObject({
-  formNumber: z.number().int(),
-  formName: z.string().optional(),
-  action: z.string().optional(),
-  state: z.string().optional(),
-  taskNumber: z.number().int().optional(),
-  requiredForApproval: z.boolean().optional(),
-  onlineTask: z.boolean().optional(),
-  documentRejectReason: z.array(z.string()).optional(),
-  url: z.string().optional(),
-});
-
-/** `PendingTasksResponse`. */
-export const PendingTasksResponse = z.looseObject({
-  accountId: z.string().min(1),
-  status: z.string().optional(),
-  pendingTaskPresent: z.boolean().optional(),
-  pendingTasks: z.array(PendingTask).default([]),
-  ...Failure,
-});
-export type PendingTasksResponse = z.infer<typeof PendingTasksResponse>;
-
-/** `AccountStatusBulkResponse`: one page of the firm's accounts. */
-export const AccountStatusBulkResponse = z.looseObject({
-  accounts: z.array(AccountStatusResponse).default([]),
-  offset: z.number().int().nonnegative(),
-  limit: z.number().int().positive(),
-  total: z.number().int().nonnegative(),
-});
-export type AccountStatusBulkResponse = z.infer<typeof AccountStatusBulkResponse>;
-
-/** `AccountStatusRequest`: accounts started within the dates (`YYYY-MM-DD`), a page at a time. */
+/** `AccountStatusRequest` (and `RequestDetailsRequest`, the same fields): within the dates (`YYYY-MM-DD`), a page at a time. */
 export interface AccountStatusRequest {
   startDate: string;
   endDate: string;
@@ -122,7 +77,7 @@ export class WebApiClient {
 
   /** `GET /gw/api/v1/accounts/status`: one page. */
   accountStatusPage(request: AccountStatusRequest): Promise<AccountStatusBulkResponse> {
-    const path = `/gw/api/v1/accounts/status?accountStatusRequest=${statusRequestParameter(request)}`;
+    const path = `/gw/api/v1/accounts/status?accountStatusRequest=${objectParameter(request)}`;
     return this.call('accountStatuses', 'GET', path, AccountStatusBulkResponse);
   }
 
@@ -135,6 +90,52 @@ export class WebApiClient {
       offset += page.accounts.length;
       // An empty page ends it too: the total may have shrunk between pages.
       if (page.accounts.length === 0 || offset >= page.total) return;
+    }
+  }
+
+  /**
+   * `POST /gw/api/v1/accounts`: the application, as a signed body. An answer with `hasError` is a
+   * {@link WebApiAnswerError}; the account is read with {@link applicationByExternalId}.
+   */
+  async createAccount(application: WebApiApplication): Promise<StatusResponse> {
+    const answer = await this.call('createAccount', 'POST', '/gw/api/v1/accounts', StatusResponse, { application });
+    return failed('createAccount', answer);
+  }
+
+  /**
+   * `GET /gw/api/v1/accounts?externalId=`: what became of the application with this external id (its account,
+   * its failure, or nothing yet). `hasError` is answered as it comes: it says the application failed or is
+   * not known, which the caller tells apart.
+   */
+  applicationByExternalId(externalId: string): Promise<ApplicationLookupResponse> {
+    if (externalId === '' || externalId.length > 200) throw new WebApiRequestError('externalId', '1 to 200 characters');
+    const path = `/gw/api/v1/accounts?externalId=${encodeURIComponent(externalId)}`;
+    return this.call('applicationByExternalId', 'GET', path, ApplicationLookupResponse);
+  }
+
+  /** `PATCH /gw/api/v1/accounts`: account management requests, as a signed body; answers the request's id. */
+  async manageAccounts(requests: AccountManagementRequests): Promise<StatusResponse> {
+    const body = { accountManagementRequests: requests };
+    return failed(
+      'manageAccounts',
+      await this.call('manageAccounts', 'PATCH', '/gw/api/v1/accounts', StatusResponse, body),
+    );
+  }
+
+  /** `GET /gw/api/v1/requests`: one page of the firm's requests within the dates. */
+  requestDetailsPage(request: AccountStatusRequest): Promise<RequestDetailsResponse> {
+    const path = `/gw/api/v1/requests?requestDetails=${objectParameter(request)}`;
+    return this.call('requestDetails', 'GET', path, RequestDetailsResponse);
+  }
+
+  /** Every request within the dates: the pages read in turn. */
+  async *requestDetails(request: AccountStatusRequest): AsyncGenerator<RequestDetail> {
+    let offset = request.offset ?? 0;
+    for (;;) {
+      const page = await this.requestDetailsPage({ limit: 1000, ...request, offset });
+      yield* page.requestDetails;
+      offset += page.requestDetails.length;
+      if (page.requestDetails.length === 0 || offset >= page.total) return;
     }
   }
 
@@ -194,7 +195,7 @@ export class WebApiClient {
  * The object parameter as the document serializes it (`style: form`, `explode: false`): name,value pairs
  * joined by commas, each value encoded.
  */
-function statusRequestParameter(request: AccountStatusRequest): string {
+function objectParameter(request: AccountStatusRequest): string {
   for (const field of ['startDate', 'endDate'] as const) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(request[field])) throw new WebApiRequestError(field, 'a date, YYYY-MM-DD');
   }

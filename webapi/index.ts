@@ -6,3 +6,5 @@ export * from './errors.js';
 export * from './jwt.js';
 export * from './oauth.js';
 export * from './client.js';
+export * from './schemas.js';
+export * from './application.js';

@@ -240,6 +240,17 @@ async function connectTemporal(temporal: WorkerConfig['temporal']): Promise<Nati
   return connection;
 }
 
+/** The worker's capacities, as configured (ECA_WORKER_*). */
+function workerTuning(config: ReturnType<typeof loadWorkerConfig>) {
+  return {
+    maxCachedWorkflows: config.worker.maxCachedWorkflows,
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+    shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+    isolateExecutionTimeout: config.worker.isolateExecutionTimeoutMs,
+  };
+}
+
 async function main(): Promise<void> {
   const exitCode = commandLine(process.argv);
   if (exitCode !== undefined) {
@@ -288,6 +299,7 @@ async function main(): Promise<void> {
     // Webhook delivery and the firms' deadline policies, from the same database; secrets sealed under the codec's keys.
     database,
     keyring: codec,
+    webApi: brokerages.protocols(),
   });
   const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';
   const deployment = deploymentOf(config);
@@ -300,13 +312,7 @@ async function main(): Promise<void> {
     activities,
     tracing,
     deployment,
-    tuning: {
-      maxCachedWorkflows: config.worker.maxCachedWorkflows,
-      maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
-      maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
-      shutdownGraceTime: config.worker.shutdownGraceTimeMs,
-      isolateExecutionTimeout: config.worker.isolateExecutionTimeoutMs,
-    },
+    tuning: workerTuning(config),
   });
   warnOfPlaintext(log, codec !== undefined, plaintext);
   const gauge = metricsAddress

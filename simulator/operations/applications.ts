@@ -80,12 +80,12 @@ function created(account: AccountRecord, application: ImportApplication): Create
 }
 
 /** Whether this firm's earlier create of the external id made an account. */
-function madeAccountBefore(ctx: OperationContext, firm: FirmRecord, externalId: string): boolean {
+function madeAccountBefore(ctx: Pick<OperationContext, 'store'>, firm: FirmRecord, externalId: string): boolean {
   return ctx.store.responseFilesOf(firm.csid, externalId).some((file) => file.accountId !== undefined);
 }
 
 /** One create call's file: what every application in it shares. */
-interface CreateFile {
+export interface CreateFile {
   firm: FirmRecord;
   batchId: number;
   /** The response file name (spec pattern `<Firm>_YYYYMMDD_####_####.xml.report`). */
@@ -108,8 +108,9 @@ function singleResponse(file: CreateFile, result: CreateResponseApplicationInput
   });
 }
 
-function createOne(
-  ctx: OperationContext,
+/** Makes the account of one application, or records why not; the Web API's create comes here too. */
+export function createOne(
+  ctx: Pick<OperationContext, 'store'>,
   file: CreateFile,
   application: ImportApplication,
   problems: string[],

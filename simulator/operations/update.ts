@@ -61,9 +61,12 @@ function fits(account: AccountRecord, target: Target): boolean {
   return account.status === 'A';
 }
 
-/** Decides one function request; returns the rejection reason, or undefined when it is accepted (and applied). */
-function decide(
-  ctx: OperationContext,
+/**
+ * Decides one function request; returns the rejection reason, or undefined when it is accepted (and applied).
+ * The Web API's account management requests are decided here too (simulator/webapi/writes.ts).
+ */
+export function decide(
+  ctx: Pick<OperationContext, 'store'>,
   firm: FirmRecord,
   request: ParsedUpdateRequest,
   files: Map<string, Uint8Array>,

@@ -106,16 +106,24 @@ const MAX_RANGE_DAYS = 366;
  */
 export function parseStatusRequest(
   raw: unknown,
+  name = 'accountStatusRequest',
 ): { startDate: string; endDate: string; offset: number; limit: number; status?: string } | string {
-  if (typeof raw !== 'string' || raw === '') return 'accountStatusRequest is required';
+  const parsed = parseObjectParameter(raw);
+  return typeof parsed === 'string' ? `${name}${parsed}` : parsed;
+}
+
+function parseObjectParameter(
+  raw: unknown,
+): { startDate: string; endDate: string; offset: number; limit: number; status?: string } | string {
+  if (typeof raw !== 'string' || raw === '') return ' is required';
   const parts = raw.split(',');
-  if (parts.length % 2 !== 0) return 'accountStatusRequest: name,value pairs expected';
+  if (parts.length % 2 !== 0) return ': name,value pairs expected';
   const fields = new Map<string, string>();
   for (let i = 0; i < parts.length; i += 2) fields.set(parts[i]!, parts[i + 1]!);
   const unknown = [...fields.keys()].find(
     (name) => !['startDate', 'endDate', 'offset', 'limit', 'status'].includes(name),
   );
-  if (unknown !== undefined) return `accountStatusRequest.${unknown}: not a field`;
+  if (unknown !== undefined) return `.${unknown}: not a field`;
   const date = (name: string) => {
     const value = fields.get(name);
     return value !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))
@@ -124,10 +132,10 @@ export function parseStatusRequest(
   };
   const startDate = date('startDate');
   const endDate = date('endDate');
-  if (!startDate || !endDate) return 'accountStatusRequest.startDate and endDate: dates (YYYY-MM-DD) required';
+  if (!startDate || !endDate) return '.startDate and endDate: dates (YYYY-MM-DD) required';
   const days = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000;
-  if (days < 0) return 'accountStatusRequest.endDate: before startDate';
-  if (days > MAX_RANGE_DAYS) return `accountStatusRequest: at most ${MAX_RANGE_DAYS} days`;
+  if (days < 0) return '.endDate: before startDate';
+  if (days > MAX_RANGE_DAYS) return `: at most ${MAX_RANGE_DAYS} days`;
   const integer = (name: string, fallback: number, min: number, max: number) => {
     const value = fields.get(name);
     if (value === undefined) return fallback;
@@ -136,11 +144,10 @@ export function parseStatusRequest(
   };
   const offset = integer('offset', 0, 0, 2 ** 31 - 1);
   const limit = integer('limit', 100, 1, 1000);
-  if (offset === undefined) return 'accountStatusRequest.offset: an integer from 0';
-  if (limit === undefined) return 'accountStatusRequest.limit: an integer from 1 to 1000';
+  if (offset === undefined) return '.offset: an integer from 0';
+  if (limit === undefined) return '.limit: an integer from 1 to 1000';
   const status = fields.get('status');
-  if (status !== undefined && !STATUS_LETTERS.has(status))
-    return 'accountStatusRequest.status: one of N O P C A E F I J L M R W Q';
+  if (status !== undefined && !STATUS_LETTERS.has(status)) return '.status: one of N O P C A E F I J L M R W Q';
   return { startDate, endDate, offset, limit, ...(status !== undefined && { status }) };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The Web API's routes on the simulator's server: the token endpoint, the echo operations (both security
- * policies), and their control routes under `/_sim/webapi` (never counted, never faulted). The account
- * operations come with the Web API adapter.
+ * policies), the account reads (accounts.ts) and writes (writes.ts), and the control routes under
+ * `/_sim/webapi` (never counted, never faulted).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -9,7 +9,9 @@ import { TOKEN_PATH } from '../../webapi/index.js';
 import { WebApiAuthority, WebApiRefusal } from './authority.js';
 import { answer } from './answer.js';
 import { registerAccountReads, registerStatusBulk } from './accounts.js';
+import { registerAccountWrites } from './writes.js';
 import type { Store } from '../store.js';
+import type { CallCounts } from '../faults.js';
 
 const registration = z.strictObject({
   clientId: z.string().min(1),
@@ -19,12 +21,23 @@ const registration = z.strictObject({
   scopes: z.array(z.string().min(1)).optional(),
 });
 
-/** Serves the Web API's routes on `app`; answers its authorization server. */
-export function mountWebApi(app: FastifyInstance, store: Store): WebApiAuthority {
+/**
+ * Serves the Web API's routes on `app`; answers its authorization server. Each call is counted in `calls` as
+ * `webapi <METHOD> <route>` (`webapi PATCH /gw/api/v1/accounts`), beside the XML service's operations.
+ */
+export function mountWebApi(app: FastifyInstance, store: Store, calls?: CallCounts): WebApiAuthority {
   const authority = new WebApiAuthority();
+  if (calls) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      const route = request.routeOptions.url;
+      if (route?.startsWith('/gw/') || route?.startsWith('/oauth2/')) calls.record(`webapi ${request.method} ${route}`);
+      done();
+    });
+  }
   registerWebApiRoutes(app, authority);
   registerAccountReads(app, authority, store);
   registerStatusBulk(app, authority, store);
+  registerAccountWrites(app, authority, store);
   return authority;
 }
 

@@ -170,7 +170,7 @@ describe('firms (runtime/firms)', function () {
   it('seeds the firm of the environment, follows its variables, and keeps it out of eca firms', async function () {
     const environmentFirm = {
       csid: 'ENV',
-      settings: { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
+      settings: { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
       keys,
     };
     // Workers starting together: one adds the firm, the others find it.
@@ -193,7 +193,7 @@ describe('firms (runtime/firms)', function () {
   });
 
   it('lets the API add the firm of its environment but never change it, and never unseals keys', async function () {
-    const settings = { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' };
+    const settings = { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' };
     const worker = { csid: 'ENV', settings: { ...settings, callsPerSecond: 5 }, keys };
     await registry({ environmentFirm: worker }).seedEnvironment();
     // An API configured for SSO only, without the worker's budget: the firm keeps the workers' settings.
@@ -216,7 +216,7 @@ describe('firms (runtime/firms)', function () {
   it('keeps the keys of the environment out of the database without codec keys', async function () {
     const environmentFirm = {
       csid: 'ENV',
-      settings: { environment: 'qa' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
+      settings: { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
       keys,
     };
     await registry({ keyring: undefined, environmentFirm }).seedEnvironment();

@@ -1,0 +1,212 @@
+/**
+ * The application workflow's activities for a firm on the brokerage's Web API: the same port as the XML
+ * service's (workflows/application/activities.ts), the same rules (write-attempt.ts: a write is sent again
+ * only on proof that nothing was processed; before any send, the earlier one is looked up).
+ *
+ * - validate: the document has no dry-run operation, so the application is checked here against the
+ *   document's types (application-json.ts); the brokerage's own checks answer at create.
+ * - create: `GET /gw/api/v1/accounts?externalId=` before every attempt and after the send; the account is
+ *   what that look-up names, never what the create's answer says (the document does not describe it).
+ * - updates: `PATCH /gw/api/v1/accounts` (abandon, reset, document submission); a request is named by the
+ *   `requestId` the answer gives, and looked up with `GET /gw/api/v1/requests` (which gives no reason for a
+ *   rejection). The `responseFile` of the port holds that id.
+ * - reads: status and pending tasks of one account; a rejected document's reason from `documentRejectReason`.
+ */
+import type { AccountSnapshot, TaskView } from '../domain/account.js';
+import type { FormDocument } from '../domain/documents.js';
+import type { DocumentStore } from '../runtime/document-store.js';
+import type { AccountManagementRequests, PendingTasksResponse, WebApiClient, WebApiDocument } from '../webapi/index.js';
+import type {
+  ApplicationActivities,
+  ApplicationUpdateFunction,
+  CreateOutcome,
+  RequestOutcome,
+  UpdateOutcome,
+} from '../workflows/application/activities.js';
+import { applicationJsonOf, documentJson } from './application-json.js';
+import { withAttemptSignal } from './attempt-signal.js';
+import { readText } from './stored.js';
+import { updateInDoubt } from './update-sender.js';
+import { WriteAttempt } from './write-attempt.js';
+
+export interface WebApiApplicationOptions {
+  /** The firm's Web API client (runtime/firm-brokerages.ts). */
+  clientFor: (csid: string) => Promise<WebApiClient>;
+  store: DocumentStore;
+  now?: () => Date;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The dates the account's requests are listed over: a year, most of it behind. An application's requests
+ * are all within its life; the days ahead allow for the brokerage's clock being ahead of the worker's.
+ */
+export function requestWindow(now: Date): { startDate: string; endDate: string } {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { startDate: day(now.getTime() - 300 * DAY_MS), endDate: day(now.getTime() + 65 * DAY_MS) };
+}
+
+/** A pending task as the lifecycle reads one. */
+function taskView(task: PendingTasksResponse['pendingTasks'][number]): TaskView {
+  const reason = task.documentRejectReason?.find((text) => text.trim() !== '');
+  return {
+    formNumber: String(task.formNumber),
+    formName: task.formName ?? '',
+    action: task.action ?? '',
+    ...(task.state !== undefined && { state: task.state }),
+    ...(reason !== undefined && { reason }),
+    ...(task.requiredForApproval !== undefined && { isRequiredForApproval: task.requiredForApproval }),
+    ...(task.onlineTask !== undefined && { isOnlineTask: task.onlineTask }),
+  };
+}
+
+/** What the Web API holds for the external id, settled failures aside; undefined when nothing yet. */
+async function earlierCreate(
+  api: WebApiClient,
+  externalId: string,
+  settled: Set<string>,
+): Promise<CreateOutcome | undefined> {
+  const found = await api.applicationByExternalId(externalId);
+  if (found.accountId) {
+    return {
+      created: true,
+      accountId: found.accountId,
+      recovered: true,
+      ...(found.responseFileName !== undefined && { responseFile: found.responseFileName }),
+    };
+  }
+  if (found.isProcessed === true && found.name !== undefined && !settled.has(found.name)) {
+    return {
+      created: false,
+      errors: [found.errorDescription ?? 'the application was not processed'],
+      settledFiles: [...settled, found.name],
+    };
+  }
+  return undefined;
+}
+
+/** The ids of the requests listed for the account. */
+async function accountRequests(api: WebApiClient, accountId: string, now: Date): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const detail of api.requestDetails(requestWindow(now))) {
+    if (detail.accountID === accountId) ids.push(String(detail.requestId));
+  }
+  return ids;
+}
+
+function managementRequest(
+  accountId: string,
+  functionName: ApplicationUpdateFunction,
+  documents: WebApiDocument[],
+): AccountManagementRequests {
+  if (functionName === 'AbandonAccount') return { abandonAccount: { accountId } };
+  if (functionName === 'ResetAbandonedAccount') return { resetAbandonedAccount: { accountId } };
+  return { documentSubmission: { accountId, documents } };
+}
+
+/** How the service decided the request named `requestId` (the port's `responseFile`). */
+async function requestOutcome(api: WebApiClient, requestId: string, now: Date): Promise<RequestOutcome> {
+  for await (const detail of api.requestDetails(requestWindow(now))) {
+    if (String(detail.requestId) !== requestId) continue;
+    const status = (detail.status ?? '').toUpperCase();
+    if (status === 'PROCESSED') return { decided: true, processed: true };
+    if (status === 'REJECTED') {
+      return { decided: true, processed: false, error: `request ${requestId} REJECTED (the Web API gives no reason)` };
+    }
+    return { decided: false, status: detail.status ?? 'no status' };
+  }
+  return { decided: false, status: `request ${requestId} not listed yet` };
+}
+
+type CreateInput = Parameters<ApplicationActivities['createAccount']>[0];
+type UpdateInput = Parameters<ApplicationActivities['sendApplicationUpdate']>[0];
+
+export function createWebApiApplicationActivities(options: WebApiApplicationOptions): ApplicationActivities {
+  const { clientFor, store } = options;
+  const now = options.now ?? (() => new Date());
+
+  async function formDocuments(documents: FormDocument[]): Promise<WebApiDocument[]> {
+    const at = now();
+    return Promise.all(documents.map(async (document) => documentJson(document, await store.get(document), at)));
+  }
+
+  /** Looked up before the send and after it: the account is what the look-up names. */
+  async function create(attempt: WriteAttempt, input: CreateInput): Promise<CreateOutcome> {
+    const api = await clientFor(input.csid);
+    const settled = new Set(input.settledFiles ?? []);
+    const earlier = await earlierCreate(api, input.externalId, settled);
+    if (earlier) return earlier;
+    if (!attempt.maySend) {
+      return { created: false, unknown: { reason: 'the Web API lists nothing for the external id yet' } };
+    }
+    const body = applicationJsonOf(await readText(store, input.application), await formDocuments(input.documents));
+    const sent = await attempt.send(() => api.createAccount(body));
+    if ('unknown' in sent) return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
+    const made = await earlierCreate(api, input.externalId, settled);
+    if (made) return made.created ? { ...made, recovered: false } : made;
+    const reason = `create answered request ${sent.answer.requestId}; not listed yet`;
+    return { created: false, unknown: { reason, sentAt: now().getTime() } };
+  }
+
+  /** An earlier attempt's request is looked for first when one may have been sent (as on the XML service). */
+  async function update(attempt: WriteAttempt, input: UpdateInput): Promise<UpdateOutcome> {
+    const { accountId, known, documents = [] } = input;
+    const api = await clientFor(input.csid);
+    if (input.mayHaveSent || !attempt.maySend) {
+      const before = new Set(known);
+      const made = (await accountRequests(api, accountId, now())).filter((id) => !before.has(id));
+      if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
+      if (made.length > 1) return { accepted: true, recovered: true };
+    }
+    if (!attempt.maySend) return { accepted: false, unknown: 'no new request listed for the account yet' };
+    const request = managementRequest(accountId, input.functionName, await formDocuments(documents));
+    const sent = await attempt.send(() => api.manageAccounts(request));
+    if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
+    return { accepted: true, responseFile: String(sent.answer.requestId) };
+  }
+
+  return {
+    async validateApplication({ application }) {
+      try {
+        applicationJsonOf(await readText(store, application));
+        return { valid: true };
+      } catch (error) {
+        return { valid: false, errors: [(error as Error).message] };
+      }
+    },
+
+    createAccount(input) {
+      return withAttemptSignal(() =>
+        WriteAttempt.run((attempt) => create(attempt, input), {
+          lookOnly: input.lookOnly,
+          inDoubt: (reason) => ({ created: false, unknown: { reason } }),
+        }),
+      );
+    },
+
+    async readAccount({ csid, accountId }): Promise<AccountSnapshot> {
+      const api = await clientFor(csid);
+      const [status, pending] = await Promise.all([api.accountStatus(accountId), api.pendingTasks(accountId)]);
+      return {
+        status: status.status ?? '',
+        ...(status.state !== undefined && { stateText: status.state }),
+        tasks: pending.pendingTasks.map(taskView),
+      };
+    },
+
+    async listAccountRequests({ csid, accountId }) {
+      return accountRequests(await clientFor(csid), accountId, now());
+    },
+
+    sendApplicationUpdate(input) {
+      return withAttemptSignal(() =>
+        WriteAttempt.run((attempt) => update(attempt, input), updateInDoubt(input.lookOnly)),
+      );
+    },
+
+    async readRequestByFile({ csid, responseFile }) {
+      return requestOutcome(await clientFor(csid), responseFile, now());
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The document's `Application` (the body of `POST /gw/api/v1/accounts`, as `ApplicationPayload.application`)
+ * and `AccountManagementRequests` (the body of `PATCH /gw/api/v1/accounts`), as far as the engine writes them:
+ * every field it sets typed as the document types it, the others let through. The document marks no field
+ * required; what the brokerage needs to open an account (a customer with its type and external id) is
+ * checked by the simulator, as the service would answer it.
+ *
+ * Where the application comes from (the firm's application XML, mapped in one place) is the engine's
+ * business: activities/webapi/application-json.ts.
+ */
+import { z } from 'zod';
+
+/** `AttachedFileType`: the PDF's name, length and SHA-1, as for the XML service. */
+export const AttachedFile = z.looseObject({
+  fileName: z.string().min(1),
+  fileLength: z.number().int().nonnegative(),
+  sha1Checksum: z.string().regex(/^[0-9A-Fa-f]{40}$/, 'a SHA-1 in hex'),
+});
+
+/** `Document`: a signed form; its PDF in `payload.data` (base64), since the body is JSON, not an archive. */
+export const WebApiDocument = z.looseObject({
+  formNumber: z.number().int(),
+  /** When the client signed, in epoch seconds (the document's int32). */
+  execTimestamp: z.number().int(),
+  execLoginTimestamp: z.number().int(),
+  attachedFile: AttachedFile,
+  payload: z.looseObject({ data: z.string().min(1), mimeType: z.string().optional() }).optional(),
+  signedBy: z.array(z.string()).optional(),
+  externalIndividualId: z.string().optional(),
+  externalAccountId: z.string().optional(),
+});
+export type WebApiDocument = z.infer<typeof WebApiDocument>;
+
+/** `AssociatedIndividual`, as far as the engine fills it. */
+export const AssociatedIndividual = z.looseObject({
+  externalId: z.string().optional(),
+  name: z.looseObject({ first: z.string().optional(), middle: z.string().optional(), last: z.string().optional() }),
+  email: z.string().optional(),
+  identification: z.record(z.string(), z.unknown()).optional(),
+  titles: z.array(z.looseObject({ value: z.string() })).optional(),
+});
+export type AssociatedIndividual = z.infer<typeof AssociatedIndividual>;
+
+const Holders = z.array(AssociatedIndividual);
+
+/** `Customer`: its type, its external id (the engine's idempotency key), and its holders by type. */
+export const WebApiCustomer = z.looseObject({
+  type: z.string().min(1),
+  externalId: z.string().min(1),
+  prefix: z.string().optional(),
+  email: z.string().optional(),
+  accountHolder: z.looseObject({ accountHolderDetails: Holders }).optional(),
+  jointHolders: z.looseObject({ firstHolderDetails: Holders, secondHolderDetails: Holders }).optional(),
+  organization: z.looseObject({ associatedEntities: z.looseObject({ associatedIndividuals: Holders }) }).optional(),
+  trust: z.looseObject({ associatedEntities: z.looseObject({ associatedIndividuals: Holders }) }).optional(),
+});
+export type WebApiCustomer = z.infer<typeof WebApiCustomer>;
+
+/** The document's `inputLanguage` values. */
+export const INPUT_LANGUAGES = [
+  'en',
+  'zh-Hans',
+  'ja',
+  'ru',
+  'fr',
+  'pt',
+  'es',
+  'it',
+  'ar-AE',
+  'de',
+  'he-IL',
+  'hu',
+] as const;
+
+export const WebApiApplication = z.looseObject({
+  customer: WebApiCustomer,
+  accounts: z.array(z.looseObject({ externalId: z.string().optional() })).optional(),
+  users: z.array(z.looseObject({ externalUserId: z.string().optional(), prefix: z.string().optional() })).optional(),
+  documents: z.array(WebApiDocument).optional(),
+  inputLanguage: z.enum(INPUT_LANGUAGES).optional(),
+});
+export type WebApiApplication = z.infer<typeof WebApiApplication>;
+
+/** Every holder of a customer, in order, wherever its type puts them. */
+export function holdersOf(customer: WebApiCustomer): AssociatedIndividual[] {
+  return [
+    ...(customer.accountHolder?.accountHolderDetails ?? []),
+    ...(customer.jointHolders?.firstHolderDetails ?? []),
+    ...(customer.jointHolders?.secondHolderDetails ?? []),
+    ...(customer.organization?.associatedEntities.associatedIndividuals ?? []),
+    ...(customer.trust?.associatedEntities.associatedIndividuals ?? []),
+  ];
+}
+
+const AccountIdOnly = z.looseObject({ accountId: z.string().min(1) });
+
+/**
+ * `AccountManagementRequests`: the three the application lifecycle sends (each property is one object, as the
+ * document has it). Maintenance's other requests are not sent through the Web API yet.
+ */
+export const AccountManagementRequests = z.looseObject({
+  abandonAccount: AccountIdOnly.optional(),
+  resetAbandonedAccount: AccountIdOnly.optional(),
+  documentSubmission: z
+    .looseObject({
+      accountId: z.string().min(1),
+      documents: z.array(WebApiDocument).min(1),
+      inputLanguage: z.enum(INPUT_LANGUAGES).optional(),
+    })
+    .optional(),
+});
+export type AccountManagementRequests = z.infer<typeof AccountManagementRequests>;

@@ -1,0 +1,109 @@
+/**
+ * The Web API's answers as the document shapes them, each open to fields it adds (`looseObject`): what the
+ * engine reads is typed, the rest let through. An account answer carries its failure in the body
+ * (`hasError`, `errorDescription`), never as an HTTP status.
+ */
+import { z } from 'zod';
+
+/** `EchoResponse`. */
+export const EchoResponse = z.looseObject({
+  requestMethod: z.string(),
+  securityPolicy: z.string(),
+  queryParameters: z.record(z.string(), z.unknown()).optional(),
+});
+export type EchoResponse = z.infer<typeof EchoResponse>;
+
+/** What an account answer says of a failure (the document's account answers carry it in the body). */
+export const Failure = { hasError: z.boolean().optional(), errorDescription: z.string().optional() };
+
+/** `AccountStatusResponse`: the status letter is open (the document lists 14, and says what none means). */
+export const AccountStatusResponse = z.looseObject({
+  accountId: z.string().min(1),
+  status: z.string().optional(),
+  state: z.string().optional(),
+  description: z.string().optional(),
+  masterAccountId: z.string().optional(),
+  dateStarted: z.string().optional(),
+  dateOpened: z.string().optional(),
+  ...Failure,
+});
+export type AccountStatusResponse = z.infer<typeof AccountStatusResponse>;
+
+/** `PendingTask`: what the lifecycle reads of one; the rest is let through. */
+export const PendingTask = z.looseObject({
+  formNumber: z.number().int(),
+  formName: z.string().optional(),
+  action: z.string().optional(),
+  state: z.string().optional(),
+  taskNumber: z.number().int().optional(),
+  requiredForApproval: z.boolean().optional(),
+  onlineTask: z.boolean().optional(),
+  documentRejectReason: z.array(z.string()).optional(),
+  url: z.string().optional(),
+});
+
+/** `PendingTasksResponse`. */
+export const PendingTasksResponse = z.looseObject({
+  accountId: z.string().min(1),
+  status: z.string().optional(),
+  pendingTaskPresent: z.boolean().optional(),
+  pendingTasks: z.array(PendingTask).default([]),
+  ...Failure,
+});
+export type PendingTasksResponse = z.infer<typeof PendingTasksResponse>;
+
+/** `AccountStatusBulkResponse`: one page of the firm's accounts. */
+export const AccountStatusBulkResponse = z.looseObject({
+  accounts: z.array(AccountStatusResponse).default([]),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type AccountStatusBulkResponse = z.infer<typeof AccountStatusBulkResponse>;
+
+/**
+ * `StatusResponse`: what `POST` and `PATCH /gw/api/v1/accounts` answer. `requestId` names the request in
+ * `GET /gw/api/v1/requests`; `fileData.data` is an object the document does not describe, so nothing is read
+ * from it: a create's account is looked up by its external id (`GET /gw/api/v1/accounts`).
+ */
+export const StatusResponse = z.looseObject({
+  requestId: z.number().int(),
+  dateSubmitted: z.string().optional(),
+  fileData: z.looseObject({ name: z.string().optional(), data: z.unknown().optional() }).optional(),
+  ...Failure,
+});
+export type StatusResponse = z.infer<typeof StatusResponse>;
+
+/**
+ * `GET /gw/api/v1/accounts?externalId=`: `FileDetailsResponse` (the application made an account) or
+ * `ResponseFileResponse` (its response file: processed, failed, or not yet), read as one open shape.
+ */
+export const ApplicationLookupResponse = z.looseObject({
+  accountId: z.string().optional(),
+  requestFileName: z.string().optional(),
+  responseFileName: z.string().optional(),
+  name: z.string().optional(),
+  isProcessed: z.boolean().optional(),
+  data: z.unknown().optional(),
+  ...Failure,
+});
+export type ApplicationLookupResponse = z.infer<typeof ApplicationLookupResponse>;
+
+/** `RequestDetail`: one request sent with `PATCH /gw/api/v1/accounts` (the document spells `accountID` so). */
+export const RequestDetail = z.looseObject({
+  requestId: z.number().int(),
+  accountID: z.string().optional(),
+  requestType: z.string().optional(),
+  status: z.string().optional(),
+  dateSubmitted: z.string().optional(),
+});
+export type RequestDetail = z.infer<typeof RequestDetail>;
+
+/** `RequestDetailsResponse`: one page of the firm's requests within the dates. */
+export const RequestDetailsResponse = z.looseObject({
+  requestDetails: z.array(RequestDetail).default([]),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type RequestDetailsResponse = z.infer<typeof RequestDetailsResponse>;

@@ -1,0 +1,211 @@
+/**
+ * One lifecycle, two protocols, end to end: one worker serves two firms of the simulator, X on the XML service
+ * and W on the Web API (OAuth 2.0), both from the engine's database. Each firm's applications of every
+ * scenario reach their final states, one staff abandon among them; by the simulator's records each has one
+ * account, W's calls all went through the Web API (its OpenPGP key is one the brokerage does not hold, so any
+ * XML call of W's would be refused), and X's all through the XML service.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createEngineActivities } from '../../activities/engine.js';
+import { attemptSignal } from '../../activities/attempt-signal.js';
+import { generateCodecKeyring } from '../../codec/keyring.js';
+import { generateKeyPair } from '../../eca/crypto.js';
+import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { FileDocumentStore } from '../../runtime/document-store.js';
+import { EventLog } from '../../runtime/events.js';
+import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
+import { FirmRegistry } from '../../runtime/firms.js';
+import { startSimulator } from '../../simulator/server.js';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { createEngineWorker } from '../../workers/engine-worker.js';
+import { accountApplication } from '../../workflows/index.js';
+import { abandonUpdate, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
+import type { ApplicationInput } from '../../workflows/application/messages.js';
+import { applicationXml, storedForms } from '../support/engine.js';
+import { devServerEnv } from '../support/servers.js';
+import { until } from '../support/until.js';
+
+const FAST: ApplicationInput['settings'] = {
+  statusSource: 'poll',
+  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  requestPollInterval: '1 second',
+};
+
+/** Each scenario's final state; `stalled` is abandoned by staff once it has its account. */
+const SCENARIOS = {
+  happy: 'open',
+  'docs-required': 'open',
+  'portal-task': 'open',
+  'compliance-rejected': 'rejected',
+  stalled: 'abandoned',
+} as const;
+
+describe('two protocols: one worker for a firm on the XML service and a firm on the Web API', function () {
+  this.timeout(240_000);
+  const run = randomUUID().slice(0, 4).toUpperCase();
+  const csids = { X: `X${run}`, W: `W${run}` };
+  type Firm = keyof typeof csids;
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let dir: string;
+  let db: Database;
+  let store: FileDocumentStore;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `protocols-${run}`;
+  const keyring = generateCodecKeyring('k1');
+
+  before(async function () {
+    env = await devServerEnv();
+    sim = await startSimulator({ startTime: await env.currentTimeMs(), timeScale: 20_000 });
+    dir = await mkdtemp(join(tmpdir(), 'eca-protocols-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    const admin = new FirmRegistry(db, { keyring });
+    const settings = { baseUrl: sim.url, preferenceUrl: sim.preferenceUrl, firmTypes: ['advisor'] };
+
+    const x = await sim.control.registerFirm({ name: 'firm-X', csid: csids.X });
+    await admin.add({
+      csid: csids.X,
+      name: 'Firm X',
+      settings,
+      keys: { firmPrivateKey: x.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey },
+    });
+
+    // W: a Web API client the brokerage registered, and an OpenPGP key it never saw.
+    await sim.control.registerFirm({ name: 'firm-W', csid: csids.W });
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    sim.webapi.register({
+      clientId: `client-${run}`,
+      csid: csids.W,
+      kid: 'w1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      scopes: ['accounts.read', 'accounts.write'],
+    });
+    const unknownToBrokerage = await generateKeyPair({ name: 'W', email: 'w@example.test' });
+    await admin.add({
+      csid: csids.W,
+      name: 'Firm W',
+      settings: {
+        ...settings,
+        protocol: 'webapi',
+        webApi: { baseUrl: sim.url, clientId: `client-${run}`, keyId: 'w1' },
+      },
+      keys: {
+        firmPrivateKey: unknownToBrokerage.privateKey,
+        brokeragePublicKey: sim.keys.brokeragePublicKey,
+        webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
+    });
+
+    store = new FileDocumentStore(join(dir, 'documents'), { keyring });
+    const brokerages = new FirmBrokerages(new FirmRegistry(db, { keyring }), {
+      signal: attemptSignal,
+      timeoutMs: 5_000,
+      database: db,
+    });
+    const { activities } = createEngineActivities({
+      eca: brokerages.dispatcher(),
+      store,
+      events: new EventLog(db),
+      database: db,
+      keyring,
+      client: env.client,
+      webApi: brokerages.protocols(),
+    });
+    worker = await createEngineWorker({ connection: env.nativeConnection, taskQueue, activities });
+    running = worker.run();
+  });
+
+  after(async function () {
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    await running?.catch(() => undefined);
+    await sim?.close();
+    await db?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function started(firm: Firm, scenario: string): Promise<WorkflowHandle<typeof accountApplication>> {
+    const externalId = `${scenario}-${firm}-${run}`;
+    const application = await store.put(new TextEncoder().encode(applicationXml(externalId)));
+    return env.client.workflow.start(accountApplication, {
+      taskQueue,
+      workflowId: applicationWorkflowId(csids[firm], externalId),
+      args: [{ csid: csids[firm], externalId, application, settings: FAST }],
+    });
+  }
+
+  /** Staff's part: documents for docs-required, an abandon for stalled. */
+  async function staffAct(scenario: string, handle: WorkflowHandle<typeof accountApplication>): Promise<void> {
+    if (scenario === 'docs-required') {
+      await until('asks for documents', async () =>
+        (await handle.query(stateQuery)).lifecycleState === 'needsDocuments' ? true : undefined,
+      );
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [await storedForms(store, ['8001', '8002'])] });
+    }
+    if (scenario === 'stalled') {
+      await until('has its account', async () => ((await handle.query(stateQuery)).accountId ? true : undefined));
+      await handle.executeUpdate(abandonUpdate, { args: [{ reason: 'the client withdrew' }] });
+    }
+  }
+
+  it('drives each firm’s applications of every scenario to their final states, each on its own protocol', async function () {
+    const handles: Array<{ firm: Firm; scenario: string; handle: WorkflowHandle<typeof accountApplication> }> = [];
+    for (const firm of ['X', 'W'] as const) {
+      for (const scenario of Object.keys(SCENARIOS))
+        handles.push({ firm, scenario, handle: await started(firm, scenario) });
+    }
+    await Promise.all(handles.map(({ scenario, handle }) => staffAct(scenario, handle)));
+
+    for (const { firm, scenario, handle } of handles) {
+      const expected = SCENARIOS[scenario as keyof typeof SCENARIOS];
+      // An abandoned application stays open to a reset: its state, not a result, says where it is.
+      const result =
+        expected === 'abandoned'
+          ? await until(`${firm}'s ${scenario} abandoned`, async () => {
+              const view = await handle.query(stateQuery);
+              return view.lifecycleState === 'abandoned'
+                ? { outcome: 'abandoned', accountId: view.accountId }
+                : undefined;
+            })
+          : await handle.result();
+      assert.equal(result.outcome, expected, `${firm}'s ${scenario} ended ${result.outcome}`);
+      const records = sim.control.records({ csid: csids[firm], externalId: `${scenario}-${firm}-${run}` });
+      const [created] = records.externalIds;
+      assert.equal(created?.accountsCreated, 1, `${firm}'s ${scenario}: one account`);
+      assert.equal(created?.accounts[0]?.accountId, result.accountId, `${firm}'s ${scenario}: the workflow's account`);
+    }
+
+    const calls = sim.control.calls();
+    const webApiCreates = calls['webapi POST /gw/api/v1/accounts'] ?? 0;
+    assert.equal(
+      webApiCreates,
+      Object.keys(SCENARIOS).length,
+      `W's creates through the Web API: ${JSON.stringify(calls)}`,
+    );
+    assert.equal(
+      calls.create,
+      Object.keys(SCENARIOS).length,
+      `X's creates through the XML service: ${JSON.stringify(calls)}`,
+    );
+    // W's documents and abandon went as Web API requests, X's as update requests.
+    const requests = (firm: Firm) =>
+      sim.control
+        .records({ csid: csids[firm] })
+        .accounts.flatMap((account) => account.requests.map((r) => r.functionName));
+    for (const firm of ['X', 'W'] as const) {
+      assert.ok(requests(firm).includes('DocumentSubmission'), `${firm}: ${requests(firm).join(', ')}`);
+      assert.ok(requests(firm).includes('AbandonAccount'), `${firm}: ${requests(firm).join(', ')}`);
+    }
+    assert.ok((calls['webapi PATCH /gw/api/v1/accounts'] ?? 0) >= 2, JSON.stringify(calls));
+    assert.ok((calls.update ?? 0) >= 2, JSON.stringify(calls));
+  });
+});

@@ -29,13 +29,19 @@ const FirmKeysInput = z
     firmPrivateKey: armored('PRIVATE KEY BLOCK').describe("The firm's OpenPGP private key, armored"),
     passphrase: z.string().max(1024).optional(),
     brokeragePublicKey: armored('PUBLIC KEY BLOCK').describe("The brokerage's OpenPGP public key, armored"),
+    webApiPrivateKey: z
+      .string()
+      .max(64 * 1024)
+      .refine((text) => text.includes('-----BEGIN'), 'is not a PEM private key')
+      .optional()
+      .describe("The RSA private key (PEM) of the firm's Web API client, for a firm on the Web API"),
   })
   .meta({ id: 'FirmKeys', description: 'Stored sealed with the codec keys; never returned by any read.' });
 
 const FirmSettingsInput = z
   .record(z.string(), z.unknown())
   .describe(
-    'environment (qa, prod), baseUrl, preferenceUrl, firmTypes, callsPerSecond, callsPerSecondByOperation, maintenanceWindows, maintenanceTimeZone',
+    'environment (qa, prod), protocol (xml, webapi), webApi (baseUrl, clientId, keyId), baseUrl, preferenceUrl, firmTypes, callsPerSecond, callsPerSecondByOperation, maintenanceWindows, maintenanceTimeZone',
   );
 
 const Firm = z

@@ -193,7 +193,12 @@ describe('firms (runtime/firms)', function () {
   });
 
   it('lets the API add the firm of its environment but never change it, and never unseals keys', async function () {
-    const settings = { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' };
+    const settings = {
+      environment: 'qa' as const,
+      protocol: 'xml' as const,
+      firmTypes: [],
+      maintenanceTimeZone: 'UTC',
+    };
     const worker = { csid: 'ENV', settings: { ...settings, callsPerSecond: 5 }, keys };
     await registry({ environmentFirm: worker }).seedEnvironment();
     // An API configured for SSO only, without the worker's budget: the firm keeps the workers' settings.

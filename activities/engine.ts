@@ -130,6 +130,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
           maxAccountsPerCall: options.maxAccountsPerCall,
           onSweep: options.onSweep,
           onSweepFailed: options.onSweepFailed,
+          ...(options.webApi && { webApi: options.webApi }),
         }),
         ...createRetentionActivities({ store }),
         ...createEventActivities(options.events),

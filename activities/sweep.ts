@@ -2,7 +2,8 @@
  * The firm's status sweep (see workflows/sweep): one activity per slot reads what the brokerage holds
  * for every pending account of the firm and wakes the applications whose account changed.
  *
- * Brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
+ * A firm on the Web API reads through it instead (sweep-webapi.ts: bulk status reads, and task reads only
+ * where they are needed). On the XML service, brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
  * selector (spec: "When no selector is sent, every sub-account associated with the master account of
  * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
  * left N and P (opened, rejected, abandoned, closed), in shorter lists when the service refuses a list as a whole.
@@ -34,6 +35,9 @@ import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 import { lookUpInParts } from './account-lists.js';
+import { WebApiSweepReads } from './sweep-webapi.js';
+import type { Protocol } from '../runtime/firm-settings.js';
+import type { WebApiClient } from '../webapi/index.js';
 
 /** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
 export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
@@ -60,6 +64,11 @@ export interface SweepActivityOptions {
   onSweep?: (report: SweepReport, csid: string) => void;
   /** Told of each sweep attempt that failed (the worker counts them: an alert when a firm's sweep keeps failing). */
   onSweepFailed?: (csid: string, error: unknown) => void;
+  /** The firms on the Web API: their protocol and client (runtime/firm-brokerages.ts); all on XML without it. */
+  webApi?: {
+    protocolOf: (csid: string) => Promise<Protocol>;
+    clientFor: (csid: string) => Promise<WebApiClient>;
+  };
 }
 
 interface WaitingApplication {
@@ -105,6 +114,7 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
   const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
   const listingIntervalMs = options.listingIntervalMs ?? DEFAULT_SWEEP_LISTING_INTERVAL_MS;
+  const webApiSweep = new WebApiSweepReads();
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {
@@ -125,6 +135,12 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     },
   };
 
+  /** The Web API's reads (sweep-webapi.ts). */
+  async function webApiReads(csid: string, counted: Counted): Promise<SlotReads> {
+    const api = await options.webApi!.clientFor(csid);
+    return webApiSweep.start(api, csid, counted);
+  }
+
   async function sweep(csid: string): Promise<SweepReport> {
     if (!client) {
       throw finalFailure(
@@ -139,26 +155,21 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       brokerageCalls++;
       return call;
     };
+    const reads =
+      (await options.webApi?.protocolOf(csid)) === 'webapi'
+        ? webApiReads
+        : (id: string, count: Counted) => xmlSlotReads(eca, id, perCall, count);
     const [read, { store, rows, listed, tried, failure }] = await Promise.all([
-      readPending(eca, csid, counted),
+      reads(csid, counted),
       // The visibility listing, when due, runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
       slotSources(client, snapshot, csid, began, listingIntervalMs),
     ]);
     const candidates = candidatesOf(rows, listed);
-    const pending = new Set(read.snapshots.keys());
-    const left = [...candidates.keys()].filter((id) => !pending.has(id));
-    for (let i = 0; i < left.length; i += perCall) {
-      // Split when refused as a whole (account-lists.ts); an account refused alone stays unknown this slot.
-      const parts = await lookUpInParts(
-        { client: eca, csid, operation: 'getAccountStatus' },
-        left.slice(i, i + perCall),
-        (accountIds) => counted(eca.getAccountStatus({ CSID: csid, accountIds })),
-      );
-      for (const answer of parts.answers) read.add(answer);
-    }
+    const left = [...candidates.keys()].filter((id) => !read.pending.has(id));
+    const snapshots = await read.snapshotsOf([...candidates.keys()]);
     const readUntil = Date.now();
 
-    const compared = compare(candidates, read.snapshots);
+    const compared = compare(candidates, snapshots);
     const outcomes = await signalChanged(client, compared.changed, { concurrency, observedAt, readUntil });
     if (store) {
       const slot = { ...compared, outcomes, listed: listed !== undefined };
@@ -168,7 +179,7 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     const count = (outcome: SignalOutcome) => [...outcomes.values()].filter((o) => o === outcome).length;
     return {
       observedAt,
-      pending: pending.size,
+      pending: read.pending.size,
       waiting: candidates.size,
       left: left.length,
       changed: compared.changed.length,
@@ -257,7 +268,37 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
 }
 
 /** Passes a brokerage call through, counting it. */
-type Counted = <T>(call: Promise<T>) => Promise<T>;
+export type Counted = <T>(call: Promise<T>) => Promise<T>;
+
+/** One slot's reads of the firm's accounts, on its protocol. */
+export interface SlotReads {
+  /** The accounts the slot's first reads listed as in progress. */
+  pending: ReadonlySet<string>;
+  /** The snapshots of these accounts: the listed ones, the others read by id; unknown ones missing or errors. */
+  snapshotsOf(accountIds: string[]): Promise<ReadonlyMap<string, AccountSnapshot | Error>>;
+}
+
+/** The XML service's reads: getAccountStatus N and P, getPendingTasks; the others by id, `perCall` a call. */
+async function xmlSlotReads(eca: EcaClient, csid: string, perCall: number, counted: Counted): Promise<SlotReads> {
+  const read = await readPending(eca, csid, counted);
+  const pending = new Set(read.snapshots.keys());
+  return {
+    pending,
+    async snapshotsOf(accountIds) {
+      const left = accountIds.filter((id) => !pending.has(id));
+      for (let i = 0; i < left.length; i += perCall) {
+        // Split when refused as a whole (account-lists.ts); an account refused alone stays unknown this slot.
+        const parts = await lookUpInParts(
+          { client: eca, csid, operation: 'getAccountStatus' },
+          left.slice(i, i + perCall),
+          (ids) => counted(eca.getAccountStatus({ CSID: csid, accountIds: ids })),
+        );
+        for (const answer of parts.answers) read.add(answer);
+      }
+      return read.snapshots;
+    },
+  };
+}
 
 /**
  * The firm's accounts in progress (status N and P) as snapshots, with every pending task; `add` puts

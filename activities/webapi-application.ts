@@ -48,7 +48,7 @@ export function requestWindow(now: Date): { startDate: string; endDate: string }
 }
 
 /** A pending task as the lifecycle reads one. */
-function taskView(task: PendingTasksResponse['pendingTasks'][number]): TaskView {
+export function taskView(task: PendingTasksResponse['pendingTasks'][number]): TaskView {
   const reason = task.documentRejectReason?.find((text) => text.trim() !== '');
   return {
     formNumber: String(task.formNumber),

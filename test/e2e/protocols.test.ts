@@ -14,6 +14,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createEngineActivities } from '../../activities/engine.js';
+import { ensureStatusSweep } from '../../client/sweep.js';
 import { attemptSignal } from '../../activities/attempt-signal.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
@@ -207,5 +208,41 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     }
     assert.ok((calls['webapi PATCH /gw/api/v1/accounts'] ?? 0) >= 2, JSON.stringify(calls));
     assert.ok((calls.update ?? 0) >= 2, JSON.stringify(calls));
+  });
+
+  it('wakes the Web API firm’s waiting applications from its status sweep, read through the Web API', async function () {
+    const { statusSource: _poll, ...sweptSettings } = FAST!;
+    await ensureStatusSweep({
+      client: env.client,
+      csid: csids.W,
+      taskQueue,
+      sweepInterval: 2_000,
+      settings: sweptSettings,
+    });
+    sim.control.resetCalls();
+    const handles = await Promise.all(
+      ['happy', 'compliance-rejected'].map(async (scenario) => {
+        const externalId = `${scenario}-swept-${run}`;
+        const application = await store.put(new TextEncoder().encode(applicationXml(externalId)));
+        return env.client.workflow.start(accountApplication, {
+          taskQueue,
+          workflowId: applicationWorkflowId(csids.W, externalId),
+          args: [{ csid: csids.W, externalId, application, settings: sweptSettings }],
+        });
+      }),
+    );
+    const outcomes = await Promise.all(handles.map(async (handle) => (await handle.result()).outcome));
+    assert.deepEqual(outcomes, ['open', 'rejected']);
+    // Woken by the sweep: its signals are in the histories, and its reads went through the Web API.
+    for (const handle of handles) {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const woken = events.filter(
+        (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'accountObserved',
+      );
+      assert.ok(woken.length > 0, `${handle.workflowId}: no accountObserved signal`);
+    }
+    const calls = sim.control.calls();
+    assert.ok((calls['webapi GET /gw/api/v1/accounts/status'] ?? 0) > 0, JSON.stringify(calls));
+    assert.equal(calls.getAccountStatus ?? 0, 0, `no XML status read: ${JSON.stringify(calls)}`);
   });
 });

@@ -211,7 +211,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
   });
 
   it('wakes the Web API firm’s waiting applications from its status sweep, read through the Web API', async function () {
-    const { statusSource: _poll, ...sweptSettings } = FAST!;
+    const { statusSource: _poll, ...sweptSettings } = FAST;
     await ensureStatusSweep({
       client: env.client,
       csid: csids.W,

@@ -7,6 +7,7 @@ import { createApplicationActivities } from './application.js';
 import { createWebApiApplicationActivities } from './webapi-application.js';
 import type { WebApiApplicationOptions } from './webapi-application.js';
 import { byProtocol } from './protocol-router.js';
+import { ApplicationProtocols } from '../runtime/application-protocols.js';
 import type { ProtocolAdapters } from './protocol-router.js';
 import { statusReaderOf } from './status.js';
 import type { StatusReaderOptions } from './status.js';
@@ -101,7 +102,12 @@ function applicationActivities(
   });
   if (!options.webApi) return xml;
   const webapi = createWebApiApplicationActivities({ clientFor: options.webApi.clientFor, store, now });
-  return byProtocol({ protocolOf: options.webApi.protocolOf, adapters: { xml, webapi } });
+  return byProtocol({
+    protocolOf: options.webApi.protocolOf,
+    adapters: { xml, webapi },
+    // With the database, each application stays on the protocol it started on.
+    ...(options.database && { pins: new ApplicationProtocols(options.database) }),
+  });
 }
 
 export function createEngineActivities(options: EngineActivityOptions) {

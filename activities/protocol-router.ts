@@ -1,8 +1,13 @@
 /**
- * One lifecycle, two protocols: the application workflow's activities go to the adapter of the protocol its
- * firm is on (the firm's settings' `protocol`): the XML service's (application.ts) or the Web API's
- * (webapi-application.ts). The workflow never knows which; nothing it records depends on it.
+ * One lifecycle, two protocols: the application workflow's activities go to the adapter of the protocol the
+ * application is on: the XML service's (application.ts) or the Web API's (webapi-application.ts). The workflow
+ * never knows which; nothing it records depends on it.
+ *
+ * With the engine's database, an application stays on the protocol it started on (runtime/application-protocols.ts):
+ * a firm moved to the Web API mid-run leaves its running applications on the XML service until they end, and
+ * only its new applications start on the Web API. Without it, each call follows the firm's protocol of the moment.
  */
+import type { ApplicationProtocols } from '../runtime/application-protocols.js';
 import type { Protocol } from '../runtime/firm-settings.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
 
@@ -10,18 +15,34 @@ export interface ProtocolAdapters {
   /** The firm's protocol (runtime/firm-brokerages.ts `protocolOf`). */
   protocolOf: (csid: string) => Promise<Protocol>;
   adapters: Record<Protocol, ApplicationActivities>;
+  /** The protocol each application started on; without it, the firm's protocol of the moment. */
+  pins?: ApplicationProtocols;
 }
 
-export function byProtocol({ protocolOf, adapters }: ProtocolAdapters): ApplicationActivities {
+type Input = { csid: string } & ({ externalId: string } | { accountId: string });
+
+export function byProtocol({ protocolOf, adapters, pins }: ProtocolAdapters): ApplicationActivities {
+  const protocolFor = (input: Input): Promise<Protocol> => {
+    const current = () => protocolOf(input.csid);
+    if (!pins) return current();
+    const key = 'externalId' in input ? { externalId: input.externalId } : { accountId: input.accountId };
+    return pins.of(input.csid, key, current);
+  };
   const route =
     <K extends keyof ApplicationActivities>(name: K) =>
     async (input: Parameters<ApplicationActivities[K]>[0]): Promise<Awaited<ReturnType<ApplicationActivities[K]>>> => {
-      const adapter = adapters[await protocolOf(input.csid)];
+      const adapter = adapters[await protocolFor(input)];
       return (adapter[name] as (input: unknown) => Promise<Awaited<ReturnType<ApplicationActivities[K]>>>)(input);
     };
   return {
     validateApplication: route('validateApplication'),
-    createAccount: route('createAccount'),
+    async createAccount(input) {
+      const protocol = await protocolFor(input);
+      const outcome = await adapters[protocol].createAccount(input);
+      // The account's reads and requests go where its create went.
+      if (outcome.created && pins) await pins.pin(input.csid, { accountId: outcome.accountId }, protocol);
+      return outcome;
+    },
     readAccount: route('readAccount'),
     listAccountRequests: route('listAccountRequests'),
     sendApplicationUpdate: route('sendApplicationUpdate'),

@@ -100,6 +100,8 @@ export interface AccountRecord {
   temporaryPasswordPending: boolean;
   /** File names of the PDFs the create archive carried (tax form; agreements when not submitted that day). */
   createAttachments?: string[];
+  /** Made through the Web API (`POST /gw/api/v1/accounts`); the XML service's create when absent. */
+  via?: 'webapi';
 }
 
 /** A create result kept per external id for getResponseFile. */
@@ -128,6 +130,8 @@ export interface UpdateRequestRecord {
   fileName: string;
   /** Names of the files in the firm's archive (its request XML, its PDFs), listed after `fileName`. */
   archiveFiles?: string[];
+  /** Received through the Web API (`PATCH /gw/api/v1/accounts`); the XML service's update when absent. */
+  via?: 'webapi';
 }
 
 export interface ArchivedForm {

@@ -8,12 +8,18 @@ export interface ExternalIdRecords {
   accountsCreated: number;
   /** Creates the simulator processed for the external id (response files, failures included). */
   createsProcessed: number;
-  accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string }>;
+  /** `via`: the door the create came through (`xml`: the XML service's create; `webapi`: POST /gw/api/v1/accounts). */
+  accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string; via: Door }>;
 }
 
 /** One update request as received (one function of one update call). */
+/** The door a write came through. */
+export type Door = 'xml' | 'webapi';
+
 export interface RequestRecordView {
   requestId: string;
+  /** The door the request came through (update, or PATCH /gw/api/v1/accounts). */
+  via: Door;
   functionName: string;
   /** The update response file that answered the call (shared by the functions of one call). */
   responseFileName: string;
@@ -85,6 +91,7 @@ export function recordsOf(store: Store, filter: RecordsFilter = {}): SimulatorRe
       csid: account.csid,
       createdAt: new Date(account.createdAt).toISOString(),
       responseFileName: account.responseFileName,
+      via: account.via ?? 'xml',
     });
     seen.add(account.accountId);
     accounts.push(accountRequests(account.accountId, account.externalId, requestsOf(account.accountId)));
@@ -112,6 +119,7 @@ export function recordsOf(store: Store, filter: RecordsFilter = {}): SimulatorRe
 function requestView(request: UpdateRequestRecord): RequestRecordView {
   return {
     requestId: request.requestId,
+    via: request.via ?? 'xml',
     functionName: request.functionName,
     responseFileName: request.fileName,
     outcome: request.outcome,

@@ -202,4 +202,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 9,
+    name: 'application protocols',
+    // The protocol each application started on (runtime/application-protocols.ts): by the firm's CSID and
+    // the application's external id (`x:<id>`) or its account's id (`a:<id>`), so that a firm moved to
+    // another protocol leaves its running applications on theirs.
+    sql: `
+      CREATE TABLE application_protocols (
+        csid text NOT NULL,
+        key text NOT NULL,
+        protocol text NOT NULL CHECK (protocol IN ('xml', 'webapi')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (csid, key)
+      );
+    `,
+  },
 ];

@@ -147,6 +147,9 @@ function registerCreate(app: FastifyInstance, authority: WebApiAuthority, store:
         [...applicationProblems(application), ...problems, ...fileProblems(documents, files)],
         sequence,
       );
+      const made = result.accounts?.[0]?.accountId;
+      const account = made === undefined ? undefined : store.account(made);
+      if (account) account.via = 'webapi';
       return {
         requestId: Number(store.nextRequestId()),
         dateSubmitted: new Date(now).toISOString(),
@@ -207,6 +210,7 @@ function registerManage(app: FastifyInstance, authority: WebApiAuthority, store:
         outcome: rejection === undefined ? 'PROCESSED' : 'REJECTED',
         fileName,
         archiveFiles: [...files.keys()],
+        via: 'webapi',
         ...(rejection !== undefined && { error: rejection }),
       };
       store.addRequest(record);

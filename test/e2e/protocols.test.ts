@@ -53,13 +53,15 @@ const SCENARIOS = {
 describe('two protocols: one worker for a firm on the XML service and a firm on the Web API', function () {
   this.timeout(240_000);
   const run = randomUUID().slice(0, 4).toUpperCase();
-  const csids = { X: `X${run}`, W: `W${run}` };
+  const csids = { X: `X${run}`, W: `W${run}`, M: `M${run}` };
   type Firm = keyof typeof csids;
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
   let dir: string;
   let db: Database;
   let store: FileDocumentStore;
+  let admin: FirmRegistry;
+  let mKeys: { firmPrivateKey: string; brokeragePublicKey: string };
   let worker: Worker;
   let running: Promise<void>;
   const taskQueue = `protocols-${run}`;
@@ -70,7 +72,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     sim = await startSimulator({ startTime: await env.currentTimeMs(), timeScale: 20_000 });
     dir = await mkdtemp(join(tmpdir(), 'eca-protocols-'));
     db = await openDatabase(`pglite:${join(dir, 'database')}`);
-    const admin = new FirmRegistry(db, { keyring });
+    admin = new FirmRegistry(db, { keyring });
     const settings = { baseUrl: sim.url, preferenceUrl: sim.preferenceUrl, firmTypes: ['advisor'] };
 
     const x = await sim.control.registerFirm({ name: 'firm-X', csid: csids.X });
@@ -107,8 +109,14 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       },
     });
 
+    // M: on the XML service, with a Web API client registered too, moved to it mid-run (the last case).
+    const m = await sim.control.registerFirm({ name: 'firm-M', csid: csids.M });
+    mKeys = { firmPrivateKey: m.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey };
+    await admin.add({ csid: csids.M, name: 'Firm M', settings, keys: mKeys });
+
     store = new FileDocumentStore(join(dir, 'documents'), { keyring });
-    const brokerages = new FirmBrokerages(new FirmRegistry(db, { keyring }), {
+    // A firm's change reaches the worker within a fifth of a second.
+    const brokerages = new FirmBrokerages(new FirmRegistry(db, { keyring, cacheMs: 200 }), {
       signal: attemptSignal,
       timeoutMs: 5_000,
       database: db,
@@ -134,13 +142,26 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  async function started(firm: Firm, scenario: string): Promise<WorkflowHandle<typeof accountApplication>> {
-    const externalId = `${scenario}-${firm}-${run}`;
+  async function started(
+    firm: Firm,
+    scenario: string,
+    suffix = '',
+  ): Promise<WorkflowHandle<typeof accountApplication>> {
+    const externalId = `${scenario}-${firm}${suffix}-${run}`;
     const application = await store.put(new TextEncoder().encode(applicationXml(externalId)));
     return env.client.workflow.start(accountApplication, {
       taskQueue,
       workflowId: applicationWorkflowId(csids[firm], externalId),
       args: [{ csid: csids[firm], externalId, application, settings: FAST }],
+    });
+  }
+
+  /** Where an application stands; an abandoned one stays open to a reset, so its state says it. */
+  async function finalOf(handle: WorkflowHandle<typeof accountApplication>, expected: string) {
+    if (expected !== 'abandoned') return handle.result();
+    return until(`${handle.workflowId} abandoned`, async () => {
+      const view = await handle.query(stateQuery);
+      return view.lifecycleState === 'abandoned' ? { outcome: 'abandoned', accountId: view.accountId } : undefined;
     });
   }
 
@@ -168,16 +189,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
 
     for (const { firm, scenario, handle } of handles) {
       const expected = SCENARIOS[scenario as keyof typeof SCENARIOS];
-      // An abandoned application stays open to a reset: its state, not a result, says where it is.
-      const result =
-        expected === 'abandoned'
-          ? await until(`${firm}'s ${scenario} abandoned`, async () => {
-              const view = await handle.query(stateQuery);
-              return view.lifecycleState === 'abandoned'
-                ? { outcome: 'abandoned', accountId: view.accountId }
-                : undefined;
-            })
-          : await handle.result();
+      const result = await finalOf(handle, expected);
       assert.equal(result.outcome, expected, `${firm}'s ${scenario} ended ${result.outcome}`);
       const records = sim.control.records({ csid: csids[firm], externalId: `${scenario}-${firm}-${run}` });
       const [created] = records.externalIds;
@@ -244,5 +256,61 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     const calls = sim.control.calls();
     assert.ok((calls['webapi GET /gw/api/v1/accounts/status'] ?? 0) > 0, JSON.stringify(calls));
     assert.equal(calls.getAccountStatus ?? 0, 0, `no XML status read: ${JSON.stringify(calls)}`);
+  });
+
+  it('moves a firm to the Web API mid-run: its running applications end on the XML service, its new ones start on the Web API', async function () {
+    const before = { 'docs-required': 'open', stalled: 'abandoned', happy: 'open', 'compliance-rejected': 'rejected' };
+    const after = { happy: 'open', 'docs-required': 'open', 'compliance-rejected': 'rejected' };
+    const running = await Promise.all(
+      Object.keys(before).map(async (scenario) => ({ scenario, handle: await started('M', scenario, '-before') })),
+    );
+    // Each running application has its account on the XML service before the firm moves.
+    await Promise.all(
+      running.map(({ handle }) =>
+        until(`${handle.workflowId} has its account`, async () =>
+          (await handle.query(stateQuery)).accountId ? true : undefined,
+        ),
+      ),
+    );
+
+    // The move: the firm's Web API client and key, then its protocol.
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    sim.webapi.register({
+      clientId: `m-${run}`,
+      csid: csids.M,
+      kid: 'm1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    await admin.rotateKeys(csids.M, {
+      ...mKeys,
+      webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    await admin.update(csids.M, {
+      settings: { protocol: 'webapi', webApi: { baseUrl: sim.url, clientId: `m-${run}`, keyId: 'm1' } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const fresh = await Promise.all(
+      Object.keys(after).map(async (scenario) => ({ scenario, handle: await started('M', scenario, '-after') })),
+    );
+    // Staff act after the move: documents and an abandon for the running ones, documents for a new one.
+    await Promise.all([...running, ...fresh].map(({ scenario, handle }) => staffAct(scenario, handle)));
+
+    const check = async (group: typeof running, expected: Record<string, string>, via: 'xml' | 'webapi') => {
+      for (const { scenario, handle } of group) {
+        const result = await finalOf(handle, expected[scenario]!);
+        assert.equal(result.outcome, expected[scenario], `${handle.workflowId} ended ${result.outcome}`);
+        const externalId = handle.workflowId.slice(handle.workflowId.indexOf(scenario));
+        const made = sim.control.records({ csid: csids.M, externalId }).externalIds[0];
+        assert.equal(made?.accountsCreated, 1, `${externalId}: one account, none lost or made twice`);
+        assert.equal(made?.accounts[0]?.via, via, `${externalId}: created through ${via}`);
+        const { requests } = sim.control
+          .records({ csid: csids.M })
+          .accounts.find((account) => account.accountId === result.accountId)!;
+        for (const request of requests) assert.equal(request.via, via, `${externalId}: ${request.functionName}`);
+      }
+    };
+    await check(running, before, 'xml');
+    await check(fresh, after, 'webapi');
   });
 });

@@ -62,9 +62,16 @@ function pdf(label: string): Uint8Array {
 /** Starts `count` applications, plays the staff and shows progress until all are final (or the time limit passes). */
 export async function runDemoFleet(
   system: OnboardingSystem,
-  options: { count: number; timeLimitMs?: number; signal?: AbortSignal },
+  options: {
+    count: number;
+    timeLimitMs?: number;
+    signal?: AbortSignal;
+    /** Names the fleet in its lines when several run at once (then no progress bar: lines only). */
+    label?: string;
+  },
 ): Promise<FleetResult> {
   const { count } = options;
+  const prefix = options.label ? `[${options.label}] ` : '';
   const run = randomUUID().slice(0, 6);
   const tracked: Tracked[] = [];
   for (let i = 0; i < count && !options.signal?.aborted; i++) {
@@ -80,11 +87,12 @@ export async function runDemoFleet(
       resubmitted: false,
     });
   }
-  console.log(`Started ${count} applications over ${SCENARIOS.length} scenarios.`);
+  console.log(`${prefix}Started ${count} applications over ${SCENARIOS.length} scenarios.`);
 
-  const bar = process.stdout.isTTY
-    ? new SingleBar({ format: 'final [{bar}] {value}/{total} | {states}', hideCursor: true })
-    : undefined;
+  const bar =
+    process.stdout.isTTY && !options.label
+      ? new SingleBar({ format: 'final [{bar}] {value}/{total} | {states}', hideCursor: true })
+      : undefined;
   bar?.start(count, 0, { states: '' });
   const giveUpAt = Date.now() + (options.timeLimitMs ?? 10 * 60_000);
   let lastLine = 0;
@@ -100,7 +108,7 @@ export async function runDemoFleet(
     const summary = [...states].map(([state, n]) => `${state} ${n}`).join(', ');
     if (bar) bar.update(done, { states: summary });
     else if (Date.now() - lastLine > 5000 || done === count) {
-      console.log(`${done}/${count} final | ${summary}`);
+      console.log(`${prefix}${done}/${count} final | ${summary}`);
       lastLine = Date.now();
     }
     if (done === count) {

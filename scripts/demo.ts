@@ -1,11 +1,12 @@
 /**
  * `npm run demo`: the engine on this machine, end to end. Starts the Temporal dev server with its UI
  * (wired to a codec server, payloads are encrypted), the simulated brokerage with compressed time,
- * and a worker; starts N applications spread over the simulator's scenarios; plays the staff (provides
+ * and a worker for two firms, one on the brokerage's XML service and one on its Web API (OAuth 2.0); starts N
+ * applications a firm spread over the simulator's scenarios; plays the staff (provides
  * documents, corrects an invalid application, abandons and resets a stalled one); shows progress until
  * every application is final, then a summary and where to inspect the histories.
  *
- *   --applications N   how many applications (default 25)
+ *   --applications N   how many applications a firm (default 25)
  *   --time-scale X     simulated time per real time (default 20000: a business day in about 4 s)
  *   --keep             leave everything running to explore the UI and the API (Ctrl-C to stop); prints the
  *                      API's address, an onboarding key of the demo firm and a curl line to start from
@@ -21,7 +22,6 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createLogger, temporalLogger } from '../runtime/logger.js';
-import { attemptSignal } from '../activities/attempt-signal.js';
 import { FileDocumentStore } from '../runtime/document-store.js';
 import { openDatabase } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
@@ -32,12 +32,12 @@ import { table } from '../client/cli/output.js';
 import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
 import type { CodecKeyring, RunningCodecServer } from '../codec/index.js';
-import { ecaClientFor } from '../simulator/client.js';
 import { startSimulator } from '../simulator/server.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
 import { startDemoApi } from './demo-systems.js';
+import { demoFirms } from './demo-firms.js';
 import { DEV_SERVER_EXTRA_ARGS, devServerExecutable } from './temporal-servers.js';
 
 class UsageError extends Error {}
@@ -179,12 +179,14 @@ async function main(): Promise<number> {
 
     const sim = await startSimulator({ timeScale });
     cleanups.unshift(() => sim.close());
-    const eca = ecaClientFor(sim, { signal: attemptSignal });
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: keys });
     const sweeps = new SweepTally();
     const database = await openDemoDatabase(dir, cleanups);
+    // Two firms, one on each of the brokerage's protocols, served by the one worker.
+    const { firms, brokerages } = await demoFirms(sim, database, keys);
     const { activities } = createEngineActivities({
-      eca,
+      eca: brokerages.dispatcher(),
+      webApi: brokerages.protocols(),
       store,
       client,
       events: new EventLog(database),
@@ -209,29 +211,41 @@ async function main(): Promise<number> {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     });
-    console.log(`Simulated brokerage at ${sim.url} (CSID ${sim.csid}, ${timeScale}x time); worker on "${taskQueue}".`);
+    console.log(`Simulated brokerage at ${sim.url} (${timeScale}x time); worker on "${taskQueue}".`);
+    console.log(`Firms: ${firms.map((firm) => firm.label).join('; ')}.`);
 
-    // The demo's onboarding system goes through the onboarding API, as a partner firm's would.
-    const api = await startDemoApi({ client, store, taskQueue, settings: DEMO_SETTINGS }, sim.csid, database, keys);
-    cleanups.unshift(() => api.close());
-    console.log(`Onboarding API at ${api.url} (OpenAPI at ${api.url}/openapi.json, reference at ${api.url}/docs).`);
-    const fleet = await runDemoFleet(api.system, { count });
-    if (!fleet.finished) {
+    // Each firm's onboarding system goes through the onboarding API, as a partner firm's would.
+    const engine = { client, store, taskQueue, settings: DEMO_SETTINGS };
+    const apis = await Promise.all(firms.map((firm) => startDemoApi(engine, firm.csid, database, keys)));
+    for (const api of apis) cleanups.unshift(() => api.close());
+    const [api] = apis;
+    console.log(`Onboarding API at ${api!.url} (OpenAPI at ${api!.url}/openapi.json, reference at ${api!.url}/docs).`);
+    const fleets = await Promise.all(
+      firms.map((firm, i) => runDemoFleet(apis[i]!.system, { count, label: firm.label })),
+    );
+    if (fleets.some((fleet) => !fleet.finished)) {
       console.error('The demo did not finish within 10 minutes.');
       return 1;
     }
     const calls = Object.entries(sim.control.calls()).filter(([, n]) => n > 0);
-    const failed = fleet.failed;
-    console.log(`\n${fleet.summary}\n`);
+    const failed = fleets.flatMap((fleet) => fleet.failed);
+    for (const [i, fleet] of fleets.entries()) console.log(`\n${firms[i]!.label}:\n${fleet.summary}`);
+    console.log('');
     console.log(
       `${table(
         ['BROKERAGE OPERATION', 'CALLS'],
         calls.map(([op, n]) => [op, String(n)]),
       )}\n`,
     );
+    const made = sim.control.records().externalIds;
+    const second = made.filter((entry) => entry.accountsCreated > 1).length;
+    const accounts = made.reduce((sum, entry) => sum + entry.accountsCreated, 0);
+    console.log(`Accounts: ${accounts} made, ${second} second accounts for an external id (simulator's records).`);
     console.log(sweeps.summary());
     console.log(await eventsSummary(database));
-    console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s for ${count} applications.`);
+    console.log(
+      `Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s for ${count * firms.length} applications (${count} a firm).`,
+    );
     if (uiAddress) {
       console.log(
         `Temporal UI: ${uiAddress}/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowType='accountApplication'`)}`,
@@ -240,7 +254,7 @@ async function main(): Promise<number> {
     }
     if (failed.length > 0) console.error(`${failed.length} application(s) did not reach their expected state.`);
 
-    if (values.keep) await keepRunning(api);
+    if (values.keep) await keepRunning(api!);
     return failed.length > 0 ? 1 : 0;
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);

@@ -34,7 +34,17 @@ describe('the demo', function () {
     ]) {
       assert.match(stdout, new RegExp(`${scenario}\\s+1\\s+${expected} 1\\s+${expected}\\s+yes`), `${scenario} row`);
     }
-    assert.match(stdout, /create\s+7\n/, 'one create per application');
+    // Two firms, one on each protocol, each with its own table.
+    assert.match(stdout, /Firms: XML service, firm \S+; Web API, firm \S+\./);
+    for (const label of ['XML service', 'Web API']) {
+      assert.match(stdout, new RegExp(`\\[${label}, firm \\S+\\] Started 7 applications over 7 scenarios`));
+      assert.match(stdout, new RegExp(`\\n${label}, firm \\S+:\\nSCENARIO`), `${label} table`);
+    }
+    assert.equal(stdout.match(/\s+yes\n/g)?.length, 14, 'every scenario row of both firms is OK');
+    assert.match(stdout, /\ncreate\s+7\n/, 'one XML create per application of the XML firm');
+    // The Web API firm's invalid application is refused by the brokerage at create, then created once corrected.
+    assert.match(stdout, /\nwebapi POST \/gw\/api\/v1\/accounts\s+8\n/, 'Web API creates');
+    assert.match(stdout, /Accounts: 14 made, 0 second accounts for an external id/);
     // The firm's status sweep read for the waiting applications and woke those whose account moved.
     const sweep = /Status sweep: (\d+) slots, (\d+) brokerage calls .*, (\d+) applications woken/.exec(stdout);
     assert.ok(sweep, `no status sweep line in:\n${stdout}`);

@@ -33,6 +33,7 @@ import { setupNamespace } from '../client/setup.js';
 import { codecDataConverter, generateCodecKeyring, startCodecServer, uiCodecEndpointArgs } from '../codec/index.js';
 import type { CodecKeyring, RunningCodecServer } from '../codec/index.js';
 import { startSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { loadWorkerConfig } from '../runtime/config.js';
 import { createEngineWorker } from '../workers/engine-worker.js';
 import { DEMO_SETTINGS, runDemoFleet } from './demo-fleet.js';
@@ -137,6 +138,20 @@ async function openDemoDatabase(dir: string, cleanups: Cleanups): Promise<Databa
   return database;
 }
 
+/** The brokerage's side: calls per operation, and the accounts made (and made twice), from the simulator's records. */
+function brokerageSummary(sim: RunningSimulator): string {
+  const calls = Object.entries(sim.control.calls()).filter(([, n]) => n > 0);
+  const made = sim.control.records().externalIds;
+  const second = made.filter((entry) => entry.accountsCreated > 1).length;
+  const accounts = made.reduce((sum, entry) => sum + entry.accountsCreated, 0);
+  return (
+    `${table(
+      ['BROKERAGE OPERATION', 'CALLS'],
+      calls.map(([op, n]) => [op, String(n)]),
+    )}\n\n` + `Accounts: ${accounts} made, ${second} second accounts for an external id (simulator's records).`
+  );
+}
+
 /** What the applications told their firm: the events in the log, by type (README, "Follow your applications"). */
 async function eventsSummary(database: Database): Promise<string> {
   const rows = await database.query<{ type: string; count: string }>(
@@ -227,20 +242,9 @@ async function main(): Promise<number> {
       console.error('The demo did not finish within 10 minutes.');
       return 1;
     }
-    const calls = Object.entries(sim.control.calls()).filter(([, n]) => n > 0);
     const failed = fleets.flatMap((fleet) => fleet.failed);
     for (const [i, fleet] of fleets.entries()) console.log(`\n${firms[i]!.label}:\n${fleet.summary}`);
-    console.log('');
-    console.log(
-      `${table(
-        ['BROKERAGE OPERATION', 'CALLS'],
-        calls.map(([op, n]) => [op, String(n)]),
-      )}\n`,
-    );
-    const made = sim.control.records().externalIds;
-    const second = made.filter((entry) => entry.accountsCreated > 1).length;
-    const accounts = made.reduce((sum, entry) => sum + entry.accountsCreated, 0);
-    console.log(`Accounts: ${accounts} made, ${second} second accounts for an external id (simulator's records).`);
+    console.log(`\n${brokerageSummary(sim)}`);
     console.log(sweeps.summary());
     console.log(await eventsSummary(database));
     console.log(

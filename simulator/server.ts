@@ -350,7 +350,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   }
   portalRoute(app, ctx, calls);
   registerControlRoutes(app, control, () => ({ csid: demo.csid }));
-  const webapi = mountWebApi(app, store, calls);
+  const failWith = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) =>
+    fail(rule, request, reply, clock, held);
+  const webapi = mountWebApi(app, store, { calls, faults, fail: failWith });
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address() as AddressInfo;

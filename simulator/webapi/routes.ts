@@ -3,7 +3,7 @@
  * policies), the account reads (accounts.ts) and writes (writes.ts), and the control routes under
  * `/_sim/webapi` (never counted, never faulted).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TOKEN_PATH } from '../../webapi/index.js';
 import { WebApiAuthority, WebApiRefusal } from './authority.js';
@@ -11,7 +11,7 @@ import { answer } from './answer.js';
 import { registerAccountReads, registerStatusBulk } from './accounts.js';
 import { registerAccountWrites } from './writes.js';
 import type { Store } from '../store.js';
-import type { CallCounts } from '../faults.js';
+import type { CallCounts, FaultRule, Faults } from '../faults.js';
 
 const registration = z.strictObject({
   clientId: z.string().min(1),
@@ -21,19 +21,54 @@ const registration = z.strictObject({
   scopes: z.array(z.string().min(1)).optional(),
 });
 
+/** What makes the Web API's calls counted, capped and faulted as the XML service's operations are. */
+export interface Fallible {
+  calls: CallCounts;
+  faults: Faults;
+  /** Answers a failure other than latency and lost-response (the XML service's routes' own). */
+  fail: (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
 /**
- * Serves the Web API's routes on `app`; answers its authorization server. Each call is counted in `calls` as
- * `webapi <METHOD> <route>` (`webapi PATCH /gw/api/v1/accounts`), beside the XML service's operations.
+ * Each Web API call, as the operation `webapi <METHOD> <route>` (`webapi PATCH /gw/api/v1/accounts`): counted
+ * beside the XML service's operations, held to the rate cap (a 429 problem with `Retry-After`), and faulted by
+ * the rules that name it (or `*`). A lost response does the work and never answers.
  */
-export function mountWebApi(app: FastifyInstance, store: Store, calls?: CallCounts): WebApiAuthority {
+function faultWebApi(app: FastifyInstance, { calls, faults, fail }: Fallible): void {
+  const lost = new WeakSet<FastifyRequest>();
+  app.addHook('preHandler', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (!(route?.startsWith('/gw/') || route?.startsWith('/oauth2/'))) return;
+    const operation = `webapi ${request.method} ${route}`;
+    calls.record(operation);
+    if (!calls.rates.admit(operation, undefined)) {
+      return reply
+        .code(429)
+        .header('retry-after', '1')
+        .type('application/problem+json')
+        .send({ type: 'about:blank', title: 'Too Many Requests', status: 429 });
+    }
+    const decision = faults.decide(operation);
+    if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
+    if (decision.failure?.kind === 'lost-response') lost.add(request);
+    else if (decision.failure) {
+      fail(decision.failure, request, reply);
+      return reply;
+    }
+    return undefined;
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!lost.has(request)) return payload;
+    // The work is done (and kept); the answer never leaves.
+    request.raw.socket.destroy();
+    return payload;
+  });
+}
+
+/** Serves the Web API's routes on `app`; answers its authorization server. */
+export function mountWebApi(app: FastifyInstance, store: Store, fallible?: Fallible): WebApiAuthority {
   const authority = new WebApiAuthority();
-  if (calls) {
-    app.addHook('onRequest', (request, _reply, done) => {
-      const route = request.routeOptions.url;
-      if (route?.startsWith('/gw/') || route?.startsWith('/oauth2/')) calls.record(`webapi ${request.method} ${route}`);
-      done();
-    });
-  }
+  if (fallible) faultWebApi(app, fallible);
   registerWebApiRoutes(app, authority);
   registerAccountReads(app, authority, store);
   registerStatusBulk(app, authority, store);

@@ -39,6 +39,8 @@ const FAST: ApplicationInput['settings'] = {
   statusSource: 'poll',
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
   requestPollInterval: '1 second',
+  // A write whose answer was lost is looked for again after a second (doubling).
+  createConfirmInterval: '1 second',
 };
 
 /** Each scenario's final state; `stalled` is abandoned by staff once it has its account. */
@@ -312,5 +314,54 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     };
     await check(running, before, 'xml');
     await check(fresh, after, 'webapi');
+  });
+
+  it('rides out the Web API’s faults: lost answers of creates and requests, failing reads; each write made once', async function () {
+    const rules = [
+      { operation: 'webapi POST /gw/api/v1/accounts', kind: 'lost-response' as const, count: 3 },
+      { operation: 'webapi PATCH /gw/api/v1/accounts', kind: 'lost-response' as const, count: 2 },
+      { operation: 'webapi GET /gw/api/v1/accounts/:accountId/status', kind: 'http503' as const, rate: 0.3 },
+      { operation: 'webapi GET /gw/api/v1/requests', kind: 'http500' as const, count: 2 },
+      { operation: 'webapi GET /gw/api/v1/accounts', kind: 'drop' as const, count: 1 },
+    ];
+    for (const rule of rules) sim.control.addFault(rule);
+    const expected = {
+      happy: 'open',
+      'docs-required': 'open',
+      stalled: 'abandoned',
+      'compliance-rejected': 'rejected',
+    };
+    const group = await Promise.all(
+      Object.keys(expected).flatMap((scenario) =>
+        ['-faults-1', '-faults-2'].map(async (suffix) => ({ scenario, handle: await started('W', scenario, suffix) })),
+      ),
+    );
+    try {
+      await Promise.all(group.map(({ scenario, handle }) => staffAct(scenario, handle)));
+      for (const { scenario, handle } of group) {
+        const want = expected[scenario as keyof typeof expected];
+        const result = await finalOf(handle, want);
+        assert.equal(result.outcome, want, `${handle.workflowId} ended ${result.outcome}`);
+        const externalId = handle.workflowId.slice(handle.workflowId.indexOf(scenario));
+        const [made] = sim.control.records({ csid: csids.W, externalId }).externalIds;
+        assert.equal(made?.createsProcessed, 1, `${externalId}: created once, never sent again`);
+        assert.equal(made?.accountsCreated, 1, `${externalId}: one account`);
+        const { requests } = sim.control
+          .records({ csid: csids.W })
+          .accounts.find((account) => account.accountId === result.accountId)!;
+        const perFunction = new Map<string, number>();
+        for (const request of requests)
+          perFunction.set(request.functionName, (perFunction.get(request.functionName) ?? 0) + 1);
+        assert.ok(
+          [...perFunction.values()].every((n) => n === 1),
+          `${externalId}: each request once, ${JSON.stringify([...perFunction])}`,
+        );
+      }
+      // Every lost answer and dropped look-up happened (the rules with a count are gone once used up).
+      const left = sim.control.faults().filter((rule) => rule.count !== undefined);
+      assert.deepEqual(left, [], JSON.stringify(left));
+    } finally {
+      sim.control.clearFaults();
+    }
   });
 });

@@ -18,6 +18,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { EcaDeferredError } from '../eca/index.js';
+import { WebApiAnswerError, WebApiAuthError, WebApiHttpError, WebApiSchemaError } from '../webapi/index.js';
 import { CREATE_NOT_PROCESSED } from '../domain/error-types.js';
 
 /** 4xx answers that say "later", not "never". */
@@ -40,15 +41,22 @@ export function isRefusal(error: unknown, options: { transient: boolean }): erro
 export type BrokerageAnomaly = 'brokerage-answer' | 'brokerage-refusal' | 'create-not-processed';
 
 export function brokerageAnomaly(error: unknown): BrokerageAnomaly | undefined {
-  if (error instanceof EcaSchemaError) return 'brokerage-answer';
+  if (error instanceof EcaSchemaError || error instanceof WebApiSchemaError) return 'brokerage-answer';
+  // The Web API's refusals of a request as it came (the document's 400, 403, 404, 415; an account answer
+  // with `hasError`): a retry sends the same request.
+  if (error instanceof WebApiHttpError && [400, 403, 404, 415].includes(error.status)) return 'brokerage-refusal';
+  if (error instanceof WebApiAnswerError) return 'brokerage-refusal';
   if (error instanceof CreateNotProcessed) return 'create-not-processed';
   if (isRefusal(error, { transient: false })) return 'brokerage-refusal';
   return undefined;
 }
 
-/** The worker's keys are wrong or missing: fixing the configuration mends it, not a retry. */
-export function isKeyError(error: unknown): error is EcaCryptoError {
-  return error instanceof EcaCryptoError;
+/**
+ * The worker's keys are wrong or missing: fixing the configuration mends it, not a retry. On the Web API: the
+ * token endpoint refuses the firm's client (its id, key or assertion).
+ */
+export function isKeyError(error: unknown): error is EcaCryptoError | WebApiAuthError {
+  return error instanceof EcaCryptoError || error instanceof WebApiAuthError;
 }
 
 /**
@@ -56,7 +64,23 @@ export function isKeyError(error: unknown): error is EcaCryptoError {
  * by its operation and status only, since a response body may echo what was sent.
  */
 export function describeError(error: Error): string {
-  return error instanceof EcaHttpError ? `${error.operation}: HTTP ${error.status}` : error.message;
+  if (error instanceof EcaHttpError || error instanceof WebApiHttpError)
+    return `${error.operation}: HTTP ${error.status}`;
+  return error.message;
+}
+
+/**
+ * The Web API asked how long to wait (a 429's or a 503's `Retry-After`): the activity is retried then,
+ * whatever its retry policy's backoff. Undefined for any other error.
+ */
+export function retryAfterFailure(error: unknown): ApplicationFailure | undefined {
+  if (!(error instanceof WebApiHttpError) || error.retryAfterMs === undefined) return undefined;
+  return ApplicationFailure.create({
+    type: error.name,
+    message: `${describeError(error)}; the service asked to wait ${Math.ceil(error.retryAfterMs / 1000)} s`,
+    nonRetryable: false,
+    nextRetryDelay: Math.max(error.retryAfterMs, 1),
+  });
 }
 
 /**

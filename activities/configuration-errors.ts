@@ -26,7 +26,14 @@ import type { StepFailureBounds } from '../runtime/defaults.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
-import { brokerageAnomaly, deferredFailure, describeError, isKeyError, typedFailure } from './brokerage-errors.js';
+import {
+  brokerageAnomaly,
+  deferredFailure,
+  describeError,
+  isKeyError,
+  retryAfterFailure,
+  typedFailure,
+} from './brokerage-errors.js';
 import { EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { AccountEntryError } from './status.js';
@@ -98,6 +105,9 @@ export function stepFailure(
       nextRetryDelay: FIRM_DISABLED_RETRY_MS,
     });
   }
+  // The Web API said how long to wait (429, 503): retried then, not counted as an anomaly.
+  const waited = retryAfterFailure(error);
+  if (waited) return waited;
   const configuration = configurationErrorKind(error);
   if (configuration) {
     log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });

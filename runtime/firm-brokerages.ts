@@ -4,8 +4,8 @@
  * EcaClient for all firms: each call goes out on the client of the firm its request names (`CSID`), which
  * the activities take from the workflow that calls them.
  */
-import { createEcaClient } from '../eca/index.js';
-import type { EcaClient, EcaClientOptions } from '../eca/index.js';
+import { createEcaClient, EcaDeferredError } from '../eca/index.js';
+import type { EcaClient, EcaClientOptions, EcaOperation } from '../eca/index.js';
 import { callBudgetOf, createCallBudget, pacesCalls } from './call-budget.js';
 import type { Database } from './database/index.js';
 import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
@@ -74,18 +74,21 @@ export class FirmBrokerages {
     if (!firm.keys.webApiPrivateKey) {
       throw new FirmNotConfiguredError(csid, 'its keys hold no Web API private key (webApiPrivateKey)');
     }
+    const pace = this.paceOf(firm);
     const client = new WebApiClient({
       baseUrl: webApi.baseUrl,
       clientId: webApi.clientId,
       keyId: webApi.keyId,
       privateKey: firm.keys.webApiPrivateKey,
       ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
+      ...(pace && { pace: (operation: string) => webApiPaced(pace, operation) }),
     });
     this.webApiClients.set(csid, { version: firm.version, client });
     return client;
   }
 
-  private build({ record, keys }: ActiveFirm): EcaClient {
+  /** The firm's call budget's pacing, shared by its clients of both protocols; undefined when nothing is capped. */
+  private paceOf({ record }: ActiveFirm): ((operation: EcaOperation) => Promise<void>) | undefined {
     const { settings } = record;
     const budget = callBudgetOf({
       callsPerSecond: settings.callsPerSecond,
@@ -95,6 +98,13 @@ export class FirmBrokerages {
       maintenanceTimeZone: settings.maintenanceTimeZone,
     });
     const database = this.options.database;
+    return database && pacesCalls(budget) ? createCallBudget(database, record.csid, budget).pace : undefined;
+  }
+
+  private build(firm: ActiveFirm): EcaClient {
+    const { record, keys } = firm;
+    const { settings } = record;
+    const pace = this.paceOf(firm);
     return createEcaClient({
       environment: settings.environment,
       baseUrl: settings.baseUrl,
@@ -107,7 +117,7 @@ export class FirmBrokerages {
       sso: { allowInsecureLoopback: this.options.ssoAllowInsecureLoopback },
       signal: this.options.signal,
       cryptoThreads: this.options.cryptoThreads,
-      ...(database && pacesCalls(budget) && { pace: createCallBudget(database, record.csid, budget).pace }),
+      ...(pace && { pace }),
     });
   }
 
@@ -183,6 +193,32 @@ export async function environmentFirmOf(config: WorkerConfig['brokerage']): Prom
 }
 
 export type { EcaClientOptions };
+
+/** The XML operation whose budget a Web API call takes: the same work through the other door. */
+const BUDGET_OPERATION: Record<string, EcaOperation> = {
+  createAccount: 'create',
+  manageAccounts: 'update',
+  applicationByExternalId: 'getResponseFile',
+  accountStatus: 'getAccountStatus',
+  accountStatuses: 'getAccountStatus',
+  pendingTasks: 'getPendingTasks',
+  requestDetails: 'getAmRequestStatus',
+};
+
+/**
+ * A Web API call waits for its slot in the firm's budget, under the XML operation of the same work. Whatever
+ * stops the wait, nothing was sent: a failure of the pacing itself is a deferral too (as eca/'s own pacing).
+ */
+async function webApiPaced(pace: (operation: EcaOperation) => Promise<void>, operation: string): Promise<void> {
+  const budgeted = BUDGET_OPERATION[operation];
+  if (!budgeted) return;
+  try {
+    await pace(budgeted);
+  } catch (error) {
+    if (error instanceof EcaDeferredError) throw error;
+    throw new EcaDeferredError(budgeted, 1000, 'the pacing before it failed');
+  }
+}
 
 /** A key variable's armored text (it holds the key or a path to one); a file that cannot be read is named. */
 async function keyText(variable: string, value: string, kind: 'private' | 'public'): Promise<string> {

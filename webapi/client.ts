@@ -41,7 +41,13 @@ export interface AccountStatusRequest {
   limit?: number;
 }
 
-export type WebApiClientOptions = TokenSourceOptions;
+export interface WebApiClientOptions extends TokenSourceOptions {
+  /**
+   * Waits for the call's turn in the firm's call budget before anything is sent (runtime/call-budget.ts), by
+   * the client's operation name; what it throws is thrown as it is, and nothing is sent.
+   */
+  pace?: (operation: string) => Promise<void>;
+}
 
 export class WebApiClient {
   readonly tokens: TokenSource;
@@ -153,6 +159,7 @@ export class WebApiClient {
     schema: z.ZodType<T>,
     signed?: Record<string, unknown>,
   ): Promise<T> {
+    await this.options.pace?.(operation);
     let response = await this.send(operation, method, path, signed);
     if (response.status === 401) {
       // Refused before anything was done: a new token, once.

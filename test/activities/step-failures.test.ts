@@ -6,6 +6,7 @@ import type { StepFailureBounds } from '../../runtime/defaults.js';
 import { DocumentCorrupted, DocumentNotFound } from '../../runtime/document-store.js';
 import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
 import { AccountEntryError } from '../../activities/status.js';
+import { WebApiAnswerError, WebApiAuthError, WebApiHttpError, WebApiSchemaError } from '../../webapi/index.js';
 
 const bounds: StepFailureBounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
 const first = { attempts: 1, elapsedMs: 0 };
@@ -86,5 +87,39 @@ describe('step-failure policy: what an activity failure means for an application
     // An anomaly is no configuration error: no alert. Unbounded calls keep retrying.
     assert.deepEqual(alerts, []);
     assert.equal(stepFailure(entry, { attempts: 99, elapsedMs: 1e9 }, undefined)?.nonRetryable, false);
+  });
+
+  it('on the Web API: waits as a 429 or 503 asks, blocks refusals after the attempts, and takes a refused client for keys', function () {
+    const limited = stepFailure(new WebApiHttpError('createAccount', 429, '', 7_000), first, bounds);
+    assert.equal(limited?.nonRetryable, false);
+    assert.equal(limited?.nextRetryDelay, 7_000);
+    assert.match(limited?.message ?? '', /createAccount: HTTP 429; the service asked to wait 7 s/);
+    // However long it goes on: the service's own wait, never a block.
+    const busy = stepFailure(
+      new WebApiHttpError('accountStatus', 503, '', 1_000),
+      { attempts: 50, elapsedMs: 1e9 },
+      bounds,
+    );
+    assert.equal(busy?.nonRetryable, false);
+    assert.equal(anomalyKind(new WebApiHttpError('manageAccounts', 400, '')), 'brokerage-refusal');
+    assert.equal(anomalyKind(new WebApiAnswerError('accountStatus', 'Account not found')), 'brokerage-refusal');
+    assert.equal(
+      anomalyKind(new WebApiSchemaError('pendingTasks', 'pendingTasks.0.formNumber', 'expected number')),
+      'brokerage-answer',
+    );
+    assert.equal(
+      anomalyKind(new WebApiHttpError('accountStatus', 500, '')),
+      undefined,
+      'a 5xx is retried as a transport error',
+    );
+    assert.equal(
+      stepFailure(new WebApiHttpError('manageAccounts', 400, ''), { attempts: 3, elapsedMs: 0 }, bounds)?.nonRetryable,
+      true,
+    );
+    const alerts: string[] = [];
+    stepFailure(new WebApiAuthError('client-1', 400, 'the token endpoint refused the client'), first, bounds, (kind) =>
+      alerts.push(kind),
+    );
+    assert.deepEqual(alerts, ['keys']);
   });
 });

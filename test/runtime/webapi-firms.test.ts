@@ -1,0 +1,107 @@
+/**
+ * A firm on the Web API in the registry: its client built from its settings and sealed key, refused by name
+ * without them, and its calls held to the firm's call budget as its XML calls are (nothing sent when the
+ * budget puts a call off). Against the simulator's Web API, on the embedded database.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCodecKeyring } from '../../codec/keyring.js';
+import { EcaDeferredError } from '../../eca/index.js';
+import { openDatabase } from '../../runtime/database/index.js';
+import type { Database } from '../../runtime/database/index.js';
+import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
+import { FirmNotConfiguredError } from '../../runtime/firm-errors.js';
+import { FirmRegistry } from '../../runtime/firms.js';
+import { startSimulator } from '../../simulator/server.js';
+import type { RunningSimulator } from '../../simulator/server.js';
+import { ApplicationProtocols } from '../../runtime/application-protocols.js';
+
+describe('firms on the Web API: the registry builds their client, paced by their call budget', function () {
+  this.timeout(60_000);
+  const keyring = generateCodecKeyring('k1');
+  let dir: string;
+  let db: Database;
+  let sim: RunningSimulator;
+  let registry: FirmRegistry;
+
+  before(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'eca-webapi-firms-'));
+    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    sim = await startSimulator();
+    registry = new FirmRegistry(db, { keyring });
+  });
+  after(async function () {
+    await sim?.close();
+    await db?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function addFirm(csid: string, settings: Record<string, unknown>, withKey = true) {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    sim.webapi.register({
+      clientId: `client-${csid}`,
+      csid: sim.csid,
+      kid: 'k1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    await registry.add({
+      csid,
+      name: csid,
+      settings: {
+        protocol: 'webapi',
+        webApi: { baseUrl: sim.url, clientId: `client-${csid}`, keyId: 'k1' },
+        ...settings,
+      },
+      keys: {
+        firmPrivateKey: sim.keys.firmPrivateKey,
+        brokeragePublicKey: sim.keys.brokeragePublicKey,
+        ...(withKey && { webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }),
+      },
+    });
+  }
+
+  it('builds a firm’s client from its settings and sealed key, and refuses a firm without its key by name', async function () {
+    await addFirm('WA', {});
+    await addFirm('WB', {}, false);
+    const brokerages = new FirmBrokerages(registry, { database: db });
+    assert.equal(await brokerages.protocolOf('WA'), 'webapi');
+    const client = await brokerages.webApiClientFor('WA');
+    assert.equal((await client.echoHttps()).securityPolicy, 'HTTPS');
+    assert.equal(await brokerages.webApiClientFor('WA'), client, 'one client while the firm is unchanged');
+    await assert.rejects(
+      brokerages.webApiClientFor('WB'),
+      (error: unknown) => error instanceof FirmNotConfiguredError && /webApiPrivateKey/.test(error.message),
+    );
+  });
+
+  it('holds the firm’s Web API calls to its call budget: a call put off is never sent', async function () {
+    await addFirm('WC', { callsPerSecond: 1 });
+    const brokerages = new FirmBrokerages(registry, { database: db, callWaitMaxMs: 0 });
+    const client = await brokerages.webApiClientFor('WC');
+    sim.control.resetCalls();
+    const results = await Promise.allSettled([1, 2, 3].map(() => client.applicationByExternalId('nobody')));
+    const deferred = results.filter(
+      (result) => result.status === 'rejected' && result.reason instanceof EcaDeferredError,
+    ).length;
+    assert.ok(deferred >= 1, `calls at once past one a second: ${JSON.stringify(results.map((r) => r.status))}`);
+    assert.equal(sim.control.calls()['webapi GET /gw/api/v1/accounts'], 3 - deferred, 'a deferred call is not sent');
+  });
+
+  it('pins an application to the protocol it started on; the first writer wins', async function () {
+    const pins = new ApplicationProtocols(db);
+    let asked = 0;
+    const current = (protocol: 'xml' | 'webapi') => () => {
+      asked++;
+      return Promise.resolve(protocol);
+    };
+    assert.equal(await pins.of('WA', { externalId: 'e1' }, current('xml')), 'xml');
+    assert.equal(await new ApplicationProtocols(db).of('WA', { externalId: 'e1' }, current('webapi')), 'xml');
+    assert.equal(asked, 1, 'the firm is asked only for an application without a pin');
+    assert.equal(await pins.pin('WA', { accountId: 'U1' }, 'webapi'), 'webapi');
+    assert.equal(await pins.pin('WA', { accountId: 'U1' }, 'xml'), 'webapi', 'a pin never changes');
+    assert.equal(await pins.of('WB', { externalId: 'e1' }, current('webapi')), 'webapi', 'per firm');
+  });
+});

@@ -68,6 +68,15 @@ function recordText(record: FirmRecord): string {
     ['name', record.name],
     ['state', record.disabled ? `disabled since ${time(record.disabled.at)}: ${record.disabled.reason}` : 'active'],
     ['managed by', record.managedBy === 'environment' ? 'the environment of its workers (ECA_CSID)' : 'eca firms'],
+    ['protocol', settings.protocol === 'webapi' ? 'the Web API (OAuth 2.0)' : 'the XML service'],
+    ...(settings.webApi
+      ? ([
+          [
+            'Web API client',
+            `${settings.webApi.clientId} (key ${settings.webApi.keyId}) at ${settings.webApi.baseUrl}`,
+          ],
+        ] as Array<[string, string]>)
+      : []),
     ['environment', settings.environment],
     ['base URL', settings.baseUrl ?? "the environment's"],
     ['preference URL', settings.preferenceUrl ?? "the environment's"],
@@ -97,6 +106,7 @@ interface KeyOptions {
   firmKey?: string;
   brokerageKey?: string;
   passphraseFile?: string;
+  webapiKey?: string;
 }
 
 /** The keys the options name, read from their files (armored or binary) as armored text; never printed. */
@@ -129,6 +139,8 @@ async function keysOf(options: KeyOptions): Promise<FirmKeys> {
     firmPrivateKey: await armored(options.firmKey, '--firm-key', 'private'),
     brokeragePublicKey: await armored(options.brokerageKey, '--brokerage-key', 'public'),
     ...(passphrase ? { passphrase } : {}),
+    // The registry reads the PEM file (or text) and checks it is an RSA private key.
+    ...(options.webapiKey ? { webApiPrivateKey: options.webapiKey } : {}),
   };
 }
 
@@ -141,6 +153,10 @@ interface SettingOptions {
   maintenanceWindows?: string;
   maintenanceTimeZone?: string;
   sweepInterval?: string;
+  protocol?: string;
+  webapiUrl?: string;
+  webapiClientId?: string;
+  webapiKeyId?: string;
 }
 
 /** The settings the options give (the registry checks each and names the one that is wrong). */
@@ -155,6 +171,13 @@ function settingsOf(options: SettingOptions): Record<string, unknown> {
     ['maintenanceWindows', options.maintenanceWindows],
     ['maintenanceTimeZone', options.maintenanceTimeZone],
     ['sweepInterval', options.sweepInterval],
+    ['protocol', options.protocol],
+    [
+      'webApi',
+      options.webapiUrl || options.webapiClientId || options.webapiKeyId
+        ? { baseUrl: options.webapiUrl, clientId: options.webapiClientId, keyId: options.webapiKeyId }
+        : undefined,
+    ],
   ];
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
 }
@@ -234,14 +257,24 @@ function settingOptions(command: Command, adding: boolean): Command {
     .option('--calls-per-second <n>', "the firm's brokerage calls a second, every worker together")
     .option('--maintenance-windows <windows>', 'no brokerage call inside: "03:00-03:30; Sun 22:00-02:00"')
     .option('--maintenance-time-zone <zone>', `the windows' IANA time zone${adding ? ' (UTC)' : ''}`)
-    .option('--sweep-interval <duration>', "the firm's status sweep slot: 10m, 90s (the deployment's)");
+    .option('--sweep-interval <duration>', "the firm's status sweep slot: 10m, 90s (the deployment's)")
+    .addOption(
+      new Option(
+        '--protocol <name>',
+        `the brokerage protocol its applications start on${adding ? ' (xml)' : ''}`,
+      ).choices(['xml', 'webapi']),
+    )
+    .option('--webapi-url <url>', "the brokerage's Web API address (with the two below: the firm's Web API client)")
+    .option('--webapi-client-id <id>', "the firm's Web API client id")
+    .option('--webapi-key-id <kid>', "the key id the brokerage registered for the client's key");
 }
 
 function keyOptions(command: Command): Command {
   return command
     .requiredOption('--firm-key <file>', "the firm's OpenPGP private key (armored or binary)")
     .requiredOption('--brokerage-key <file>', "the brokerage's OpenPGP public key")
-    .option('--passphrase-file <file>', "the private key's passphrase (or ECA_FIRM_KEY_PASSPHRASE)");
+    .option('--passphrase-file <file>', "the private key's passphrase (or ECA_FIRM_KEY_PASSPHRASE)")
+    .option('--webapi-key <file>', "the Web API client's RSA private key (PEM), for a firm on the Web API");
 }
 
 export function addFirmCommands(program: Command): void {
@@ -264,6 +297,10 @@ export function addFirmCommands(program: Command): void {
     [
       'firms add FIRM2 --name "Second Advisors" --firm-key firm2.asc --brokerage-key brokerage.asc --passphrase-file pass.txt',
       'a firm with its own keys',
+    ],
+    [
+      'firms add FIRM3 --protocol webapi --webapi-url https://api.ibkr.com --webapi-client-id firm3 --webapi-key-id k1 --webapi-key firm3.pem --firm-key firm3.asc --brokerage-key brokerage.asc',
+      'a firm on the Web API (OAuth 2.0)',
     ],
   ]);
   examples(group.command('list').description('every firm, never its keys').action(list), [

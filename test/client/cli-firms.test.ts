@@ -1,5 +1,6 @@
 /** `eca firms` (the real executable) on the embedded database: keys sealed, never printed, errors named. */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as openpgp from 'openpgp';
@@ -112,6 +113,47 @@ describe('eca firms (real executable)', function () {
     assert.match(clean(await eca(['list'])).stdout, /disabled: contract ended/);
     clean(await eca(['enable', 'A-X']));
     assert.match(clean(await eca(['show', 'A-X'])).stdout, /state:\s+active/);
+  });
+
+  it('adds a firm on the Web API with its client and key, moves another to it, and names what is missing', async function () {
+    const pem = join(folder, 'webapi.pem');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pemText = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    secrets.push(pemText.split('\n')[2]!);
+    await writeFile(pem, pemText, { mode: 0o600 });
+    const client = [
+      '--webapi-url',
+      'https://api.example.test',
+      '--webapi-client-id',
+      'w-client',
+      '--webapi-key-id',
+      'k1',
+    ];
+    clean(await eca(['add', 'W-1', '--protocol', 'webapi', ...client, '--webapi-key', pem, ...keyArgs(files.firm)]));
+    const shown = clean(await eca(['show', 'W-1']));
+    assert.match(shown.stdout, /protocol:\s+the Web API \(OAuth 2\.0\)/);
+    assert.match(shown.stdout, /Web API client:\s+w-client \(key k1\) at https:\/\/api\.example\.test/);
+
+    clean(await eca(['add', 'W-2', ...keyArgs(files.firm)]));
+    assert.match(clean(await eca(['show', 'W-2'])).stdout, /protocol:\s+the XML service/);
+    const withoutClient = await eca(['update', 'W-2', '--protocol', 'webapi']);
+    assert.notEqual(withoutClient.code, 0);
+    assert.match(withoutClient.stderr, /webApi/);
+    clean(await eca(['rotate-keys', 'W-2', ...keyArgs(files.firm), '--webapi-key', pem]));
+    clean(await eca(['update', 'W-2', '--protocol', 'webapi', ...client]));
+    assert.match(clean(await eca(['show', 'W-2'])).stdout, /protocol:\s+the Web API/);
+    const notPem = await eca([
+      'add',
+      'W-3',
+      '--protocol',
+      'webapi',
+      ...client,
+      '--webapi-key',
+      files.brokerage,
+      ...keyArgs(files.firm),
+    ]);
+    assert.notEqual(notPem.code, 0);
+    assert.match(notPem.stderr, /webApiPrivateKey/);
   });
 
   it('takes a binary key file, and reads the firms without the codec keys', async function () {

@@ -1,4 +1,5 @@
 /** The simulated brokerage's records. Plain JSON-compatible data, so that a snapshot is `JSON.stringify`. */
+import type { JsonWebKey } from 'node:crypto';
 import type { ClockSnapshot } from './clock.js';
 
 export type AccountStatus = 'A' | 'N' | 'O' | 'C' | 'P' | 'R';
@@ -160,4 +161,12 @@ export interface Snapshot {
   requests: UpdateRequestRecord[];
   forms: ArchivedForm[];
   scenarioAssignments: Record<string, string>;
+  /** The Web API's registered clients (simulator/webapi/authority.ts); absent in state written before. */
+  webapiClients?: Array<{
+    clientId: string;
+    csid: string;
+    kid: string;
+    publicKey: string | JsonWebKey;
+    scopes?: string[];
+  }>;
 }

@@ -46,6 +46,8 @@ export class Store {
   readonly forms = new Map<string, ArchivedForm>();
   readonly userNames = new Map<string, string>();
   scenarioAssignments = new Map<string, ScenarioName>();
+  /** The Web API's registered clients, kept like the firms' keys (a reset keeps them). */
+  webapiClients: NonNullable<Snapshot['webapiClients']> = [];
   /** How late look-ups list a write (a setting, not state; listing-lag.ts). */
   readonly listing = new ListingLag({}, () => this.clock.wallNow());
   /** What create does with an external id it already made an account for (a setting, not state). */
@@ -241,6 +243,7 @@ export class Store {
       requests: [...this.requests.values()],
       forms: [...this.forms.values()],
       scenarioAssignments: Object.fromEntries(this.scenarioAssignments),
+      webapiClients: this.webapiClients,
     };
   }
 
@@ -270,6 +273,7 @@ export class Store {
     }
     for (const form of snapshot.forms) this.forms.set(form.formNumber, form);
     this.scenarioAssignments = new Map(Object.entries(snapshot.scenarioAssignments) as [string, ScenarioName][]);
+    this.webapiClients = [...(snapshot.webapiClients ?? [])];
   }
 
   private uniqueUserName(preferred: string, accountId: string): string {

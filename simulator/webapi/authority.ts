@@ -76,10 +76,32 @@ export class WebApiAuthority {
   private readonly seenJti = new Map<string, number>();
   private readonly issued = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `kept`: where registrations are kept across a restart (the store's, saved in the data dir); the ones it
+   * holds are registered now. Tokens are not kept: after a restart every client asks for a new one.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly kept?: { registrations: ClientRegistration[]; changed(): void },
+  ) {
+    for (const registration of kept?.registrations ?? []) this.add(registration);
+  }
 
   /** Registers a client's public key (a second `kid` for a known client is a key added, as at a rotation). */
   register(registration: ClientRegistration): void {
+    this.add(registration);
+    if (this.kept) {
+      const { registrations } = this.kept;
+      const same = registrations.findIndex(
+        (kept) => kept.clientId === registration.clientId && kept.kid === registration.kid,
+      );
+      if (same >= 0) registrations.splice(same, 1);
+      registrations.push(registration);
+      this.kept.changed();
+    }
+  }
+
+  private add(registration: ClientRegistration): void {
     const { clientId, csid, kid } = registration;
     if (!/^[\x21-\x7e]{1,200}$/.test(clientId)) throw new WebApiRefusal(400, 'clientId: printable ASCII, 1 to 200');
     if (!/^[\x21-\x7e]{1,200}$/.test(kid)) throw new WebApiRefusal(400, 'kid: printable ASCII, 1 to 200');

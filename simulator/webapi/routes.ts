@@ -67,7 +67,10 @@ function faultWebApi(app: FastifyInstance, { calls, faults, fail }: Fallible): v
 
 /** Serves the Web API's routes on `app`; answers its authorization server. */
 export function mountWebApi(app: FastifyInstance, store: Store, fallible?: Fallible): WebApiAuthority {
-  const authority = new WebApiAuthority();
+  const authority = new WebApiAuthority(Date.now, {
+    registrations: store.webapiClients,
+    changed: () => store.changed(),
+  });
   if (fallible) faultWebApi(app, fallible);
   registerWebApiRoutes(app, authority);
   registerAccountReads(app, authority, store);

@@ -20,25 +20,31 @@ describeFaults('fault injection, answers lost (real processes: dev server, simul
       name: 'create response lost',
       taskQueue,
       applications: APPLICATIONS,
-      faultKinds: 'create lost-response',
-      before: (w) => simulatorFaults(w, [{ operation: 'create', kind: 'lost-response', count: lost }]),
+      faultKinds: 'create lost-response (both doors)',
+      // Half the fleet is on each protocol (world.ts): lose the creates' answers on both.
+      before: (w) =>
+        simulatorFaults(w, [
+          { operation: 'create', kind: 'lost-response', count: Math.ceil(lost / 2) },
+          { operation: 'webapi POST /gw/api/v1/accounts', kind: 'lost-response', count: Math.ceil(lost / 2) },
+        ]),
     });
   });
 
   it("update's and submitDocuments' responses are lost after the service processed them", async function () {
     const taskQueue = suite.nextQueue();
     await suite.world.worker('worker', taskQueue);
-    // One docs-required application in four sends one DocumentSubmission: lose half of their answers.
+    // One docs-required application in four sends one DocumentSubmission: lose half of their answers, on each door.
     const lostUpdates = Math.ceil(APPLICATIONS / 8);
     let submissions: Array<{ day: string }> = [];
     await runFleet(suite.world, {
       name: 'update + submitDocuments response lost',
       taskQueue,
       applications: APPLICATIONS,
-      faultKinds: 'update, submitDocuments lost-response',
+      faultKinds: 'update, PATCH accounts, submitDocuments lost-response',
       before: async (w) => {
         const count = await simulatorFaults(w, [
           { operation: 'update', kind: 'lost-response', count: lostUpdates },
+          { operation: 'webapi PATCH /gw/api/v1/accounts', kind: 'lost-response', count: lostUpdates },
           { operation: 'submitDocuments', kind: 'lost-response', count: 1 },
         ]);
         // The day's agreements first (their answer lost), then the fleet's creates follow the day's record.

@@ -7,13 +7,13 @@
  * (`GET /_sim/records`), which also give the update requests per account and function. Every stop
  * or kill of a process is checked: the process and all it had started are gone.
  *
- * A world it starts holds two firms, as a deployment for many firms does: the simulator's, which the
- * workers' `ECA_CSID` seeds, and a second whose CSID is the first's plus `-2` (one the other's prefix),
- * added to the engine's database with its own keys. A fleet alternates between them; duplicates are
- * counted per firm from the simulator's records.
+ * A world it starts holds two firms, as a deployment for many firms does: the simulator's, on the XML service,
+ * which the workers' `ECA_CSID` seeds, and a second on the Web API whose CSID is the first's plus `-2` (one the
+ * other's prefix), added to the engine's database with its own keys and Web API client. A fleet alternates
+ * between them, so every case runs on both protocols; duplicates are counted per firm from the simulator's records.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,11 @@ function lagSettings(range: string): Record<string, { minMs: number; maxMs: numb
   const [minMs = 0, maxMs = 0] = range.split('-').map(Number);
   const operations = ['getResponseFile', 'getAccountStatus', 'getFileDetails', 'getBatchDetails', 'getAmRequestStatus'];
   return Object.fromEntries(operations.map((operation) => [operation, { minMs, maxMs }]));
+}
+
+/** Create calls through either door: the XML service's create and the Web API's POST /gw/api/v1/accounts. */
+function createCalls(calls: Record<string, number>): number {
+  return (calls.create ?? 0) + (calls['webapi POST /gw/api/v1/accounts'] ?? 0);
 }
 
 /** What each case reports (printed as a table at the end of the suite). */
@@ -279,8 +284,10 @@ export class World {
   private readonly addedFirms: string[] = [];
 
   /**
-   * A second firm, `<first CSID>-2`: registered at the simulator (which makes its keys) and added to the
-   * engine's database, its private key sealed with the workers' codec keys. Every worker serves it.
+   * A second firm, `<first CSID>-2`, on the brokerage's Web API: registered at the simulator (which makes its
+   * OpenPGP keys) with a Web API client of its own, and added to the engine's database with `protocol: webapi`,
+   * its private keys sealed with the workers' codec keys. Every worker serves it, so every case runs its fleet
+   * on both protocols.
    */
   private async addSecondFirm(): Promise<void> {
     const csid = `${this.sim.csid}-2`;
@@ -288,15 +295,29 @@ export class World {
       name: 'SecondFirm',
       csid,
     });
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const clientId = `faults-${csid.toLowerCase()}`;
+    await this.sim.control('POST', '/webapi/clients', {
+      clientId,
+      csid,
+      kid: 'faults-1',
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
     const db = await openDatabase(databaseBeside(this.documentStore));
     try {
       await new FirmRegistry(db, { keyring: parseCodecKeys(this.codecKeys, 'faults') }).add({
         csid,
-        name: 'Second firm',
-        settings: { baseUrl: this.sim.url, preferenceUrl: `${this.sim.url}/pref` },
+        name: 'Second firm (Web API)',
+        settings: {
+          baseUrl: this.sim.url,
+          preferenceUrl: `${this.sim.url}/pref`,
+          protocol: 'webapi',
+          webApi: { baseUrl: this.sim.url, clientId, keyId: 'faults-1' },
+        },
         keys: {
           firmPrivateKey: registered.keys.firmPrivateKey,
           brokeragePublicKey: await readFile(join(this.sim.keysDir, 'brokerage-public.asc'), 'utf8'),
+          webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
         },
       });
     } finally {
@@ -514,7 +535,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   const run = randomUUID().slice(0, 6);
   if (options.listingLag === false) await world.sim.control('PUT', '/listing-lag', {});
   const countBefore = await options.before?.(world);
-  const createsBefore = (await world.calls()).create ?? 0;
+  const createsBefore = createCalls(await world.calls());
   const stopsBefore = world.processStops;
   const fleet: Tracked[] = [];
   for (let i = 0; i < options.applications; i++) {
@@ -545,7 +566,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
   for (let round = 0; ; round++) {
     if (!disrupted) {
       const calls = await world.calls().catch((): Record<string, number> => ({}));
-      const created = (calls.create ?? 0) - createsBefore;
+      const created = createCalls(calls) - createsBefore;
       const due = options.disruptWhen ? options.disruptWhen(world) : created >= options.applications / 3;
       if (due || round > 600) {
         disrupted = true;
@@ -659,7 +680,7 @@ export async function runFleet(world: World, options: FleetOptions): Promise<Cas
     const made = accounts.get(app.externalId) ?? [];
     if (made.length !== 1 || made[0] !== result.accountId) wrong++;
   }
-  const creates = ((await world.calls()).create ?? 0) - createsBefore;
+  const creates = createCalls(await world.calls()) - createsBefore;
   const report: CaseReport = {
     name: options.name,
     applications: fleet.length,

@@ -13,6 +13,7 @@
  * - reads: status and pending tasks of one account; a rejected document's reason from `documentRejectReason`.
  */
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
+import { EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import type { AccountManagementRequests, PendingTasksResponse, WebApiClient, WebApiDocument } from '../webapi/index.js';
@@ -105,6 +106,16 @@ function managementRequest(
   return { documentSubmission: { accountId, documents } };
 }
 
+/** The account's status and pending tasks, as the lifecycle reads them. */
+async function accountSnapshot(api: WebApiClient, accountId: string): Promise<AccountSnapshot> {
+  const [status, pending] = await Promise.all([api.accountStatus(accountId), api.pendingTasks(accountId)]);
+  return {
+    status: status.status ?? '',
+    ...(status.state !== undefined && { stateText: status.state }),
+    tasks: pending.pendingTasks.map(taskView),
+  };
+}
+
 /** How the service decided the request named `requestId` (the port's `responseFile`). */
 async function requestOutcome(api: WebApiClient, requestId: string, now: Date): Promise<RequestOutcome> {
   for await (const detail of api.requestDetails(requestWindow(now))) {
@@ -116,7 +127,48 @@ async function requestOutcome(api: WebApiClient, requestId: string, now: Date): 
     }
     return { decided: false, status: detail.status ?? 'no status' };
   }
-  return { decided: false, status: `request ${requestId} not listed yet` };
+  return { decided: false, status: `request ${requestId} ${NOT_LISTED}` };
+}
+
+const NOT_LISTED = 'not listed yet';
+
+/** The request's outcome as listed; not listed, confirmed by its effect where the account shows one. */
+async function requestConfirmed(
+  api: WebApiClient,
+  input: Parameters<ApplicationActivities['readRequestByFile']>[0],
+  now: Date,
+): Promise<RequestOutcome> {
+  const { accountId, responseFile, functionName, forms } = input;
+  const outcome = await requestOutcome(api, responseFile, now);
+  if (outcome.decided || !outcome.status.endsWith(NOT_LISTED)) return outcome;
+  if (await inEffect(api, { accountId, ...(functionName && { functionName }), forms: forms ?? [] })) {
+    return { decided: true, processed: true };
+  }
+  return outcome;
+}
+
+/**
+ * Whether the account shows the effect of a request no listing names, read as the XML service's
+ * (request-status.ts confirmedByEffect): an abandon by status A, a reset by another status, a document
+ * submission by no task of its forms still wanting a document (gone, or `Received- Being Processed`), or
+ * the account open. A `Rejected` task may be an earlier round's: it confirms nothing.
+ */
+async function inEffect(
+  api: WebApiClient,
+  input: { accountId: string; functionName?: ApplicationUpdateFunction; forms: string[] },
+): Promise<boolean> {
+  const { accountId, functionName, forms } = input;
+  if (functionName === 'AbandonAccount' || functionName === 'ResetAbandonedAccount') {
+    const status = (await api.accountStatus(accountId)).status;
+    if (status === undefined || status === '') return false;
+    return functionName === 'AbandonAccount' ? status === 'A' : status !== 'A';
+  }
+  if (functionName !== 'DocumentSubmission' || forms.length === 0) return false;
+  const pending = await api.pendingTasks(accountId);
+  const waiting = pending.pendingTasks.filter(
+    (task) => forms.includes(String(task.formNumber)) && task.state !== 'Received- Being Processed',
+  );
+  return waiting.length === 0 || pending.status === 'O';
 }
 
 type CreateInput = Parameters<ApplicationActivities['createAccount']>[0];
@@ -158,6 +210,11 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
       const made = (await accountRequests(api, accountId, now())).filter((id) => !before.has(id));
       if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
       if (made.length > 1) return { accepted: true, recovered: true };
+      // Not listed (yet): its effect on the account shows it was processed, as on the XML service.
+      const forms = documents.map((document) => document.formNumber);
+      if (await inEffect(api, { accountId, functionName: input.functionName, forms })) {
+        return { accepted: true, recovered: true, inEffect: true };
+      }
     }
     if (!attempt.maySend) return { accepted: false, unknown: 'no new request listed for the account yet' };
     const request = managementRequest(accountId, input.functionName, await formDocuments(documents));
@@ -168,11 +225,15 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
 
   return {
     async validateApplication({ application }) {
+      // Read first: a document the store cannot give is the store's fault (retried, then blocked), never the
+      // application's.
+      const xml = await readText(store, application);
       try {
-        applicationJsonOf(await readText(store, application));
+        applicationJsonOf(xml);
         return { valid: true };
       } catch (error) {
-        return { valid: false, errors: [(error as Error).message] };
+        if (!(error instanceof EcaRequestError || error instanceof EcaSchemaError)) throw error;
+        return { valid: false, errors: [error.message] };
       }
     },
 
@@ -185,14 +246,8 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
       );
     },
 
-    async readAccount({ csid, accountId }): Promise<AccountSnapshot> {
-      const api = await clientFor(csid);
-      const [status, pending] = await Promise.all([api.accountStatus(accountId), api.pendingTasks(accountId)]);
-      return {
-        status: status.status ?? '',
-        ...(status.state !== undefined && { stateText: status.state }),
-        tasks: pending.pendingTasks.map(taskView),
-      };
+    async readAccount({ csid, accountId }) {
+      return accountSnapshot(await clientFor(csid), accountId);
     },
 
     async listAccountRequests({ csid, accountId }) {
@@ -205,8 +260,8 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
       );
     },
 
-    async readRequestByFile({ csid, responseFile }) {
-      return requestOutcome(await clientFor(csid), responseFile, now());
+    async readRequestByFile(input) {
+      return requestConfirmed(await clientFor(input.csid), input, now());
     },
   };
 }

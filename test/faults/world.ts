@@ -260,6 +260,8 @@ export class World {
     const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')), parts);
     try {
       await world.openStore();
+      // The parts' engine database takes the Web API firm too: the fleets run on both protocols there as well.
+      await world.addSecondFirm();
       await world.connect();
     } catch (error) {
       await world.close().catch(() => undefined);

@@ -88,15 +88,11 @@ export class WebApiClient {
   }
 
   /** Every account started within the dates: the pages read in turn, each of `limit` (1000 unless told). */
-  async *accountStatuses(request: AccountStatusRequest): AsyncGenerator<AccountStatusResponse> {
-    let offset = request.offset ?? 0;
-    for (;;) {
-      const page = await this.accountStatusPage({ limit: 1000, ...request, offset });
-      yield* page.accounts;
-      offset += page.accounts.length;
-      // An empty page ends it too: the total may have shrunk between pages.
-      if (page.accounts.length === 0 || offset >= page.total) return;
-    }
+  accountStatuses(request: AccountStatusRequest): AsyncGenerator<AccountStatusResponse> {
+    return pages(request, async (page) => {
+      const read = await this.accountStatusPage(page);
+      return { items: read.accounts, total: read.total };
+    });
   }
 
   /**
@@ -135,14 +131,11 @@ export class WebApiClient {
   }
 
   /** Every request within the dates: the pages read in turn. */
-  async *requestDetails(request: AccountStatusRequest): AsyncGenerator<RequestDetail> {
-    let offset = request.offset ?? 0;
-    for (;;) {
-      const page = await this.requestDetailsPage({ limit: 1000, ...request, offset });
-      yield* page.requestDetails;
-      offset += page.requestDetails.length;
-      if (page.requestDetails.length === 0 || offset >= page.total) return;
-    }
+  requestDetails(request: AccountStatusRequest): AsyncGenerator<RequestDetail> {
+    return pages(request, async (page) => {
+      const read = await this.requestDetailsPage(page);
+      return { items: read.requestDetails, total: read.total };
+    });
   }
 
   /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */
@@ -219,6 +212,23 @@ function objectParameter(request: AccountStatusRequest): string {
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name},${encodeURIComponent(String(value))}`)
     .join(',');
+}
+
+/**
+ * Every item within the request's dates: the pages read in turn, each of `limit` (1000 unless told). An empty
+ * page ends it too: the total may have shrunk between pages.
+ */
+async function* pages<T>(
+  request: AccountStatusRequest,
+  read: (page: AccountStatusRequest) => Promise<{ items: T[]; total: number }>,
+): AsyncGenerator<T> {
+  let offset = request.offset ?? 0;
+  for (;;) {
+    const { items, total } = await read({ limit: 1000, ...request, offset });
+    yield* items;
+    offset += items.length;
+    if (items.length === 0 || offset >= total) return;
+  }
 }
 
 function accountPath(accountId: string, what: string): string {

@@ -6,7 +6,7 @@
  * XML call of W's would be refused), and X's all through the XML service.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,7 @@ import type { ApplicationInput } from '../../workflows/application/messages.js';
 import { applicationXml, storedForms } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
+import { registerWebApiClient } from '../support/webapi-clients.js';
 
 const FAST: ApplicationInput['settings'] = {
   statusSource: 'poll',
@@ -87,12 +88,10 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
 
     // W: a Web API client the brokerage registered, and an OpenPGP key it never saw.
     await sim.control.registerFirm({ name: 'firm-W', csid: csids.W });
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
+    const w = registerWebApiClient(sim, {
       clientId: `client-${run}`,
       csid: csids.W,
       kid: 'w1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
       scopes: ['accounts.read', 'accounts.write'],
     });
     const unknownToBrokerage = await generateKeyPair({ name: 'W', email: 'w@example.test' });
@@ -107,7 +106,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       keys: {
         firmPrivateKey: unknownToBrokerage.privateKey,
         brokeragePublicKey: sim.keys.brokeragePublicKey,
-        webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        webApiPrivateKey: w.privateKeyPem,
       },
     });
 
@@ -276,17 +275,8 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     );
 
     // The move: the firm's Web API client and key, then its protocol.
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
-      clientId: `m-${run}`,
-      csid: csids.M,
-      kid: 'm1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    });
-    await admin.rotateKeys(csids.M, {
-      ...mKeys,
-      webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    });
+    const m = registerWebApiClient(sim, { clientId: `m-${run}`, csid: csids.M, kid: 'm1' });
+    await admin.rotateKeys(csids.M, { ...mKeys, webApiPrivateKey: m.privateKeyPem });
     await admin.update(csids.M, {
       settings: { protocol: 'webapi', webApi: { baseUrl: sim.url, clientId: `m-${run}`, keyId: 'm1' } },
     });

@@ -4,7 +4,6 @@
  * budget puts a call off). Against the simulator's Web API, on the embedded database.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { FirmRegistry } from '../../runtime/firms.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { ApplicationProtocols } from '../../runtime/application-protocols.js';
+import { registerWebApiClient } from '../support/webapi-clients.js';
 
 describe('firms on the Web API: the registry builds their client, paced by their call budget', function () {
   this.timeout(60_000);
@@ -40,13 +40,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
   });
 
   async function addFirm(csid: string, settings: Record<string, unknown>, withKey = true) {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
-      clientId: `client-${csid}`,
-      csid: sim.csid,
-      kid: 'k1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    });
+    const { privateKeyPem } = registerWebApiClient(sim, { clientId: `client-${csid}`, csid: sim.csid });
     await registry.add({
       csid,
       name: csid,
@@ -58,7 +52,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
       keys: {
         firmPrivateKey: sim.keys.firmPrivateKey,
         brokeragePublicKey: sim.keys.brokeragePublicKey,
-        ...(withKey && { webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }),
+        ...(withKey && { webApiPrivateKey: privateKeyPem }),
       },
     });
   }

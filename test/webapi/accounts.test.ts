@@ -3,11 +3,12 @@
  * tasks) by its own firm's client, and by no other firm's.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { WebApiAnswerError, WebApiClient, WebApiHttpError, WebApiRequestError } from '../../webapi/index.js';
+import type { WebApiClient} from '../../webapi/index.js';
+import { WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../../webapi/index.js';
 import { accountStatus, createAccount, op, start } from '../simulator/helpers.js';
 import type { Firm } from '../simulator/helpers.js';
+import { registerWebApiClient } from '../support/webapi-clients.js';
 
 describe('Web API account reads against the simulator: the XML service’s accounts, per firm', function () {
   this.timeout(30_000);
@@ -21,22 +22,8 @@ describe('Web API account reads against the simulator: the XML service’s accou
     await sim.close();
   });
 
-  function clientOf(csid: string, clientId: string, fetcher?: typeof fetch): WebApiClient {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
-      clientId,
-      csid,
-      kid: 'k1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    });
-    return new WebApiClient({
-      clientId,
-      keyId: 'k1',
-      privateKey,
-      baseUrl: sim.url,
-      ...(fetcher && { fetch: fetcher }),
-    });
-  }
+  const clientOf = (csid: string, clientId: string, fetcher?: typeof fetch): WebApiClient =>
+    registerWebApiClient(sim, { clientId, csid }).client(fetcher && { fetch: fetcher });
 
   it('reads the status and the pending tasks the XML service reads, in the document’s shapes', async function () {
     const { accountId } = await createAccount(sim, firm, 'docs-required-1');

@@ -5,29 +5,22 @@
  * the XML service sees the same accounts. Counted by the simulator's records.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { applicationJsonOf, documentJson } from '../../activities/application-json.js';
 import { requestWindow } from '../../activities/webapi-application.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { WebApiClient, WebApiHttpError } from '../../webapi/index.js';
+import type { WebApiClient} from '../../webapi/index.js';
+import { WebApiHttpError } from '../../webapi/index.js';
 import { applicationXml, pdf } from '../support/engine.js';
 import { start } from '../simulator/helpers.js';
+import { registerWebApiClient } from '../support/webapi-clients.js';
 
 describe('Web API account writes against the simulator: create, look up, documents, abandon, reset', function () {
   this.timeout(30_000);
   let sim: RunningSimulator;
   let api: WebApiClient;
 
-  function clientOf(csid: string, clientId: string): WebApiClient {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    sim.webapi.register({
-      clientId,
-      csid,
-      kid: 'k1',
-      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    });
-    return new WebApiClient({ clientId, keyId: 'k1', privateKey, baseUrl: sim.url });
-  }
+  const clientOf = (csid: string, clientId: string): WebApiClient =>
+    registerWebApiClient(sim, { clientId, csid }).client();
 
   const window = () => requestWindow(new Date(sim.control.clock().epochMs));
   async function requestStatus(requestId: number): Promise<string | undefined> {

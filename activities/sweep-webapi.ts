@@ -98,10 +98,7 @@ export class WebApiSweepReads {
     const kept = this.kept.get(id);
     const now = this.now();
     const keep =
-      kept !== undefined &&
-      kept.key === key &&
-      asksNothing(status.state) &&
-      now - kept.readAt < TASKS_KEPT_MS;
+      kept !== undefined && kept.key === key && asksNothing(status.state) && now - kept.readAt < TASKS_KEPT_MS;
     if (keep) return { ...head, tasks: kept.tasks };
     const tasks = (await counted(api.pendingTasks(status.accountId))).pendingTasks.map(taskView);
     this.kept.set(id, { key, tasks, readAt: now });

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { RunningSimulator } from '../../simulator/server.js';
-import type { WebApiClient} from '../../webapi/index.js';
+import type { WebApiClient } from '../../webapi/index.js';
 import { WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../../webapi/index.js';
 import { accountStatus, createAccount, op, start } from '../simulator/helpers.js';
 import type { Firm } from '../simulator/helpers.js';

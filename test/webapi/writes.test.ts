@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { applicationJsonOf, documentJson } from '../../activities/application-json.js';
 import { requestWindow } from '../../activities/webapi-application.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import type { WebApiClient} from '../../webapi/index.js';
+import type { WebApiClient } from '../../webapi/index.js';
 import { WebApiHttpError } from '../../webapi/index.js';
 import { applicationXml, pdf } from '../support/engine.js';
 import { start } from '../simulator/helpers.js';

@@ -1,6 +1,6 @@
 /**
  * The firm's call budget end to end: applications started at once against a simulator that refuses
- * calls past 10 a second, an engine paced at 10 a second. Counted by the simulator: no second holds
+ * calls past 10 a second, an engine paced at 9 a second. Counted by the simulator: no second holds
  * more than 10 calls and none is refused; calls put off by the budget are made later, once each.
  */
 import assert from 'node:assert/strict';
@@ -49,8 +49,11 @@ describe('call budget end to end (dev server, worker, simulator with a rate cap)
       simulator: { timeScale: 20_000, rateCap: { total: CAP } },
       database: db,
       pace: (csid) => {
-        // A short longest wait: the burst at the start is more than 3 s of calls, so some are put off.
-        const budget = createCallBudget(db, csid, { perSecond: CAP, maxWaitMs: 3_000 });
+        // A short longest wait: the burst at the start is more than 3 s of calls, so some are put off. One call a
+        // second below the brokerage's cap, as a deployment sets it: the budget spaces calls as they leave, and
+        // their transit (here a loaded machine's: two cores, three test files at once) is outside it. At the cap
+        // itself, a CI run saw one call of 300 arrive in the next second and be refused.
+        const budget = createCallBudget(db, csid, { perSecond: CAP - 1, maxWaitMs: 3_000 });
         return (operation) =>
           budget.pace(operation).catch((error: unknown) => {
             if (error instanceof EcaDeferredError) deferred++;

@@ -168,8 +168,11 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     // What every applicant's fields start with (so that no applicant's data is in any history), and
     // the application's own applicant whole.
     const shared = ['Ottolinecluster', 'Quarringtoncluster', '@mailbox.example', 'DLCLUSTER'];
+    // The fleet alternates between the world's firms (the XML service's and the Web API's).
     const byWorkflowId = new Map(
-      [...people].map(([externalId, person]) => [applicationWorkflowId(cluster.sim.csid, externalId), person]),
+      [...people].flatMap(([externalId, person]) =>
+        world!.firms.map((csid) => [applicationWorkflowId(csid, externalId), person] as const),
+      ),
     );
     const queue = [...report.workflowIds];
     await Promise.all(

@@ -24,10 +24,10 @@ import { createOne } from '../operations/applications.js';
 import type { CreateFile } from '../operations/applications.js';
 import { decide } from '../operations/update.js';
 import type { FileCheck } from '../operations/documents.js';
-import type { UpdateRequestRecord } from '../model.js';
+import type { FirmRecord, UpdateRequestRecord } from '../model.js';
 import type { Store } from '../store.js';
 import { WebApiRefusal } from './authority.js';
-import type { WebApiAuthority } from './authority.js';
+import type { RegisteredClient, WebApiAuthority } from './authority.js';
 import { answer } from './answer.js';
 import { parseStatusRequest } from './accounts.js';
 
@@ -103,6 +103,13 @@ function fileProblems(documents: WebApiDocument[], files: Map<string, Uint8Array
   });
 }
 
+/** The firm a client writes for; a client whose firm the brokerage does not hold may write nothing. */
+function firmOf(store: Store, client: RegisteredClient): FirmRecord {
+  const firm = store.firms.get(client.csid);
+  if (!firm) throw new WebApiRefusal(403, 'Insufficient permissions: the client’s firm is not registered');
+  return firm;
+}
+
 export function registerAccountWrites(app: FastifyInstance, authority: WebApiAuthority, store: Store): void {
   registerCreate(app, authority, store);
   registerLookup(app, authority, store);
@@ -116,8 +123,7 @@ function registerCreate(app: FastifyInstance, authority: WebApiAuthority, store:
       const client = authority.authenticate(request.headers.authorization, 'accounts.write');
       const claims = authority.signedBody(request.body, client);
       const application = parsed(WebApiApplication, claims.application, 'application');
-      const firm = store.firms.get(client.csid);
-      if (!firm) throw new WebApiRefusal(403, 'Insufficient permissions: the client’s firm is not registered');
+      const firm = firmOf(store, client);
       const documents = application.documents ?? [];
       const { files, problems } = carriedFiles(documents);
       const now = store.now();
@@ -192,8 +198,7 @@ function registerManage(app: FastifyInstance, authority: WebApiAuthority, store:
         throw new WebApiRefusal(400, `accountManagementRequests: one request a call (found ${kinds.length})`);
       }
       const parsedRequest = updateRequestOf(requests);
-      const firm = store.firms.get(client.csid);
-      if (!firm) throw new WebApiRefusal(403, 'Insufficient permissions: the client’s firm is not registered');
+      const firm = firmOf(store, client);
       const documents = requests.documentSubmission?.documents ?? [];
       const { files, problems } = carriedFiles(documents);
       const checks: FileCheck[] = [];

@@ -3,6 +3,13 @@
  * does: a history recorded by a live worker must replay without nondeterminism, whatever faults it ran
  * through. A history that does not is written (binary protobuf, the replay fixtures' format) for a
  * replay under a debugger or a fixture, and its shape printed (ids and types, never a payload).
+ *
+ * Seen, not yet explained: CI runs on two starved cores (workflow tasks of 8 s against a 10-s timeout)
+ * have twice kept a history that did not replay, a timer where the replay made a search-attribute upsert
+ * or the reverse. Each time the application was one the fault fleet asked by query every round
+ * (docs-required), and no run here reproduced it. The failure now carries the events up to the one that
+ * did not replay, with the worker of each workflow task and the seconds since the start, so that a CI
+ * log alone shows where the live run and the replay parted.
  */
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -49,7 +56,8 @@ export async function assertHistoriesReplay(
     const file = join(dir, `${result.workflowId}.history.pb`);
     await writeFile(file, proto.temporal.api.history.v1.History.encode(history).finish());
     console.log(`      ${result.workflowId}: ${String(result.error)} (history in ${file}):\n${historyShape(history)}`);
-    failed.push(`${result.workflowId}: ${String(result.error)}`);
+    // The run's log may keep only its tail: the events up to the one that did not replay go in the failure.
+    failed.push(`${result.workflowId}: ${String(result.error)}\n${eventsBefore(history, String(result.error))}`);
   }
   assert.deepEqual(failed, [], `${label}: every history replays`);
 }
@@ -76,4 +84,29 @@ export function historyShape(history: History): string {
       return `        ${id} ${String(key ?? '?').replace('EventAttributes', '')} ${detail}`;
     })
     .join('\n');
+}
+
+/**
+ * The events up to (and a few after) the one a replay error names, one short line each: id, type, the
+ * activity, signal or timer, the worker that took a workflow task, and the seconds since the first event.
+ */
+export function eventsBefore(history: History, error: string): string {
+  const events = history.events ?? [];
+  const named = Number(/HistoryEvent\(id: (\d+)/.exec(error)?.[1] ?? events.length);
+  const shape = historyShape(history).split('\n');
+  const first = eventSeconds(events[0]);
+  return events
+    .map((event, index) => {
+      const started = event.workflowTaskStartedEventAttributes;
+      const worker = started?.identity ? ` by ${started.identity}` : '';
+      const at = (eventSeconds(event) - first).toFixed(1);
+      return `${shape[index]!.trim()}${worker} +${at}s`;
+    })
+    .slice(Math.max(0, named - 40), named + 5)
+    .join('\n');
+}
+
+function eventSeconds(event: History['events'] extends (infer E)[] | null | undefined ? E | undefined : never): number {
+  const time = event?.eventTime;
+  return time ? Number(time.seconds ?? 0) + (time.nanos ?? 0) / 1e9 : 0;
 }

@@ -30,7 +30,7 @@ const layers = {
   activities: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
   workers: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
   client: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
-  api: ['eca', 'codec', 'domain', 'runtime', 'workflows', 'client'],
+  api: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'client'],
   simulator: ['eca', 'webapi'],
 };
 const projectFolders = [...Object.keys(layers), 'scripts', 'test'];

@@ -32,6 +32,8 @@ export interface FirmBrokerage {
  */
 export interface ApiFirms {
   brokerageOf(csid: string): Promise<EcaClient>;
+  /** What makes the firm's SSO sessions, through the door of its protocol. */
+  ssoOf(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>>;
   /**
    * Resolves when the firm may take new work (an application, a maintenance request, an SSO link): its
    * record, where the firms are registered.
@@ -72,6 +74,7 @@ async function ownAccount(eca: EcaClient, csid: string, accountId: string): Prom
 export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
   return {
     brokerageOf: (csid) => brokerages.clientFor(csid),
+    ssoOf: (csid) => brokerages.ssoFor(csid),
     requireActive: (csid) => brokerages.registry.require(csid),
     requireOwnAccount: async (csid, accountId) => ownAccount(await brokerages.clientFor(csid), csid, accountId),
     firmTypesOf: async (csid) => (await brokerages.registry.require(csid)).settings.firmTypes,
@@ -89,6 +92,7 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
       : Promise.reject(new FirmNotConfiguredError(csid, 'this service holds no brokerage keys for it'));
   return {
     brokerageOf,
+    ssoOf: brokerageOf,
     requireActive: () => Promise.resolve(),
     requireOwnAccount: async (csid, accountId) => {
       if (brokerage) await ownAccount(await brokerageOf(csid), csid, accountId);
@@ -200,8 +204,7 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       response: { 200: SsoLink, ...problems(409, 422, 502) },
     },
     handler: async (request, reply) => {
-      const eca = await firms.brokerageOf(principalOf(request).csid);
-      const link = await createSsoUrl(request.body, eca);
+      const link = await createSsoUrl(request.body, await firms.ssoOf(principalOf(request).csid));
       return reply
         .code(200)
         .header('cache-control', 'no-store')

@@ -9,6 +9,7 @@ import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { ApiKeyInputError } from '../runtime/api-keys.js';
 import { EcaError } from '../eca/errors.js';
+import { WebApiError } from '../webapi/errors.js';
 import { abortKind } from './call-timeout.js';
 
 /** The problems the service answers with, besides the client API's own codes. */
@@ -145,6 +146,9 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (isFirmError(error)) return { code: error.code, detail: error.message };
   if (error instanceof EcaError) {
     return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
+  }
+  if (error instanceof WebApiError) {
+    return { code: error.code === 'WEBAPI_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
   }
   if (abortKind(error) === 'timeout') {
     return {

@@ -34,7 +34,7 @@ export interface SsoUrl {
  */
 export async function createSsoUrl(
   input: { userName: string; ip: string; landing?: string },
-  eca: EcaClient = brokerageClient(),
+  eca: Pick<EcaClient, 'ssoCreate'> = brokerageClient(),
 ): Promise<SsoUrl> {
   // Checked before the call: a refused request must not leave a session behind at the brokerage.
   if (input.landing !== undefined && !findLandingPage(input.landing)) {

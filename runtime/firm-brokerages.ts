@@ -15,6 +15,7 @@ import { FirmInputError, FirmLookupError, FirmNotConfiguredError, isFirmError } 
 import { WebApiClient } from '../webapi/index.js';
 import type { Protocol } from './firm-settings.js';
 import type { WorkerConfig } from './config.js';
+import { webApiSso } from './webapi-sso.js';
 
 export interface FirmBrokerageOptions {
   /** Each call's abort signal (the worker's activity attempt's, activities/attempt-signal.ts). */
@@ -85,6 +86,15 @@ export class FirmBrokerages {
     });
     this.webApiClients.set(csid, { version: firm.version, client });
     return client;
+  }
+
+  /** What makes the firm's SSO sessions: its XML client, or on the Web API its browser sessions (webapi-sso.ts). */
+  async ssoFor(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>> {
+    const { settings } = await this.registry.require(csid);
+    if (settings.protocol !== 'webapi') return this.clientFor(csid);
+    return webApiSso(await this.webApiClientFor(csid), settings.environment, {
+      allowInsecureLoopback: this.options.ssoAllowInsecureLoopback,
+    });
   }
 
   /** The firm's call budget's pacing, shared by its clients of both protocols; undefined when nothing is capped. */
@@ -203,6 +213,7 @@ const BUDGET_OPERATION: Record<string, EcaOperation> = {
   accountStatuses: 'getAccountStatus',
   pendingTasks: 'getPendingTasks',
   requestDetails: 'getAmRequestStatus',
+  createBrowserSession: 'ssoCreate',
 };
 
 /**

@@ -352,7 +352,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   registerControlRoutes(app, control, () => ({ csid: demo.csid }));
   const failWith = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) =>
     fail(rule, request, reply, clock, held);
-  const webapi = mountWebApi(app, store, { calls, faults, fail: failWith });
+  const portal = { sessions: sso, portalUrl: () => ctx.portalUrl };
+  const webapi = mountWebApi(app, store, portal, { calls, faults, fail: failWith });
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address() as AddressInfo;

@@ -4,8 +4,6 @@
  * signed with the client's key. A 401 drops the token and the call is made once more with a new one (the
  * service refused it before doing anything); a 429 or 503 is a {@link WebApiHttpError} carrying the wait
  * the service asked for, for the caller's retry policy (an activity's) to honour.
- *
- * Only the echo operations are here so far: they prove a client's authentication end to end, both policies.
  */
 import type { z } from 'zod';
 import { readAnswer, WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
@@ -17,6 +15,7 @@ import {
   AccountStatusBulkResponse,
   AccountStatusResponse,
   ApplicationLookupResponse,
+  BrowserSessionResponse,
   EchoResponse,
   PendingTasksResponse,
   RequestDetailsResponse,
@@ -136,6 +135,16 @@ export class WebApiClient {
       const read = await this.requestDetailsPage(page);
       return { items: read.requestDetails, total: read.total };
     });
+  }
+
+  /**
+   * `POST /gw/api/v1/sso-browser-sessions` (scope `sso-browser-sessions.write`, a signed body): a session of the
+   * hosted portal for the end user `credential` (their user name), to be opened from `ip` alone. Not retried:
+   * each call makes a session.
+   */
+  createBrowserSession(request: { credential: string; ip: string }): Promise<BrowserSessionResponse> {
+    const path = '/gw/api/v1/sso-browser-sessions';
+    return this.call('createBrowserSession', 'POST', path, BrowserSessionResponse, { ...request });
   }
 
   /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */

@@ -107,3 +107,14 @@ export const RequestDetailsResponse = z.looseObject({
   total: z.number().int().nonnegative(),
 });
 export type RequestDetailsResponse = z.infer<typeof RequestDetailsResponse>;
+
+/**
+ * `CreateBrowserSessionResponse`: the hosted portal's URL for the end user. The document's copy marks
+ * `access_token` required, a field this schema does not have (its properties are `active` and `url`); the URL
+ * is what the session is for, so it is the one required here.
+ */
+export const BrowserSessionResponse = z.looseObject({
+  url: z.string().min(1),
+  active: z.boolean().optional(),
+});
+export type BrowserSessionResponse = z.infer<typeof BrowserSessionResponse>;

@@ -39,6 +39,7 @@ export const DEFAULT_SCOPES = [
   'forms.read',
   'validations.read',
   'sso-sessions.write',
+  'sso-browser-sessions.write',
   'echo.read',
   'echo.write',
 ];

@@ -1,6 +1,7 @@
 /**
  * The Web API's routes on the simulator's server: the token endpoint, the echo operations (both security
- * policies), the account reads (accounts.ts) and writes (writes.ts), and the control routes under
+ * policies), the account reads (accounts.ts) and writes (writes.ts), the portal's browser sessions (sso.ts),
+ * and the control routes under
  * `/_sim/webapi` (never counted, never faulted).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +11,8 @@ import { WebApiAuthority, WebApiRefusal } from './authority.js';
 import { answer } from './answer.js';
 import { registerAccountReads, registerStatusBulk } from './accounts.js';
 import { registerAccountWrites } from './writes.js';
+import { registerBrowserSessions } from './sso.js';
+import type { PortalSessions } from './sso.js';
 import type { Store } from '../store.js';
 import type { CallCounts, FaultRule, Faults } from '../faults.js';
 
@@ -66,7 +69,12 @@ function faultWebApi(app: FastifyInstance, { calls, faults, fail }: Fallible): v
 }
 
 /** Serves the Web API's routes on `app`; answers its authorization server. */
-export function mountWebApi(app: FastifyInstance, store: Store, fallible?: Fallible): WebApiAuthority {
+export function mountWebApi(
+  app: FastifyInstance,
+  store: Store,
+  portal: PortalSessions,
+  fallible?: Fallible,
+): WebApiAuthority {
   const authority = new WebApiAuthority(Date.now, {
     registrations: store.webapiClients,
     changed: () => store.changed(),
@@ -76,6 +84,7 @@ export function mountWebApi(app: FastifyInstance, store: Store, fallible?: Falli
   registerAccountReads(app, authority, store);
   registerStatusBulk(app, authority, store);
   registerAccountWrites(app, authority, store);
+  registerBrowserSessions(app, authority, store, portal);
   return authority;
 }
 

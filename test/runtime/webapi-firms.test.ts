@@ -1,7 +1,8 @@
 /**
  * A firm on the Web API in the registry: its client built from its settings and sealed key, refused by name
  * without them, and its calls held to the firm's call budget as its XML calls are (nothing sent when the
- * budget puts a call off). Against the simulator's Web API, on the embedded database.
+ * budget puts a call off), its SSO sessions made through it. Against the simulator's Web API, on the embedded
+ * database.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +19,9 @@ import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { ApplicationProtocols } from '../../runtime/application-protocols.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
+import { applicationJsonOf } from '../../activities/application-json.js';
+import { createSsoUrl } from '../../client/brokerage.js';
+import { applicationXml } from '../support/engine.js';
 
 describe('firms on the Web API: the registry builds their client, paced by their call budget', function () {
   this.timeout(60_000);
@@ -82,6 +86,29 @@ describe('firms on the Web API: the registry builds their client, paced by their
     ).length;
     assert.ok(deferred >= 1, `calls at once past one a second: ${JSON.stringify(results.map((r) => r.status))}`);
     assert.equal(sim.control.calls()['webapi GET /gw/api/v1/accounts'], 3 - deferred, 'a deferred call is not sent');
+  });
+
+  it('makes a Web API firm’s SSO sessions through the Web API, and an XML firm’s through sso/create', async function () {
+    await addFirm('WS', {});
+    const brokerages = new FirmBrokerages(registry, { database: db, ssoAllowInsecureLoopback: true });
+    const client = await brokerages.webApiClientFor('WS');
+    await client.createAccount(applicationJsonOf(applicationXml('portal-task-ws1')));
+    const { accountId } = await client.applicationByExternalId('portal-task-ws1');
+    const userName = sim.control.account(accountId!)!.userName;
+    sim.control.resetCalls();
+    const link = await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.ssoFor('WS'));
+    assert.ok(link.url.startsWith(sim.portalUrl));
+    assert.equal(sim.control.calls()['webapi POST /gw/api/v1/sso-browser-sessions'], 1);
+    assert.equal(sim.control.calls()['sso/create'], undefined);
+    await registry.add({
+      csid: sim.csid,
+      name: 'xml',
+      settings: { baseUrl: sim.url },
+      keys: { firmPrivateKey: sim.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey },
+    });
+    await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.ssoFor(sim.csid));
+    assert.equal(sim.control.calls()['sso/create'], 1);
+    assert.equal(sim.control.calls()['webapi POST /gw/api/v1/sso-browser-sessions'], 1);
   });
 
   it('pins an application to the protocol it started on; the first writer wins', async function () {

@@ -17,6 +17,10 @@ import type { DailyDocumentsLedger } from './forms.js';
 import { answerError, callBrokerageOrRefusal, typedFailure } from './brokerage-errors.js';
 import { WriteAttempt } from './write-attempt.js';
 import { signedForms } from './stored.js';
+import { documentJson } from './application-json.js';
+import type { Protocol } from '../runtime/firm-settings.js';
+import type { WebApiClient } from '../webapi/index.js';
+import type { FormDocument } from '../domain/documents.js';
 
 export interface DocumentsActivityOptions {
   eca: EcaClient;
@@ -27,6 +31,11 @@ export interface DocumentsActivityOptions {
   onRecorded?: (result: DailyDocumentsResult) => void;
   /** The client that looks for a day's run under 1.0.0's id; the worker's own (the activity's context) by default. */
   client?: Client;
+  /** The firms on the Web API: each firm's protocol and client (runtime/firm-brokerages.ts); without it, all on XML. */
+  webApi?: {
+    protocolOf(csid: string): Promise<Protocol>;
+    clientFor(csid: string): Promise<WebApiClient>;
+  };
 }
 
 /** The firm's `dailyDocuments` run of `day` under 1.0.0's id, if any: its `EcaCsid` decides (CSIDs may prefix one another). */
@@ -41,6 +50,41 @@ export async function legacyDocumentsRun(client: Client, csid: string, day: stri
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
   }
+}
+
+/** A submission that may have been processed: never sent again (there is no look-up for one, on either door). */
+const inDoubt = (error: string): SubmissionOutcome => ({ processed: false, ambiguous: true, error });
+const MAY_HAVE_BEEN_PROCESSED =
+  'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again';
+
+/**
+ * `POST /gw/api/v1/accounts/documents`, under the same rules as submitDocuments. Its answer names a request
+ * and no report of the forms (the document does not describe `fileData.data`): no form is known to be
+ * accepted, so today's creates carry every PDF, as after a processed submission without a report.
+ */
+function submitOnWebApi(
+  api: WebApiClient,
+  store: DocumentStore,
+  signedAt: Date,
+  documents: FormDocument[],
+): Promise<SubmissionOutcome> {
+  return WriteAttempt.run(
+    async (attempt) => {
+      if (!attempt.maySend) return inDoubt(MAY_HAVE_BEEN_PROCESSED);
+      const body = await Promise.all(
+        documents.map(async (document) => documentJson(document, await store.get(document), signedAt)),
+      );
+      const sent = await attempt.send(() => api.submitAgreements(body));
+      if ('unknown' in sent) return inDoubt(sent.unknown);
+      const { answer } = sent;
+      if (answer.hasError === true) {
+        const description = answer.errorDescription ? `: ${quoteService(answer.errorDescription)}` : '';
+        return { processed: false, error: `POST /gw/api/v1/accounts/documents answered an error${description}` };
+      }
+      return { processed: true, ...(answer.fileData?.name && { reportFile: answer.fileData.name }), documents: [] };
+    },
+    { inDoubt },
+  );
 }
 
 export function createDocumentsActivities(options: DocumentsActivityOptions): DocumentsActivities {
@@ -60,20 +104,18 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
     },
 
     async submitDailyDocuments({ csid, documents }): Promise<SubmissionOutcome> {
+      if (options.webApi && (await options.webApi.protocolOf(csid)) === 'webapi') {
+        return submitOnWebApi(await options.webApi.clientFor(csid), store, now(), documents);
+      }
       // The spec offers no look-up for a submission (getResponseFile is keyed by an application's
       // external_id, getAmRequestStatus lists update requests). A submission that may have been processed
       // is never sent again: the day stays unconfirmed and today's creates carry every PDF, which the spec
       // allows on any day (submitDocuments rule 3: "otherwise the PDFs go with each application"). An
       // attempt that failed before anything was sent (a document read, a call put off by the call budget)
       // leaves the proof that lets the next one send (write-attempt.ts).
-      const inDoubt = (error: string): SubmissionOutcome => ({ processed: false, ambiguous: true, error });
       return WriteAttempt.run(
         async (attempt) => {
-          if (!attempt.maySend) {
-            return inDoubt(
-              'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again',
-            );
-          }
+          if (!attempt.maySend) return inDoubt(MAY_HAVE_BEEN_PROCESSED);
           const signedAt = now();
           const files = await Promise.all(
             documents.map(async (document) => ({

@@ -126,7 +126,14 @@ export function createEngineActivities(options: EngineActivityOptions) {
       {
         ...smokeActivities,
         ...registered(withRidingEvents(applicationActivities(options, ledger, statusReader), options.events)),
-        ...createDocumentsActivities({ eca, store, ledger, now, onRecorded: options.onDailyDocumentsRecorded }),
+        ...createDocumentsActivities({
+          eca,
+          store,
+          ledger,
+          now,
+          onRecorded: options.onDailyDocumentsRecorded,
+          ...(options.webApi && { webApi: options.webApi }),
+        }),
         ...createMaintenanceActivities({ eca, store }),
         ...createSweepActivities({
           eca,

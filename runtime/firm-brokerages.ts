@@ -214,6 +214,7 @@ const BUDGET_OPERATION: Record<string, EcaOperation> = {
   pendingTasks: 'getPendingTasks',
   requestDetails: 'getAmRequestStatus',
   createBrowserSession: 'ssoCreate',
+  submitAgreements: 'submitDocuments',
 };
 
 /**

@@ -22,7 +22,7 @@ import {
   StatusResponse,
 } from './schemas.js';
 import type { RequestDetail } from './schemas.js';
-import type { AccountManagementRequests, WebApiApplication } from './application.js';
+import type { AccountManagementRequests, WebApiApplication, WebApiDocument } from './application.js';
 
 /** How long a signed body is valid: the document's one recipe ("JWT validity: 1 minute"). */
 export const SIGNED_BODY_LIFETIME_S = 60;
@@ -121,6 +121,14 @@ export class WebApiClient {
       'manageAccounts',
       await this.call('manageAccounts', 'PATCH', '/gw/api/v1/accounts', StatusResponse, body),
     );
+  }
+
+  /**
+   * `POST /gw/api/v1/accounts/documents`: the day's agreements and disclosures (`ProcessDocuments`), as a signed
+   * body. The answer is returned as it comes, `hasError` included, for the caller to read.
+   */
+  submitAgreements(documents: WebApiDocument[]): Promise<StatusResponse> {
+    return this.call('submitAgreements', 'POST', '/gw/api/v1/accounts/documents', StatusResponse, { documents });
   }
 
   /** `GET /gw/api/v1/requests`: one page of the firm's requests within the dates. */

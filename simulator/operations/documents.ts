@@ -62,7 +62,7 @@ export function checkAttachedFiles(documents: ParsedDocument[], files: Map<strin
 }
 
 /** Archives a form on first sight; a later copy with other content is a checksum mismatch. */
-function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
+export function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
   if (check.problem) return check.problem;
   const base = { formNumber: check.formNumber, fileName: check.fileName };
   const archived = store.forms.get(check.formNumber);

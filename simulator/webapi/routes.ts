@@ -1,6 +1,6 @@
 /**
  * The Web API's routes on the simulator's server: the token endpoint, the echo operations (both security
- * policies), the account reads (accounts.ts) and writes (writes.ts), the portal's browser sessions (sso.ts),
+ * policies), the account reads (accounts.ts) and writes (writes.ts, agreements.ts), the portal's browser sessions (sso.ts),
  * and the control routes under
  * `/_sim/webapi` (never counted, never faulted).
  */
@@ -12,6 +12,7 @@ import { answer } from './answer.js';
 import { registerAccountReads, registerStatusBulk } from './accounts.js';
 import { registerAccountWrites } from './writes.js';
 import { registerBrowserSessions } from './sso.js';
+import { registerAgreements } from './agreements.js';
 import type { PortalSessions } from './sso.js';
 import type { Store } from '../store.js';
 import type { CallCounts, FaultRule, Faults } from '../faults.js';
@@ -84,6 +85,7 @@ export function mountWebApi(
   registerAccountReads(app, authority, store);
   registerStatusBulk(app, authority, store);
   registerAccountWrites(app, authority, store);
+  registerAgreements(app, authority, store);
   registerBrowserSessions(app, authority, store, portal);
   return authority;
 }

@@ -32,7 +32,7 @@ import { answer } from './answer.js';
 import { parseStatusRequest } from './accounts.js';
 
 /** A body the document's types refuse: a 400 naming the first field. */
-function parsed<T>(schema: z.ZodType<T>, claims: unknown, root: string): T {
+export function parsed<T>(schema: z.ZodType<T>, claims: unknown, root: string): T {
   const result = schema.safeParse(claims);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -40,7 +40,7 @@ function parsed<T>(schema: z.ZodType<T>, claims: unknown, root: string): T {
 }
 
 /** The PDFs a body carries, by file name, and what is wrong with any of them. */
-function carriedFiles(documents: WebApiDocument[]): { files: Map<string, Uint8Array>; problems: string[] } {
+export function carriedFiles(documents: WebApiDocument[]): { files: Map<string, Uint8Array>; problems: string[] } {
   const files = new Map<string, Uint8Array>();
   const problems: string[] = [];
   for (const document of documents) {
@@ -55,7 +55,7 @@ function carriedFiles(documents: WebApiDocument[]): { files: Map<string, Uint8Ar
 }
 
 /** The XML service's view of the documents: the checks of attached files are shared. */
-function parsedDocuments(documents: WebApiDocument[]): ParsedDocument[] {
+export function parsedDocuments(documents: WebApiDocument[]): ParsedDocument[] {
   const timestamp = (seconds: number) => parseTimestamp(new Date(seconds * 1000).toISOString().slice(0, 19));
   return documents.map((document) => ({
     formNumber: String(document.formNumber),
@@ -104,7 +104,7 @@ function fileProblems(documents: WebApiDocument[], files: Map<string, Uint8Array
 }
 
 /** The firm a client writes for; a client whose firm the brokerage does not hold may write nothing. */
-function firmOf(store: Store, client: RegisteredClient): FirmRecord {
+export function firmOf(store: Store, client: RegisteredClient): FirmRecord {
   const firm = store.firms.get(client.csid);
   if (!firm) throw new WebApiRefusal(403, 'Insufficient permissions: the client’s firm is not registered');
   return firm;

@@ -5,7 +5,7 @@
  *
  * - The structure the document names is mapped by name: `Customer` → `customer` (its holders where its type
  *   puts them: `accountHolder.accountHolderDetails`, `jointHolders.firstHolderDetails` / `secondHolderDetails`,
- *   `organization.associatedEntities.associatedIndividuals`, and the same under `trust`), `Accounts/Account`
+ *   `organization.associatedEntities.associatedIndividuals`, `trust.trustees.individuals`), `Accounts/Account`
  *   → `accounts[]`, `Users/User` → `users[]`, `SourcesOfWealth/SourceOfWealth` → `sourcesOfWealth[]`,
  *   `InvestmentObjectives/objective` → `investmentObjectives[]`, `TradingPermissions/TradingPermission` →
  *   `tradingPermissions[]`.
@@ -101,9 +101,8 @@ function holdersBlock(type: string, holders: Array<ReturnType<typeof holder>>): 
       jointHolders: withFinancial({ firstHolderDetails: people.slice(0, 1), secondHolderDetails: people.slice(1) }),
     };
   }
-  const entities = withFinancial({ associatedEntities: { associatedIndividuals: people } });
-  if (type === 'ORG') return { organization: entities };
-  if (type === 'TRUST') return { trust: entities };
+  if (type === 'ORG') return { organization: withFinancial({ associatedEntities: { associatedIndividuals: people } }) };
+  if (type === 'TRUST') return { trust: withFinancial({ trustees: { individuals: people } }) };
   return { accountHolder: withFinancial({ accountHolderDetails: people }) };
 }
 

@@ -52,7 +52,8 @@ export const WebApiCustomer = z.looseObject({
   accountHolder: z.looseObject({ accountHolderDetails: Holders }).optional(),
   jointHolders: z.looseObject({ firstHolderDetails: Holders, secondHolderDetails: Holders }).optional(),
   organization: z.looseObject({ associatedEntities: z.looseObject({ associatedIndividuals: Holders }) }).optional(),
-  trust: z.looseObject({ associatedEntities: z.looseObject({ associatedIndividuals: Holders }) }).optional(),
+  // `TrustApplicant`: its individuals are its trustees (`TrusteesType.individuals`).
+  trust: z.looseObject({ trustees: z.looseObject({ individuals: Holders }) }).optional(),
 });
 export type WebApiCustomer = z.infer<typeof WebApiCustomer>;
 
@@ -88,7 +89,7 @@ export function holdersOf(customer: WebApiCustomer): AssociatedIndividual[] {
     ...(customer.jointHolders?.firstHolderDetails ?? []),
     ...(customer.jointHolders?.secondHolderDetails ?? []),
     ...(customer.organization?.associatedEntities.associatedIndividuals ?? []),
-    ...(customer.trust?.associatedEntities.associatedIndividuals ?? []),
+    ...(customer.trust?.trustees.individuals ?? []),
   ];
 }
 
@@ -110,3 +111,22 @@ export const AccountManagementRequests = z.looseObject({
     .optional(),
 });
 export type AccountManagementRequests = z.infer<typeof AccountManagementRequests>;
+
+/** `ProcessDocuments`: the day's agreements and disclosures. */
+export const ProcessDocuments = z.looseObject({
+  documents: z.array(WebApiDocument).min(1),
+  inputLanguage: z.enum(INPUT_LANGUAGES).optional(),
+});
+export type ProcessDocuments = z.infer<typeof ProcessDocuments>;
+
+/**
+ * The signed bodies, each the document's `…Payload` of its operation: `ApplicationPayload` (create),
+ * `AccountManagementRequestsPayload` (PATCH accounts), `ProcessDocumentsPayload` (the day's agreements).
+ */
+export const ApplicationPayload = z.looseObject({ application: WebApiApplication });
+export const AccountManagementRequestsPayload = z.looseObject({ accountManagementRequests: AccountManagementRequests });
+export const ProcessDocumentsPayload = z.looseObject({ processDocuments: ProcessDocuments });
+
+/** `CreateBrowserSessionRequest`: the end user (their user name) and the one IP the session opens from. */
+export const CreateBrowserSessionRequest = z.looseObject({ credential: z.string().min(1), ip: z.string().min(1) });
+export type CreateBrowserSessionRequest = z.infer<typeof CreateBrowserSessionRequest>;

@@ -22,7 +22,12 @@ import {
   StatusResponse,
 } from './schemas.js';
 import type { RequestDetail } from './schemas.js';
-import type { AccountManagementRequests, WebApiApplication, WebApiDocument } from './application.js';
+import type {
+  AccountManagementRequests,
+  CreateBrowserSessionRequest,
+  WebApiApplication,
+  WebApiDocument,
+} from './application.js';
 
 /** How long a signed body is valid: the document's one recipe ("JWT validity: 1 minute"). */
 export const SIGNED_BODY_LIFETIME_S = 60;
@@ -124,11 +129,12 @@ export class WebApiClient {
   }
 
   /**
-   * `POST /gw/api/v1/accounts/documents`: the day's agreements and disclosures (`ProcessDocuments`), as a signed
-   * body. The answer is returned as it comes, `hasError` included, for the caller to read.
+   * `POST /gw/api/v1/accounts/documents`: the day's agreements and disclosures, as a signed
+   * `ProcessDocumentsPayload`. The answer is returned as it comes, `hasError` included, for the caller to read.
    */
   submitAgreements(documents: WebApiDocument[]): Promise<StatusResponse> {
-    return this.call('submitAgreements', 'POST', '/gw/api/v1/accounts/documents', StatusResponse, { documents });
+    const body = { processDocuments: { documents } };
+    return this.call('submitAgreements', 'POST', '/gw/api/v1/accounts/documents', StatusResponse, body);
   }
 
   /** `GET /gw/api/v1/requests`: one page of the firm's requests within the dates. */
@@ -150,7 +156,7 @@ export class WebApiClient {
    * hosted portal for the end user `credential` (their user name), to be opened from `ip` alone. Not retried:
    * each call makes a session.
    */
-  createBrowserSession(request: { credential: string; ip: string }): Promise<BrowserSessionResponse> {
+  createBrowserSession(request: CreateBrowserSessionRequest): Promise<BrowserSessionResponse> {
     const path = '/gw/api/v1/sso-browser-sessions';
     return this.call('createBrowserSession', 'POST', path, BrowserSessionResponse, { ...request });
   }

@@ -41,7 +41,7 @@ export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-typ
 export const ASSERTION_LIFETIME_S = 60;
 
 /** `TokenResponse`: what the client needs of it is required here; the rest is let through. */
-const TokenResponse = z.looseObject({
+export const TokenResponse = z.looseObject({
   access_token: z.string().min(1),
   expires_in: z.number().int().positive(),
   token_type: z.string().regex(/^bearer$/i, 'a Bearer token'),

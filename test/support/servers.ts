@@ -23,7 +23,7 @@ const retired: TestWorkflowEnvironment[] = [];
 
 export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   timeSkipping ??= testServerExecutable().then(async (executable) => {
-    const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
+    const env = await startedWithin(() => TestWorkflowEnvironment.createTimeSkipping({ server: { executable } }));
     // The test server takes registrations but has no option for them at start.
     await env.connection.operatorService.addSearchAttributes({
       namespace: 'default',
@@ -39,6 +39,22 @@ export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
     return env;
   });
   return timeSkipping;
+}
+
+/**
+ * The SDK gives a server 5 s to answer after it is spawned, and a JVM (or the dev server) starting beside a
+ * loaded suite on two cores can take longer: a start that timed out so is tried again (three tries), any other
+ * failure is thrown.
+ */
+async function startedWithin(start: () => Promise<TestWorkflowEnvironment>): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 3 || !/did not start within/.test((error as Error).message)) throw error;
+      console.log(`      (the time-skipping server did not answer in time, try ${attempt}: starting another)`);
+    }
+  }
 }
 
 /**
@@ -133,7 +149,11 @@ async function setUp(env: TestWorkflowEnvironment): Promise<TestWorkflowEnvironm
 
 export function devServerEnv(): Promise<TestWorkflowEnvironment> {
   dev ??= devServerExecutable().then(async (executable) =>
-    setUp(await TestWorkflowEnvironment.createLocal({ server: { executable, extraArgs: DEV_SERVER_EXTRA_ARGS } })),
+    setUp(
+      await startedWithin(() =>
+        TestWorkflowEnvironment.createLocal({ server: { executable, extraArgs: DEV_SERVER_EXTRA_ARGS } }),
+      ),
+    ),
   );
   return dev;
 }
@@ -145,14 +165,17 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
 export async function startDevServerEnv(
   options: { ui?: boolean; extraArgs?: string[] } = {},
 ): Promise<TestWorkflowEnvironment> {
+  const executable = await devServerExecutable();
   return setUp(
-    await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: await devServerExecutable(),
-        ui: options.ui ?? false,
-        extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...(options.extraArgs ?? [])],
-      },
-    }),
+    await startedWithin(() =>
+      TestWorkflowEnvironment.createLocal({
+        server: {
+          executable,
+          ui: options.ui ?? false,
+          extraArgs: [...DEV_SERVER_EXTRA_ARGS, ...(options.extraArgs ?? [])],
+        },
+      }),
+    ),
   );
 }
 

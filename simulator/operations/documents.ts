@@ -9,6 +9,7 @@ import { buildDocumentsReport, type ReportDocumentInput } from '../formats/repor
 import { parseSubmitDocumentsXml, type ParsedDocument } from '../formats/request-xml.js';
 import { isoDate, reportFileName, XSD_VERSION } from '../formats/wire-text.js';
 import type { Store } from '../store.js';
+import type { FirmRecord } from '../model.js';
 import { nowText, ok, type Operation } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
 
@@ -62,7 +63,7 @@ export function checkAttachedFiles(documents: ParsedDocument[], files: Map<strin
 }
 
 /** Archives a form on first sight; a later copy with other content is a checksum mismatch. */
-export function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
+function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
   if (check.problem) return check.problem;
   const base = { formNumber: check.formNumber, fileName: check.fileName };
   const archived = store.forms.get(check.formNumber);
@@ -73,6 +74,27 @@ export function againstArchive(store: Store, check: FileCheck, at: number): Repo
     store.forms.set(check.formNumber, { ...base, sha1: check.sha1, length: check.length, archivedAt: at });
   }
   return { ...base, status: 'Accepted' };
+}
+
+/**
+ * Decides a day's agreements and disclosures (either door): each file checked, then against its form's archived
+ * original; the day's accepted forms recorded for the firm under the report file's name.
+ */
+export function decideSubmission(
+  store: Store,
+  firm: FirmRecord,
+  documents: ParsedDocument[],
+  files: Map<string, Uint8Array>,
+  now: number,
+): { report: ReportDocumentInput[]; name: string } {
+  const report = checkAttachedFiles(documents, files).map((check) => againstArchive(store, check, now));
+  const name = reportFileName(firm.name, now, store.nextBatchId(), store.nextFileSequence());
+  const accepted = report
+    .filter((document) => document.status === 'Accepted')
+    .map(({ formNumber, fileName }) => ({ formNumber, fileName }));
+  (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name, accepted });
+  store.changed();
+  return { report, name };
 }
 
 export const submitDocuments: Operation = async (ctx, request) => {
@@ -100,14 +122,7 @@ export const submitDocuments: Operation = async (ctx, request) => {
     // Spec, request XML: AttachedFile is "one or more per Document". A Document without one is no document.
     const empty = documents.find((document) => document.files.length === 0);
     if (empty) return refuse(withoutAttachedFile(empty));
-    const report = checkAttachedFiles(documents, archive.files).map((check) => againstArchive(ctx.store, check, now));
-    const sequence = ctx.store.nextFileSequence();
-    const name = reportFileName(firm.name, now, ctx.store.nextBatchId(), sequence);
-    const accepted = report
-      .filter((document) => document.status === 'Accepted')
-      .map(({ formNumber, fileName }) => ({ formNumber, fileName }));
-    (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name, accepted });
-    ctx.store.changed();
+    const { report, name } = decideSubmission(ctx.store, firm, documents, archive.files, now);
     const xml = buildDocumentsReport({
       version: XSD_VERSION,
       executionDate: new Date(now),

@@ -11,6 +11,8 @@ import { parseSsoPayload } from '../formats/sso-payload.js';
 import { isPending } from '../lifecycle.js';
 import { ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem } from './envelope.js';
+import type { SsoSessions } from '../sso-sessions.js';
+import type { Store } from '../store.js';
 
 function failure(error: string) {
   return ok({ RESULT: false, ERROR: error });
@@ -33,16 +35,30 @@ export const createSso: Operation = async (ctx, request) => {
     if (error instanceof EcaError) return failure(`Invalid SSO request: ${error.message}`);
     throw error;
   }
-  const accountId = ctx.store.userNames.get(userName);
-  const account = accountId === undefined ? undefined : ctx.store.ownAccount(firm.csid, accountId);
-  if (!account) return failure(`Unknown user name ${userName}`);
-  const session = ctx.sso.create({ csid: firm.csid, accountId: account.accountId, ip });
-  // Spec: "`<sid>` is the session id of the URL"; where the URL holds it is not shown.
-  const url = ctx.store.unpromised.has('sso-sid-elsewhere')
-    ? `${ctx.portalUrl}/sso/Login/${session.sid}`
-    : `${ctx.portalUrl}/sso/Login?SID=${session.sid}`;
+  const url = portalSession(ctx.store, ctx.sso, ctx.portalUrl, { csid: firm.csid, userName, ip });
+  if (url === undefined) return failure(`Unknown user name ${userName}`);
   return ok({ SUCCESS: { SIGNED_URL: Buffer.from(url, 'utf8').toString('base64') }, RESULT: true });
 };
+
+/**
+ * A portal session for a user of one of the firm's accounts, bound to `ip`: its URL, or undefined when the firm
+ * holds no account of that user (another firm's user is as unknown as none). Both doors make sessions so.
+ */
+export function portalSession(
+  store: Store,
+  sessions: SsoSessions,
+  portalUrl: string,
+  request: { csid: string; userName: string; ip: string },
+): string | undefined {
+  const accountId = store.userNames.get(request.userName);
+  const account = accountId === undefined ? undefined : store.ownAccount(request.csid, accountId);
+  if (!account) return undefined;
+  const session = sessions.create({ csid: request.csid, accountId: account.accountId, ip: request.ip });
+  // Spec: "`<sid>` is the session id of the URL"; where the URL holds it is not shown.
+  return store.unpromised.has('sso-sid-elsewhere')
+    ? `${portalUrl}/sso/Login/${session.sid}`
+    : `${portalUrl}/sso/Login?SID=${session.sid}`;
+}
 
 export interface PortalPage {
   status: number;

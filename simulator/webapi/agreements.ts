@@ -10,8 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ProcessDocuments } from '../../webapi/index.js';
-import { isoDate, reportFileName } from '../formats/wire-text.js';
-import { againstArchive, checkAttachedFiles } from '../operations/documents.js';
+import { decideSubmission } from '../operations/documents.js';
 import type { Store } from '../store.js';
 import { answer } from './answer.js';
 import type { WebApiAuthority } from './authority.js';
@@ -32,16 +31,8 @@ export function registerAgreements(app: FastifyInstance, authority: WebApiAuthor
       if (firm.firmType === 'non-disclosed') return refused('Agreements apply to fully disclosed and advisor clients');
       const { files, problems } = carriedFiles(documents);
       if (problems.length > 0) return refused(problems[0]!);
-      const report = checkAttachedFiles(parsedDocuments(documents), files).map((check) =>
-        againstArchive(store, check, now),
-      );
+      const { report, name } = decideSubmission(store, firm, parsedDocuments(documents), files, now);
       const mismatch = report.find((document) => document.status !== 'Accepted');
-      const name = reportFileName(firm.name, now, store.nextBatchId(), store.nextFileSequence());
-      const accepted = report
-        .filter((document) => document.status === 'Accepted')
-        .map(({ formNumber, fileName }) => ({ formNumber, fileName }));
-      (firm.documentSubmissions ??= []).push({ day: isoDate(now), reportFile: name, accepted });
-      store.changed();
       return {
         requestId,
         dateSubmitted,

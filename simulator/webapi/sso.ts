@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SsoSessions } from '../sso-sessions.js';
+import { portalSession } from '../operations/sso.js';
 import type { Store } from '../store.js';
 import { answer } from './answer.js';
 import { WebApiRefusal } from './authority.js';
@@ -39,15 +40,13 @@ export function registerBrowserSessions(
         throw new WebApiRefusal(400, `${issue.path.join('.') || 'body'}: ${issue.message}`);
       }
       const { credential, ip } = parsed.data;
-      // A user of another firm's account is refused as an unknown one: nothing of another firm is told.
-      const accountId = store.userNames.get(credential);
-      const account = accountId === undefined ? undefined : store.ownAccount(client.csid, accountId);
-      if (!account) throw new WebApiRefusal(400, `Unknown user name ${credential}`);
-      const session = portal.sessions.create({ csid: client.csid, accountId: account.accountId, ip });
-      // The document shows no URL's shape: the session id where the XML service's URLs hold it, or elsewhere.
-      const url = store.unpromised.has('sso-sid-elsewhere')
-        ? `${portal.portalUrl()}/sso/Login/${session.sid}`
-        : `${portal.portalUrl()}/sso/Login?SID=${session.sid}`;
+      // The document shows no URL's shape: the XML service's, session id and all.
+      const url = portalSession(store, portal.sessions, portal.portalUrl(), {
+        csid: client.csid,
+        userName: credential,
+        ip,
+      });
+      if (url === undefined) throw new WebApiRefusal(400, `Unknown user name ${credential}`);
       return { active: true, url };
     }),
   );

@@ -29,7 +29,7 @@ const layers = {
   workflows: ['codec', 'domain'],
   activities: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
   workers: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
-  client: ['eca', 'codec', 'domain', 'runtime', 'workflows'],
+  client: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
   api: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'client'],
   simulator: ['eca', 'webapi'],
 };

@@ -134,7 +134,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
           onRecorded: options.onDailyDocumentsRecorded,
           ...(options.webApi && { webApi: options.webApi }),
         }),
-        ...createMaintenanceActivities({ eca, store }),
+        ...createMaintenanceActivities({ eca, store, now, ...(options.webApi && { webApi: options.webApi }) }),
         ...createSweepActivities({
           eca,
           client: options.client,

@@ -1,4 +1,7 @@
-/** The account maintenance activity: one update function, wrapped and sent through eca/. */
+/**
+ * The account maintenance activity: one update function, wrapped and sent through eca/, or for a request on
+ * the Web API sent as its member of the account management requests (webapi-maintenance.ts).
+ */
 import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentStore } from '../runtime/document-store.js';
@@ -7,18 +10,29 @@ import { withAttemptSignal } from './attempt-signal.js';
 import { WriteAttempt } from './write-attempt.js';
 import { readText } from './stored.js';
 import { createUpdateSender, updateInDoubt } from './update-sender.js';
+import { createWebApiMaintenance } from './webapi-maintenance.js';
+import type { WebApiMaintenanceOptions } from './webapi-maintenance.js';
 
 export interface MaintenanceActivityOptions {
   eca: EcaClient;
   store: DocumentStore;
+  /** The firms' Web API clients, for requests on the Web API; without them, such a request is not sent. */
+  webApi?: Pick<WebApiMaintenanceOptions, 'clientFor'>;
+  now?: () => Date;
 }
 
 export function createMaintenanceActivities(options: MaintenanceActivityOptions): MaintenanceActivities {
   const { store } = options;
   const updates = createUpdateSender(options.eca, store);
+  const webApi = options.webApi && createWebApiMaintenance({ ...options.webApi, store, now: options.now });
 
   return {
-    sendUpdateFunction({ csid, accountId, functionName, body, attributes, attachments, known, lookOnly }) {
+    async sendUpdateFunction(input) {
+      if (input.protocol === 'webapi') {
+        if (!webApi) return { accepted: false, error: 'not sent: this worker serves no firm on the Web API' };
+        return webApi(input);
+      }
+      const { csid, accountId, functionName, body, attributes, attachments, known, lookOnly } = input;
       return withAttemptSignal(() =>
         WriteAttempt.run(async (attempt) => {
           // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.

@@ -6,6 +6,7 @@
  * With the engine's database, an application stays on the protocol it started on (runtime/application-protocols.ts):
  * a firm moved to the Web API mid-run leaves its running applications on the XML service until they end, and
  * only its new applications start on the Web API. Without it, each call follows the firm's protocol of the moment.
+ * A maintenance request's reads name the door the request went through (`protocol`), whatever the account's pin.
  */
 import type { ApplicationProtocols } from '../runtime/application-protocols.js';
 import type { Protocol } from '../runtime/firm-settings.js';
@@ -19,10 +20,12 @@ export interface ProtocolAdapters {
   pins?: ApplicationProtocols;
 }
 
-type Input = { csid: string } & ({ externalId: string } | { accountId: string });
+type Input = { csid: string; protocol?: Protocol } & ({ externalId: string } | { accountId: string });
 
 export function byProtocol({ protocolOf, adapters, pins }: ProtocolAdapters): ApplicationActivities {
   const protocolFor = (input: Input): Promise<Protocol> => {
+    // A maintenance request's reads name the door it was sent through.
+    if (input.protocol !== undefined) return Promise.resolve(input.protocol);
     const current = () => protocolOf(input.csid);
     if (!pins) return current();
     const key = 'externalId' in input ? { externalId: input.externalId } : { accountId: input.accountId };

@@ -88,7 +88,7 @@ async function earlierCreate(
 }
 
 /** The ids of the requests listed for the account. */
-async function accountRequests(api: WebApiClient, accountId: string, now: Date): Promise<string[]> {
+export async function accountRequests(api: WebApiClient, accountId: string, now: Date): Promise<string[]> {
   const ids: string[] = [];
   for await (const detail of api.requestDetails(requestWindow(now))) {
     if (detail.accountID === accountId) ids.push(String(detail.requestId));

@@ -9,6 +9,9 @@ import { existingMaintenance } from '../client/maintenance.js';
 import { EcaDeferredError, LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
+import { WebApiAnswerError, WebApiHttpError } from '../webapi/index.js';
+import type { WebApiClient } from '../webapi/index.js';
+import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
 import { ONBOARDING, principalOf, READERS } from './auth.js';
 import type { Api, ContextOf, EngineBase } from './applications.js';
@@ -41,6 +44,8 @@ export interface ApiFirms {
   requireActive(csid: string): Promise<FirmRecord | void>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
+  /** The protocol the firm is on now: its maintenance requests go through that door. */
+  protocolOf(csid: string): Promise<Protocol>;
   /** The firm's types for update functions (runtime/firms.ts); empty: not set, any type the caller names. */
   firmTypesOf(csid: string): Promise<readonly string[]>;
 }
@@ -70,13 +75,41 @@ async function ownAccount(eca: EcaClient, csid: string, accountId: string): Prom
   }
 }
 
+/**
+ * Asks the Web API for the account's status with the firm's client: an account that is not the firm's is
+ * answered with `hasError` (the document's account answers carry their errors in the body).
+ */
+async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<void> {
+  try {
+    await api.accountStatus(accountId);
+  } catch (error) {
+    if (error instanceof WebApiAnswerError) {
+      throw new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
+    }
+    // The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller.
+    const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
+    if (wait === undefined) throw error;
+    const seconds = Math.max(1, Math.ceil(wait / 1000));
+    throw new ApiProblem(
+      'UNAVAILABLE',
+      `the brokerage cannot be asked whether account ${accountId} is the firm's now (${(error as Error).message}); retry in ${seconds} s`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
+  }
+}
+
 /** The firms of the engine's database (runtime/firms.ts), with their brokerage clients. */
 export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
   return {
     brokerageOf: (csid) => brokerages.clientFor(csid),
     ssoOf: (csid) => brokerages.ssoFor(csid),
     requireActive: (csid) => brokerages.registry.require(csid),
-    requireOwnAccount: async (csid, accountId) => ownAccount(await brokerages.clientFor(csid), csid, accountId),
+    requireOwnAccount: async (csid, accountId) =>
+      (await brokerages.protocolOf(csid)) === 'webapi'
+        ? ownWebApiAccount(await brokerages.webApiClientFor(csid), accountId)
+        : ownAccount(await brokerages.clientFor(csid), csid, accountId),
+    protocolOf: (csid) => brokerages.protocolOf(csid),
     firmTypesOf: async (csid) => (await brokerages.registry.require(csid)).settings.firmTypes,
   };
 }
@@ -97,6 +130,7 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
     requireOwnAccount: async (csid, accountId) => {
       if (brokerage) await ownAccount(await brokerageOf(csid), csid, accountId);
     },
+    protocolOf: () => Promise.resolve('xml'),
     firmTypesOf: () => Promise.resolve([]),
   };
 }
@@ -143,7 +177,14 @@ const MaintenanceRequest = z
       .max(1024 * 1024)
       .regex(/^\s*(?:<[\s\S]*)?$/, 'is not an XML fragment')
       .optional()
-      .describe("The function element's content, an XML fragment"),
+      .describe("For a firm on the XML service: the function element's content, an XML fragment"),
+    bodyJson: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "For a firm on the Web API: the JSON of the document's AccountManagementRequests member for the function " +
+          '(ChangeBaseCurrency: `{ "newBaseCurrency": "EUR" }`); its accountId is the request\'s',
+      ),
     attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), z.string().max(256)).optional(),
     attachments: z.array(DocumentUpload).max(20).optional(),
     requestKey: z
@@ -244,8 +285,10 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       response: { 200: StartedRun, 201: StartedRun, ...problems(404, 409, 413, 422, 502, 503) },
     },
     handler: async (request, reply) => {
-      const { attachments, ...input } = request.body;
+      const { attachments, bodyJson, ...input } = request.body;
       const ctx = ctxOf(request);
+      const protocol = await firms.protocolOf(ctx.csid);
+      doorFits(protocol, request.body);
       const types = await firms.firmTypesOf(ctx.csid);
       if (types.length > 0 && !types.includes(input.firmType)) {
         throw new ApiProblem(
@@ -259,12 +302,38 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       const made =
         input.requestKey !== undefined && (await existingMaintenance(ctx, input.accountId, input.requestKey));
       if (!made) await firms.requireOwnAccount(ctx.csid, input.accountId);
-      const started = await startMaintenance(ctx, { ...input, attachments: documentsOf(attachments ?? []) });
+      const started = await startMaintenance(ctx, {
+        ...input,
+        protocol,
+        ...(protocol === 'webapi' && { body: JSON.stringify(bodyJson ?? {}) }),
+        attachments: documentsOf(attachments ?? []),
+      });
       return reply.code(started.existed ? 200 : 201).send({ workflowId: started.workflowId, existed: started.existed });
     },
   });
   runRoutes(api, ctxOf, 'maintenance', '/v1/maintenance-requests', 'MaintenanceRequest', 'MaintenanceRequests');
   runRoutes(api, ctxOf, 'documents', '/v1/daily-documents', 'DailyDocuments', 'DailyDocuments');
+}
+
+/** A request written for the other door is refused, naming the field, before anything is stored or sent. */
+function doorFits(protocol: Protocol, body: z.infer<typeof MaintenanceRequest>): void {
+  if (protocol === 'webapi') {
+    for (const field of ['body', 'attributes', 'attachments'] as const) {
+      if (body[field] !== undefined) {
+        throw new ApiProblem(
+          'INVALID_INPUT',
+          `the firm is on the Web API: the request is its member's JSON in bodyJson (documents inside it), not ${field}`,
+          field,
+        );
+      }
+    }
+  } else if (body.bodyJson !== undefined) {
+    throw new ApiProblem(
+      'INVALID_INPUT',
+      'the firm is on the XML service: the body is an XML fragment (body)',
+      'bodyJson',
+    );
+  }
 }
 
 /** Listing and reading the firm's runs of one kind. */

@@ -4,6 +4,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { shielded, within } from './abort.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { xmlWellFormednessError } from '../eca/index.js';
+import { maintenanceRequest, WebApiRequestError } from '../webapi/index.js';
+import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
 import type { FirmType } from '../workflows/maintenance/functions.js';
 import {
@@ -25,7 +27,16 @@ export interface StartMaintenanceInput {
   firmType: string;
   /** A function of the service's tables, e.g. `ChangeBaseCurrency`. */
   functionName: string;
-  /** The function element's content: an XML fragment, as text or a file path; empty for functions without one. */
+  /**
+   * The door it goes through (the firm's protocol; default `xml`). On `webapi` the body is the JSON of the
+   * document's member for the function (`{ "newBaseCurrency": "EUR" }`), its `accountId` set by the engine, and
+   * there are no attributes or attachments (documents go inside the JSON).
+   */
+  protocol?: Protocol;
+  /**
+   * The function element's content: an XML fragment (or on the Web API the member's JSON), as text or a file
+   * path; empty for functions without one.
+   */
   body?: string;
   attributes?: Record<string, string>;
   attachments?: DocumentInput[];
@@ -42,10 +53,49 @@ export interface StartedMaintenance {
 /** An update body XML larger than this is refused before it is read (a body is a few kilobytes). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-async function readBody(body: string | undefined): Promise<string> {
+async function readBody(body: string | undefined, what: string): Promise<string> {
   if (body === undefined) return '';
-  if (body.trimStart().startsWith('<') || body.trim() === '') return body;
-  return new TextDecoder().decode((await readInput(body, 'body XML', MAX_BODY_BYTES)).bytes);
+  if (/^\s*[<{]/.test(body) || body.trim() === '') return body;
+  return new TextDecoder().decode((await readInput(body, what, MAX_BODY_BYTES)).bytes);
+}
+
+/** The body as it is stored: the XML fragment checked for well-formedness, or the Web API member's JSON checked. */
+async function checkedBody(input: StartMaintenanceInput): Promise<string> {
+  if (input.protocol !== 'webapi') {
+    const bodyXml = await readBody(input.body, 'body XML');
+    if (bodyXml.trim() !== '') {
+      const problem = xmlWellFormednessError(`<fragment>${bodyXml}</fragment>`);
+      if (problem) throw new InvalidInputError('body', `malformed XML: ${problem}`);
+    }
+    return bodyXml;
+  }
+  if (input.attributes && Object.keys(input.attributes).length > 0) {
+    throw new InvalidInputError('attributes', 'on the Web API, the fields go in the body (the JSON of its member)');
+  }
+  if (input.attachments && input.attachments.length > 0) {
+    throw new InvalidInputError(
+      'attachments',
+      "on the Web API, documents go inside the body (the document's Document objects)",
+    );
+  }
+  const text = await readBody(input.body, 'body JSON');
+  let body: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      throw new InvalidInputError('body', `is not JSON: ${(error as Error).message}`);
+    }
+  }
+  try {
+    maintenanceRequest(input.functionName, input.accountId, body);
+  } catch (error) {
+    if (error instanceof WebApiRequestError) {
+      throw new InvalidInputError(error.parameter, error.message.replace(`${error.parameter}: `, ''));
+    }
+    throw error;
+  }
+  return JSON.stringify(body);
 }
 
 /** Starts one update function for an account; refused here, before anything is stored or sent, when the firm may not use it. */
@@ -60,21 +110,17 @@ export async function startMaintenance(ctx: EngineContext, input: StartMaintenan
     if (!/^[A-Za-z0-9]+$/.test(input.accountId)) {
       throw new InvalidInputError('accountId', `"${input.accountId}" is not an account number`);
     }
-    const bodyXml = await readBody(input.body);
-    if (bodyXml.trim() !== '') {
-      const problem = xmlWellFormednessError(`<fragment>${bodyXml}</fragment>`);
-      if (problem) throw new InvalidInputError('body', `malformed XML: ${problem}`);
-    }
+    const bodyText = await checkedBody(input);
     const requestKey = input.requestKey ?? randomUUID();
     // Once its body is stored, the start runs to its end even when the caller's signal aborts.
-    return shielded(ctx, () => storeAndStart(ctx, input, bodyXml, requestKey));
+    return shielded(ctx, () => storeAndStart(ctx, input, bodyText, requestKey));
   });
 }
 
 async function storeAndStart(
   ctx: EngineContext,
   input: StartMaintenanceInput,
-  bodyXml: string,
+  bodyText: string,
   requestKey: string,
 ): Promise<StartedMaintenance> {
   // The same request sent under 1.0.0's id is the request: nothing is stored or sent again.
@@ -85,7 +131,7 @@ async function storeAndStart(
   // workflow has closed (activities/retention.ts), recorded before they are stored.
   await ctx.store.releaseWhenClosed(workflowId);
   const owner = { owner: workflowId };
-  const body = bodyXml.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyXml), owner);
+  const body = bodyText.trim() === '' ? undefined : await ctx.store.put(new TextEncoder().encode(bodyText), owner);
   const attachments = (await storeDocuments(ctx.store, input.attachments ?? [], workflowId)).map(
     ({ formNumber: _formNumber, ...attachment }) => attachment,
   );
@@ -104,6 +150,7 @@ async function storeAndStart(
         accountId: input.accountId,
         firmType: input.firmType as FirmType,
         functionName: input.functionName,
+        ...(input.protocol === 'webapi' && { protocol: 'webapi' as const }),
         body,
         attributes: input.attributes,
         attachments,

@@ -13,6 +13,7 @@ import { loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
 import { isTimeZone } from '../domain/days.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { FIRM_TYPES } from '../domain/firm-types.js';
+import { PROTOCOLS } from '../domain/protocols.js';
 import { durationMs } from '../domain/durations.js';
 import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
@@ -26,9 +27,8 @@ export interface FirmKeys {
   webApiPrivateKey?: string;
 }
 
-/** The brokerage protocols a firm can be on: the XML service (`xml`) or the Web API (`webapi`, OAuth 2.0). */
-export const PROTOCOLS = ['xml', 'webapi'] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+export { PROTOCOLS };
+export type { Protocol } from '../domain/protocols.js';
 
 /** A firm's Web API client, as the brokerage registered it (its private key is among the firm's keys). */
 export const WebApiSettingsSchema = z.strictObject({

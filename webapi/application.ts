@@ -95,9 +95,108 @@ export function holdersOf(customer: WebApiCustomer): AssociatedIndividual[] {
 
 const AccountIdOnly = z.looseObject({ accountId: z.string().min(1) });
 
+const inputLanguage = z.enum(INPUT_LANGUAGES).optional();
+const text = z.string().optional();
+const flag = z.boolean().optional();
+/** A nested object the engine passes on as the firm wrote it: the brokerage checks it. */
+const passedOn = z.looseObject({}).optional();
+const Questionnaire = z.looseObject({
+  formNumber: z.number().int().optional(),
+  answers: z.array(z.looseObject({})).optional(),
+});
+
 /**
- * `AccountManagementRequests`: the three the application lifecycle sends (each property is one object, as the
- * document has it). Maintenance's other requests are not sent through the Web API yet.
+ * The members of `AccountManagementRequests` that account maintenance sends, one per update function of the
+ * XML service's tables (webapi/maintenance.ts names which). Each is the firm's JSON; the engine sets its
+ * `accountId`. The fields are typed as the document types them; nested objects it passes on are checked by
+ * the brokerage. `securityQuestions` names no account: its user is `referenceUserName`.
+ */
+export const MAINTENANCE_MEMBER_SCHEMAS = {
+  accountConfiguration: z.looseObject({ accountId: text, type: text, value: flag }),
+  addAdditionalAccount: z.looseObject({
+    accountId: text,
+    account: passedOn,
+    customer: passedOn,
+    documents: z.array(WebApiDocument).optional(),
+    users: z.array(z.looseObject({})).optional(),
+  }),
+  changeAccountHolderDetail: z.looseObject({
+    accountId: text,
+    newAccountHolderDetails: z.array(z.looseObject({})).optional(),
+    documents: z.looseObject({ documents: z.array(WebApiDocument).optional(), inputLanguage }).optional(),
+    inputLanguage,
+    referenceUserName: text,
+    translation: flag,
+  }),
+  changeBaseCurrency: z.looseObject({ accountId: text, newBaseCurrency: z.string().min(1) }),
+  completeLoginMessage: z.looseObject({ accountId: text, loginMessageIds: z.array(z.number().int()).min(1) }),
+  securityQuestions: z.looseObject({
+    referenceUserName: z.string().min(1),
+    details: z.array(z.looseObject({ question: text, answer: text })).min(1),
+    inputLanguage,
+  }),
+  updateBcan: z.looseObject({ accountId: text, bcan: text, ceNumber: text }),
+  updateCredentials: z.looseObject({
+    accountId: text,
+    referenceUserName: text,
+    updateEmail: z.looseObject({ email: text, access: flag }).optional(),
+    updatePassword: passedOn,
+  }),
+  updateExternalId: z.looseObject({ accountId: text, newExternalId: z.string().min(1) }),
+  updateWithholdingStatement: z.looseObject({
+    accountId: text,
+    certW8Imy: flag,
+    effectiveDate: text,
+    fatcaCompliantType: z.enum(['FATCA_COMPLIANT', 'NON_CONSENTING_US_ACCOUNT', 'NON_COOPERATIVE_ACCOUNT']).optional(),
+    treatyCountry: text,
+    usIncomeTax: flag,
+  }),
+  updateTaxForm: z.looseObject({
+    accountId: text,
+    documents: z.array(WebApiDocument).optional(),
+    inputLanguage,
+    translation: flag,
+    w8Ben: passedOn,
+    w8BenE: passedOn,
+    w9: passedOn,
+  }),
+  prohibitedCountryQuestionnaire: z.looseObject({
+    accountId: text,
+    prohibitedQuestionnaireDetails: z
+      .array(
+        z.looseObject({
+          code: z.enum([
+            'PASSPORT',
+            'CITIZENSHIP',
+            'BUSINESSDEALINGS',
+            'FINANCIALACCOUNTS',
+            'RESIDENT',
+            'MULTI',
+            'BIRTH',
+          ]),
+          status: flag,
+          details: text,
+        }),
+      )
+      .min(1),
+  }),
+  questionnaires: z.looseObject({ accountId: text, questionnaire: z.array(Questionnaire).min(1) }),
+  quizQuestionnaires: z.looseObject({
+    accountId: text,
+    questionnaire: z.array(Questionnaire).optional(),
+    task: z.array(z.looseObject({ formNumber: z.number().int().optional(), status: flag })).optional(),
+  }),
+} as const;
+
+export type MaintenanceMember = keyof typeof MAINTENANCE_MEMBER_SCHEMAS;
+
+const maintenanceMembers = Object.fromEntries(
+  Object.entries(MAINTENANCE_MEMBER_SCHEMAS).map(([member, schema]) => [member, schema.optional()]),
+) as { [K in MaintenanceMember]: z.ZodOptional<(typeof MAINTENANCE_MEMBER_SCHEMAS)[K]> };
+
+/**
+ * `AccountManagementRequests`: the three the application lifecycle sends and the ones maintenance sends (each
+ * property is one object, as the document has it).
  */
 export const AccountManagementRequests = z.looseObject({
   abandonAccount: AccountIdOnly.optional(),
@@ -109,6 +208,7 @@ export const AccountManagementRequests = z.looseObject({
       inputLanguage: z.enum(INPUT_LANGUAGES).optional(),
     })
     .optional(),
+  ...maintenanceMembers,
 });
 export type AccountManagementRequests = z.infer<typeof AccountManagementRequests>;
 

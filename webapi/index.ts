@@ -8,3 +8,4 @@ export * from './oauth.js';
 export * from './client.js';
 export * from './schemas.js';
 export * from './application.js';
+export * from './maintenance.js';

@@ -5,6 +5,8 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { FIRM_TYPES } from '../../workflows/maintenance/functions.js';
+import { PROTOCOLS } from '../../domain/protocols.js';
+import type { Protocol } from '../../domain/protocols.js';
 import { documentArguments } from './documents.js';
 import { failLater } from './errors.js';
 import { deferred, examples, timeoutOption, withEngine } from './options.js';
@@ -16,6 +18,7 @@ const startMaintenance = deferred(() => import('../maintenance.js'), 'startMaint
 
 interface MaintainOptions {
   firmType: string;
+  protocol: Protocol;
   requestKey?: string;
   attach?: string[];
   wait?: boolean;
@@ -37,6 +40,7 @@ async function maintain(
         accountId,
         functionName,
         firmType: options.firmType,
+        protocol: options.protocol,
         body,
         attachments,
         requestKey: options.requestKey,
@@ -71,12 +75,18 @@ export function addMaintenanceCommands(program: Command): void {
     .description('send one update function for an account and follow it to PROCESSED or REJECTED')
     .argument('<accountId>')
     .argument('<function>', 'e.g. ChangeBaseCurrency, UpdateCredentials, AddAdditionalAcct')
-    .argument('[body.xml]', "the function element's content (an XML fragment)")
+    .argument('[body]', "the function element's content (an XML fragment), or on the Web API its member's JSON")
     .addOption(
       new Option('--firm-type <type>', "the firm's type")
         .choices([...FIRM_TYPES])
         .env('ECA_FIRM_TYPE')
         .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--protocol <name>', "the firm's protocol: the door the request goes through")
+        .choices([...PROTOCOLS])
+        .env('ECA_PROTOCOL')
+        .default('xml'),
     )
     .option('--request-key <key>', 'the same key never sends the function twice (random by default)')
     .option('--attach <pdf...>', 'attachments, as FORM:path.pdf')
@@ -86,6 +96,10 @@ export function addMaintenanceCommands(program: Command): void {
   examples(maintainCommand, [
     ['maintain U1234567 ChangeBaseCurrency currency.xml --firm-type advisor --wait', 'send, then wait'],
     ['maintain U1234567 UpdateCredentials body.xml --request-key crm-991', 'the same key never sends twice'],
+    [
+      'maintain U1234567 ChangeBaseCurrency currency.json --firm-type advisor --protocol webapi',
+      'a firm on the Web API: the body is the JSON of its member ({"newBaseCurrency": "EUR"})',
+    ],
   ]);
 
   const group = program.command('maintenance').description("the firm's maintenance requests: list, status");

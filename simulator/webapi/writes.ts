@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { AccountManagementRequests, holdersOf, WebApiApplication } from '../../webapi/index.js';
+import { AccountManagementRequests, functionOfMember, holdersOf, WebApiApplication } from '../../webapi/index.js';
 import type { WebApiDocument } from '../../webapi/index.js';
 import { parseTimestamp } from '../../eca/types.js';
 import { CUSTOMER_TYPES } from '../../eca/application.js';
@@ -197,7 +197,7 @@ function registerManage(app: FastifyInstance, authority: WebApiAuthority, store:
       if (kinds.length !== 1) {
         throw new WebApiRefusal(400, `accountManagementRequests: one request a call (found ${kinds.length})`);
       }
-      const parsedRequest = updateRequestOf(requests);
+      const parsedRequest = updateRequestOf(requests, store.userNames);
       const firm = firmOf(store, client);
       const documents = requests.documentSubmission?.documents ?? [];
       const { files, problems } = carriedFiles(documents);
@@ -244,7 +244,10 @@ function registerRequests(app: FastifyInstance, authority: WebApiAuthority, stor
       return {
         requestDetails: matching.slice(range.offset, range.offset + range.limit).map((record) => ({
           requestId: Number(record.requestId),
-          ...(record.accountId !== undefined && { accountID: record.accountId }),
+          // A request whose member names no account (securityQuestions) is listed without one: the document
+          // does not say the brokerage ties it to an account.
+          ...(record.accountId !== undefined &&
+            !NO_ACCOUNT_NAMED.has(record.functionName) && { accountID: record.accountId }),
           requestType: record.functionName,
           status: now < record.decidedAt ? 'PENDING' : record.outcome,
           dateSubmitted: new Date(record.submittedAt).toISOString(),
@@ -257,8 +260,14 @@ function registerRequests(app: FastifyInstance, authority: WebApiAuthority, stor
   );
 }
 
+/** The functions whose Web API member names no account. */
+const NO_ACCOUNT_NAMED = new Set(['SecurityQuestions']);
+
 /** The one request of a PATCH as the XML service's update decides it. */
-function updateRequestOf(requests: AccountManagementRequests): ParsedUpdateRequest {
+function updateRequestOf(
+  requests: AccountManagementRequests,
+  userNames: ReadonlyMap<string, string>,
+): ParsedUpdateRequest {
   const element = { name: '', attributes: {}, children: [], text: '' };
   if (requests.abandonAccount) {
     const { accountId } = requests.abandonAccount;
@@ -278,6 +287,25 @@ function updateRequestOf(requests: AccountManagementRequests): ParsedUpdateReque
       documents: parsedDocuments(documents),
     };
   }
-  const [kind] = Object.keys(requests);
-  throw new WebApiRefusal(400, `accountManagementRequests.${kind}: not served by the simulator`);
+  return maintenanceRequestOf(requests, userNames);
+}
+
+/**
+ * A maintenance member as update decides its function: the account it names, or for `securityQuestions`
+ * (which names none) the account of its user. The effects are update's: none the queries show.
+ */
+function maintenanceRequestOf(
+  requests: AccountManagementRequests,
+  userNames: ReadonlyMap<string, string>,
+): ParsedUpdateRequest {
+  const element = { name: '', attributes: {}, children: [], text: '' };
+  const [kind = ''] = Object.keys(requests);
+  const functionName = functionOfMember(kind);
+  if (functionName === undefined) {
+    throw new WebApiRefusal(400, `accountManagementRequests.${kind}: not served by the simulator`);
+  }
+  const member = (requests as Record<string, { accountId?: string; referenceUserName?: string }>)[kind]!;
+  const accountId =
+    kind === 'securityQuestions' ? userNames.get(member.referenceUserName ?? '') : member.accountId || undefined;
+  return { functionName, ...(accountId !== undefined && { accountId }), attributes: {}, element };
 }

@@ -3,6 +3,7 @@
  * application data for an admin key; new work of a disabled or unknown firm refused by name.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,5 +166,34 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
       assert.equal((await call(admin, 'GET', url)).status, 403, url);
     }
     for (const url of ['/v1/firms', '/v1/api-keys']) assert.equal((await call(staff, 'GET', url)).status, 403, url);
+  });
+
+  it('refuses a maintenance request written for the other door, naming the field, before anything starts', async function () {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await registry.add({
+      csid: 'WEBF',
+      name: 'Web Firm',
+      settings: {
+        protocol: 'webapi',
+        firmTypes: ['advisor'],
+        webApi: { baseUrl: 'https://api.example.test', clientId: 'webf', keyId: 'k1' },
+      },
+      keys: { ...firmKeys, webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    });
+    await registry.add({ csid: 'XMLF', name: 'XML Firm', settings: { firmTypes: ['advisor'] }, keys: firmKeys });
+    const web = (await createApiKey(db, { csid: 'WEBF', role: 'onboarding', name: 'web' })).key;
+    const xml = (await createApiKey(db, { csid: 'XMLF', role: 'onboarding', name: 'xml' })).key;
+    const request = { accountId: 'U1234567', firmType: 'advisor', functionName: 'ChangeBaseCurrency' };
+    const cases = [
+      [web, { ...request, body: '<NewBaseCurrency>EUR</NewBaseCurrency>' }, 'body', /on the Web API/],
+      [web, { ...request, bodyJson: {}, attributes: { currency: 'EUR' } }, 'attributes', /on the Web API/],
+      [xml, { ...request, bodyJson: { newBaseCurrency: 'EUR' } }, 'bodyJson', /on the XML service/],
+    ] as const;
+    for (const [key, payload, field, detail] of cases) {
+      const refused = await call(key, 'POST', '/v1/maintenance-requests', payload);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.field, field);
+      assert.match(String(refused.body.detail), detail);
+    }
   });
 });

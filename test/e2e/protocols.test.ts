@@ -3,7 +3,9 @@
  * and W on the Web API (OAuth 2.0), both from the engine's database. Each firm's applications of every
  * scenario reach their final states, one staff abandon among them; by the simulator's records each has one
  * account, W's calls all went through the Web API (its OpenPGP key is one the brokerage does not hold, so any
- * XML call of W's would be refused), and X's all through the XML service.
+ * XML call of W's would be refused), and X's all through the XML service. Each firm's open account is
+ * maintained through its firm's door, an account opened on the XML service through the Web API once its firm
+ * has moved.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createEngineActivities } from '../../activities/engine.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
+import { startMaintenance } from '../../client/maintenance.js';
 import { attemptSignal } from '../../activities/attempt-signal.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
@@ -223,6 +226,46 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     assert.ok((calls.update ?? 0) >= 2, JSON.stringify(calls));
   });
 
+  /** One update function for the account, through the door of the firm's protocol, followed to its decision. */
+  async function maintained(firm: Firm, accountId: string, protocol: 'xml' | 'webapi') {
+    const ctx = { client: env.client, store, csid: csids[firm], taskQueue, pollIntervalMs: 1_000 };
+    const started = await startMaintenance(ctx, {
+      accountId,
+      firmType: 'advisor',
+      functionName: 'ChangeBaseCurrency',
+      protocol,
+      body: protocol === 'webapi' ? '{ "newBaseCurrency": "EUR" }' : '<NewBaseCurrency>EUR</NewBaseCurrency>',
+    });
+    const result = await started.handle.result();
+    const { requests } = sim.control
+      .records({ csid: csids[firm] })
+      .accounts.find((account) => account.accountId === accountId)!;
+    return { result, requests: requests.filter((request) => request.functionName === 'ChangeBaseCurrency') };
+  }
+
+  it('maintains each firm’s open account through its own door, followed to PROCESSED there', async function () {
+    const accounts = await Promise.all(
+      (['X', 'W'] as const).map(async (firm) => (await (await started(firm, 'happy', '-maint')).result()).accountId!),
+    );
+    sim.control.resetCalls();
+    const [x, w] = await Promise.all([maintained('X', accounts[0]!, 'xml'), maintained('W', accounts[1]!, 'webapi')]);
+    for (const [firm, { result, requests }, via] of [
+      ['X', x, 'xml'],
+      ['W', w, 'webapi'],
+    ] as const) {
+      assert.equal(result.status, 'PROCESSED', `${firm}: ${JSON.stringify(result)}`);
+      assert.deepEqual(
+        requests.map((request) => request.via),
+        [via],
+        `${firm}: one request, through ${via}`,
+      );
+    }
+    const calls = sim.control.calls();
+    assert.equal(calls['webapi PATCH /gw/api/v1/accounts'], 1, JSON.stringify(calls));
+    assert.equal(calls.update, 1, JSON.stringify(calls));
+    assert.equal(w.result.responseFile, w.requests[0]!.requestId, "W's request followed by its id");
+  });
+
   it('wakes the Web API firm’s waiting applications from its status sweep, read through the Web API', async function () {
     const { statusSource: _poll, ...sweptSettings } = FAST;
     await ensureStatusSweep({
@@ -304,6 +347,15 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     };
     await check(running, before, 'xml');
     await check(fresh, after, 'webapi');
+
+    // An account opened on the XML service is maintained through the firm's door of now: the Web API.
+    const opened = running.find(({ scenario }) => scenario === 'happy')!;
+    const { result, requests } = await maintained('M', (await opened.handle.result()).accountId!, 'webapi');
+    assert.equal(result.status, 'PROCESSED', JSON.stringify(result));
+    assert.deepEqual(
+      requests.map((request) => request.via),
+      ['webapi'],
+    );
   });
 
   it('rides out the Web API’s faults: lost answers of creates and requests, failing reads; each write made once', async function () {

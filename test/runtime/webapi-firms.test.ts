@@ -22,6 +22,8 @@ import { registerWebApiClient } from '../support/webapi-clients.js';
 import { applicationJsonOf } from '../../activities/application-json.js';
 import { createSsoUrl } from '../../client/brokerage.js';
 import { applicationXml } from '../support/engine.js';
+import { registeredFirms } from '../../api/firm.js';
+import { ApiProblem } from '../../api/problems.js';
 
 describe('firms on the Web API: the registry builds their client, paced by their call budget', function () {
   this.timeout(60_000);
@@ -109,6 +111,26 @@ describe('firms on the Web API: the registry builds their client, paced by their
     await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.ssoFor(sim.csid));
     assert.equal(sim.control.calls()['sso/create'], 1);
     assert.equal(sim.control.calls()['webapi POST /gw/api/v1/sso-browser-sessions'], 1);
+  });
+
+  it('asks whether an account is a Web API firm’s through the Web API: its own passes, another firm’s is not found', async function () {
+    await addFirm('WO', {});
+    const brokerages = new FirmBrokerages(registry, { database: db });
+    const client = await brokerages.webApiClientFor('WO');
+    await client.createAccount(applicationJsonOf(applicationXml('happy-wo1')));
+    const { accountId } = await client.applicationByExternalId('happy-wo1');
+    const other = await sim.control.registerFirm({ name: 'other-firm' });
+    const [theirs] = sim.control.seedAccounts({ count: 1, csid: other.csid });
+    const firms = registeredFirms(brokerages);
+    sim.control.resetCalls();
+    await firms.requireOwnAccount('WO', accountId!);
+    await assert.rejects(
+      firms.requireOwnAccount('WO', theirs!),
+      (error: unknown) => error instanceof ApiProblem && error.code === 'NOT_FOUND' && error.field === 'accountId',
+    );
+    assert.equal(sim.control.calls()['webapi GET /gw/api/v1/accounts/:accountId/status'], 2);
+    assert.equal(sim.control.calls().getAccountStatus, undefined, 'no XML call');
+    assert.equal(await firms.protocolOf('WO'), 'webapi');
   });
 
   it('pins an application to the protocol it started on; the first writer wins', async function () {

@@ -8,6 +8,7 @@ import type { AccountSnapshot } from '../../domain/account.js';
 import type { EventDraft, NewEvent } from '../../domain/events.js';
 import type { DocumentRetentionInput } from '../retention/messages.js';
 import type { DeadlinePolicy } from '../../domain/deadlines.js';
+import type { Protocol } from '../../domain/protocols.js';
 
 export interface ApplicationRef {
   csid: string;
@@ -18,6 +19,12 @@ export interface AccountRef {
   csid: string;
   accountId: string;
 }
+
+/**
+ * A request's reads with the door it was sent through (maintenance: the protocol of its body); without
+ * `protocol`, the application's (activities/protocol-router.ts).
+ */
+export type RequestRef = AccountRef & { protocol?: Protocol };
 
 /**
  * Events the workflow made and hands to the activity it schedules next, which writes them to the event log
@@ -143,7 +150,7 @@ export interface ApplicationActivities {
    * The file names getAmRequestStatus lists for the account now: taken before an update is sent. A
    * per-account error entry fails with the non-retryable `RequestListingRefused` (it would hide requests).
    */
-  listAccountRequests(input: AccountRef): Promise<string[]>;
+  listAccountRequests(input: RequestRef): Promise<string[]>;
   /**
    * Sends one update function for the account, never twice (activities/write-attempt.ts). First it looks
    * for the request an earlier attempt made (a file getAmRequestStatus lists that is not in `known`) when
@@ -167,7 +174,7 @@ export interface ApplicationActivities {
    * a DocumentSubmission of `forms` by the pending tasks of those forms (activities/request-status.ts).
    */
   readRequestByFile(
-    input: AccountRef & { responseFile: string; functionName?: ApplicationUpdateFunction; forms?: string[] },
+    input: RequestRef & { responseFile: string; functionName?: ApplicationUpdateFunction; forms?: string[] },
   ): Promise<RequestOutcome>;
 }
 

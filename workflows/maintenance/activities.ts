@@ -5,11 +5,14 @@
 import type { DocumentRef } from '../../domain/documents.js';
 import type { MaintenanceAttachment } from './messages.js';
 import type { UpdateOutcome } from '../application/activities.js';
+import type { Protocol } from '../../domain/protocols.js';
 
 export interface UpdateFunctionRequest {
   csid: string;
   accountId: string;
   functionName: string;
+  /** The door: the XML service (the default) or the Web API, where `body` is the member's JSON. */
+  protocol?: Protocol;
   /** The function element's content, an XML fragment in the document store. */
   body?: DocumentRef;
   attributes?: Record<string, string>;

@@ -6,6 +6,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { DocumentRef } from '../../domain/documents.js';
 import type { FirmType } from './functions.js';
 import type { EmptyRequest } from '../application/messages.js';
+import type { Protocol } from '../../domain/protocols.js';
 
 /** A file sent with the request, from the document store. */
 export interface MaintenanceAttachment extends DocumentRef {
@@ -20,7 +21,12 @@ export interface MaintenanceInput {
   firmType: FirmType;
   /** A function of the spec's tables (`ChangeBaseCurrency`...). */
   functionName: string;
-  /** The function element's content (an XML fragment), in the document store: never XML in history. */
+  /**
+   * The door it is sent through, and its reads: `xml` (the default, and every request started before 2.0),
+   * or `webapi`, where the body is the JSON of the document's member for the function (webapi/maintenance.ts).
+   */
+  protocol?: Protocol;
+  /** The function element's content (an XML fragment), or the member's JSON, in the document store: never in history. */
   body?: DocumentRef;
   /** Attributes of the function element besides `ib_acct`. */
   attributes?: Record<string, string>;

@@ -25,6 +25,7 @@ import type { MaintenanceInput, MaintenanceResult, MaintenanceView } from './mes
 import type { RequestOutcome } from '../application/activities.js';
 import { requireStaffInput } from '../application/staff-input.js';
 import type { EmptyRequest } from '../application/messages.js';
+import type { Protocol } from '../../domain/protocols.js';
 
 const RETRY = {
   initialInterval: '5 seconds',
@@ -143,17 +144,24 @@ class MaintenanceTracker {
   }
 }
 
+/** The door the request goes through, named to each of its activities: its reads go where it was sent. */
+function doorOf(input: MaintenanceInput): { protocol: Protocol } {
+  return { protocol: input.protocol ?? 'xml' };
+}
+
 /** Sends the update, after listing the account's requests so that a retry can find the one it sent. */
 async function send(input: MaintenanceInput, tracker: MaintenanceTracker): Promise<UpdateOutcome> {
   const { csid, accountId, functionName } = input;
+  const door = doorOf(input);
   const known = await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
-    { csid, accountId },
+    { csid, accountId, ...door },
   ]);
   tracker.sentAt = Date.now();
   const request = {
     csid,
     accountId,
     functionName,
+    ...door,
     body: input.body,
     attributes: input.attributes,
     attachments: input.attachments ?? [],
@@ -210,7 +218,7 @@ async function followByFile(
     const wait = await tracker.follow(
       () =>
         reader.readRequestByFile.executeWithOptions({ summary: `getAmRequestStatus ${responseFile}` }, [
-          { csid, accountId, responseFile },
+          { csid, accountId, responseFile, ...doorOf(input) },
         ]),
       responseFile,
       Date.now() + confirmMs,

@@ -1,0 +1,82 @@
+/**
+ * Account maintenance through the Web API: one update function sent as its member of
+ * `AccountManagementRequests` (`PATCH /gw/api/v1/accounts`, webapi/maintenance.ts), under the rules of the XML
+ * path (maintenance.ts): an attempt after one that may have sent it looks for the request it made (a request
+ * `GET /gw/api/v1/requests` lists for the account that is not in `known`) and never sends again. The request
+ * is named by the `requestId` the answer gives, which the workflow follows as a response file.
+ *
+ * A body that is not the member's, attributes (the XML function element's) and attachments (the Web API
+ * carries documents inside the member's JSON) are the request's faults: it is not sent, and ends `REJECTED`
+ * with the reason.
+ */
+import type { DocumentStore } from '../runtime/document-store.js';
+import { maintenanceRequest, WebApiRequestError } from '../webapi/index.js';
+import type { WebApiClient } from '../webapi/index.js';
+import type { UpdateOutcome } from '../workflows/application/activities.js';
+import type { UpdateFunctionRequest } from '../workflows/maintenance/activities.js';
+import { withAttemptSignal } from './attempt-signal.js';
+import { readText } from './stored.js';
+import { updateInDoubt } from './update-sender.js';
+import { accountRequests } from './webapi-application.js';
+import { WriteAttempt } from './write-attempt.js';
+
+export interface WebApiMaintenanceOptions {
+  /** The firm's Web API client (runtime/firm-brokerages.ts). */
+  clientFor: (csid: string) => Promise<WebApiClient>;
+  store: DocumentStore;
+  now?: () => Date;
+}
+
+/** Why the request cannot go through the Web API as it is; undefined when it can. */
+function misfit(input: UpdateFunctionRequest): string | undefined {
+  if (input.attributes && Object.keys(input.attributes).length > 0) {
+    return "attributes are the XML function element's; on the Web API they are fields of the body";
+  }
+  if (input.attachments.length > 0) {
+    return "attachments are the XML service's; on the Web API documents go inside the body (the document's Document objects)";
+  }
+  return undefined;
+}
+
+async function bodyOf(store: DocumentStore, input: UpdateFunctionRequest): Promise<unknown> {
+  if (!input.body) return {};
+  const text = await readText(store, input.body);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new WebApiRequestError('body', 'is not JSON (a request on the Web API carries the JSON of its member)');
+  }
+}
+
+export function createWebApiMaintenance(
+  options: WebApiMaintenanceOptions,
+): (input: UpdateFunctionRequest) => Promise<UpdateOutcome> {
+  const { clientFor, store } = options;
+  const now = options.now ?? (() => new Date());
+
+  async function send(attempt: WriteAttempt, input: UpdateFunctionRequest): Promise<UpdateOutcome> {
+    const api = await clientFor(input.csid);
+    if (!attempt.maySend) {
+      const before = new Set(input.known);
+      const made = (await accountRequests(api, input.accountId, now())).filter((id) => !before.has(id));
+      if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
+      if (made.length > 1) return { accepted: true, recovered: true };
+      return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request listed for the account' };
+    }
+    const fault = misfit(input);
+    if (fault) return { accepted: false, error: `not sent: ${fault}` };
+    let request;
+    try {
+      request = maintenanceRequest(input.functionName, input.accountId, await bodyOf(store, input));
+    } catch (error) {
+      if (error instanceof WebApiRequestError) return { accepted: false, error: `not sent: ${error.message}` };
+      throw error;
+    }
+    const sent = await attempt.send(() => api.manageAccounts(request));
+    if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
+    return { accepted: true, responseFile: String(sent.answer.requestId) };
+  }
+
+  return (input) =>
+    withAttemptSignal(() => WriteAttempt.run((attempt) => send(attempt, input), updateInDoubt(input.lookOnly)));
+}

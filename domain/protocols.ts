@@ -1,0 +1,3 @@
+/** The brokerage protocols a firm can be on: the XML service (`xml`) or the Web API (`webapi`, OAuth 2.0). */
+export const PROTOCOLS = ['xml', 'webapi'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];

@@ -215,6 +215,7 @@ const BUDGET_OPERATION: Record<string, EcaOperation> = {
   requestDetails: 'getAmRequestStatus',
   createBrowserSession: 'ssoCreate',
   submitAgreements: 'submitDocuments',
+  enumerations: 'getEnumerations',
 };
 
 /**

@@ -20,11 +20,13 @@ import {
   BrowserSessionResponse,
   CreateBrowserSessionRequest,
   EchoResponse,
+  EnumerationResponse,
   PendingTasksResponse,
   ProcessDocumentsPayload,
   RequestDetailsResponse,
   StatusResponse,
   TokenResponse,
+  WEBAPI_ENUMERATION_TYPES,
 } from '../webapi/index.js';
 
 export interface DocumentSchema {
@@ -62,6 +64,7 @@ export const SHAPES: ReadonlyArray<{ name: string; schema: z.ZodType; document: 
   },
   { name: 'RequestDetailsResponse', schema: RequestDetailsResponse, document: ['RequestDetailsResponse'] },
   { name: 'BrowserSessionResponse', schema: BrowserSessionResponse, document: ['CreateBrowserSessionResponse'] },
+  { name: 'EnumerationResponse', schema: EnumerationResponse, document: ['EnumerationResponse'] },
   { name: 'ApplicationPayload', schema: ApplicationPayload, document: ['ApplicationPayload'], body: true },
   {
     name: 'AccountManagementRequestsPayload',
@@ -97,6 +100,7 @@ export const OPERATIONS: ReadonlyArray<{ method: string; path: string; signed: b
   { method: 'get', path: '/gw/api/v1/requests', signed: false },
   { method: 'post', path: '/gw/api/v1/accounts/documents', signed: true },
   { method: 'post', path: '/gw/api/v1/sso-browser-sessions', signed: true },
+  { method: 'get', path: '/gw/api/v1/enumerations/{enumerationType}', signed: false },
 ];
 
 interface Walk {
@@ -211,6 +215,12 @@ export function differences(document: WebApiDocument): { findings: string[]; vis
     if (policy !== undefined && (policy === 'SIGNED_JWT') !== signed) {
       walk.findings.push(`operation ${method.toUpperCase()} ${path}: the document's policy ${policy}`);
     }
+  }
+  // The enumeration types the client asks for are the document's.
+  walk.visited.add('EnumerationType');
+  const types = document.components.schemas.EnumerationType?.enum ?? [];
+  for (const type of WEBAPI_ENUMERATION_TYPES) {
+    if (!types.includes(type)) walk.findings.push(`enumeration type ${type}: not in the document`);
   }
   return { findings: walk.findings.sort(), visited: walk.visited };
 }

@@ -17,11 +17,13 @@ import {
   ApplicationLookupResponse,
   BrowserSessionResponse,
   EchoResponse,
+  EnumerationResponse,
   PendingTasksResponse,
   RequestDetailsResponse,
   StatusResponse,
+  WEBAPI_ENUMERATION_TYPES,
 } from './schemas.js';
-import type { RequestDetail } from './schemas.js';
+import type { RequestDetail, WebApiEnumerationType } from './schemas.js';
 import type {
   AccountManagementRequests,
   CreateBrowserSessionRequest,
@@ -43,6 +45,17 @@ export interface AccountStatusRequest {
   offset?: number;
   /** 1 to 1000 (the document's bounds). */
   limit?: number;
+}
+
+/** The narrowing fields of an enumeration read, named as the document names its query parameters. */
+export interface EnumerationQuery {
+  currency?: string;
+  ibEntity?: string;
+  mdStatusNonPro?: string;
+  'form-number'?: string;
+  language?: string;
+  accountId?: string;
+  userName?: string;
 }
 
 export interface WebApiClientOptions extends TokenSourceOptions {
@@ -159,6 +172,22 @@ export class WebApiClient {
   createBrowserSession(request: CreateBrowserSessionRequest): Promise<BrowserSessionResponse> {
     const path = '/gw/api/v1/sso-browser-sessions';
     return this.call('createBrowserSession', 'POST', path, BrowserSessionResponse, { ...request });
+  }
+
+  /**
+   * `GET /gw/api/v1/enumerations/{enumerationType}` (scope `accounts.read` or `enumerations.read`): one of the
+   * document's lists, with the query's narrowing fields (`currency` for `fin-info-ranges`, `form-number` and
+   * `accountId` for `edd-avt`, `language`...) as the document names them.
+   */
+  enumerations(type: WebApiEnumerationType, query: EnumerationQuery = {}): Promise<EnumerationResponse> {
+    if (!(WEBAPI_ENUMERATION_TYPES as readonly string[]).includes(type)) {
+      throw new WebApiRequestError('enumerationType', `one of ${WEBAPI_ENUMERATION_TYPES.join(', ')}`);
+    }
+    const search = new URLSearchParams(
+      Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ).toString();
+    const path = `/gw/api/v1/enumerations/${type}${search ? `?${search}` : ''}`;
+    return this.call('enumerations', 'GET', path, EnumerationResponse);
   }
 
   /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */

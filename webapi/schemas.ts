@@ -118,3 +118,34 @@ export const BrowserSessionResponse = z.looseObject({
   active: z.boolean().optional(),
 });
 export type BrowserSessionResponse = z.infer<typeof BrowserSessionResponse>;
+
+/** The document's `EnumerationType`: the lists `GET /gw/api/v1/enumerations/{enumerationType}` reads. */
+export const WEBAPI_ENUMERATION_TYPES = [
+  'exchange-bundles',
+  'business-and-occupation',
+  'employee-track',
+  'fin-info-ranges',
+  'acats',
+  'aton',
+  'market-data',
+  'edd-avt',
+  'prohibited-country',
+  'employee-plans',
+  'questionnaires',
+  'security-questions',
+  'quiz-questions',
+  'wire-instructions',
+  'product-country-bundles',
+] as const;
+export type WebApiEnumerationType = (typeof WEBAPI_ENUMERATION_TYPES)[number];
+
+/**
+ * `EnumerationResponse`: the list's type and its values in `jsonData`, whose shape the document leaves open (an
+ * `ArrayNode`, typed as an object): read as it comes.
+ */
+export const EnumerationResponse = z.looseObject({
+  enumerationsType: z.string().optional(),
+  formNumber: z.string().optional(),
+  jsonData: z.unknown().optional(),
+});
+export type EnumerationResponse = z.infer<typeof EnumerationResponse>;

@@ -13,29 +13,38 @@ const input = z.object({
   formNumber: z.string().optional(),
 });
 
+/** The header and rows of an enumeration type (the spec's name), narrowed as the spec asks; a refusal's words otherwise. */
+export function enumerationRows(
+  requested: string,
+  narrowing: { currency?: string; formNumber?: string },
+): { header: string[]; rows: string[][] } | string {
+  if (!isEnumerationType(requested)) return `Unknown enumeration type ${requested}`;
+  const type = canonicalEnumerationType(requested);
+  const table = ENUMERATION_TABLES[type];
+  if (!table) return `Unknown enumeration type ${requested}`;
+  const [header = [], ...rows] = table;
+  const { currency, formNumber } = narrowing;
+  if (type === 'FIN_INFO_RANGES') {
+    if (currency === undefined) return 'currency is required for FIN_INFO_RANGES';
+    // Every currency gets the USD ranges relabelled: plausible enough for a stand-in.
+    return { header, rows: rows.map(([, ...rest]) => [currency.toUpperCase(), ...rest]) };
+  }
+  if (type === 'EDD_AVT') {
+    if (formNumber === undefined) return 'formNumber is required for EDD_AVT';
+    return { header, rows: rows.map(([, ...rest]) => [formNumber, ...rest]) };
+  }
+  if (type === 'QUIZ_QUESTIONS' && formNumber !== undefined) {
+    return { header, rows: rows.map(([, ...rest]) => [formNumber, ...rest]) };
+  }
+  return { header, rows };
+}
+
 export const getEnumerations: Operation = (ctx, request) => {
   const body = parseBody(input, request.body);
   firmOf(ctx, body.CSID);
-  if (!isEnumerationType(body.type)) throw new RequestRefused(400, `Unknown enumeration type ${body.type}`);
-  const type = canonicalEnumerationType(body.type);
-  const table = ENUMERATION_TABLES[type];
-  if (!table) throw new RequestRefused(400, `Unknown enumeration type ${body.type}`);
-  const [header = [], ...rows] = table;
-  let selected = rows;
-  if (type === 'FIN_INFO_RANGES') {
-    if (body.currency === undefined) throw new RequestRefused(400, 'currency is required for FIN_INFO_RANGES');
-    const currency = body.currency.toUpperCase();
-    // Every currency gets the USD ranges relabelled: plausible enough for a stand-in.
-    selected = rows.map(([, ...rest]) => [currency, ...rest]);
-  }
-  if (type === 'EDD_AVT') {
-    if (body.formNumber === undefined) throw new RequestRefused(400, 'formNumber is required for EDD_AVT');
-    selected = rows.map(([, ...rest]) => [body.formNumber ?? '', ...rest]);
-  }
-  if (type === 'QUIZ_QUESTIONS' && body.formNumber !== undefined) {
-    selected = rows.map(([, ...rest]) => [body.formNumber ?? '', ...rest]);
-  }
-  const csv = stringify([header, ...selected]);
+  const table = enumerationRows(body.type, body);
+  if (typeof table === 'string') throw new RequestRefused(400, table);
+  const csv = stringify([table.header, ...table.rows]);
   const name = `${body.type}.csv`;
   return ok({
     timestamp: nowText(ctx),

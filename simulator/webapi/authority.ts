@@ -176,6 +176,21 @@ export class WebApiAuthority {
     return token.client;
   }
 
+  /** As {@link authenticate}, for an operation any one of whose `scopes` lets the token in. */
+  authenticateAny(authorization: string | undefined, scopes: readonly string[]): RegisteredClient {
+    const [first = '', ...others] = scopes;
+    let refusal: unknown;
+    for (const scope of [first, ...others]) {
+      try {
+        return this.authenticate(authorization, scope);
+      } catch (error) {
+        if (!(error instanceof WebApiRefusal) || error.status !== 403) throw error;
+        refusal = error;
+      }
+    }
+    throw refusal;
+  }
+
   /** A signed body's claims (its own `iss`, `iat` and `exp` taken off), verified with the client's keys. */
   signedBody(body: unknown, client: RegisteredClient): Record<string, unknown> {
     if (typeof body !== 'string' || body === '') throw new WebApiRefusal(403, 'JWT validation failed: no signed body');

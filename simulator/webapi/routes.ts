@@ -1,6 +1,7 @@
 /**
  * The Web API's routes on the simulator's server: the token endpoint, the echo operations (both security
  * policies), the account reads (accounts.ts) and writes (writes.ts, agreements.ts), the portal's browser sessions (sso.ts),
+ * the enumerations (enumerations.ts),
  * and the control routes under
  * `/_sim/webapi` (never counted, never faulted).
  */
@@ -13,6 +14,7 @@ import { registerAccountReads, registerStatusBulk } from './accounts.js';
 import { registerAccountWrites } from './writes.js';
 import { registerBrowserSessions } from './sso.js';
 import { registerAgreements } from './agreements.js';
+import { registerEnumerations } from './enumerations.js';
 import type { PortalSessions } from './sso.js';
 import type { Store } from '../store.js';
 import type { CallCounts, FaultRule, Faults } from '../faults.js';
@@ -86,6 +88,7 @@ export function mountWebApi(
   registerStatusBulk(app, authority, store);
   registerAccountWrites(app, authority, store);
   registerAgreements(app, authority, store);
+  registerEnumerations(app, authority);
   registerBrowserSessions(app, authority, store, portal);
   return authority;
 }

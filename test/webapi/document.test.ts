@@ -55,18 +55,23 @@ describe('the Web API shapes against the brokerage’s OpenAPI document', functi
     assert.deepEqual(differences(document).findings, [...KNOWN].sort());
   });
 
-  it('finds a field of another type, a field the document lacks and an operation it does not have', function () {
+  it('finds a field of another type, a field the document lacks, an operation and enumeration types it does not have', function () {
     const changed = structuredClone(document);
     changed.components.schemas.StatusResponse!.properties!.requestId = { type: 'string' };
     delete changed.components.schemas.RequestDetail!.properties!.status;
     delete changed.paths['/gw/api/v1/accounts/documents'];
     changed.paths['/gw/api/v1/accounts']!.patch = { 'x-ib-gateway-security-policy': 'HTTPS' };
+    changed.components.schemas.EnumerationType!.enum = ['acats'];
     const found = differences(changed).findings.filter((finding) => !KNOWN.includes(finding));
-    assert.deepEqual(found, [
-      'missing RequestDetailsResponse.requestDetails[].status',
-      "operation PATCH /gw/api/v1/accounts: the document's policy HTTPS",
-      'operation POST /gw/api/v1/accounts/documents: not in the document',
-      "type StatusResponse.requestId: the engine's number, the document's string",
-    ]);
+    assert.equal(found.filter((finding) => finding.startsWith('enumeration type')).length, 14);
+    assert.deepEqual(
+      found.filter((finding) => !finding.startsWith('enumeration type')),
+      [
+        'missing RequestDetailsResponse.requestDetails[].status',
+        "operation PATCH /gw/api/v1/accounts: the document's policy HTTPS",
+        'operation POST /gw/api/v1/accounts/documents: not in the document',
+        "type StatusResponse.requestId: the engine's number, the document's string",
+      ],
+    );
   });
 });

@@ -79,6 +79,13 @@ export const Task = component(
     reason: z.string().optional(),
     isRequiredForApproval: z.boolean().optional(),
     isOnlineTask: z.boolean().optional(),
+    url: z
+      .string()
+      .optional()
+      .describe(
+        "For a firm on the Web API: the task's page for the account holder (an online task, an identity verification), as the brokerage sent it",
+      ),
+    urlExpiresAt: z.string().optional().describe('Until when `url` works, as the brokerage sent it'),
   }),
   'Task',
   'A task the brokerage lists for the account.',

@@ -15,6 +15,14 @@ export interface TaskView {
   reason?: string;
   isRequiredForApproval?: boolean;
   isOnlineTask?: boolean;
+  /**
+   * Where the Web API tells more: the task's page (an online task's form, an identity verification) for the
+   * account holder, shown as sent and never followed by the engine; it decides nothing, so it is not part of
+   * an observation's fingerprint (observation.ts).
+   */
+  url?: string;
+  /** Until when that page works (an identity verification's expiry), as the Web API sent it. */
+  urlExpiresAt?: string;
 }
 
 /** What one poll of the service says about an account. */

@@ -40,6 +40,7 @@ export const PendingTask = z.looseObject({
   onlineTask: z.boolean().optional(),
   documentRejectReason: z.array(z.string()).optional(),
   url: z.string().optional(),
+  au10tixExpiryDate: z.string().optional(),
 });
 
 /** `PendingTasksResponse`. */

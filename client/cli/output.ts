@@ -76,7 +76,7 @@ export function table(headers: string[], rows: string[][]): string {
 }
 
 function pendingTasksTable(view: ApplicationStateView): string {
-  return table(
+  const rows = table(
     ['FORM', 'TASK', 'ACTION', 'STATE'],
     view.pendingTasks.map((task) => [
       task.formNumber,
@@ -85,6 +85,11 @@ function pendingTasksTable(view: ApplicationStateView): string {
       task.reason ? `${task.state ?? ''}: ${task.reason}` : (task.state ?? ''),
     ]),
   );
+  // The Web API's pages for the account holder, one line each: a table cell would cut them.
+  const links = view.pendingTasks.flatMap((task) =>
+    task.url ? [`form ${task.formNumber}: ${task.url}${task.urlExpiresAt ? ` (until ${task.urlExpiresAt})` : ''}`] : [],
+  );
+  return links.length > 0 ? [rows, '', ...links].join('\n') : rows;
 }
 
 export function describeState(view: ApplicationStateView): string {

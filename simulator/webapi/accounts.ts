@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { statusDescription } from '../lifecycle.js';
 import type { AccountRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
+import type { PortalSessions } from './sso.js';
 import { WebApiRefusal } from './authority.js';
 import type { RegisteredClient, WebApiAuthority } from './authority.js';
 import { answer } from './answer.js';
@@ -39,7 +40,11 @@ function statusOf(store: Store, account: AccountRecord): Record<string, unknown>
   };
 }
 
-function pendingTask(task: TaskRecord): Record<string, unknown> {
+/**
+ * A pending task as the document shapes it; an online task carries its page in the hosted portal (`url`),
+ * which asks for the user's session as every portal page does.
+ */
+function pendingTask(task: TaskRecord, portalUrl: string): Record<string, unknown> {
   const rejected = REJECTED.exec(task.state);
   return {
     taskNumber: task.taskNumber,
@@ -51,11 +56,17 @@ function pendingTask(task: TaskRecord): Record<string, unknown> {
     requiredForTrading: task.isRequiredForTrading,
     onlineTask: task.isOnlineTask,
     ...(rejected && { documentRejectReason: [rejected[1]!] }),
+    ...(task.isOnlineTask && { url: `${portalUrl}/tasks/${task.taskNumber}` }),
     ...(task.files.length > 0 && { startDate: new Date(task.files[0]!.receivedAt).toISOString() }),
   };
 }
 
-export function registerAccountReads(app: FastifyInstance, authority: WebApiAuthority, store: Store): void {
+export function registerAccountReads(
+  app: FastifyInstance,
+  authority: WebApiAuthority,
+  store: Store,
+  portal: Pick<PortalSessions, 'portalUrl'>,
+): void {
   app.get<{ Params: { accountId: string } }>('/gw/api/v1/accounts/:accountId/status', (request, reply) =>
     answer(reply, () => {
       const client = authority.authenticate(request.headers.authorization, 'accounts.read');
@@ -75,7 +86,11 @@ export function registerAccountReads(app: FastifyInstance, authority: WebApiAuth
         const head = { accountId, status, ...(state !== undefined && { state }), description, hasError: false };
         if (type === 'pending') {
           const open = account.tasks.filter((task) => !task.complete);
-          return { ...head, pendingTaskPresent: open.length > 0, pendingTasks: open.map(pendingTask) };
+          return {
+            ...head,
+            pendingTaskPresent: open.length > 0,
+            pendingTasks: open.map((task) => pendingTask(task, portal.portalUrl())),
+          };
         }
         if (type !== 'registration')
           return { ...head, hasError: true, errorDescription: 'type: pending or registration' };

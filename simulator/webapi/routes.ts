@@ -84,7 +84,7 @@ export function mountWebApi(
   });
   if (fallible) faultWebApi(app, fallible);
   registerWebApiRoutes(app, authority);
-  registerAccountReads(app, authority, store);
+  registerAccountReads(app, authority, store, portal);
   registerStatusBulk(app, authority, store);
   registerAccountWrites(app, authority, store);
   registerAgreements(app, authority, store);

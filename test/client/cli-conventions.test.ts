@@ -14,6 +14,8 @@ import type { Command } from 'commander';
 import { asksForJson, buildProgram } from '../../client/cli/index.js';
 import { completionScript } from '../../client/cli/completion.js';
 import { EXIT_CODES } from '../../client/cli/exit-codes.js';
+import { describeState } from '../../client/cli/output.js';
+import type { ApplicationStateView } from '../../workflows/application/messages.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
 
@@ -63,6 +65,27 @@ describe('eca CLI conventions (no engine)', function () {
       command.outputHelp();
       assert.match(help, /\nExamples:\n {2}# .+\n {2}\$ eca /, `eca ${path.join(' ')} --help has no examples`);
     }
+  });
+
+  it('prints a task’s page for the account holder on a line of its own, with its expiry', function () {
+    const view = {
+      externalId: 'e1',
+      csid: 'C1',
+      lifecycleState: 'waitingOnClient',
+      done: false,
+      corrections: [],
+      waitingDocuments: [],
+      transitions: [],
+      pendingTasks: [
+        { formNumber: '8101', formName: 'Identity verification', action: 'to complete', url: 'https://v.test/s/1' },
+        { formNumber: '3230', formName: 'Agreement', action: 'to sign', urlExpiresAt: '2026-12-01T10:00:00Z' },
+      ],
+    } as unknown as ApplicationStateView;
+    const text = describeState(view);
+    assert.match(text, /^form 8101: https:\/\/v\.test\/s\/1$/m);
+    assert.doesNotMatch(text, /form 3230:/, 'no line for a task without a page');
+    const expiring = { ...view, pendingTasks: [{ ...view.pendingTasks[0]!, urlExpiresAt: '2026-12-01T10:00:00Z' }] };
+    assert.match(describeState(expiring), /^form 8101: https:\/\/v\.test\/s\/1 \(until 2026-12-01T10:00:00Z\)$/m);
   });
 
   it('has one exit code per error class, each documented once', function () {

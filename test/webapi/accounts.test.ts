@@ -9,6 +9,8 @@ import { WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../../we
 import { accountStatus, createAccount, op, start } from '../simulator/helpers.js';
 import type { Firm } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
+import { until } from '../support/until.js';
+import { createWebApiApplicationActivities, taskView } from '../../activities/webapi-application.js';
 
 describe('Web API account reads against the simulator: the XML service’s accounts, per firm', function () {
   this.timeout(30_000);
@@ -42,6 +44,27 @@ describe('Web API account reads against the simulator: the XML service’s accou
       entry!.pendingTasks.map((task) => Number(task.formNumber)),
     );
     assert.equal(tasks.pendingTaskPresent, true);
+  });
+
+  it('shows an online task’s page as the Web API gives it, and an identity verification’s expiry', async function () {
+    const { accountId } = await createAccount(sim, firm, 'portal-task-link');
+    const api = clientOf(firm.csid, 'link-client');
+    const reader = createWebApiApplicationActivities({ clientFor: () => Promise.resolve(api), store: {} as never });
+    const online = await until('the portal task listed', async () => {
+      const { tasks } = await reader.readAccount({ csid: firm.csid, accountId });
+      return tasks.find((task) => task.isOnlineTask);
+    });
+    assert.ok(online.url?.startsWith(`${sim.portalUrl}/`), JSON.stringify(online));
+    // The simulator makes no identity verification: its expiry is read as the document shapes it.
+    const verification = taskView({
+      formNumber: 8101,
+      formName: 'Identity verification',
+      url: 'https://verify.example.test/s/abc',
+      au10tixExpiryDate: '2026-12-01T10:00:00Z',
+    });
+    assert.equal(verification.url, 'https://verify.example.test/s/abc');
+    assert.equal(verification.urlExpiresAt, '2026-12-01T10:00:00Z');
+    assert.equal(taskView({ formNumber: 1, url: '' }).url, undefined);
   });
 
   it("answers another firm's account as no account, and refuses a malformed id before sending", async function () {

@@ -26,9 +26,13 @@ const armored = (kind: string) =>
 
 const FirmKeysInput = z
   .strictObject({
-    firmPrivateKey: armored('PRIVATE KEY BLOCK').describe("The firm's OpenPGP private key, armored"),
+    firmPrivateKey: armored('PRIVATE KEY BLOCK')
+      .optional()
+      .describe("The firm's OpenPGP private key, armored, for the XML service (none for a firm on the Web API alone)"),
     passphrase: z.string().max(1024).optional(),
-    brokeragePublicKey: armored('PUBLIC KEY BLOCK').describe("The brokerage's OpenPGP public key, armored"),
+    brokeragePublicKey: armored('PUBLIC KEY BLOCK')
+      .optional()
+      .describe("The brokerage's OpenPGP public key, armored, with firmPrivateKey"),
     webApiPrivateKey: z
       .string()
       .max(64 * 1024)

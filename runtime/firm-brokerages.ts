@@ -9,7 +9,7 @@ import type { EcaClient, EcaClientOptions, EcaOperation } from '../eca/index.js'
 import { callBudgetOf, createCallBudget, pacesCalls } from './call-budget.js';
 import type { Database } from './database/index.js';
 import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
-import { armoredKeyText, checkFirmSettings } from './firm-settings.js';
+import { armoredKeyText, checkFirmSettings, holdsOpenPgpKeys } from './firm-settings.js';
 import { ConfigurationError } from './config-error.js';
 import { FirmInputError, FirmLookupError, FirmNotConfiguredError, isFirmError } from './firm-errors.js';
 import { WebApiClient } from '../webapi/index.js';
@@ -114,6 +114,13 @@ export class FirmBrokerages {
   private build(firm: ActiveFirm): EcaClient {
     const { record, keys } = firm;
     const { settings } = record;
+    if (!holdsOpenPgpKeys(keys)) {
+      // Refused before anything is built or sent: the firm reaches the brokerage through the Web API alone.
+      throw new FirmNotConfiguredError(
+        record.csid,
+        'it holds no OpenPGP keys (a firm on the Web API alone): the XML service cannot be called for it',
+      );
+    }
     const pace = this.paceOf(firm);
     return createEcaClient({
       environment: settings.environment,

@@ -14,17 +14,38 @@ import { isTimeZone } from '../domain/days.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { FIRM_TYPES } from '../domain/firm-types.js';
 import { PROTOCOLS } from '../domain/protocols.js';
+import type { Protocol } from '../domain/protocols.js';
 import { durationMs } from '../domain/durations.js';
 import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
 
-/** A firm's OpenPGP keys, as armored text; and the private key of its Web API client (PEM), for a firm on it. */
+/**
+ * A firm's OpenPGP keys, as armored text, for the XML service; and the private key of its Web API client
+ * (PEM). A firm that joined on the Web API holds no OpenPGP keys: it has the Web API key alone.
+ */
 export interface FirmKeys {
-  firmPrivateKey: string;
+  firmPrivateKey?: string;
   passphrase?: string;
-  brokeragePublicKey: string;
+  brokeragePublicKey?: string;
   webApiPrivateKey?: string;
+}
+
+/** The keys of a firm that holds OpenPGP keys: what the XML service's client is built with. */
+export type OpenPgpKeys = FirmKeys & { firmPrivateKey: string; brokeragePublicKey: string };
+
+export function holdsOpenPgpKeys(keys: FirmKeys): keys is OpenPgpKeys {
+  return Boolean(keys.firmPrivateKey && keys.brokeragePublicKey);
+}
+
+/** What a firm on `protocol` must hold: the XML service needs the OpenPGP keys (the Web API's key is checked when its client is built). */
+export function requireKeysFor(protocol: Protocol, hasOpenPgpKeys: boolean): void {
+  if (protocol === 'xml' && !hasOpenPgpKeys) {
+    throw new FirmInputError(
+      'keys',
+      'a firm on the XML service holds OpenPGP keys (firmPrivateKey, brokeragePublicKey): add them before protocol xml',
+    );
+  }
 }
 
 export { PROTOCOLS };
@@ -167,20 +188,34 @@ export async function checkFirmKeys(keys: FirmKeys): Promise<FirmKeys> {
       throw new FirmInputError(name, (error as Error).message);
     }
   };
-  const firmPrivateKey = await read('firmPrivateKey', async () => {
-    const text = await armoredKeyText(keys.firmPrivateKey, 'private');
-    await loadPrivateKey(text, keys.passphrase);
-    return text;
-  });
-  const brokeragePublicKey = await read('brokeragePublicKey', async () => {
-    const text = await armoredKeyText(keys.brokeragePublicKey, 'public');
-    await loadPublicKey(text);
-    return text;
-  });
   const webApiPrivateKey =
     keys.webApiPrivateKey === undefined
       ? undefined
       : await read('webApiPrivateKey', () => Promise.resolve(webApiKeyText(keys.webApiPrivateKey!)));
+  // The OpenPGP keys go together; a firm without them is on the Web API alone, with its key.
+  if (!keys.firmPrivateKey && !keys.brokeragePublicKey) {
+    if (webApiPrivateKey === undefined) {
+      throw new FirmInputError(
+        'keys',
+        'a firm holds OpenPGP keys (firmPrivateKey and brokeragePublicKey, for the XML service), a Web API key (webApiPrivateKey), or both',
+      );
+    }
+    return { webApiPrivateKey };
+  }
+  for (const name of ['firmPrivateKey', 'brokeragePublicKey'] as const) {
+    if (!keys[name])
+      throw new FirmInputError(name, 'the OpenPGP keys go together: both, or neither for a firm on the Web API alone');
+  }
+  const firmPrivateKey = await read('firmPrivateKey', async () => {
+    const text = await armoredKeyText(keys.firmPrivateKey!, 'private');
+    await loadPrivateKey(text, keys.passphrase);
+    return text;
+  });
+  const brokeragePublicKey = await read('brokeragePublicKey', async () => {
+    const text = await armoredKeyText(keys.brokeragePublicKey!, 'public');
+    await loadPublicKey(text);
+    return text;
+  });
   return {
     firmPrivateKey,
     brokeragePublicKey,

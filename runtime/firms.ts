@@ -17,7 +17,14 @@
 import { createHash } from 'node:crypto';
 import type { CodecKeyring } from '../codec/keyring.js';
 import { FirmDisabledError, FirmInputError, FirmNotConfiguredError } from './firm-errors.js';
-import { checkCsid, checkFirmKeys, checkFirmSettings, checkName } from './firm-settings.js';
+import {
+  checkCsid,
+  checkFirmKeys,
+  checkFirmSettings,
+  checkName,
+  holdsOpenPgpKeys,
+  requireKeysFor,
+} from './firm-settings.js';
 import type { FirmKeys, FirmSettings } from './firm-settings.js';
 import type { Database, Queryable } from './database/index.js';
 import { SealedBox } from './sealing.js';
@@ -103,9 +110,9 @@ function keysDigest(keys: FirmKeys): string {
   return createHash('sha256')
     .update(
       JSON.stringify([
-        text(keys.firmPrivateKey),
+        text(keys.firmPrivateKey ?? ''),
         keys.passphrase ?? '',
-        text(keys.brokeragePublicKey),
+        text(keys.brokeragePublicKey ?? ''),
         // Only when present: the digests of keys without one are those of 1.x.
         ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
       ]),
@@ -219,6 +226,7 @@ export class FirmRegistry {
     const name = checkName(input.name);
     const settings = checkFirmSettings(input.settings ?? {});
     const keys = await checkFirmKeys(input.keys);
+    requireKeysFor(settings.protocol, holdsOpenPgpKeys(keys));
     const sealed = this.requireSealed(csid, keys);
     const rows = await this.db.query<FirmRow>(
       `INSERT INTO firms (csid, name, settings, managed_by, sealed_keys, brokerage_public_key, keys_digest)
@@ -269,6 +277,8 @@ export class FirmRegistry {
       const row = await this.managedRow(tx, csid, 'update');
       const name = changes.name === undefined ? row.name : checkName(changes.name);
       const settings = checkFirmSettings({ ...row.settings, ...changes.settings });
+      // The OpenPGP keys' public half is kept in the clear: a firm without it holds none.
+      requireKeysFor(settings.protocol, row.brokerage_public_key !== null);
       const [updated] = await tx.query<FirmRow>(
         'UPDATE firms SET name = $2, settings = $3::jsonb, updated_at = now() WHERE csid = $1 RETURNING *',
         [csid, name, JSON.stringify(settings)],
@@ -283,7 +293,8 @@ export class FirmRegistry {
     const keys = await checkFirmKeys(input);
     const sealed = this.requireSealed(csid, keys);
     return this.db.transaction(async (tx) => {
-      await this.managedRow(tx, csid, 'rotate-keys');
+      const row = await this.managedRow(tx, csid, 'rotate-keys');
+      requireKeysFor(checkFirmSettings(row.settings).protocol, holdsOpenPgpKeys(keys));
       const [updated] = await tx.query<FirmRow>(
         `UPDATE firms SET sealed_keys = $2, brokerage_public_key = $3, keys_digest = $4,
            keys_version = keys_version + 1, keys_rotated_at = now(), updated_at = now()
@@ -365,17 +376,19 @@ export class FirmRegistry {
       );
     }
     const secret = JSON.parse(opened.toString('utf8')) as {
-      firmPrivateKey: string;
+      firmPrivateKey?: string;
       passphrase?: string;
       webApiPrivateKey?: string;
     };
     return {
       record,
       keys: {
-        firmPrivateKey: secret.firmPrivateKey,
+        // A firm on the Web API alone holds no OpenPGP keys.
+        ...(secret.firmPrivateKey && row.brokerage_public_key
+          ? { firmPrivateKey: secret.firmPrivateKey, brokeragePublicKey: row.brokerage_public_key }
+          : {}),
         ...(secret.passphrase ? { passphrase: secret.passphrase } : {}),
         ...(secret.webApiPrivateKey ? { webApiPrivateKey: secret.webApiPrivateKey } : {}),
-        brokeragePublicKey: row.brokerage_public_key ?? '',
       },
       version,
     };

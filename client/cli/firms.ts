@@ -135,9 +135,13 @@ async function keysOf(options: KeyOptions): Promise<FirmKeys> {
         .toString('utf8')
         .replace(/\r?\n$/, '')
     : process.env.ECA_FIRM_KEY_PASSPHRASE;
+  // A firm on the Web API alone gives its Web API key and no OpenPGP keys; the registry says what is missing.
+  const openPgp = options.firmKey !== undefined || options.brokerageKey !== undefined || !options.webapiKey;
   return {
-    firmPrivateKey: await armored(options.firmKey, '--firm-key', 'private'),
-    brokeragePublicKey: await armored(options.brokerageKey, '--brokerage-key', 'public'),
+    ...(openPgp && {
+      firmPrivateKey: await armored(options.firmKey, '--firm-key', 'private'),
+      brokeragePublicKey: await armored(options.brokerageKey, '--brokerage-key', 'public'),
+    }),
     ...(passphrase ? { passphrase } : {}),
     // The registry reads the PEM file (or text) and checks it is an RSA private key.
     ...(options.webapiKey ? { webApiPrivateKey: options.webapiKey } : {}),
@@ -271,8 +275,8 @@ function settingOptions(command: Command, adding: boolean): Command {
 
 function keyOptions(command: Command): Command {
   return command
-    .requiredOption('--firm-key <file>', "the firm's OpenPGP private key (armored or binary)")
-    .requiredOption('--brokerage-key <file>', "the brokerage's OpenPGP public key")
+    .option('--firm-key <file>', "the firm's OpenPGP private key (armored or binary), for the XML service")
+    .option('--brokerage-key <file>', "the brokerage's OpenPGP public key, with --firm-key")
     .option('--passphrase-file <file>', "the private key's passphrase (or ECA_FIRM_KEY_PASSPHRASE)")
     .option('--webapi-key <file>', "the Web API client's RSA private key (PEM), for a firm on the Web API");
 }
@@ -299,7 +303,7 @@ export function addFirmCommands(program: Command): void {
       'a firm with its own keys',
     ],
     [
-      'firms add FIRM3 --protocol webapi --webapi-url https://api.ibkr.com --webapi-client-id firm3 --webapi-key-id k1 --webapi-key firm3.pem --firm-key firm3.asc --brokerage-key brokerage.asc',
+      'firms add FIRM3 --protocol webapi --webapi-url https://api.ibkr.com --webapi-client-id firm3 --webapi-key-id k1 --webapi-key firm3.pem',
       'a firm on the Web API (OAuth 2.0)',
     ],
   ]);

@@ -168,7 +168,7 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
     for (const url of ['/v1/firms', '/v1/api-keys']) assert.equal((await call(staff, 'GET', url)).status, 403, url);
   });
 
-  it('refuses a maintenance request written for the other door, naming the field, before anything starts', async function () {
+  it('refuses a maintenance request written for the other door, and the XML service to a firm without its keys', async function () {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await registry.add({
       csid: 'WEBF',
@@ -189,6 +189,20 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
       [web, { ...request, bodyJson: {}, attributes: { currency: 'EUR' } }, 'attributes', /on the Web API/],
       [xml, { ...request, bodyJson: { newBaseCurrency: 'EUR' } }, 'bodyJson', /on the XML service/],
     ] as const;
+    // A firm that joined on the Web API holds no OpenPGP keys: the XML service's operations are refused by name.
+    const webOnlyKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const added = await call(admin, 'POST', '/v1/firms', {
+      csid: 'WEBONLY',
+      name: 'Web only',
+      settings: { protocol: 'webapi', webApi: { baseUrl: 'https://api.example.test', clientId: 'wo', keyId: 'k1' } },
+      keys: { webApiPrivateKey: webOnlyKey },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const webOnly = (await createApiKey(db, { csid: 'WEBONLY', role: 'onboarding', name: 'web only' })).key;
+    const languages = await call(webOnly, 'PUT', '/v1/account-holders/someone/languages', { lang1: 'fr' });
+    assert.equal(languages.status, 403, JSON.stringify(languages.body));
+    assert.equal(languages.body.code, 'FIRM_NOT_CONFIGURED');
+    assert.match(String(languages.body.detail), /no OpenPGP keys/);
     for (const [key, payload, field, detail] of cases) {
       const refused = await call(key, 'POST', '/v1/maintenance-requests', payload);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));

@@ -2,8 +2,8 @@
  * One lifecycle, two protocols, end to end: one worker serves two firms of the simulator, X on the XML service
  * and W on the Web API (OAuth 2.0), both from the engine's database. Each firm's applications of every
  * scenario reach their final states, one staff abandon among them; by the simulator's records each has one
- * account, W's calls all went through the Web API (its OpenPGP key is one the brokerage does not hold, so any
- * XML call of W's would be refused), and X's all through the XML service. Each firm's open account is
+ * account, W's calls all went through the Web API (W holds no OpenPGP keys, as a firm that joined on the Web
+ * API, so no XML call of W's can even be made), and X's all through the XML service. Each firm's open account is
  * maintained through its firm's door, an account opened on the XML service through the Web API once its firm
  * has moved.
  */
@@ -20,7 +20,6 @@ import { ensureStatusSweep } from '../../client/sweep.js';
 import { startMaintenance } from '../../client/maintenance.js';
 import { attemptSignal } from '../../activities/attempt-signal.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
-import { generateKeyPair } from '../../eca/crypto.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
@@ -89,7 +88,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       keys: { firmPrivateKey: x.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey },
     });
 
-    // W: a Web API client the brokerage registered, and an OpenPGP key it never saw.
+    // W: a Web API client the brokerage registered, and no OpenPGP keys at all (a firm that joined on the Web API).
     await sim.control.registerFirm({ name: 'firm-W', csid: csids.W });
     const w = registerWebApiClient(sim, {
       clientId: `client-${run}`,
@@ -97,7 +96,6 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       kid: 'w1',
       scopes: ['accounts.read', 'accounts.write'],
     });
-    const unknownToBrokerage = await generateKeyPair({ name: 'W', email: 'w@example.test' });
     await admin.add({
       csid: csids.W,
       name: 'Firm W',
@@ -106,11 +104,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
         protocol: 'webapi',
         webApi: { baseUrl: sim.url, clientId: `client-${run}`, keyId: 'w1' },
       },
-      keys: {
-        firmPrivateKey: unknownToBrokerage.privateKey,
-        brokeragePublicKey: sim.keys.brokeragePublicKey,
-        webApiPrivateKey: w.privateKeyPem,
-      },
+      keys: { webApiPrivateKey: w.privateKeyPem },
     });
 
     // M: on the XML service, with a Web API client registered too, moved to it mid-run (the last case).

@@ -1,5 +1,6 @@
 /** The firms of a deployment (runtime/firms.ts, runtime/firm-brokerages.ts) on the embedded database. */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { openDatabase } from '../../runtime/database/index.js';
@@ -97,6 +98,41 @@ describe('firms (runtime/firms)', function () {
       registry().add({ csid: 'F', name: 'again', keys }),
       (error: unknown) => error instanceof FirmInputError && error.field === 'csid',
     );
+  });
+
+  it('holds a firm on the Web API alone with its Web API key and no OpenPGP keys, and never calls the XML service for it', async function () {
+    const webApiPrivateKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const webApi = { baseUrl: 'https://api.example.test', clientId: 'w', keyId: 'k1' };
+    const firms = registry();
+    await firms.add({
+      csid: 'W-1',
+      name: 'Web only',
+      settings: { protocol: 'webapi', webApi },
+      keys: { webApiPrivateKey },
+    });
+    const active = await firms.active('W-1');
+    assert.deepEqual(Object.keys(active.keys), ['webApiPrivateKey']);
+    const brokerages = new FirmBrokerages(firms);
+    assert.ok(await brokerages.webApiClientFor('W-1'));
+    await assert.rejects(
+      brokerages.clientFor('W-1'),
+      (error: unknown) => error instanceof FirmNotConfiguredError && /no OpenPGP keys/.test(error.message),
+    );
+    // The XML service needs the OpenPGP keys: refused by field, on every way a firm could reach it without them.
+    const refusedKeys = (error: unknown) => error instanceof FirmInputError && error.field === 'keys';
+    await assert.rejects(firms.update('W-1', { settings: { protocol: 'xml' } }), refusedKeys);
+    await assert.rejects(firms.add({ csid: 'X-1', name: 'x', keys: { webApiPrivateKey } }), refusedKeys);
+    await assert.rejects(firms.add({ csid: 'X-2', name: 'x', keys: {} }), refusedKeys);
+    await assert.rejects(
+      firms.add({ csid: 'X-3', name: 'x', keys: { firmPrivateKey: keys.firmPrivateKey, passphrase: PASSPHRASE } }),
+      (error: unknown) => error instanceof FirmInputError && error.field === 'brokeragePublicKey',
+    );
+    // Given OpenPGP keys, it may move to the XML service.
+    await firms.rotateKeys('W-1', { ...keys, webApiPrivateKey });
+    assert.equal((await firms.update('W-1', { settings: { protocol: 'xml' } })).settings.protocol, 'xml');
+    await assert.rejects(firms.rotateKeys('W-1', { webApiPrivateKey }), refusedKeys);
   });
 
   it('serves a rotation and a disable to another process within its cache time, with no restart', async function () {
@@ -213,7 +249,7 @@ describe('firms (runtime/firms)', function () {
     );
     assert.equal(unsealed.keys.firmPrivateKey, newKeys.firmPrivateKey);
     // The same key read with other line ends is no new version.
-    const crlf = { ...keys, firmPrivateKey: keys.firmPrivateKey.replace(/\n/g, '\r\n') };
+    const crlf = { ...keys, firmPrivateKey: keys.firmPrivateKey!.replace(/\n/g, '\r\n') };
     await registry({ environmentFirm: { ...worker, keys: crlf } }).seedEnvironment();
     assert.equal((await registry().get('ENV'))?.keys.version, 1);
   });

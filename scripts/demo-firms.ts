@@ -49,11 +49,8 @@ export async function demoFirms(
     csid: second.csid,
     name: 'Demo Brokers (Web API)',
     settings: { ...settings, protocol: 'webapi', webApi: { baseUrl: sim.url, clientId, keyId: 'demo-1' } },
-    keys: {
-      firmPrivateKey: second.keys.firmPrivateKey,
-      brokeragePublicKey: sim.keys.brokeragePublicKey,
-      webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    },
+    // A firm that joined on the Web API: its client's key alone, no OpenPGP keys.
+    keys: { webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
   });
 
   const brokerages = new FirmBrokerages(registry, {

@@ -29,7 +29,11 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
   return {
     async sendUpdateFunction(input) {
       if (input.protocol === 'webapi') {
-        if (!webApi) return { accepted: false, error: 'not sent: this worker serves no firm on the Web API' };
+        if (!webApi) {
+          // An attempt that only looks must not end the request: another worker may have sent it.
+          const why = 'this worker serves no firm on the Web API';
+          return input.lookOnly ? { accepted: false, unknown: why } : { accepted: false, error: `not sent: ${why}` };
+        }
         return webApi(input);
       }
       const { csid, accountId, functionName, body, attributes, attachments, known, lookOnly } = input;

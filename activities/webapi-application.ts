@@ -59,8 +59,11 @@ export function taskView(task: PendingTasksResponse['pendingTasks'][number]): Ta
     ...(reason !== undefined && { reason }),
     ...(task.requiredForApproval !== undefined && { isRequiredForApproval: task.requiredForApproval }),
     ...(task.onlineTask !== undefined && { isOnlineTask: task.onlineTask }),
-    ...(task.url !== undefined && task.url !== '' && { url: task.url }),
-    ...(task.au10tixExpiryDate !== undefined && { urlExpiresAt: task.au10tixExpiryDate }),
+    ...(task.url !== undefined &&
+      task.url !== '' && {
+        url: task.url,
+        ...(task.au10tixExpiryDate !== undefined && { urlExpiresAt: task.au10tixExpiryDate }),
+      }),
   };
 }
 

@@ -10,8 +10,8 @@
  * with the reason.
  */
 import type { DocumentStore } from '../runtime/document-store.js';
-import { maintenanceRequest, WebApiRequestError } from '../webapi/index.js';
-import type { WebApiClient } from '../webapi/index.js';
+import { maintenanceRequest, WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../webapi/index.js';
+import type { StatusResponse, WebApiClient } from '../webapi/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { UpdateFunctionRequest } from '../workflows/maintenance/activities.js';
 import { withAttemptSignal } from './attempt-signal.js';
@@ -19,6 +19,7 @@ import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
 import { accountRequests } from './webapi-application.js';
 import { WriteAttempt } from './write-attempt.js';
+import type { Sent } from './write-attempt.js';
 
 export interface WebApiMaintenanceOptions {
   /** The firm's Web API client (runtime/firm-brokerages.ts). */
@@ -48,6 +49,21 @@ async function bodyOf(store: DocumentStore, input: UpdateFunctionRequest): Promi
   }
 }
 
+/**
+ * The brokerage's refusal of the request as it came (the document's 400, 403, 415: nothing was processed), as
+ * the reason it ends REJECTED, never sent again; undefined for any other failure.
+ */
+function refusalOf(error: unknown): string | undefined {
+  if (!(error instanceof WebApiHttpError) || ![400, 403, 415].includes(error.status)) return undefined;
+  const said = error.bodyExcerpt.trim();
+  return `update refused: HTTP ${error.status}${said ? ` (${said})` : ''}`;
+}
+
+function answeredError(error: unknown): WebApiAnswerError {
+  if (error instanceof WebApiAnswerError) return error;
+  throw error;
+}
+
 export function createWebApiMaintenance(
   options: WebApiMaintenanceOptions,
 ): (input: UpdateFunctionRequest) => Promise<UpdateOutcome> {
@@ -72,8 +88,19 @@ export function createWebApiMaintenance(
       if (error instanceof WebApiRequestError) return { accepted: false, error: `not sent: ${error.message}` };
       throw error;
     }
-    const sent = await attempt.send(() => api.manageAccounts(request));
+    let sent: Sent<StatusResponse | WebApiAnswerError>;
+    try {
+      // An answer with `hasError` is an answer: the brokerage says, in its words, that it did not take it.
+      sent = await attempt.send(() => api.manageAccounts(request).catch(answeredError));
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (refusal === undefined) throw error;
+      return { accepted: false, error: refusal };
+    }
     if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
+    if (sent.answer instanceof WebApiAnswerError) {
+      return { accepted: false, error: `update refused: ${sent.answer.message}` };
+    }
     return { accepted: true, responseFile: String(sent.answer.requestId) };
   }
 

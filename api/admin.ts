@@ -42,6 +42,15 @@ const FirmKeysInput = z
   })
   .meta({ id: 'FirmKeys', description: 'Stored sealed with the codec keys; never returned by any read.' });
 
+const FirmKeysRotation = FirmKeysInput.extend({
+  dropOpenPgpKeys: z
+    .boolean()
+    .optional()
+    .describe(
+      "Keys without OpenPGP keys drop the firm's only with this: once its last application on the XML service has ended",
+    ),
+}).meta({ id: 'FirmKeysRotation', description: "A firm's new keys, replacing all of them." });
+
 const FirmSettingsInput = z
   .record(z.string(), z.unknown())
   .describe(
@@ -54,7 +63,12 @@ const Firm = z
     name: z.string(),
     settings: z.record(z.string(), z.unknown()),
     managedBy: z.enum(['environment', 'database']),
-    keys: z.object({ version: z.number().int(), rotatedAt: isoTime, stored: z.boolean() }),
+    keys: z.object({
+      version: z.number().int(),
+      rotatedAt: isoTime,
+      stored: z.boolean(),
+      openPgp: z.boolean().describe('Whether the keys hold OpenPGP keys (the XML service needs them)'),
+    }),
     disabled: z.object({ at: isoTime, reason: z.string() }).optional(),
     createdAt: isoTime,
     updatedAt: isoTime,
@@ -188,10 +202,14 @@ function firmChangeRoutes(api: Api, registry: FirmRegistry): void {
       operationId: 'rotateFirmKeys',
       summary: "Replace a firm's keys: every worker uses them within seconds (admin)",
       params: CsidParams,
-      body: FirmKeysInput,
+      body: FirmKeysRotation,
       response: { 200: Firm, ...problems(404) },
     },
-    handler: (request) => known(async () => firmOf(await registry.rotateKeys(request.params.csid, request.body))),
+    handler: (request) =>
+      known(async () => {
+        const { dropOpenPgpKeys, ...keys } = request.body;
+        return firmOf(await registry.rotateKeys(request.params.csid, keys, { dropOpenPgpKeys }));
+      }),
   });
   api.post('/v1/firms/:csid/disable', {
     ...firmRoute,

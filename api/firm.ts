@@ -167,6 +167,9 @@ const LanguagesRequest = z
   .strictObject({ lang1: languageCode, lang2: languageCode.optional() })
   .meta({ id: 'LanguagesRequest', description: 'Preferred languages, short lower-case codes (en, zh, fra).' });
 
+/** A maintenance request's body, either door: a few kilobytes, at most 1 MiB. */
+const MAX_BODY_CHARACTERS = 1024 * 1024;
+
 const MaintenanceRequest = z
   .strictObject({
     accountId: z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'is not an account number'),
@@ -174,12 +177,13 @@ const MaintenanceRequest = z
     functionName: z.string().regex(/^[A-Za-z0-9]{1,64}$/, 'is not an update function name'),
     body: z
       .string()
-      .max(1024 * 1024)
+      .max(MAX_BODY_CHARACTERS)
       .regex(/^\s*(?:<[\s\S]*)?$/, 'is not an XML fragment')
       .optional()
       .describe("For a firm on the XML service: the function element's content, an XML fragment"),
     bodyJson: z
       .record(z.string(), z.unknown())
+      .refine((json) => JSON.stringify(json).length <= MAX_BODY_CHARACTERS, 'is larger than 1 MiB')
       .optional()
       .describe(
         "For a firm on the Web API: the JSON of the document's AccountManagementRequests member for the function " +
@@ -287,7 +291,11 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
     handler: async (request, reply) => {
       const { attachments, bodyJson, ...input } = request.body;
       const ctx = ctxOf(request);
-      const protocol = await firms.protocolOf(ctx.csid);
+      // A request made before (its key) is that request, whatever the brokerage or the firm's protocol says now:
+      // its door is the one its body was written for.
+      const made =
+        input.requestKey !== undefined && (await existingMaintenance(ctx, input.accountId, input.requestKey));
+      const protocol = made ? (bodyJson === undefined ? 'xml' : 'webapi') : await firms.protocolOf(ctx.csid);
       doorFits(protocol, request.body);
       const types = await firms.firmTypesOf(ctx.csid);
       if (types.length > 0 && !types.includes(input.firmType)) {
@@ -297,10 +305,7 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
           'firmType',
         );
       }
-      // Another firm's account (or none) is refused before any workflow starts: nothing is sent for it. A
-      // request made before (its key) is that request, whatever the brokerage answers now.
-      const made =
-        input.requestKey !== undefined && (await existingMaintenance(ctx, input.accountId, input.requestKey));
+      // Another firm's account (or none) is refused before any workflow starts: nothing is sent for it.
       if (!made) await firms.requireOwnAccount(ctx.csid, input.accountId);
       const started = await startMaintenance(ctx, {
         ...input,

@@ -55,7 +55,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 async function readBody(body: string | undefined, what: string): Promise<string> {
   if (body === undefined) return '';
-  if (/^\s*[<{]/.test(body) || body.trim() === '') return body;
+  if (/^\s*[<{]/.test(body) || body.trim() === '') {
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new InvalidInputError('body', `${what} is larger than 1 MiB`);
+    return body;
+  }
   return new TextDecoder().decode((await readInput(body, what, MAX_BODY_BYTES)).bytes);
 }
 

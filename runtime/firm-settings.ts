@@ -3,7 +3,7 @@
  * OpenPGP keys, read from text or files and checked before they are stored.
  */
 import { readFileSync } from 'node:fs';
-import { createPrivateKey } from 'node:crypto';
+import { createHash, createPrivateKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import * as openpgp from 'openpgp';
@@ -243,4 +243,21 @@ export function webApiKeyText(pemOrPath: string): string {
   }
   if (key.asymmetricKeyType !== 'rsa') throw new Error('an RSA key is needed (RS256)');
   return text;
+}
+
+/** A digest of the keys, to tell a change of keys (a new version) from a restart with the same ones. */
+export function keysDigest(keys: FirmKeys): string {
+  // Line ends and surrounding blanks aside: the same key read on two hosts is the same key.
+  const text = (key: string) => key.replace(/\r\n/g, '\n').trim();
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        text(keys.firmPrivateKey ?? ''),
+        keys.passphrase ?? '',
+        text(keys.brokeragePublicKey ?? ''),
+        // Only when present: the digests of keys without one are those of 1.x.
+        ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
+      ]),
+    )
+    .digest('hex');
 }

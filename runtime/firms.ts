@@ -14,7 +14,6 @@
  *   process within that time without a restart; a disabled or unknown firm is a typed error
  *   (FirmDisabledError, FirmNotConfiguredError).
  */
-import { createHash } from 'node:crypto';
 import type { CodecKeyring } from '../codec/keyring.js';
 import { FirmDisabledError, FirmInputError, FirmNotConfiguredError } from './firm-errors.js';
 import {
@@ -23,6 +22,7 @@ import {
   checkFirmSettings,
   checkName,
   holdsOpenPgpKeys,
+  keysDigest,
   requireKeysFor,
 } from './firm-settings.js';
 import type { FirmKeys, FirmSettings } from './firm-settings.js';
@@ -44,6 +44,8 @@ export interface FirmRecord {
     rotatedAt: Date;
     /** Whether the keys are sealed in the database (else only the environment of some processes holds them). */
     stored: boolean;
+    /** Whether they hold OpenPGP keys (the XML service's); a firm on the Web API alone has none. */
+    openPgp: boolean;
   };
   disabled?: { at: Date; reason: string };
   createdAt: Date;
@@ -87,7 +89,13 @@ function toRecord(row: FirmRow): FirmRecord {
     name: row.name,
     settings: checkFirmSettings(row.settings),
     managedBy: row.managed_by,
-    keys: { version: row.keys_version, rotatedAt: row.keys_rotated_at, stored: row.sealed_keys !== null },
+    keys: {
+      version: row.keys_version,
+      rotatedAt: row.keys_rotated_at,
+      stored: row.sealed_keys !== null,
+      // The OpenPGP keys' public half is kept in the clear: a firm without it holds none.
+      openPgp: row.brokerage_public_key !== null,
+    },
     ...(row.disabled_at && { disabled: { at: row.disabled_at, reason: row.disabled_reason ?? '' } }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -101,23 +109,6 @@ function canonical(value: unknown): string {
   const entries = Object.entries(value).filter(([, entry]) => entry !== undefined);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonical(entry)}`).join(',')}}`;
-}
-
-/** A digest of the keys, to tell a change of keys (a new version) from a restart with the same ones. */
-function keysDigest(keys: FirmKeys): string {
-  // Line ends and surrounding blanks aside: the same key read on two hosts is the same key.
-  const text = (key: string) => key.replace(/\r\n/g, '\n').trim();
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        text(keys.firmPrivateKey ?? ''),
-        keys.passphrase ?? '',
-        text(keys.brokeragePublicKey ?? ''),
-        // Only when present: the digests of keys without one are those of 1.x.
-        ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
-      ]),
-    )
-    .digest('hex');
 }
 
 const LABEL = 'eca-firm-keys-v1';
@@ -288,13 +279,22 @@ export class FirmRegistry {
     });
   }
 
-  /** New keys for the firm: every process uses them within its cache time, no restart. */
-  async rotateKeys(csid: string, input: FirmKeys): Promise<FirmRecord> {
+  /**
+   * New keys for the firm: every process uses them within its cache time, no restart. Keys without OpenPGP keys
+   * drop the firm's only when asked (`dropOpenPgpKeys`): applications still on the XML service need them.
+   */
+  async rotateKeys(csid: string, input: FirmKeys, options: { dropOpenPgpKeys?: boolean } = {}): Promise<FirmRecord> {
     const keys = await checkFirmKeys(input);
     const sealed = this.requireSealed(csid, keys);
     return this.db.transaction(async (tx) => {
       const row = await this.managedRow(tx, csid, 'rotate-keys');
       requireKeysFor(checkFirmSettings(row.settings).protocol, holdsOpenPgpKeys(keys));
+      if (row.brokerage_public_key !== null && !holdsOpenPgpKeys(keys) && options.dropOpenPgpKeys !== true) {
+        throw new FirmInputError(
+          'keys',
+          "these keys hold no OpenPGP keys and would drop the firm's, which its applications still on the XML service need: give firmPrivateKey and brokeragePublicKey to keep them, or drop them (dropOpenPgpKeys) once its last application there has ended",
+        );
+      }
       const [updated] = await tx.query<FirmRow>(
         `UPDATE firms SET sealed_keys = $2, brokerage_public_key = $3, keys_digest = $4,
            keys_version = keys_version + 1, keys_rotated_at = now(), updated_at = now()

@@ -179,7 +179,7 @@ export class WebApiClient {
    * document's lists, with the query's narrowing fields (`currency` for `fin-info-ranges`, `form-number` and
    * `accountId` for `edd-avt`, `language`...) as the document names them.
    */
-  enumerations(type: WebApiEnumerationType, query: EnumerationQuery = {}): Promise<EnumerationResponse> {
+  async enumerations(type: WebApiEnumerationType, query: EnumerationQuery = {}): Promise<EnumerationResponse> {
     if (!(WEBAPI_ENUMERATION_TYPES as readonly string[]).includes(type)) {
       throw new WebApiRequestError('enumerationType', `one of ${WEBAPI_ENUMERATION_TYPES.join(', ')}`);
     }

@@ -95,7 +95,7 @@ function recordText(record: FirmRecord): string {
     ['status sweep', settings.sweepInterval ? `every ${settings.sweepInterval}` : "the deployment's slot"],
     [
       'keys',
-      `version ${record.keys.version}, rotated ${time(record.keys.rotatedAt)}${record.keys.stored ? ', sealed in the database' : ', held by the environment only'}`,
+      `version ${record.keys.version}, rotated ${time(record.keys.rotatedAt)}${record.keys.stored ? ', sealed in the database' : ', held by the environment only'}${record.keys.openPgp ? '' : ', no OpenPGP keys (Web API alone)'}`,
     ],
     ['added', time(record.createdAt)],
   ];
@@ -223,12 +223,12 @@ async function update(csid: string, options: SettingOptions & { name?: string },
   });
 }
 
-async function rotateKeys(csid: string, options: KeyOptions, command: Command) {
+async function rotateKeys(csid: string, options: KeyOptions & { dropOpenpgpKeys?: boolean }, command: Command) {
   const keys = await keysOf(options);
   await withFirms(
     command,
     async (firms, output) => {
-      const record = await firms.rotateKeys(csid, keys);
+      const record = await firms.rotateKeys(csid, keys, { dropOpenPgpKeys: options.dropOpenpgpKeys === true });
       printed(
         output,
         record,
@@ -328,6 +328,10 @@ export function addFirmCommands(program: Command): void {
   ]);
   const rotation = keyOptions(group.command('rotate-keys'))
     .description('new keys for the firm: every worker signs with them within seconds, no restart')
+    .option(
+      '--drop-openpgp-keys',
+      "with --webapi-key alone: drop the firm's OpenPGP keys (once its last application on the XML service has ended)",
+    )
     .argument('<csid>')
     .action(rotateKeys);
   examples(rotation, [

@@ -18,7 +18,7 @@ const startMaintenance = deferred(() => import('../maintenance.js'), 'startMaint
 
 interface MaintainOptions {
   firmType: string;
-  protocol: Protocol;
+  protocol?: Protocol;
   requestKey?: string;
   attach?: string[];
   wait?: boolean;
@@ -40,7 +40,7 @@ async function maintain(
         accountId,
         functionName,
         firmType: options.firmType,
-        protocol: options.protocol,
+        protocol: options.protocol ?? doorOfBody(body),
         body,
         attachments,
         requestKey: options.requestKey,
@@ -69,6 +69,12 @@ async function maintain(
   );
 }
 
+/** The door a body was written for, when the firm's protocol is not given: a JSON body is the Web API's. */
+function doorOfBody(body: string | undefined): Protocol {
+  if (body === undefined) return 'xml';
+  return /^\s*\{/.test(body) || /\.json$/i.test(body.trim()) ? 'webapi' : 'xml';
+}
+
 export function addMaintenanceCommands(program: Command): void {
   const maintainCommand = program
     .command('maintain')
@@ -83,10 +89,12 @@ export function addMaintenanceCommands(program: Command): void {
         .makeOptionMandatory(),
     )
     .addOption(
-      new Option('--protocol <name>', "the firm's protocol: the door the request goes through")
+      new Option(
+        '--protocol <name>',
+        "the firm's protocol, the door the request goes through (default: webapi for a JSON body, else xml)",
+      )
         .choices([...PROTOCOLS])
-        .env('ECA_PROTOCOL')
-        .default('xml'),
+        .env('ECA_PROTOCOL'),
     )
     .option('--request-key <key>', 'the same key never sends the function twice (random by default)')
     .option('--attach <pdf...>', 'attachments, as FORM:path.pdf')
@@ -97,7 +105,7 @@ export function addMaintenanceCommands(program: Command): void {
     ['maintain U1234567 ChangeBaseCurrency currency.xml --firm-type advisor --wait', 'send, then wait'],
     ['maintain U1234567 UpdateCredentials body.xml --request-key crm-991', 'the same key never sends twice'],
     [
-      'maintain U1234567 ChangeBaseCurrency currency.json --firm-type advisor --protocol webapi',
+      'maintain U1234567 ChangeBaseCurrency currency.json --firm-type advisor',
       'a firm on the Web API: the body is the JSON of its member ({"newBaseCurrency": "EUR"})',
     ],
   ]);

@@ -36,6 +36,12 @@ const NOT_CHECKED: Array<{ operationId: string; check: string; reason: string }>
     reason: "the application XML is checked against the brokerage's schema, which a JSON string cannot hold",
   })),
   {
+    operationId: 'startMaintenance',
+    check: 'positive_data_acceptance',
+    reason:
+      "which body a request carries, an XML fragment (body) or the Web API member's JSON (bodyJson, checked against the brokerage's document), follows the firm's protocol, a setting the schema cannot see",
+  },
+  {
     operationId: 'listApplications',
     check: 'positive_data_acceptance',
     reason: "a page's cursor is opaque: only one the service gave is valid",

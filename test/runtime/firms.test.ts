@@ -133,6 +133,11 @@ describe('firms (runtime/firms)', function () {
     await firms.rotateKeys('W-1', { ...keys, webApiPrivateKey });
     assert.equal((await firms.update('W-1', { settings: { protocol: 'xml' } })).settings.protocol, 'xml');
     await assert.rejects(firms.rotateKeys('W-1', { webApiPrivateKey }), refusedKeys);
+    // Back on the Web API, its OpenPGP keys are dropped only when asked.
+    assert.equal((await firms.update('W-1', { settings: { protocol: 'webapi' } })).keys.openPgp, true);
+    await assert.rejects(firms.rotateKeys('W-1', { webApiPrivateKey }), refusedKeys);
+    const dropped = await firms.rotateKeys('W-1', { webApiPrivateKey }, { dropOpenPgpKeys: true });
+    assert.equal(dropped.keys.openPgp, false);
   });
 
   it('serves a rotation and a disable to another process within its cache time, with no restart', async function () {

@@ -52,11 +52,11 @@ describe('Web API enumerations against the simulator', function () {
     );
   });
 
-  it('refuses a type the document does not list before anything is sent', function () {
+  it('refuses a type the document does not list before anything is sent', async function () {
     const client = clientWith('enum-bad', ['accounts.read']);
     sim.control.resetCalls();
-    assert.throws(
-      () => client.enumerations('occupations' as WebApiEnumerationType),
+    await assert.rejects(
+      client.enumerations('occupations' as WebApiEnumerationType),
       (error: unknown) => error instanceof WebApiRequestError && error.parameter === 'enumerationType',
     );
     assert.equal(sim.control.calls()[path], undefined);

@@ -14,7 +14,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import type { WebApiClient } from '../../webapi/index.js';
-import { maintenanceRequest } from '../../webapi/index.js';
+import { maintenanceRequest, WebApiAnswerError } from '../../webapi/index.js';
 import type { UpdateFunctionRequest } from '../../workflows/maintenance/activities.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
@@ -111,6 +111,45 @@ describe('Web API account maintenance against the simulator: one update function
     });
     assert.match('error' in attached ? (attached.error ?? '') : '', /attachments/);
     assert.equal(sim.control.calls()[patch], undefined, 'nothing sent');
+  });
+
+  it('ends a request the brokerage refuses as it came, or answers with an error, REJECTED in its words: never resent', async function () {
+    const readOnly = registerWebApiClient(sim, { clientId: 'maint-ro', csid: sim.csid, scopes: ['accounts.read'] });
+    const refusedBy = (api: WebApiClient) =>
+      createMaintenanceActivities({ eca: {} as never, store, webApi: { clientFor: () => Promise.resolve(api) } });
+    sim.control.resetCalls();
+    const input = {
+      csid: sim.csid,
+      accountId,
+      functionName: 'ChangeBaseCurrency',
+      protocol: 'webapi' as const,
+      body: await body({ newBaseCurrency: 'EUR' }),
+      attachments: [],
+      known: [],
+    };
+    const forbidden = await refusedBy(readOnly.client()).sendUpdateFunction(input);
+    assert.equal(forbidden.accepted, false);
+    assert.match(
+      'error' in forbidden ? (forbidden.error ?? '') : '',
+      /^update refused: HTTP 403 \(.*Insufficient permissions/,
+    );
+    assert.equal(sim.control.calls()[patch], 1, 'one call, refused');
+    // The simulator files every PATCH it takes; a brokerage that answers `hasError` is stood in for here.
+    const answering = {
+      ...client,
+      requestDetails: client.requestDetails.bind(client),
+      manageAccounts: () => Promise.reject(new WebApiAnswerError('manageAccounts', 'Account is closed')),
+    } as unknown as WebApiClient;
+    const answered = await refusedBy(answering).sendUpdateFunction(input);
+    assert.deepEqual(answered, {
+      accepted: false,
+      error: 'update refused: manageAccounts: the service answered an error «Account is closed»',
+    });
+    // A worker without Web API clients never ends a request it only looks for.
+    const without = createMaintenanceActivities({ eca: {} as never, store });
+    assert.ok('unknown' in (await without.sendUpdateFunction({ ...input, lookOnly: true })));
+    const notSent = await without.sendUpdateFunction(input);
+    assert.match('error' in notSent ? (notSent.error ?? '') : '', /^not sent/);
   });
 
   it('files SecurityQuestions, whose member names no account, on its user’s account', async function () {

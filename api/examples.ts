@@ -97,7 +97,7 @@ const firm = {
   name: 'Acme Advisors',
   settings: { environment: 'qa', firmTypes: ['advisor'], callsPerSecond: 5 },
   managedBy: 'database',
-  keys: { version: 2, rotatedAt: AT, stored: true },
+  keys: { version: 2, rotatedAt: AT, stored: true, openPgp: true },
   createdAt: '2026-10-01T09:00:00.000Z',
   updatedAt: AT,
 };

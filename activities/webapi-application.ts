@@ -101,6 +101,23 @@ export async function accountRequests(api: WebApiClient, accountId: string, now:
   return ids;
 }
 
+/**
+ * The request an earlier attempt made: one the account lists that is not in `known` (the ids listed before the
+ * first attempt). More than one: made, but which is ours is unknown. Undefined when none is listed yet.
+ */
+export async function earlierRequest(
+  api: WebApiClient,
+  accountId: string,
+  known: readonly string[],
+  now: Date,
+): Promise<UpdateOutcome | undefined> {
+  const before = new Set(known);
+  const made = (await accountRequests(api, accountId, now)).filter((id) => !before.has(id));
+  if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
+  if (made.length > 1) return { accepted: true, recovered: true };
+  return undefined;
+}
+
 function managementRequest(
   accountId: string,
   functionName: ApplicationUpdateFunction,
@@ -211,10 +228,8 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const { accountId, known, documents = [] } = input;
     const api = await clientFor(input.csid);
     if (input.mayHaveSent || !attempt.maySend) {
-      const before = new Set(known);
-      const made = (await accountRequests(api, accountId, now())).filter((id) => !before.has(id));
-      if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
-      if (made.length > 1) return { accepted: true, recovered: true };
+      const earlier = await earlierRequest(api, accountId, known, now());
+      if (earlier) return earlier;
       // Not listed (yet): its effect on the account shows it was processed, as on the XML service.
       const forms = documents.map((document) => document.formNumber);
       if (await inEffect(api, { accountId, functionName: input.functionName, forms })) {

@@ -17,7 +17,7 @@ import type { UpdateFunctionRequest } from '../workflows/maintenance/activities.
 import { withAttemptSignal } from './attempt-signal.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
-import { accountRequests } from './webapi-application.js';
+import { earlierRequest } from './webapi-application.js';
 import { WriteAttempt } from './write-attempt.js';
 import type { Sent } from './write-attempt.js';
 
@@ -73,10 +73,8 @@ export function createWebApiMaintenance(
   async function send(attempt: WriteAttempt, input: UpdateFunctionRequest): Promise<UpdateOutcome> {
     const api = await clientFor(input.csid);
     if (!attempt.maySend) {
-      const before = new Set(input.known);
-      const made = (await accountRequests(api, input.accountId, now())).filter((id) => !before.has(id));
-      if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
-      if (made.length > 1) return { accepted: true, recovered: true };
+      const earlier = await earlierRequest(api, input.accountId, input.known, now());
+      if (earlier) return earlier;
       return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request listed for the account' };
     }
     const fault = misfit(input);

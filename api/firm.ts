@@ -61,18 +61,25 @@ async function ownAccount(eca: EcaClient, csid: string, accountId: string): Prom
   } catch (error) {
     // The firm's call budget or the brokerage's maintenance window puts the question off: so does the caller.
     if (!(error instanceof EcaDeferredError)) throw error;
-    const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-    throw new ApiProblem(
-      'UNAVAILABLE',
-      `the brokerage cannot be asked whether account ${accountId} is the firm's now (${error.message}); retry in ${seconds} s`,
-      undefined,
-      { 'Retry-After': String(seconds) },
-    );
+    throw putOff(accountId, error, error.retryAfterMs);
   }
   const entry = answer.accounts.find((account) => account.accountId === accountId);
-  if (!entry || entry.isError) {
-    throw new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
-  }
+  if (!entry || entry.isError) throw notTheFirms(accountId);
+}
+
+/** The question put off for `waitMs`: the caller is told when to ask again. */
+function putOff(accountId: string, error: Error, waitMs: number): ApiProblem {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new ApiProblem(
+    'UNAVAILABLE',
+    `the brokerage cannot be asked whether account ${accountId} is the firm's now (${error.message}); retry in ${seconds} s`,
+    undefined,
+    { 'Retry-After': String(seconds) },
+  );
+}
+
+function notTheFirms(accountId: string): ApiProblem {
+  return new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
 }
 
 /**
@@ -83,19 +90,11 @@ async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<v
   try {
     await api.accountStatus(accountId);
   } catch (error) {
-    if (error instanceof WebApiAnswerError) {
-      throw new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
-    }
+    if (error instanceof WebApiAnswerError) throw notTheFirms(accountId);
     // The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller.
     const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
     if (wait === undefined) throw error;
-    const seconds = Math.max(1, Math.ceil(wait / 1000));
-    throw new ApiProblem(
-      'UNAVAILABLE',
-      `the brokerage cannot be asked whether account ${accountId} is the firm's now (${(error as Error).message}); retry in ${seconds} s`,
-      undefined,
-      { 'Retry-After': String(seconds) },
-    );
+    throw putOff(accountId, error as Error, wait);
   }
 }
 

@@ -260,6 +260,11 @@ function registerRequests(app: FastifyInstance, authority: WebApiAuthority, stor
   );
 }
 
+/** A PATCH has no XML function element: update's decisions read none of it. */
+function noElement(): ParsedUpdateRequest['element'] {
+  return { name: '', attributes: {}, children: [], text: '' };
+}
+
 /** The functions whose Web API member names no account. */
 const NO_ACCOUNT_NAMED = new Set(['SecurityQuestions']);
 
@@ -268,7 +273,7 @@ function updateRequestOf(
   requests: AccountManagementRequests,
   userNames: ReadonlyMap<string, string>,
 ): ParsedUpdateRequest {
-  const element = { name: '', attributes: {}, children: [], text: '' };
+  const element = noElement();
   if (requests.abandonAccount) {
     const { accountId } = requests.abandonAccount;
     return { functionName: 'AbandonAccount', accountId, attributes: {}, element };
@@ -298,7 +303,7 @@ function maintenanceRequestOf(
   requests: AccountManagementRequests,
   userNames: ReadonlyMap<string, string>,
 ): ParsedUpdateRequest {
-  const element = { name: '', attributes: {}, children: [], text: '' };
+  const element = noElement();
   const [kind = ''] = Object.keys(requests);
   const functionName = functionOfMember(kind);
   if (functionName === undefined) {

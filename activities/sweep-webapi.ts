@@ -11,6 +11,7 @@
  * read by id: its status, and its tasks unless its status decides alone (O, C, R, A).
  */
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
+import { lastPage } from '../webapi/index.js';
 import type { AccountStatusResponse, WebApiClient } from '../webapi/index.js';
 import type { Counted, SlotReads } from './sweep.js';
 import { requestWindow, taskView } from './webapi-application.js';
@@ -47,9 +48,9 @@ export class WebApiSweepReads {
     for (const status of ['N', 'P']) {
       for (let offset = 0; ;) {
         const page = await counted(api.accountStatusPage({ ...window, status, limit: 1000, offset }));
-        for (const account of page.accounts) listed.set(account.accountId, account);
+        for (const account of page.accounts) if (account.accountId) listed.set(account.accountId, account);
         offset += page.accounts.length;
-        if (page.accounts.length === 0 || offset >= page.total) break;
+        if (lastPage(page.accounts.length, offset, page.total)) break;
       }
     }
     return {
@@ -70,7 +71,7 @@ export class WebApiSweepReads {
     const one = async (accountId: string): Promise<void> => {
       try {
         const status = listed.get(accountId) ?? (await counted(api.accountStatus(accountId)));
-        snapshots.set(accountId, await this.snapshot(api, csid, status, counted));
+        snapshots.set(accountId, await this.snapshot(api, csid, accountId, status, counted));
       } catch (error) {
         // Unknown this slot: the next one, or the application's own read, looks again.
         snapshots.set(accountId, error instanceof Error ? error : new Error(String(error)));
@@ -87,20 +88,21 @@ export class WebApiSweepReads {
   private async snapshot(
     api: WebApiClient,
     csid: string,
+    accountId: string,
     status: AccountStatusResponse,
     counted: Counted,
   ): Promise<AccountSnapshot> {
     const code = status.status ?? '';
     const head = { status: code, ...(status.state !== undefined && { stateText: status.state }) };
     if (DECIDED_BY_STATUS.has(code)) return { ...head, tasks: [] };
-    const id = `${csid}\u0000${status.accountId}`;
+    const id = `${csid}\u0000${accountId}`;
     const key = `${code}\u0000${status.state ?? ''}`;
     const kept = this.kept.get(id);
     const now = this.now();
     const keep =
       kept !== undefined && kept.key === key && asksNothing(status.state) && now - kept.readAt < TASKS_KEPT_MS;
     if (keep) return { ...head, tasks: kept.tasks };
-    const tasks = (await counted(api.pendingTasks(status.accountId))).pendingTasks.map(taskView);
+    const tasks = (await counted(api.pendingTasks(accountId))).pendingTasks.map(taskView);
     this.kept.set(id, { key, tasks, readAt: now });
     return { ...head, tasks };
   }

@@ -16,7 +16,15 @@ import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import { EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
 import type { DocumentStore } from '../runtime/document-store.js';
-import type { AccountManagementRequests, PendingTasksResponse, WebApiClient, WebApiDocument } from '../webapi/index.js';
+import type {
+  AccountManagementRequests,
+  AccountStatusRequest,
+  PendingTasksResponse,
+  RequestDetail,
+  StatusResponse,
+  WebApiClient,
+  WebApiDocument,
+} from '../webapi/index.js';
 import type {
   ApplicationActivities,
   ApplicationUpdateFunction,
@@ -48,11 +56,38 @@ export function requestWindow(now: Date): { startDate: string; endDate: string }
   return { startDate: day(now.getTime() - 300 * DAY_MS), endDate: day(now.getTime() + 65 * DAY_MS) };
 }
 
+/**
+ * The port's `responseFile` of a Web API request: its `requestId` and the day it was submitted
+ * (`<requestId>@<YYYY-MM-DD>`), so that its outcome is read over the days around it (`GET /gw/api/v1/requests`
+ * lists by dates; the document's copy here has no read of one request by its id), not over a year of the
+ * firm's requests on every poll. A handle without its day (a plain `requestId`) is read over the year.
+ */
+export function requestHandle(requestId: number | string, submitted: Date): string {
+  return `${requestId}@${submitted.toISOString().slice(0, 10)}`;
+}
+
+/** The request id and the dates its outcome is listed within; the day ± {@link SUBMISSION_MARGIN_DAYS}. */
+export function readHandle(handle: string, now: Date): { requestId: string; window: AccountStatusRequest } {
+  const [requestId = handle, day] = handle.split('@');
+  const at = day === undefined ? Number.NaN : Date.parse(`${day}T00:00:00Z`);
+  if (Number.isNaN(at)) return { requestId, window: requestWindow(now) };
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const margin = SUBMISSION_MARGIN_DAYS * DAY_MS;
+  return { requestId, window: { startDate: date(at - margin), endDate: date(at + margin) } };
+}
+
+/**
+ * The days either side of a request's submission day its listing is read over: the brokerage's days may be
+ * another time zone's, and its clock (`dateSubmitted`) or the worker's off by a little.
+ */
+const SUBMISSION_MARGIN_DAYS = 2;
+
 /** A pending task as the lifecycle reads one. */
 export function taskView(task: PendingTasksResponse['pendingTasks'][number]): TaskView {
   const reason = task.documentRejectReason?.find((text) => text.trim() !== '');
   return {
-    formNumber: String(task.formNumber),
+    // A task without a form number (an identity verification may have none) is a task still: '' names no form.
+    formNumber: task.formNumber === undefined ? '' : String(task.formNumber),
     formName: task.formName ?? '',
     action: task.action ?? '',
     ...(task.state !== undefined && { state: task.state }),
@@ -67,7 +102,13 @@ export function taskView(task: PendingTasksResponse['pendingTasks'][number]): Ta
   };
 }
 
-/** What the Web API holds for the external id, settled failures aside; undefined when nothing yet. */
+/**
+ * What the Web API holds for the external id, settled failures aside; undefined when nothing yet. The look-up
+ * answers an account (`FileDetailsResponse`), or the application's response file (`ResponseFileResponse`):
+ * processed with an error, a failure; otherwise (not processed yet, or processed without an account named)
+ * the brokerage holds the application, so it is in doubt and looked up again, never sent again. Only an error
+ * that names no file says there is nothing.
+ */
 async function earlierCreate(
   api: WebApiClient,
   externalId: string,
@@ -82,23 +123,41 @@ async function earlierCreate(
       ...(found.responseFileName !== undefined && { responseFile: found.responseFileName }),
     };
   }
-  if (found.isProcessed === true && found.name !== undefined && !settled.has(found.name)) {
+  if (found.name === undefined && found.isProcessed === undefined) return undefined;
+  if (found.name !== undefined && settled.has(found.name)) return undefined;
+  if (found.isProcessed === true && found.hasError === true && found.name !== undefined) {
     return {
       created: false,
       errors: [found.errorDescription ?? 'the application was not processed'],
       settledFiles: [...settled, found.name],
     };
   }
-  return undefined;
+  const file = found.name === undefined ? 'a response file' : `response file ${found.name}`;
+  const reason =
+    found.isProcessed === true
+      ? `the Web API holds ${file} for the external id, processed, naming no account yet`
+      : `the Web API holds ${file} for the external id, not processed yet`;
+  return { created: false, unknown: { reason } };
+}
+
+/** The requests listed for the account. */
+async function accountRequestDetails(api: WebApiClient, accountId: string, now: Date): Promise<RequestDetail[]> {
+  const details: RequestDetail[] = [];
+  for await (const detail of api.requestDetails(requestWindow(now))) {
+    if (detail.accountID === accountId && detail.requestId !== undefined) details.push(detail);
+  }
+  return details;
 }
 
 /** The ids of the requests listed for the account. */
 export async function accountRequests(api: WebApiClient, accountId: string, now: Date): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const detail of api.requestDetails(requestWindow(now))) {
-    if (detail.accountID === accountId) ids.push(String(detail.requestId));
-  }
-  return ids;
+  return (await accountRequestDetails(api, accountId, now)).map((detail) => String(detail.requestId));
+}
+
+/** The port's handle of a request: its id and its day, the brokerage's `dateSubmitted` where it says one. */
+function handleOf(requestId: number, dateSubmitted: string | undefined, now: Date): string {
+  const submitted = Date.parse(dateSubmitted ?? '');
+  return requestHandle(requestId, Number.isNaN(submitted) ? now : new Date(submitted));
 }
 
 /**
@@ -112,10 +171,35 @@ export async function earlierRequest(
   now: Date,
 ): Promise<UpdateOutcome | undefined> {
   const before = new Set(known);
-  const made = (await accountRequests(api, accountId, now)).filter((id) => !before.has(id));
-  if (made.length === 1) return { accepted: true, responseFile: made[0], recovered: true };
+  const made = (await accountRequestDetails(api, accountId, now)).filter(
+    (detail) => !before.has(String(detail.requestId)),
+  );
+  if (made.length === 1) {
+    const [detail] = made as [RequestDetail];
+    const responseFile = handleOf(detail.requestId!, detail.dateSubmitted, now);
+    return { accepted: true, responseFile, recovered: true };
+  }
   if (made.length > 1) return { accepted: true, recovered: true };
   return undefined;
+}
+
+/**
+ * The request a write's answer names by its `requestId`; an answer without one (the document requires none)
+ * names it by the account's new requests, as after a lost answer: not listed yet, it is in doubt and looked
+ * for again, never sent again.
+ */
+export async function answeredRequest(
+  api: WebApiClient,
+  answer: StatusResponse,
+  request: { accountId: string; known: readonly string[] },
+  now: Date,
+): Promise<UpdateOutcome> {
+  if (answer.requestId !== undefined) {
+    return { accepted: true, responseFile: handleOf(answer.requestId, answer.dateSubmitted, now) };
+  }
+  const listed = await earlierRequest(api, request.accountId, request.known, now);
+  if (listed?.accepted) return { ...listed, recovered: false };
+  return { accepted: false, unknown: 'answered without a requestId, and no new request listed for the account yet' };
 }
 
 function managementRequest(
@@ -138,9 +222,10 @@ async function accountSnapshot(api: WebApiClient, accountId: string): Promise<Ac
   };
 }
 
-/** How the service decided the request named `requestId` (the port's `responseFile`). */
-async function requestOutcome(api: WebApiClient, requestId: string, now: Date): Promise<RequestOutcome> {
-  for await (const detail of api.requestDetails(requestWindow(now))) {
+/** How the service decided the request the port's `responseFile` names ({@link requestHandle}). */
+async function requestOutcome(api: WebApiClient, handle: string, now: Date): Promise<RequestOutcome> {
+  const { requestId, window } = readHandle(handle, now);
+  for await (const detail of api.requestDetails(window)) {
     if (String(detail.requestId) !== requestId) continue;
     const status = (detail.status ?? '').toUpperCase();
     if (status === 'PROCESSED') return { decided: true, processed: true };
@@ -218,8 +303,11 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const sent = await attempt.send(() => api.createAccount(body));
     if ('unknown' in sent) return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
     const made = await earlierCreate(api, input.externalId, settled);
-    if (made) return made.created ? { ...made, recovered: false } : made;
-    const reason = `create answered request ${sent.answer.requestId}; not listed yet`;
+    if (made?.created) return { ...made, recovered: false };
+    if (made && 'unknown' in made) return { created: false, unknown: { ...made.unknown, sentAt: now().getTime() } };
+    if (made) return made;
+    const named = sent.answer.requestId === undefined ? '' : ` request ${sent.answer.requestId}`;
+    const reason = `create answered${named}; not listed yet`;
     return { created: false, unknown: { reason, sentAt: now().getTime() } };
   }
 
@@ -240,7 +328,7 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const request = managementRequest(accountId, input.functionName, await formDocuments(documents));
     const sent = await attempt.send(() => api.manageAccounts(request));
     if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
-    return { accepted: true, responseFile: String(sent.answer.requestId) };
+    return answeredRequest(api, sent.answer, input, now());
   }
 
   return {

@@ -17,7 +17,7 @@ import type { UpdateFunctionRequest } from '../workflows/maintenance/activities.
 import { withAttemptSignal } from './attempt-signal.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
-import { earlierRequest } from './webapi-application.js';
+import { answeredRequest, earlierRequest } from './webapi-application.js';
 import { WriteAttempt } from './write-attempt.js';
 import type { Sent } from './write-attempt.js';
 
@@ -99,7 +99,7 @@ export function createWebApiMaintenance(
     if (sent.answer instanceof WebApiAnswerError) {
       return { accepted: false, error: `update refused: ${sent.answer.message}` };
     }
-    return { accepted: true, responseFile: String(sent.answer.requestId) };
+    return answeredRequest(api, sent.answer, input, now());
   }
 
   return (input) =>

@@ -28,6 +28,12 @@ export const UNPROMISED = {
     'a checksum-mismatch `Status` gives the received SHA-1 before the stored one, unlabelled (their order: not shown)',
   'account-list-limit':
     'a look-up naming more than 20 accounts is refused as a whole, HTTP 400 with an error body (the maximum per request: not shown)',
+  'webapi-create-unprocessed':
+    "the Web API's `GET /gw/api/v1/accounts?externalId=` answers a create not listed yet as its `ResponseFileResponse` with `isProcessed` false (received, not processed yet), not as nothing: the document's answer for an application in hand",
+  'webapi-formless-task':
+    "the Web API's pending tasks of an account not yet decided carry an identity verification with no `formNumber` (its page and dates, `entityId`, `questionIds`; the document requires no field of `PendingTask`), not required for approval",
+  'webapi-wrong-id-500':
+    'the Web API answers a read or a request naming an account id the brokerage holds for no firm with HTTP 500 (the document\'s `InternalServerError` "can sometimes include subset of bad requests. For example, wrong accountId passed"), not with `hasError`',
 } as const;
 
 export type Unpromised = keyof typeof UNPROMISED;

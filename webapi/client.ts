@@ -267,20 +267,30 @@ function objectParameter(request: AccountStatusRequest): string {
 }
 
 /**
- * Every item within the request's dates: the pages read in turn, each of `limit` (1000 unless told). An empty
- * page ends it too: the total may have shrunk between pages.
+ * Every item within the request's dates: the pages read in turn, each of `limit` (1000 unless told), until
+ * {@link lastPage}.
  */
 async function* pages<T>(
   request: AccountStatusRequest,
-  read: (page: AccountStatusRequest) => Promise<{ items: T[]; total: number }>,
+  read: (page: AccountStatusRequest) => Promise<{ items: T[]; total: number | undefined }>,
 ): AsyncGenerator<T> {
   let offset = request.offset ?? 0;
   for (;;) {
     const { items, total } = await read({ limit: 1000, ...request, offset });
     yield* items;
     offset += items.length;
-    if (items.length === 0 || offset >= total) return;
+    if (lastPage(items.length, offset, total)) return;
   }
+}
+
+/**
+ * Whether a page read up to `offset` (the items before it and its own) ends the listing: an empty page, or
+ * the `total` reached. The document requires no `total`: without one, only an empty page ends it, since a
+ * short page may be the service's own cap on `limit`. An empty page ends it with a total too: the total may
+ * have shrunk between pages.
+ */
+export function lastPage(items: number, offset: number, total: number | undefined): boolean {
+  return items === 0 || (total !== undefined && offset >= total);
 }
 
 function accountPath(accountId: string, what: string): string {
@@ -293,7 +303,14 @@ function failed<T extends { hasError?: boolean; errorDescription?: string }>(ope
   return answer;
 }
 
-/** The first 200 characters of an error answer, with anything that looks like a token or JWT withheld. */
-function excerpt(text: string): string {
-  return text.slice(0, 200).replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '(jwt)');
+/**
+ * The first 200 characters of an error answer, with anything that looks like a token or JWT withheld first:
+ * cut before, a JWT across the cut would leave its head (base64 of a signed body's personal data) unmatched.
+ * A JWT's parts are base64url; its head starts `eyJ` (`{"`), so a part cut short at the end is withheld too.
+ */
+export function excerpt(text: string): string {
+  return text
+    .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '(jwt)')
+    .replace(/eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*)?/g, '(jwt)')
+    .slice(0, 200);
 }

@@ -16,9 +16,12 @@ export type EchoResponse = z.infer<typeof EchoResponse>;
 /** What an account answer says of a failure (the document's account answers carry it in the body). */
 export const Failure = { hasError: z.boolean().optional(), errorDescription: z.string().optional() };
 
-/** `AccountStatusResponse`: the status letter is open (the document lists 14, and says what none means). */
+/**
+ * `AccountStatusResponse`: the status letter is open (the document lists 14, and says what none means). The
+ * document requires no field of it: an error answer may name no account.
+ */
 export const AccountStatusResponse = z.looseObject({
-  accountId: z.string().min(1),
+  accountId: z.string().optional(),
   status: z.string().optional(),
   state: z.string().optional(),
   description: z.string().optional(),
@@ -29,9 +32,13 @@ export const AccountStatusResponse = z.looseObject({
 });
 export type AccountStatusResponse = z.infer<typeof AccountStatusResponse>;
 
-/** `PendingTask`: what the lifecycle reads of one; the rest is let through. */
+/**
+ * `PendingTask`: what the lifecycle reads of one; the rest is let through. The document requires none of its
+ * fields: an identity verification may come with its page and dates (`url`, `au10tixCreatedDate`,
+ * `au10tixExpiryDate`), its `entityId` and `questionIds`, and no form number.
+ */
 export const PendingTask = z.looseObject({
-  formNumber: z.number().int(),
+  formNumber: z.number().int().optional(),
   formName: z.string().optional(),
   action: z.string().optional(),
   state: z.string().optional(),
@@ -43,9 +50,9 @@ export const PendingTask = z.looseObject({
   au10tixExpiryDate: z.string().optional(),
 });
 
-/** `PendingTasksResponse`. */
+/** `PendingTasksResponse`: like every answer here, nothing of it required by the document. */
 export const PendingTasksResponse = z.looseObject({
-  accountId: z.string().min(1),
+  accountId: z.string().optional(),
   status: z.string().optional(),
   pendingTaskPresent: z.boolean().optional(),
   pendingTasks: z.array(PendingTask).default([]),
@@ -53,22 +60,32 @@ export const PendingTasksResponse = z.looseObject({
 });
 export type PendingTasksResponse = z.infer<typeof PendingTasksResponse>;
 
+/**
+ * Where a page stands among the rest, each field as the document leaves it: optional (a page without `total`
+ * is followed by the next until one comes short, webapi/client.ts `pages`).
+ */
+const Page = {
+  offset: z.number().int().nonnegative().optional(),
+  limit: z.number().int().positive().optional(),
+  total: z.number().int().nonnegative().optional(),
+};
+
 /** `AccountStatusBulkResponse`: one page of the firm's accounts. */
 export const AccountStatusBulkResponse = z.looseObject({
   accounts: z.array(AccountStatusResponse).default([]),
-  offset: z.number().int().nonnegative(),
-  limit: z.number().int().positive(),
-  total: z.number().int().nonnegative(),
+  ...Page,
 });
 export type AccountStatusBulkResponse = z.infer<typeof AccountStatusBulkResponse>;
 
 /**
  * `StatusResponse`: what `POST` and `PATCH /gw/api/v1/accounts` answer. `requestId` names the request in
- * `GET /gw/api/v1/requests`; `fileData.data` is an object the document does not describe, so nothing is read
- * from it: a create's account is looked up by its external id (`GET /gw/api/v1/accounts`).
+ * `GET /gw/api/v1/requests` when the answer gives it (the document requires it not: a request answered
+ * without one is looked for among the account's new requests); `fileData.data` is an object the document
+ * does not describe, so nothing is read from it: a create's account is looked up by its external id
+ * (`GET /gw/api/v1/accounts`).
  */
 export const StatusResponse = z.looseObject({
-  requestId: z.number().int(),
+  requestId: z.number().int().optional(),
   dateSubmitted: z.string().optional(),
   fileData: z.looseObject({ name: z.string().optional(), data: z.unknown().optional() }).optional(),
   ...Failure,
@@ -90,9 +107,12 @@ export const ApplicationLookupResponse = z.looseObject({
 });
 export type ApplicationLookupResponse = z.infer<typeof ApplicationLookupResponse>;
 
-/** `RequestDetail`: one request sent with `PATCH /gw/api/v1/accounts` (the document spells `accountID` so). */
+/**
+ * `RequestDetail`: one request sent with `PATCH /gw/api/v1/accounts` (the document spells `accountID` so). One
+ * without a `requestId` (the document requires none) names no request: it is read past.
+ */
 export const RequestDetail = z.looseObject({
-  requestId: z.number().int(),
+  requestId: z.number().int().optional(),
   accountID: z.string().optional(),
   requestType: z.string().optional(),
   status: z.string().optional(),
@@ -103,9 +123,7 @@ export type RequestDetail = z.infer<typeof RequestDetail>;
 /** `RequestDetailsResponse`: one page of the firm's requests within the dates. */
 export const RequestDetailsResponse = z.looseObject({
   requestDetails: z.array(RequestDetail).default([]),
-  offset: z.number().int().nonnegative(),
-  limit: z.number().int().positive(),
-  total: z.number().int().nonnegative(),
+  ...Page,
 });
 export type RequestDetailsResponse = z.infer<typeof RequestDetailsResponse>;
 

@@ -22,11 +22,43 @@ function accountOf(store: Store, client: RegisteredClient, accountId: string): A
   return store.ownAccount(client.csid, accountId);
 }
 
-const unknownAccount = (accountId: string) => ({
-  accountId,
-  hasError: true,
-  errorDescription: 'Account not found',
-});
+/**
+ * The answer for an account that is not the client's firm's: `hasError` in the body; under `webapi-wrong-id-500`
+ * an id the brokerage holds for no firm is the document's `InternalServerError` instead.
+ */
+function unknownAccount(store: Store, accountId: string): Record<string, unknown> {
+  refuseWrongId(store, accountId);
+  return { accountId, hasError: true, errorDescription: 'Account not found' };
+}
+
+/** Under `webapi-wrong-id-500`, an account id the brokerage holds for no firm answers HTTP 500. */
+export function refuseWrongId(store: Store, accountId: string | undefined): void {
+  if (!store.unpromised.has('webapi-wrong-id-500') || accountId === undefined || store.account(accountId)) return;
+  throw new WebApiRefusal(500, 'Internal Server Error');
+}
+
+/**
+ * Under `webapi-formless-task`, the identity verification an account not yet decided carries: no form number,
+ * its page for the account holder and its dates, as the document allows; it does not hold approval.
+ */
+function identityVerification(account: AccountRecord, portalUrl: string, now: number): Record<string, unknown> {
+  return {
+    taskNumber: 9000,
+    formName: 'Identity Verification',
+    action: 'to complete',
+    state: 'To Be Completed',
+    requiredForApproval: false,
+    requiredForTrading: true,
+    onlineTask: true,
+    url: `${portalUrl}/identity/${account.accountId}`,
+    au10tixCreatedDate: new Date(account.createdAt).toISOString(),
+    au10tixExpiryDate: new Date(now + 86_400_000).toISOString(),
+    entityId: Number(account.accountId.replace(/\D/g, '').slice(-9) || '0'),
+    questionIds: [],
+  };
+}
+
+const UNDECIDED = new Set(['N', 'P']);
 
 function statusOf(store: Store, account: AccountRecord): Record<string, unknown> {
   return {
@@ -71,7 +103,9 @@ export function registerAccountReads(
     answer(reply, () => {
       const client = authority.authenticate(request.headers.authorization, 'accounts.read');
       const account = accountOf(store, client, request.params.accountId);
-      return account ? { ...statusOf(store, account), hasError: false } : unknownAccount(request.params.accountId);
+      return account
+        ? { ...statusOf(store, account), hasError: false }
+        : unknownAccount(store, request.params.accountId);
     }),
   );
   app.get<{ Params: { accountId: string }; Querystring: { type?: string } }>(
@@ -80,17 +114,18 @@ export function registerAccountReads(
       answer(reply, () => {
         const client = authority.authenticate(request.headers.authorization, 'accounts.read');
         const account = accountOf(store, client, request.params.accountId);
-        if (!account) return unknownAccount(request.params.accountId);
+        if (!account) return unknownAccount(store, request.params.accountId);
         const { type = 'registration' } = request.query;
         const { accountId, status, state, description } = statusOf(store, account);
         const head = { accountId, status, ...(state !== undefined && { state }), description, hasError: false };
         if (type === 'pending') {
-          const open = account.tasks.filter((task) => !task.complete);
-          return {
-            ...head,
-            pendingTaskPresent: open.length > 0,
-            pendingTasks: open.map((task) => pendingTask(task, portal.portalUrl())),
-          };
+          const open = account.tasks
+            .filter((task) => !task.complete)
+            .map((task) => pendingTask(task, portal.portalUrl()));
+          if (store.unpromised.has('webapi-formless-task') && UNDECIDED.has(account.status)) {
+            open.push(identityVerification(account, portal.portalUrl(), store.now()));
+          }
+          return { ...head, pendingTaskPresent: open.length > 0, pendingTasks: open };
         }
         if (type !== 'registration')
           return { ...head, hasError: true, errorDescription: 'type: pending or registration' };

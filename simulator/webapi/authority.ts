@@ -47,14 +47,14 @@ export const DEFAULT_SCOPES = [
 /** A refusal: the HTTP status and an RFC 9457 problem (as the document describes its 400s). */
 export class WebApiRefusal extends Error {
   constructor(
-    readonly status: 400 | 401 | 403,
+    readonly status: 400 | 401 | 403 | 500,
     readonly detail: string,
   ) {
     super(detail);
   }
 
   get problem(): Record<string, unknown> {
-    const titles = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden' } as const;
+    const titles = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' } as const;
     return { type: 'about:blank', title: titles[this.status], status: this.status, detail: this.detail };
   }
 }

@@ -29,7 +29,7 @@ import type { Store } from '../store.js';
 import { WebApiRefusal } from './authority.js';
 import type { RegisteredClient, WebApiAuthority } from './authority.js';
 import { answer } from './answer.js';
-import { parseStatusRequest } from './accounts.js';
+import { parseStatusRequest, refuseWrongId } from './accounts.js';
 
 /** A body the document's types refuse: a 400 naming the first field. */
 export function parsed<T>(schema: z.ZodType<T>, claims: unknown, root: string): T {
@@ -171,14 +171,19 @@ function registerLookup(app: FastifyInstance, authority: WebApiAuthority, store:
       const client = authority.authenticate(request.headers.authorization, 'accounts.read');
       const { externalId } = request.query;
       if (!externalId) throw new WebApiRefusal(400, 'externalId: required (or accountId)');
-      const listed = store
-        .responseFilesOf(client.csid, externalId)
-        .filter((file) => store.listing.listed('getResponseFile', file.name));
+      const files = store.responseFilesOf(client.csid, externalId);
+      const listed = files.filter((file) => store.listing.listed('getResponseFile', file.name));
       // The latest file: an account made (FileDetailsResponse), else its failure (ResponseFileResponse).
       const made = listed.filter((file) => file.accountId !== undefined).at(-1);
       if (made) {
         const account = store.ownAccount(client.csid, made.accountId!);
         return { accountId: made.accountId, requestFileName: account?.requestFileName, responseFileName: made.name };
+      }
+      // The latest application received, its outcome not listed yet: said so under `webapi-create-unprocessed`,
+      // as the document allows.
+      const latest = files.at(-1);
+      if (latest && !listed.includes(latest) && store.unpromised.has('webapi-create-unprocessed')) {
+        return { name: latest.name, isProcessed: false, hasError: false };
       }
       const failed = listed.at(-1);
       if (failed) return { name: failed.name, isProcessed: true, hasError: true, errorDescription: failed.error };
@@ -198,6 +203,7 @@ function registerManage(app: FastifyInstance, authority: WebApiAuthority, store:
         throw new WebApiRefusal(400, `accountManagementRequests: one request a call (found ${kinds.length})`);
       }
       const parsedRequest = updateRequestOf(requests, store.userNames);
+      refuseWrongId(store, parsedRequest.accountId);
       const firm = firmOf(store, client);
       const documents = requests.documentSubmission?.documents ?? [];
       const { files, problems } = carriedFiles(documents);

@@ -26,21 +26,9 @@ const KNOWN = [
   // A trust's holders are its trustees (`TrusteeIndividual`, which has no titles): the titles the firm's
   // application gives are carried, as everything the mapping does not name is (activities/application-json.ts).
   'missing ApplicationPayload.application.customer.trust.trustees.individuals[].titles',
-  // The document marks no field of these answers required; the engine cannot read them without these (an
-  // answer without one is a schema error, never a guess).
-  'required AccountStatusBulkResponse.accounts[].accountId',
-  'required AccountStatusBulkResponse.limit',
-  'required AccountStatusBulkResponse.offset',
-  'required AccountStatusBulkResponse.total',
-  'required AccountStatusResponse.accountId',
+  // The document marks no field of its answers required, and the engine reads them so, but for a browser
+  // session's URL: a session without one opens nothing (a schema error, never a guess).
   'required BrowserSessionResponse.url',
-  'required PendingTasksResponse.accountId',
-  'required PendingTasksResponse.pendingTasks[].formNumber',
-  'required RequestDetailsResponse.limit',
-  'required RequestDetailsResponse.offset',
-  'required RequestDetailsResponse.requestDetails[].requestId',
-  'required RequestDetailsResponse.total',
-  'required StatusResponse.requestId',
   'required TokenResponse.access_token',
   'required TokenResponse.expires_in',
   'required TokenResponse.token_type',

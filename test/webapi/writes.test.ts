@@ -23,7 +23,8 @@ describe('Web API account writes against the simulator: create, look up, documen
     registerWebApiClient(sim, { clientId, csid }).client();
 
   const window = () => requestWindow(new Date(sim.control.clock().epochMs));
-  async function requestStatus(requestId: number): Promise<string | undefined> {
+  async function requestStatus(requestId: number | undefined): Promise<string | undefined> {
+    assert.ok(requestId !== undefined, 'the simulator names each request');
     for await (const detail of api.requestDetails(window())) {
       if (detail.requestId === requestId) return detail.status;
     }

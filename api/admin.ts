@@ -54,7 +54,7 @@ const FirmKeysRotation = FirmKeysInput.extend({
 const FirmSettingsInput = z
   .record(z.string(), z.unknown())
   .describe(
-    'environment (qa, prod), protocol (xml, webapi), webApi (baseUrl, clientId, keyId), baseUrl, preferenceUrl, firmTypes, callsPerSecond, callsPerSecondByOperation, maintenanceWindows, maintenanceTimeZone',
+    'environment (qa, prod), protocol (xml, webapi), webApi (baseUrl, clientId, keyId, assertionAudience, scopes), baseUrl, preferenceUrl, firmTypes, callsPerSecond, callsPerSecondByOperation, maintenanceWindows, maintenanceTimeZone',
   );
 
 const Firm = z

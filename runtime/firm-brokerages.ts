@@ -81,6 +81,8 @@ export class FirmBrokerages {
       clientId: webApi.clientId,
       keyId: webApi.keyId,
       privateKey: firm.keys.webApiPrivateKey,
+      ...(webApi.assertionAudience !== undefined && { assertionAudience: webApi.assertionAudience }),
+      ...(webApi.scopes !== undefined && { scopes: webApi.scopes }),
       ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
       ...(pace && { pace: (operation: string) => webApiPaced(pace, operation) }),
     });

@@ -19,6 +19,7 @@ import { durationMs } from '../domain/durations.js';
 import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
+import { scopesProblem } from '../webapi/oauth.js';
 
 /**
  * A firm's OpenPGP keys, as armored text, for the XML service; and the private key of its Web API client
@@ -56,6 +57,19 @@ export const WebApiSettingsSchema = z.strictObject({
   baseUrl: z.url(),
   clientId: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'printable ASCII without spaces, 1 to 200 characters'),
   keyId: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'printable ASCII without spaces, 1 to 200 characters'),
+  /** The client assertion's `aud`: `/token` (the brokerage's sample) unless set; the token endpoint's URL is the other reading. */
+  assertionAudience: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,2048}$/, 'printable ASCII without spaces, 1 to 2048 characters')
+    .optional(),
+  /** The scopes the token request asks for: the engine's calls' (webapi/oauth.ts) unless set; at most the registered ones. */
+  scopes: z
+    .array(z.string())
+    .superRefine((scopes, context) => {
+      const problem = scopesProblem(scopes);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
 });
 export type WebApiSettings = z.infer<typeof WebApiSettingsSchema>;
 

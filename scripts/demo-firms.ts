@@ -48,7 +48,17 @@ export async function demoFirms(
   await registry.add({
     csid: second.csid,
     name: 'Demo Brokers (Web API)',
-    settings: { ...settings, protocol: 'webapi', webApi: { baseUrl: sim.url, clientId, keyId: 'demo-1' } },
+    settings: {
+      ...settings,
+      protocol: 'webapi',
+      webApi: {
+        baseUrl: sim.url,
+        clientId,
+        keyId: 'demo-1',
+        // What the brokerage registered for the client: no SSO scope, so none asked for.
+        scopes: ['accounts.read', 'accounts.write'],
+      },
+    },
     // A firm that joined on the Web API: its client's key alone, no OpenPGP keys.
     keys: { webApiPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
   });

@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { statusDescription } from '../lifecycle.js';
+import { isCalendarDate } from '../operations/context.js';
 import type { AccountRecord, TaskRecord } from '../model.js';
 import type { Store } from '../store.js';
 import type { PortalSessions } from './sso.js';
@@ -176,9 +177,7 @@ function parseObjectParameter(
   if (unknown !== undefined) return `.${unknown}: not a field`;
   const date = (name: string) => {
     const value = fields.get(name);
-    return value !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))
-      ? value
-      : undefined;
+    return value !== undefined && isCalendarDate(value) ? value : undefined;
   };
   const startDate = date('startDate');
   const endDate = date('endDate');

@@ -4,10 +4,12 @@
  * `private_key_jwt` assertion, the bearer tokens it issued, and the check of a signed body.
  *
  * Never kinder than the document, and where it is silent, the hardest choice (simulator/README.md, "Web
- * API"): the assertion must name this token endpoint as `aud`, be valid for at most five minutes, and is
- * taken once (its `jti` again is refused); tokens are opaque (a client must not read them) and live 50
- * minutes (the document says "~50 minutes" beside an example of 24 hours); a signed body is valid for at
- * most a minute and must be signed by a key of the token's own client.
+ * API"): a token request in a form body, in 2.29.0's fields or RFC 7523's (the document's earlier copy and
+ * the brokerage's sample); the assertion must name this token endpoint as `aud` (`/token`, as the sample
+ * signs it, or its URL), be valid for at most five minutes, and is taken once when it carries a `jti` (which
+ * the sample does not); a scope asked for must be the client's; tokens are opaque (a client must not read
+ * them) and live 50 minutes (the document says "~50 minutes" beside an example of 24 hours); a signed body
+ * is valid for at most a day (the sample's) and must be signed by a key of the token's own client.
  */
 import { randomBytes } from 'node:crypto';
 import type { JsonWebKey, KeyObject } from 'node:crypto';
@@ -66,7 +68,8 @@ interface IssuedToken {
 }
 
 const ASSERTION_MAX_LIFETIME_S = 300;
-const SIGNED_BODY_MAX_LIFETIME_S = 60;
+/** The longest a signed body the brokerage's own material shows lives (its sample's: a day). */
+const SIGNED_BODY_MAX_LIFETIME_S = 86_400;
 
 export class WebApiAuthority {
   /** The lifetime of the tokens issued from now on. */
@@ -129,39 +132,44 @@ export class WebApiAuthority {
     for (const [value, token] of this.tokens) if (token.client.clientId === clientId) this.tokens.delete(value);
   }
 
-  /** `generateToken`: the form's fields checked, the assertion verified; answers the `TokenResponse`. */
-  token(form: Record<string, string>, tokenUrl: string): Record<string, unknown> {
-    const { clientAssertion, clientAssertionType, clientAuthenticationMethod, clientId } = form;
-    if (clientAuthenticationMethod !== 'private_key_jwt') {
-      throw new WebApiRefusal(400, 'clientAuthenticationMethod: private_key_jwt expected');
+  /**
+   * `generateToken`: the form read as either of the token request's readings (2.29.0's `TokenRequest`, or
+   * RFC 6749/7523's), the assertion verified; answers the `TokenResponse`. `tokenUrl` is this endpoint's URL
+   * as the client reached it.
+   */
+  token(form: URLSearchParams, tokenUrl: string): Record<string, unknown> {
+    const { assertion, clientIds, scope } = tokenRequest(form);
+    let iss: unknown;
+    try {
+      iss = decodeJwt(assertion).claims.iss;
+    } catch (error) {
+      if (error instanceof JwtError) throw new WebApiRefusal(400, error.reason);
+      throw error;
     }
-    if (clientAssertionType !== CLIENT_ASSERTION_TYPE) throw new WebApiRefusal(400, 'clientAssertionType: unexpected');
-    if (!clientId || !clientAssertion) throw new WebApiRefusal(400, 'clientId and clientAssertion are required');
-    const client = this.clients.get(clientId);
+    if (typeof iss !== 'string' || iss === '') throw new WebApiRefusal(400, 'iss and sub must be the client id');
+    if (clientIds.some((id) => id !== iss)) throw new WebApiRefusal(400, 'clientId is not the assertion’s iss');
+    const client = this.clients.get(iss);
     if (!client) throw new WebApiRefusal(400, 'unknown client');
-    const claims = this.verified(clientAssertion, client, ASSERTION_MAX_LIFETIME_S);
-    if (claims.iss !== clientId || claims.sub !== clientId)
-      throw new WebApiRefusal(400, 'iss and sub must be the client id');
-    if (claims.aud !== tokenUrl && !(Array.isArray(claims.aud) && claims.aud.includes(tokenUrl))) {
-      throw new WebApiRefusal(400, 'aud must be the token endpoint');
+    const claims = this.verified(assertion, client, ASSERTION_MAX_LIFETIME_S);
+    if (claims.iss !== iss || claims.sub !== iss) throw new WebApiRefusal(400, 'iss and sub must be the client id');
+    // This endpoint's identity: `/token` (the brokerage's sample, the issuer its tokens name) or its URL (RFC 7523).
+    const audiences = [TOKEN_AUDIENCE, tokenUrl];
+    const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if (!aud.some((value) => typeof value === 'string' && audiences.includes(value))) {
+      throw new WebApiRefusal(400, `aud must be this token endpoint (${TOKEN_AUDIENCE} or ${tokenUrl})`);
     }
-    if (typeof claims.jti !== 'string' || claims.jti === '') throw new WebApiRefusal(400, 'jti required');
-    this.forgetExpiredJti();
-    if (this.seenJti.has(claims.jti)) throw new WebApiRefusal(400, 'assertion already used (jti)');
-    this.seenJti.set(claims.jti, (claims.exp as number) * 1000);
+    const scopes = grantedScopes(scope, client);
+    // `jti` is optional (RFC 7523 §3; the brokerage's sample sends none); one that is sent is taken once.
+    if (claims.jti !== undefined) {
+      if (typeof claims.jti !== 'string' || claims.jti === '') throw new WebApiRefusal(400, 'jti: a non-empty string');
+      this.forgetExpiredJti();
+      if (this.seenJti.has(claims.jti)) throw new WebApiRefusal(400, 'assertion already used (jti)');
+      this.seenJti.set(claims.jti, (claims.exp as number) * 1000);
+    }
     const value = randomBytes(32).toString('base64url');
-    this.tokens.set(value, {
-      client,
-      expiresAt: this.now() + this.tokenLifetimeS * 1000,
-      scopes: client.scopes,
-    });
-    this.issued.set(clientId, this.tokensIssued(clientId) + 1);
-    return {
-      access_token: value,
-      token_type: 'Bearer',
-      expires_in: this.tokenLifetimeS,
-      scope: client.scopes.join(' '),
-    };
+    this.tokens.set(value, { client, expiresAt: this.now() + this.tokenLifetimeS * 1000, scopes });
+    this.issued.set(client.clientId, this.tokensIssued(client.clientId) + 1);
+    return { access_token: value, token_type: 'Bearer', expires_in: this.tokenLifetimeS, scope: scopes.join(' ') };
   }
 
   /** The client a bearer token (the `Authorization` header) was issued to, if it may use `scope`. */
@@ -221,6 +229,66 @@ export class WebApiAuthority {
     const now = this.now();
     for (const [jti, until] of this.seenJti) if (until + 60_000 < now) this.seenJti.delete(jti);
   }
+}
+
+/** The token endpoint's identity as the brokerage's sample signs it (and as its tokens name their issuer). */
+export const TOKEN_AUDIENCE = '/token';
+
+/** Each reading's fields: 2.29.0's `TokenRequest`, and RFC 6749/7521/7523's (the document's earlier copy, the sample). */
+const DOCUMENT_FIELDS = ['clientAssertion', 'clientAssertionType', 'clientAuthenticationMethod', 'clientId'] as const;
+const RFC_FIELDS = ['grant_type', 'client_assertion', 'client_assertion_type'] as const;
+
+/**
+ * The assertion a token request carries, with the client ids and the scope it names. Taken when one reading's
+ * fields are all there; refused when none's are, when a field either reading names holds what that reading does
+ * not allow, when a field is sent twice (RFC 6749 §3.1) or when the two readings name different assertions.
+ */
+function tokenRequest(form: URLSearchParams): { assertion: string; clientIds: string[]; scope?: string } {
+  const repeated = [...new Set(form.keys())].find((name) => form.getAll(name).length > 1);
+  if (repeated !== undefined) throw new WebApiRefusal(400, `${repeated}: sent more than once`);
+  const field = (name: string) => form.get(name) ?? undefined;
+  const expected: Array<[string, string]> = [
+    ['clientAuthenticationMethod', 'private_key_jwt'],
+    ['clientAssertionType', CLIENT_ASSERTION_TYPE],
+    ['client_assertion_type', CLIENT_ASSERTION_TYPE],
+    ['grant_type', 'client_credentials'],
+  ];
+  const wrong = expected.filter(([name, value]) => field(name) !== undefined && field(name) !== value);
+  if (wrong.length > 0) {
+    throw new WebApiRefusal(400, wrong.map(([name, value]) => `${name}: ${value} expected`).join('; '));
+  }
+  const complete = (names: readonly string[]) => names.every((name) => Boolean(field(name)));
+  if (!complete(DOCUMENT_FIELDS) && !complete(RFC_FIELDS)) {
+    throw new WebApiRefusal(
+      400,
+      `the token request needs ${DOCUMENT_FIELDS.join(', ')} (TokenRequest) or ${RFC_FIELDS.join(', ')} (RFC 7523)`,
+    );
+  }
+  const assertions = [...new Set([field('clientAssertion'), field('client_assertion')].filter(Boolean))];
+  if (assertions.length > 1) throw new WebApiRefusal(400, 'clientAssertion and client_assertion differ');
+  const clientIds = [field('clientId'), field('client_id')].filter((id): id is string => id !== undefined);
+  const scope = field('scope');
+  return { assertion: assertions[0]!, clientIds, ...(scope !== undefined && { scope }) };
+}
+
+/**
+ * The scopes a token carries: those asked for, each one the client's (else `invalid_scope`, RFC 6749 §5.2), or
+ * every scope of the client when none is asked for (2.29.0's request has no `scope`).
+ */
+function grantedScopes(scope: string | undefined, client: RegisteredClient): string[] {
+  if (scope === undefined) return client.scopes;
+  const asked = scope.split(' ');
+  if (scope.length < 4 || scope.length > 1024 || asked.some((one) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(one))) {
+    throw new WebApiRefusal(
+      400,
+      'invalid_scope: scope is scope names separated by single spaces, 4 to 1024 characters',
+    );
+  }
+  const unknown = asked.filter((one) => !client.scopes.includes(one));
+  if (unknown.length > 0) {
+    throw new WebApiRefusal(400, `invalid_scope: ${unknown.join(' ')} not registered for the client`);
+  }
+  return [...new Set(asked)];
 }
 
 export { TOKEN_PATH };

@@ -3,7 +3,8 @@
  * getEnumerations serves, under the document's lower-case names (`fin-info-ranges` is FIN_INFO_RANGES), narrowed
  * by the same fields (`currency`, `form-number`). The document types `jsonData` only as an object: here it is
  * the rows, each keyed by its column. The document's types that getEnumerations does not have
- * (`questionnaires`, `wire-instructions`, `product-country-bundles`) are a 400.
+ * (`questionnaires`, `wire-instructions`, `product-country-bundles`) are a 400, as is a `language` outside the
+ * document's enumeration; the simulator holds no translations, so each of its languages reads the English texts.
  */
 import type { FastifyInstance } from 'fastify';
 import { WEBAPI_ENUMERATION_TYPES } from '../../webapi/index.js';
@@ -14,6 +15,9 @@ import { answer } from './answer.js';
 
 const SCOPES = ['accounts.read', 'enumerations.read'];
 
+/** The document's values of the `language` query parameter. */
+const LANGUAGES = ['en', 'ar', 'de', 'es', 'fr', 'he', 'hu', 'it', 'ja', 'nl', 'pt', 'ru', 'zh_CN', 'zh_TW'];
+
 export function registerEnumerations(app: FastifyInstance, authority: WebApiAuthority): void {
   app.get<{ Params: { enumerationType: string }; Querystring: Record<string, string | undefined> }>(
     '/gw/api/v1/enumerations/:enumerationType',
@@ -23,6 +27,11 @@ export function registerEnumerations(app: FastifyInstance, authority: WebApiAuth
         const { enumerationType } = request.params;
         if (!(WEBAPI_ENUMERATION_TYPES as readonly string[]).includes(enumerationType)) {
           throw new WebApiRefusal(400, `enumerationType: one of ${WEBAPI_ENUMERATION_TYPES.join(', ')}`);
+        }
+        const { language } = request.query;
+        // One of the document's languages, or a 400; the lists' texts are the brokerage's English ones in each.
+        if (language !== undefined && !LANGUAGES.includes(language)) {
+          throw new WebApiRefusal(400, `language: one of ${LANGUAGES.join(', ')}`);
         }
         const table = enumerationRows(enumerationType.toUpperCase().replaceAll('-', '_'), {
           currency: request.query.currency,

@@ -94,18 +94,22 @@ export function mountWebApi(
 }
 
 function registerWebApiRoutes(app: FastifyInstance, authority: WebApiAuthority): void {
+  // A form is kept as sent: the token endpoint refuses a field sent twice (RFC 6749 §3.1).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    done(null, new URLSearchParams(body as string));
   });
   // A signed body: the document's copies show it as text; `application/jwt` is its media type (RFC 7519).
   app.addContentTypeParser('application/jwt', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.post(TOKEN_PATH, (request, reply) =>
     answer(reply, () => {
+      // Only a form (the document's one media type for generateToken): a JSON body is refused, as any other.
       const form = request.body;
-      if (!form || typeof form !== 'object') throw new WebApiRefusal(400, 'a form body is required');
-      // `aud` names the token endpoint as the client reached it.
-      return authority.token(form as Record<string, string>, `${request.protocol}://${request.host}${TOKEN_PATH}`);
+      if (!(form instanceof URLSearchParams)) {
+        throw new WebApiRefusal(400, 'a form body (application/x-www-form-urlencoded) is required');
+      }
+      // `aud` may name the token endpoint as the client reached it.
+      return authority.token(form, `${request.protocol}://${request.host}${TOKEN_PATH}`);
     }),
   );
   const client = (request: FastifyRequest, scope: string) =>

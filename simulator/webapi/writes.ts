@@ -166,18 +166,31 @@ function registerCreate(app: FastifyInstance, authority: WebApiAuthority, store:
 }
 
 function registerLookup(app: FastifyInstance, authority: WebApiAuthority, store: Store): void {
-  app.get<{ Querystring: { externalId?: string } }>('/gw/api/v1/accounts', (request, reply) =>
+  app.get<{ Querystring: { externalId?: string; accountId?: string } }>('/gw/api/v1/accounts', (request, reply) =>
     answer(reply, () => {
       const client = authority.authenticate(request.headers.authorization, 'accounts.read');
-      const { externalId } = request.query;
-      if (!externalId) throw new WebApiRefusal(400, 'externalId: required (or accountId)');
+      const { accountId } = request.query;
+      // The document's look-up takes `accountId`, `externalId` or both; with both, they must name one account.
+      const account = accountId ? store.ownAccount(client.csid, accountId) : undefined;
+      if (accountId && !account) return { accountId, hasError: true, errorDescription: 'Account not found' };
+      const externalId = request.query.externalId || account?.externalId;
+      if (!externalId) throw new WebApiRefusal(400, 'externalId or accountId: required');
       const files = store.responseFilesOf(client.csid, externalId);
       const listed = files.filter((file) => store.listing.listed('getResponseFile', file.name));
       // The latest file: an account made (FileDetailsResponse), else its failure (ResponseFileResponse).
-      const made = listed.filter((file) => file.accountId !== undefined).at(-1);
+      const made = listed
+        .filter((file) => file.accountId !== undefined && (!account || file.accountId === accountId))
+        .at(-1);
       if (made) {
-        const account = store.ownAccount(client.csid, made.accountId!);
-        return { accountId: made.accountId, requestFileName: account?.requestFileName, responseFileName: made.name };
+        const madeAccount = account ?? store.ownAccount(client.csid, made.accountId!);
+        return {
+          accountId: made.accountId,
+          requestFileName: madeAccount?.requestFileName,
+          responseFileName: made.name,
+        };
+      }
+      if (account) {
+        return { accountId, hasError: true, errorDescription: `No application with external id ${externalId} made it` };
       }
       // The latest application received, its outcome not listed yet: said so under `webapi-create-unprocessed`,
       // as the document allows.
@@ -243,8 +256,15 @@ function registerRequests(app: FastifyInstance, authority: WebApiAuthority, stor
       const from = Date.parse(range.startDate);
       const to = Date.parse(range.endDate) + 86_400_000;
       const now = store.now();
+      // `status` (the document's account status letters) selects the requests of accounts in that status now;
+      // a request listed without an account is in none.
+      const accountStatusOf = (record: UpdateRequestRecord) =>
+        record.accountId === undefined || NO_ACCOUNT_NAMED.has(record.functionName)
+          ? undefined
+          : store.ownAccount(client.csid, record.accountId)?.status;
       const matching = [...store.requests.values()]
         .filter((record) => record.csid === client.csid && record.submittedAt >= from && record.submittedAt < to)
+        .filter((record) => range.status === undefined || accountStatusOf(record) === range.status)
         .filter((record) => store.listing.listed('getAmRequestStatus', record.requestId))
         .sort((a, b) => Number(a.requestId) - Number(b.requestId));
       return {

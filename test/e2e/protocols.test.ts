@@ -102,7 +102,12 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       settings: {
         ...settings,
         protocol: 'webapi',
-        webApi: { baseUrl: sim.url, clientId: `client-${run}`, keyId: 'w1' },
+        webApi: {
+          baseUrl: sim.url,
+          clientId: `client-${run}`,
+          keyId: 'w1',
+          scopes: ['accounts.read', 'accounts.write'],
+        },
       },
       keys: { webApiPrivateKey: w.privateKeyPem },
     });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { EcaDeferredError } from '../../eca/index.js';
+import { WebApiAuthError } from '../../webapi/index.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
@@ -69,12 +70,30 @@ describe('firms on the Web API: the registry builds their client, paced by their
     const brokerages = new FirmBrokerages(registry, { database: db });
     assert.equal(await brokerages.protocolOf('WA'), 'webapi');
     const client = await brokerages.webApiClientFor('WA');
-    assert.equal((await client.echoHttps()).securityPolicy, 'HTTPS');
+    assert.equal((await client.applicationByExternalId('nobody-wa')).hasError, true);
     assert.equal(await brokerages.webApiClientFor('WA'), client, 'one client while the firm is unchanged');
     await assert.rejects(
       brokerages.webApiClientFor('WB'),
       (error: unknown) => error instanceof FirmNotConfiguredError && /webApiPrivateKey/.test(error.message),
     );
+  });
+
+  it('asks for a token as the firm’s settings say: the assertion’s audience and the scopes', async function () {
+    const webApi = (csid: string, extra: Record<string, unknown>) => ({
+      webApi: { baseUrl: sim.url, clientId: `client-${csid}`, keyId: 'k1', ...extra },
+    });
+    const tokenUrl = `${sim.url}/oauth2/api/v1/token`;
+    await addFirm('WD', webApi('WD', { assertionAudience: tokenUrl, scopes: ['accounts.read', 'echo.read'] }));
+    await addFirm('WE', webApi('WE', { assertionAudience: 'https://elsewhere.example/token' }));
+    const brokerages = new FirmBrokerages(registry, { database: db });
+    // echo.read is no scope the engine asks for unless the settings name it.
+    assert.equal((await (await brokerages.webApiClientFor('WD')).echoHttps()).securityPolicy, 'HTTPS');
+    await assert.rejects(
+      (await brokerages.webApiClientFor('WE')).applicationByExternalId('nobody-we'),
+      (error: unknown) => error instanceof WebApiAuthError && error.status === 400,
+    );
+    await assert.rejects(addFirm('WF', webApi('WF', { scopes: ['accounts read'] })), /scopes/);
+    await assert.rejects(addFirm('WG', webApi('WG', { assertionAudience: '' })), /assertionAudience/);
   });
 
   it('holds the firm’s Web API calls to its call budget: a call put off is never sent', async function () {

@@ -14,7 +14,7 @@ export interface RegisteredWebApiClient {
   privateKey: KeyObject;
   /** The private key as a firm's keys hold it (`webApiPrivateKey`: PKCS #8 PEM). */
   privateKeyPem: string;
-  /** A client of the simulator with this key. */
+  /** A client of the simulator with this key, asking for the scopes registered (the engine's unless given). */
   client(options?: Partial<WebApiClientOptions>): WebApiClient;
 }
 
@@ -36,6 +36,7 @@ export function registerWebApiClient(
     kid,
     privateKey,
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    client: (options = {}) => new WebApiClient({ clientId, keyId: kid, privateKey, baseUrl: sim.url, ...options }),
+    client: (options = {}) =>
+      new WebApiClient({ clientId, keyId: kid, privateKey, baseUrl: sim.url, ...(scopes && { scopes }), ...options }),
   };
 }

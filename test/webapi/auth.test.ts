@@ -9,6 +9,7 @@ import type { KeyObject } from 'node:crypto';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import {
+  CLIENT_ASSERTION_TYPE,
   clientAssertion,
   decodeJwt,
   JwtError,
@@ -50,8 +51,25 @@ describe('Web API authentication (OAuth 2.0 private_key_jwt, signed bodies) agai
     return { clientId, keyId: `key-${n}`, privateKey, publicKey };
   }
 
+  /** A client asking for the echo operations' scopes (the engine's own calls need others). */
   const client = (credentials: WebApiCredentials, extra: Partial<ConstructorParameters<typeof WebApiClient>[0]> = {}) =>
-    new WebApiClient({ ...credentials, baseUrl: sim.url, ...extra });
+    new WebApiClient({ ...credentials, baseUrl: sim.url, scopes: ['echo.read', 'echo.write'], ...extra });
+  const tokenUrl = () => `${sim.url}${TOKEN_PATH}`;
+  const postToken = (body: URLSearchParams | string, type = 'application/x-www-form-urlencoded') =>
+    fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': type }, body });
+  const detail = async (response: Response) => ((await response.json()) as { detail: string }).detail;
+  /** An assertion as the brokerage's OAuth 2.0 sample signs it: `aud` `/token`, 30 s, no `jti`. */
+  const sampleAssertion = (credentials: WebApiCredentials & { privateKey: KeyObject | string }) => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      iss: credentials.clientId,
+      sub: credentials.clientId,
+      aud: '/token',
+      exp: now + 20,
+      iat: now - 10,
+    };
+    return signJwt(claims, credentials.privateKey as KeyObject, credentials.keyId);
+  };
 
   it('takes one token for many calls of both policies, one for callers at once', async function () {
     const credentials = registered();
@@ -148,10 +166,160 @@ describe('Web API authentication (OAuth 2.0 private_key_jwt, signed bodies) agai
       credentials.keyId,
     );
     assert.equal((await send(expired)).status, 403);
-    const readOnly = client(registered(['echo.read']));
+    const readOnly = client(registered(['echo.read']), { scopes: ['echo.read'] });
     await readOnly.echoHttps();
     const refused = await readOnly.echoSignedJwt({}).catch((error: unknown) => error);
     assert.ok(refused instanceof WebApiHttpError && refused.status === 403, String(refused));
+  });
+
+  it('asks for a token in both readings at once: 2.29.0’s fields and RFC 7523’s, the scopes, aud /token', async function () {
+    const credentials = registered();
+    const forms: URLSearchParams[] = [];
+    const recording: typeof fetch = (input, init) => {
+      // The token source sends its form as URLSearchParams, to a URL string.
+      if (typeof input === 'string' && input.endsWith(TOKEN_PATH) && init?.body instanceof URLSearchParams) {
+        forms.push(init.body);
+      }
+      return fetch(input, init);
+    };
+    const api = new WebApiClient({ ...credentials, baseUrl: sim.url, fetch: recording });
+    await api.applicationByExternalId('nobody-asked');
+    assert.equal(forms.length, 1);
+    const form = forms[0]!;
+    assert.equal(form.get('grant_type'), 'client_credentials');
+    assert.equal(form.get('client_assertion_type'), 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    assert.equal(form.get('clientAssertionType'), form.get('client_assertion_type'));
+    assert.equal(form.get('clientAuthenticationMethod'), 'private_key_jwt');
+    assert.equal(form.get('clientId'), credentials.clientId);
+    assert.ok(form.get('client_assertion'), 'client_assertion sent');
+    assert.equal(form.get('clientAssertion'), form.get('client_assertion'), 'one assertion under both names');
+    assert.equal(form.get('scope'), 'accounts.read accounts.write sso-browser-sessions.write');
+    const { claims } = decodeJwt(form.get('client_assertion')!);
+    assert.equal(claims.aud, '/token', 'the audience the brokerage’s sample signs');
+    assert.equal(claims.iss, credentials.clientId);
+  });
+
+  it('signs the audience it is given, and asks for the scopes it is given: a token for those alone', async function () {
+    const credentials = registered();
+    const full = client(credentials, { assertionAudience: tokenUrl(), scopes: ['echo.read'] });
+    await full.echoHttps();
+    const refused = await full.echoSignedJwt({}).catch((error: unknown) => error);
+    assert.ok(refused instanceof WebApiHttpError && refused.status === 403, 'echo.write not asked for');
+    const elsewhere = client(credentials, { assertionAudience: 'https://elsewhere.example/token' });
+    await assert.rejects(elsewhere.echoHttps(), (error: unknown) => error instanceof WebApiAuthError);
+    assert.throws(() => client(credentials, { assertionAudience: 'two words' }), WebApiRequestError);
+    assert.throws(() => client(credentials, { scopes: [] }), WebApiRequestError);
+    assert.throws(() => client(credentials, { scopes: ['accounts "read"'] }), WebApiRequestError);
+  });
+
+  it('takes either reading of the token request, and refuses what neither allows', async function () {
+    const credentials = registered(['echo.read', 'accounts.read']);
+    const rfc = (assertion: string, extra: Record<string, string> = {}) =>
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_assertion_type: CLIENT_ASSERTION_TYPE,
+        client_assertion: assertion,
+        ...extra,
+      });
+    // The brokerage's sample: RFC 7523's fields, a scope, aud /token, no jti.
+    const sample = await postToken(rfc(sampleAssertion(credentials), { scope: 'echo.read' }));
+    assert.equal(sample.status, 200, await sample.clone().text());
+    assert.equal(((await sample.json()) as { scope: string }).scope, 'echo.read', 'the scope asked for alone');
+    // Without jti, another assertion of the same second is no replay.
+    assert.equal((await postToken(rfc(sampleAssertion(credentials)))).status, 200);
+    // 2.29.0's fields alone: every scope the client registered.
+    const documented = await postToken(
+      new URLSearchParams({
+        clientAssertion: sampleAssertion(credentials),
+        clientAssertionType: CLIENT_ASSERTION_TYPE,
+        clientAuthenticationMethod: 'private_key_jwt',
+        clientId: credentials.clientId,
+      }),
+    );
+    assert.equal(documented.status, 200);
+    assert.equal(((await documented.json()) as { scope: string }).scope, 'echo.read accounts.read');
+    const issued = sim.webapi.tokensIssued(credentials.clientId);
+
+    const refusals: Array<[string, Response, RegExp]> = [
+      [
+        'a JSON body',
+        await postToken(
+          JSON.stringify(
+            Object.fromEntries(tokenForm(credentials.clientId, sampleAssertion(credentials), ['echo.read'])),
+          ),
+          'application/json',
+        ),
+        /form body/,
+      ],
+      ['another grant', await postToken(rfc(sampleAssertion(credentials), { grant_type: 'password' })), /grant_type/],
+      [
+        'another assertion type',
+        await postToken(rfc(sampleAssertion(credentials), { client_assertion_type: 'saml' })),
+        /client_assertion_type/,
+      ],
+      [
+        'neither reading complete',
+        await postToken(new URLSearchParams({ client_assertion: sampleAssertion(credentials) })),
+        /needs/,
+      ],
+      [
+        'two assertions',
+        await postToken(
+          new URLSearchParams({
+            ...Object.fromEntries(rfc(sampleAssertion(credentials))),
+            clientAssertion: clientAssertion(credentials, '/token', Date.now() - 1000),
+          }),
+        ),
+        /differ/,
+      ],
+      [
+        'a field twice',
+        await postToken(`${rfc(sampleAssertion(credentials)).toString()}&grant_type=client_credentials`),
+        /more than once/,
+      ],
+      [
+        'a scope not registered',
+        await postToken(rfc(sampleAssertion(credentials), { scope: 'echo.read accounts.write' })),
+        /invalid_scope: accounts\.write/,
+      ],
+      [
+        'a malformed scope',
+        await postToken(rfc(sampleAssertion(credentials), { scope: 'echo.read  accounts.read' })),
+        /invalid_scope/,
+      ],
+      [
+        'another client id',
+        await postToken(rfc(sampleAssertion(credentials), { client_id: 'someone-else' })),
+        /clientId/,
+      ],
+    ];
+    for (const [what, response, reason] of refusals) {
+      assert.equal(response.status, 400, what);
+      assert.match(await detail(response), reason, what);
+    }
+    assert.equal(sim.webapi.tokensIssued(credentials.clientId), issued, 'no token for a refused request');
+  });
+
+  it('takes a signed body as long-lived as the brokerage’s sample signs one (a day), no longer', async function () {
+    const credentials = registered();
+    const api = client(credentials);
+    const token = await api.tokens.token();
+    const send = (lifetimeS: number) => {
+      const iat = Math.floor(Date.now() / 1000);
+      const body = signJwt(
+        { iss: credentials.clientId, iat, exp: iat + lifetimeS },
+        credentials.privateKey as KeyObject,
+        credentials.keyId,
+      );
+      return fetch(`${sim.url}/gw/api/v1/echo/signed-jwt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/jwt' },
+        body,
+      });
+    };
+    assert.equal((await send(3_600)).status, 200, 'an hour');
+    assert.equal((await send(86_400)).status, 200, 'the sample’s day');
+    assert.equal((await send(86_401)).status, 403, 'past a day');
   });
 
   it('refuses bad credentials before anything is sent, naming the field', function () {

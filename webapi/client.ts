@@ -22,6 +22,8 @@ import {
   RequestDetailsResponse,
   StatusResponse,
   WEBAPI_ENUMERATION_TYPES,
+  WEBAPI_LANGUAGES,
+  WEBAPI_STATUS_LETTERS,
 } from './schemas.js';
 import type { RequestDetail, WebApiEnumerationType } from './schemas.js';
 import type {
@@ -99,7 +101,7 @@ export class WebApiClient {
   }
 
   /** `GET /gw/api/v1/accounts/status`: one page. */
-  accountStatusPage(request: AccountStatusRequest): Promise<AccountStatusBulkResponse> {
+  async accountStatusPage(request: AccountStatusRequest): Promise<AccountStatusBulkResponse> {
     const path = `/gw/api/v1/accounts/status?accountStatusRequest=${objectParameter(request)}`;
     return this.call('accountStatuses', 'GET', path, AccountStatusBulkResponse);
   }
@@ -126,7 +128,7 @@ export class WebApiClient {
    * its failure, or nothing yet). `hasError` is answered as it comes: it says the application failed or is
    * not known, which the caller tells apart.
    */
-  applicationByExternalId(externalId: string): Promise<ApplicationLookupResponse> {
+  async applicationByExternalId(externalId: string): Promise<ApplicationLookupResponse> {
     if (externalId === '' || externalId.length > 200) throw new WebApiRequestError('externalId', '1 to 200 characters');
     const path = `/gw/api/v1/accounts?externalId=${encodeURIComponent(externalId)}`;
     return this.call('applicationByExternalId', 'GET', path, ApplicationLookupResponse);
@@ -151,7 +153,7 @@ export class WebApiClient {
   }
 
   /** `GET /gw/api/v1/requests`: one page of the firm's requests within the dates. */
-  requestDetailsPage(request: AccountStatusRequest): Promise<RequestDetailsResponse> {
+  async requestDetailsPage(request: AccountStatusRequest): Promise<RequestDetailsResponse> {
     const path = `/gw/api/v1/requests?requestDetails=${objectParameter(request)}`;
     return this.call('requestDetails', 'GET', path, RequestDetailsResponse);
   }
@@ -182,6 +184,9 @@ export class WebApiClient {
   async enumerations(type: WebApiEnumerationType, query: EnumerationQuery = {}): Promise<EnumerationResponse> {
     if (!(WEBAPI_ENUMERATION_TYPES as readonly string[]).includes(type)) {
       throw new WebApiRequestError('enumerationType', `one of ${WEBAPI_ENUMERATION_TYPES.join(', ')}`);
+    }
+    if (query.language !== undefined && !(WEBAPI_LANGUAGES as readonly string[]).includes(query.language)) {
+      throw new WebApiRequestError('language', `one of ${WEBAPI_LANGUAGES.join(', ')}`);
     }
     const search = new URLSearchParams(
       Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -249,7 +254,10 @@ export class WebApiClient {
  */
 function objectParameter(request: AccountStatusRequest): string {
   for (const field of ['startDate', 'endDate'] as const) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(request[field])) throw new WebApiRequestError(field, 'a date, YYYY-MM-DD');
+    if (!isDay(request[field])) throw new WebApiRequestError(field, 'a day of the calendar, YYYY-MM-DD');
+  }
+  if (request.status !== undefined && !(WEBAPI_STATUS_LETTERS as readonly string[]).includes(request.status)) {
+    throw new WebApiRequestError('status', `one of ${WEBAPI_STATUS_LETTERS.join(' ')}`);
   }
   if (
     request.limit !== undefined &&
@@ -264,6 +272,14 @@ function objectParameter(request: AccountStatusRequest): string {
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name},${encodeURIComponent(String(value))}`)
     .join(',');
+}
+
+/** `YYYY-MM-DD` naming a day the calendar has (`2025-02-30` has the form, and `Date.parse` takes it). */
+function isDay(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return day.toISOString().slice(0, 10) === text;
 }
 
 /**

@@ -158,6 +158,27 @@ export const WEBAPI_ENUMERATION_TYPES = [
 ] as const;
 export type WebApiEnumerationType = (typeof WEBAPI_ENUMERATION_TYPES)[number];
 
+/** The document's values of an enumeration read's `language` query parameter. */
+export const WEBAPI_LANGUAGES = [
+  'en',
+  'ar',
+  'de',
+  'es',
+  'fr',
+  'he',
+  'hu',
+  'it',
+  'ja',
+  'nl',
+  'pt',
+  'ru',
+  'zh_CN',
+  'zh_TW',
+] as const;
+
+/** `AccountStatusRequest.status`: the document's 14 status letters. */
+export const WEBAPI_STATUS_LETTERS = ['N', 'O', 'P', 'C', 'A', 'E', 'F', 'I', 'J', 'L', 'M', 'R', 'W', 'Q'] as const;
+
 /**
  * `EnumerationResponse`: the list's type and its values in `jsonData`, whose shape the document leaves open (an
  * `ArrayNode`, typed as an object): read as it comes.

@@ -7,7 +7,7 @@
  * document's enumeration; the simulator holds no translations, so each of its languages reads the English texts.
  */
 import type { FastifyInstance } from 'fastify';
-import { WEBAPI_ENUMERATION_TYPES } from '../../webapi/index.js';
+import { WEBAPI_ENUMERATION_TYPES, WEBAPI_LANGUAGES } from '../../webapi/index.js';
 import { enumerationRows } from '../operations/enumerations.js';
 import { WebApiRefusal } from './authority.js';
 import type { WebApiAuthority } from './authority.js';
@@ -16,7 +16,7 @@ import { answer } from './answer.js';
 const SCOPES = ['accounts.read', 'enumerations.read'];
 
 /** The document's values of the `language` query parameter. */
-const LANGUAGES = ['en', 'ar', 'de', 'es', 'fr', 'he', 'hu', 'it', 'ja', 'nl', 'pt', 'ru', 'zh_CN', 'zh_TW'];
+const LANGUAGES: readonly string[] = WEBAPI_LANGUAGES;
 
 export function registerEnumerations(app: FastifyInstance, authority: WebApiAuthority): void {
   app.get<{ Params: { enumerationType: string }; Querystring: Record<string, string | undefined> }>(

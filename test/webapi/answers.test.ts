@@ -13,7 +13,7 @@ import { createWebApiApplicationActivities, readHandle, requestWindow } from '..
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import type { WebApiClient } from '../../webapi/index.js';
-import { excerpt, WebApiAnswerError } from '../../webapi/index.js';
+import { excerpt, WebApiAnswerError, WebApiRequestError } from '../../webapi/index.js';
 import { applicationXml } from '../support/engine.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
@@ -206,6 +206,25 @@ describe('Web API answers the document allows, against the simulator', function 
       assert.ok(error instanceof WebApiAnswerError, String(error));
       return true;
     });
+  });
+
+  it('sends no read the document refuses: a day the calendar lacks, a status letter or a language it does not list', async function () {
+    const api = clientOf();
+    sim.control.resetCalls();
+    const refused = (parameter: string) => (error: unknown) => {
+      assert.ok(error instanceof WebApiRequestError, String(error));
+      assert.equal(error.parameter, parameter);
+      return true;
+    };
+    const days = { startDate: '2025-02-01', endDate: '2025-02-28' };
+    await assert.rejects(api.accountStatusPage({ ...days, startDate: '2025-02-30' }), refused('startDate'));
+    await assert.rejects(api.accountStatusPage({ ...days, endDate: '2025-13-01' }), refused('endDate'));
+    await assert.rejects(api.requestDetailsPage({ ...days, status: 'Z' }), refused('status'));
+    await assert.rejects(api.enumerations('fin-info-ranges', { language: 'xx' }), refused('language'));
+    assert.deepEqual(sim.control.calls(), {}, 'nothing sent');
+    // What the document lists is sent: a leap day, and a status letter of its 14.
+    const leap = await api.accountStatusPage({ startDate: '2024-02-29', endDate: '2024-02-29', status: 'Q' });
+    assert.deepEqual(leap.accounts, []);
   });
 
   it('withholds a JWT in an error body before it cuts the excerpt, so no part of its payload is kept', function () {

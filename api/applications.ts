@@ -206,7 +206,7 @@ function startAndReadRoutes(api: Api, ctxOf: ContextOf): void {
 }
 
 function messageRoutes(api: Api, ctxOf: ContextOf): void {
-  /** A message to one application that answers its new state. */
+  /** A message to one application that answers its new state (`refusals`: its own problems, described). */
   const action = <B extends z.ZodType>(
     path: string,
     operationId: string,
@@ -214,6 +214,7 @@ function messageRoutes(api: Api, ctxOf: ContextOf): void {
     roles: typeof STAFF,
     body: B,
     send: (ctx: EngineContext, reference: string, body: z.output<B>) => Promise<ApplicationStateView>,
+    refusals: { statuses: number[]; description: string } = { statuses: [], description: '' },
   ) =>
     api.post(`/v1/applications/:reference/${path}`, {
       config: { roles },
@@ -221,9 +222,10 @@ function messageRoutes(api: Api, ctxOf: ContextOf): void {
         tags,
         operationId,
         summary,
+        ...(refusals.description && { description: refusals.description }),
         params: ApplicationParams,
         body,
-        response: { 200: Application, ...problems(404, 409, 413) },
+        response: { 200: Application, ...problems(404, 409, 413, ...refusals.statuses) },
       },
       handler: async (request) =>
         applicationOf(await send(ctxOf(request), request.params.reference, request.body as z.output<B>)),
@@ -236,6 +238,11 @@ function messageRoutes(api: Api, ctxOf: ContextOf): void {
     ONBOARDING,
     ProvideDocumentsRequest,
     (ctx, ref, body) => provideDocuments(ctx, ref, documentsOf(body.documents)),
+    {
+      statuses: [422],
+      description:
+        'A PDF that is the very file the brokerage rejected for its form (the one last sent for it) is refused with `422` `DOCUMENT_REJECTED`, whose `detail` names the form and the rejection: nothing is taken, and the form stays `provided: false` until a different file arrives.',
+    },
   );
   action(
     'resubmit',

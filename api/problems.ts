@@ -65,6 +65,7 @@ export const PROBLEM_TYPES: Record<ApiProblemCode, ProblemType> = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body is not JSON' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The Idempotency-Key was sent with another request' },
+  DOCUMENT_REJECTED: { status: 422, title: 'The PDF is the very file the brokerage rejected for its form' },
   RATE_LIMITED: { status: 429, title: 'Too many requests for this API key' },
   INTERNAL: { status: 500, title: 'Internal error' },
   SETUP_FAILED: { status: 500, title: 'Setup failed' },

@@ -99,7 +99,7 @@ export const ApplicationDocument = component(
     state: z
       .enum(APPLICATION_DOCUMENT_STATES)
       .describe(
-        '`requested`: the brokerage asks for it and none is held; `provided`: held, not sent yet; `submitted`: with the brokerage, under review; `rejected`: the brokerage rejected the last one, send a new one',
+        '`requested`: the brokerage asks for it and none is held; `provided`: held, not sent yet; `submitted`: with the brokerage, under review; `rejected`: the brokerage rejected the last one, send a different one (the same file again is refused, `DOCUMENT_REJECTED`)',
       ),
     rejectionReason: z.string().optional().describe("The brokerage's reason for the last rejection"),
     provided: z

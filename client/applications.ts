@@ -10,6 +10,7 @@ import type { DocumentRef } from '../domain/documents.js';
 import type { accountApplication } from '../workflows/application/workflow.js';
 import {
   abandonUpdate,
+  DOCUMENT_REJECTED,
   pollNowSignal,
   provideDocumentsUpdate,
   resetUpdate,
@@ -23,7 +24,7 @@ import {
   DEFAULT_TASK_QUEUE,
   legacyApplicationWorkflowId,
 } from '../domain/workflow-ids.js';
-import type { ApplicationInput, ApplicationStateView } from '../workflows/application/messages.js';
+import type { ApplicationInput, ApplicationStateView, RejectedFile } from '../workflows/application/messages.js';
 import {
   EcaAccountId,
   EcaCsid,
@@ -41,6 +42,7 @@ import type { DocumentInput } from './documents.js';
 import {
   ApplicationConflictError,
   ApplicationFinishedError,
+  DocumentRejectedError,
   EngineError,
   InvalidInputError,
   NotAllowedInStateError,
@@ -221,10 +223,25 @@ async function message<T>(reference: string, send: () => Promise<T>): Promise<T>
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === 'NotAllowedInState') throw new NotAllowedInStateError(error.cause.message);
       if (error.cause.type === 'InvalidArgument') throw new InvalidInputError(reference, error.cause.message);
+      if (error.cause.type === DOCUMENT_REJECTED) {
+        throw new DocumentRejectedError(rejectedFilesOf(error.cause.details), error.cause.message);
+      }
     }
     if (isClosedWorkflowError(error)) throw new ApplicationFinishedError(reference);
     throw error;
   }
+}
+
+/** The forms a `DocumentRejected` failure names in its details (messages.ts `RejectedFile`). */
+function rejectedFilesOf(details: unknown[] | null | undefined): RejectedFile[] {
+  const [files] = details ?? [];
+  if (!Array.isArray(files)) return [];
+  return files.filter(
+    (file: unknown): file is RejectedFile =>
+      typeof (file as RejectedFile | null)?.formNumber === 'string' &&
+      typeof (file as RejectedFile).formName === 'string' &&
+      ['string', 'undefined'].includes(typeof (file as RejectedFile).reason),
+  );
 }
 
 function isClosedWorkflowError(error: unknown): boolean {

@@ -4,11 +4,13 @@
  */
 import { durationMs } from '../domain/durations.js';
 import type { Duration } from '@temporalio/common';
+import type { RejectedFile } from '../workflows/application/messages.js';
 
 export type EngineErrorCode =
   | 'INVALID_INPUT'
   | 'UNKNOWN_APPLICATION'
   | 'NOT_ALLOWED_IN_STATE'
+  | 'DOCUMENT_REJECTED'
   | 'APPLICATION_FINISHED'
   | 'TEMPORAL_UNAVAILABLE'
   | 'BROKERAGE_REFUSED'
@@ -55,6 +57,34 @@ export class NotAllowedInStateError extends EngineError {
   override readonly name = 'NotAllowedInStateError';
   constructor(message: string) {
     super('NOT_ALLOWED_IN_STATE', `${message} (\`status\` shows what the application waits for)`);
+  }
+}
+
+/**
+ * A provided PDF is the very file the brokerage rejected for its form (the one last sent for it): sent
+ * again, it would be rejected again. Nothing was taken; the application still asks for the form.
+ */
+export class DocumentRejectedError extends EngineError {
+  override readonly name = 'DocumentRejectedError';
+  /**
+   * `forms`: each refused form, its name and the brokerage's reason; `message`: the workflow's own words,
+   * said where it named no form.
+   */
+  constructor(
+    readonly forms: readonly RejectedFile[],
+    message: string,
+  ) {
+    const named = forms.map(({ formNumber, formName, reason }) => {
+      return `form ${formNumber} (${formName})${reason === undefined ? '' : `: "${reason}"`}`;
+    });
+    const one = named.length === 1;
+    super(
+      'DOCUMENT_REJECTED',
+      named.length === 0
+        ? message
+        : `the brokerage rejected ${one ? 'this very PDF' : 'these very PDFs'} for ${named.join('; ')}; ` +
+            `provide ${one ? 'a different one' : 'different ones'} (\`status\` shows what the application waits for)`,
+    );
   }
 }
 

@@ -30,6 +30,10 @@ const ENGINE: Record<EngineErrorCode, Omit<ExitCode, 'code'>> = {
   CONFLICT: { exitCode: 14, when: 'the external id is taken by an application on another application XML' },
   FIRM_NOT_CONFIGURED: { exitCode: 16, when: 'no firm of that CSID is configured (or its keys are not held here)' },
   FIRM_DISABLED: { exitCode: 17, when: 'the firm is disabled: it takes no new work' },
+  DOCUMENT_REJECTED: {
+    exitCode: 18,
+    when: 'a PDF is the very file the brokerage rejected for its form (send a different one)',
+  },
 };
 
 export const EXIT_CODES: readonly ExitCode[] = [

@@ -199,6 +199,58 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     await env.client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, keyedId)).terminate('test');
   });
 
+  it('refuses the very PDF the brokerage rejected with 422 DOCUMENT_REJECTED, naming the form and the rejection, and keeps asking for the form', async function () {
+    const externalId = `doc-rejected-api-${run}`;
+    const started = await call(keys.onboarding, 'POST', '/v1/applications', {
+      applicationXml: applicationXml(externalId),
+    });
+    assert.equal(started.status, 201);
+    type Document = { formNumber: string; state: string; provided: boolean; rejectionReason?: string };
+    const read = async () =>
+      (await call(keys.onboarding, 'GET', `/v1/applications/${externalId}`)).body as {
+        lifecycleState: string;
+        documents: Document[];
+      };
+    const upload = (formNumber: string, variant: string) => ({
+      formNumber,
+      contentBase64: Buffer.from(pdf(`${externalId} ${formNumber} ${variant}`)).toString('base64'),
+    });
+    const provide = (...documents: ReturnType<typeof upload>[]) =>
+      call(keys.onboarding, 'POST', `/v1/applications/${externalId}/documents`, { documents });
+    await until('the application asks for documents', async () => (await read()).lifecycleState === 'needsDocuments');
+    assert.equal((await provide(upload('8001', 'a'), upload('8002', 'a'))).status, 200);
+    const proofOfAddress = (application: { documents: Document[] }) =>
+      application.documents.find((document) => document.formNumber === '8002');
+    await until('the brokerage rejects the proof of address', async () => {
+      const application = await read();
+      return application.lifecycleState === 'needsDocuments' && proofOfAddress(application)?.state === 'rejected';
+    });
+
+    const again = await provide(upload('8002', 'a'));
+    assert.equal(again.status, 422);
+    assert.equal(again.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    assert.equal(again.body?.code, 'DOCUMENT_REJECTED');
+    assert.equal(again.body?.type, 'urn:eca-onboarding:problem:document-rejected');
+    assert.match(
+      String(again.body?.detail),
+      /^the brokerage rejected this very PDF for form 8002 \([^)]+\): "Proof of address is older than three months"; provide a different one/,
+    );
+    const after = await read();
+    assert.equal(after.lifecycleState, 'needsDocuments');
+    assert.deepEqual(proofOfAddress(after), {
+      ...proofOfAddress(after),
+      state: 'rejected',
+      provided: false,
+      rejectionReason: 'Proof of address is older than three months',
+    });
+
+    const different = await provide(upload('8002', 'b'));
+    assert.equal(different.status, 200, JSON.stringify(different.body));
+    const taken = proofOfAddress(different.body as { documents: Document[] });
+    assert.deepEqual([taken?.state, taken?.provided], ['provided', true]);
+    await env.client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, externalId)).terminate('test');
+  });
+
   it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, metrics on their own listener, SIGTERM stops it', async function () {
     const database = `pglite:${join(dir, 'process-database')}`;
     const cliEnv = { ...process.env, ECA_DATABASE_URL: database };

@@ -345,6 +345,55 @@ describe('eca CLI (real executable)', function () {
     assert.equal((await statusOf(`stalled-r-${run}`)).lifecycleState, 'awaitingClient', 'only the query matched');
   });
 
+  it('refuses, with its own exit code, the very PDF the brokerage rejected, naming the form and the rejection', async function () {
+    const externalId = `doc-rejected-${run}`;
+    const file = join(dir, 'doc-rejected.xml');
+    await writeFile(file, applicationXml(externalId));
+    assert.equal((await eca(['apply', file])).code, 0);
+    const identity = join(dir, 'identity.pdf');
+    const address = join(dir, 'address.pdf');
+    const otherAddress = join(dir, 'address-new.pdf');
+    await writeFile(identity, pdf(`${externalId} identity`));
+    await writeFile(address, pdf(`${externalId} address`));
+    await writeFile(otherAddress, pdf(`${externalId} address, a newer one`));
+    /** The application's status once `done` says so (asked at most 150 times). */
+    const statusWhen = async (done: (state: ApplicationStateView) => boolean): Promise<ApplicationStateView> => {
+      let state = await statusOf(externalId);
+      for (let i = 0; i < 150 && !done(state); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        state = await statusOf(externalId);
+      }
+      return state;
+    };
+    const asked = await statusWhen((state) => state.lifecycleState === 'needsDocuments');
+    assert.equal(asked.lifecycleState, 'needsDocuments');
+    const provided = await eca(['provide-docs', externalId, `8001:${identity}`, `8002:${address}`]);
+    assert.equal(provided.code, 0, provided.stderr);
+    const rejectedTask = (state: ApplicationStateView) =>
+      state.pendingTasks.find((task) => task.formNumber === '8002' && task.state === 'Rejected');
+    const rejected = await statusWhen((state) => state.lifecycleState === 'needsDocuments' && !!rejectedTask(state));
+    assert.ok(rejectedTask(rejected), `no rejection in ${JSON.stringify(rejected.pendingTasks)}`);
+
+    const again = await eca(['provide-docs', externalId, `8002:${address}`]);
+    assert.equal(again.code, 18, again.stderr);
+    assertOneLineError(
+      again,
+      /the brokerage rejected this very PDF for form 8002 \([^)]+\): "Proof of address is older than three months"; provide a different one/,
+    );
+    const asJson = await eca(['provide-docs', externalId, `8002:${address}`, '-o', 'json']);
+    assert.equal(asJson.code, 18);
+    const { error } = JSON.parse(asJson.stderr) as { error: { code: string; exitCode: number } };
+    assert.deepEqual([error.code, error.exitCode], ['DOCUMENT_REJECTED', 18]);
+    const after = await statusOf(externalId);
+    assert.equal(after.lifecycleState, 'needsDocuments');
+    assert.deepEqual(after.waitingDocuments, [], 'the rejected file is not held');
+
+    const different = await eca(['provide-docs', externalId, `8002:${otherAddress}`, '-o', 'json']);
+    assert.equal(different.code, 0, different.stderr);
+    assert.equal((JSON.parse(different.stdout) as ApplicationStateView).lifecycleState, 'submittingDocuments');
+    await env.client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, externalId)).terminate('test');
+  });
+
   it('gives up a wait at its --timeout with the TIMEOUT exit code', async function () {
     // An application on a task queue no worker polls: it takes messages but never answers them.
     const lonely = { ECA_TASK_QUEUE: `nobody-${run}` };

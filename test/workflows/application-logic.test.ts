@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { accountApplication } from '../../workflows/index.js';
+import { applicationDocuments } from '../../client/application-documents.js';
+import type { TaskView } from '../../domain/account.js';
+import type { FormDocument } from '../../domain/documents.js';
+import { lifecycleState, persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
+import type { LifecycleEvent } from '../../workflows/lifecycle/index.js';
 import {
   abandonUpdate,
   provideDocumentsUpdate,
@@ -16,6 +22,21 @@ import { expectLog } from '../support/hooks.js';
 import { applicant } from '../support/history-privacy.js';
 
 type Handle = WorkflowHandle<typeof accountApplication>;
+
+/** A PDF for form 8001 as the document store would refer to it (the stub reads no store): `digit` tells files apart. */
+const proofOfIdentity = (digit: string): FormDocument => {
+  const sha1 = digit.repeat(40);
+  return { sha1, length: 10, ref: `sha1/${sha1.slice(0, 2)}/${sha1}`, formNumber: '8001', fileName: `id-${digit}.pdf` };
+};
+
+/** The stub's form 8001 as the brokerage lists it once it rejected the file sent for it. */
+const REJECTED: TaskView = {
+  formNumber: '8001',
+  formName: 'Proof of identity',
+  action: 'to send',
+  state: 'Rejected',
+  reason: 'Document older than three months',
+};
 
 /**
  * The application workflow's own logic, its activities stubbed (test/support/brokerage-stub.ts): what staff
@@ -206,5 +227,103 @@ describe('accountApplication workflow logic (time-skipping server, stubbed activ
     } finally {
       refused.done();
     }
+  });
+
+  it('a rejected document: the very file again is refused, naming the form and the rejection; the form stays asked for; a different file is sent', async function () {
+    const engine = await engines.setUp();
+    const handle = await engine.start('docs-required');
+    await engine.worker.runUntil(async () => {
+      const waiting = await waitForState(engine, handle, 'needsDocuments');
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('1')]] });
+      await waitForState(engine, handle, 'tracking');
+      assert.deepEqual(engine.brokerage.sent(), ['DocumentSubmission']);
+      engine.brokerage.account(waiting.accountId!).tasks = [{ ...REJECTED }];
+      await waitForState(engine, handle, 'needsDocuments');
+
+      await assert.rejects(
+        handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('1')]] }),
+        (error: unknown) => {
+          assert.ok(error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure);
+          assert.equal(error.cause.type, 'DocumentRejected');
+          assert.equal(
+            error.cause.message,
+            'the PDF for form 8001 is the very file the brokerage rejected: provide a different one',
+          );
+          assert.deepEqual(error.cause.details, [
+            [{ formNumber: '8001', formName: 'Proof of identity', reason: 'Document older than three months' }],
+          ]);
+          return true;
+        },
+      );
+      const view = await handle.query(stateQuery);
+      assert.equal(view.lifecycleState, 'needsDocuments');
+      assert.deepEqual(view.waitingDocuments, []);
+      assert.deepEqual(
+        applicationDocuments(view).map(({ formNumber, state, provided }) => ({ formNumber, state, provided })),
+        [{ formNumber: '8001', state: 'rejected', provided: false }],
+      );
+      assert.deepEqual(engine.brokerage.sent(), ['DocumentSubmission'], 'nothing sent again');
+
+      const different = await handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('2')]] });
+      assert.equal(different.lifecycleState, 'submittingDocuments');
+      await waitForState(engine, handle, 'tracking');
+      assert.deepEqual(engine.brokerage.sent(), ['DocumentSubmission', 'DocumentSubmission']);
+      await handle.terminate('test done');
+    });
+  });
+
+  it('a run carrying the very file the brokerage rejected, held as earlier builds took it: the form is not shown provided', async function () {
+    const engine = await engines.setUp();
+    engine.brokerage.accounts.set('U7000001', {
+      accountId: 'U7000001',
+      externalId: 'docs-required-carried',
+      status: 'P',
+      stateText: 'Incomplete Application',
+      tasks: [{ ...REJECTED }],
+    });
+    const sent = proofOfIdentity('1');
+    const asked = { status: 'P', stateText: 'Incomplete Application', tasks: [{ ...REJECTED, state: 'To Be Sent' }] };
+    const events: LifecycleEvent[] = [
+      { type: 'VALIDATED' },
+      { type: 'CREATED', accountId: 'U7000001' },
+      { type: 'STATUS', account: asked },
+      { type: 'PROVIDE_DOCUMENTS', documents: [sent] },
+      { type: 'DOCUMENTS_SUBMITTED', documents: [sent] },
+      { type: 'STATUS', account: { ...asked, tasks: [{ ...REJECTED }] } },
+      // What an earlier build took: the same file again, held and never sent.
+      { type: 'PROVIDE_DOCUMENTS', documents: [sent] },
+    ];
+    const lifecycle = events.reduce(
+      step,
+      startLifecycle({ csid: 'CSID-STUB', externalId: 'docs-required-carried', application: sent }),
+    );
+    assert.equal(lifecycleState(lifecycle), 'needsDocuments');
+    assert.deepEqual(Object.keys(lifecycle.context.waitingDocuments), ['8001'], 'held');
+    const handle = await engine.start('docs-required', {
+      carried: { lifecycle: persistLifecycle(lifecycle), transitions: [], runs: 1 },
+    });
+    await engine.worker.runUntil(async () => {
+      const view = await waitForState(engine, handle, 'needsDocuments');
+      assert.deepEqual(view.waitingDocuments, []);
+      assert.deepEqual(
+        applicationDocuments(view).map(({ state, provided, rejectionReason }) => ({
+          state,
+          provided,
+          rejectionReason,
+        })),
+        [{ state: 'rejected', provided: false, rejectionReason: 'Document older than three months' }],
+      );
+      const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+      assert.match(details ?? '', /\| 8001 \| Proof of identity \| to send \| Rejected/);
+      assert.doesNotMatch(details ?? '', /Documents to send/);
+      assert.deepEqual(engine.brokerage.sent(), [], 'nothing sent');
+      // A different file takes the rejected one's place, and is sent.
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('2')]] });
+      await waitForState(engine, handle, 'tracking');
+      const submitted = engine.brokerage.calls.filter((call) => call.name === 'sendApplicationUpdate');
+      assert.equal(submitted.length, 1);
+      assert.match(JSON.stringify(submitted[0]?.input), new RegExp(proofOfIdentity('2').sha1));
+      await handle.terminate('test done');
+    });
   });
 });

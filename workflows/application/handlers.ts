@@ -42,7 +42,11 @@ export function installHandlers(run: ApplicationRun): void {
   });
 }
 
-/** Each staff update: its input checked, then refused unless the lifecycle takes it now. */
+/**
+ * Each staff update: its input checked, then refused unless the lifecycle takes it now (and, for documents,
+ * unless each is a file the brokerage has not rejected). A validator's refusal writes no history, and
+ * validators do not run on replay: a change to one needs no patch.
+ */
 function installStaffUpdates(run: ApplicationRun): void {
   const handle = (event: LifecycleEvent) => run.handleStaff(event);
   setHandler(abandonUpdate, (request) => handle({ type: 'ABANDON', reason: request?.reason }), {
@@ -61,6 +65,7 @@ function installStaffUpdates(run: ApplicationRun): void {
     validator: (documents: FormDocument[]) => {
       requireDocumentsInput(documents);
       run.allowed({ type: 'PROVIDE_DOCUMENTS', documents });
+      run.refuseRejectedFiles(documents);
     },
   });
   setHandler(resetUpdate, () => handle({ type: 'RESET' }), {

@@ -95,7 +95,10 @@ export interface ApplicationStateView {
   status?: string;
   stateText?: string;
   pendingTasks: TaskView[];
-  /** Form numbers of documents provided and not sent yet. */
+  /**
+   * Form numbers of documents provided and not sent yet. A held file that is the very one the brokerage
+   * rejected for its form is not among them: it is no document to send (workflows/lifecycle/tasks.ts).
+   */
   waitingDocuments: string[];
   corrections: string[];
   lastRefusal?: string;
@@ -142,6 +145,21 @@ export interface StaffNotice {
   outcome: 'accepted' | 'refused' | 'unknown';
   detail?: string;
 }
+
+/**
+ * A form whose provided PDF is the very file the brokerage rejected: the details of the `DocumentRejected`
+ * failure that refuses `provideDocuments` (its message names the forms alone; the brokerage's words travel
+ * here, in a payload the codec encrypts).
+ */
+export interface RejectedFile {
+  formNumber: string;
+  formName: string;
+  /** The brokerage's reason for the rejection, as the task gives it. */
+  reason?: string;
+}
+
+/** The failure type that refuses a provided PDF that is the very file the brokerage rejected. */
+export const DOCUMENT_REJECTED = 'DocumentRejected';
 
 export interface AbandonRequest {
   reason?: string;

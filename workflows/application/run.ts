@@ -13,11 +13,19 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { lifecycleState, persistLifecycle, restoreLifecycle, startLifecycle, step } from '../lifecycle/index.js';
+import {
+  isRejectedFile,
+  lifecycleState,
+  persistLifecycle,
+  restoreLifecycle,
+  startLifecycle,
+  step,
+} from '../lifecycle/index.js';
 import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
 import { durationMs } from '../../domain/durations.js';
 import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
-import type { AccountSnapshot } from '../../domain/account.js';
+import type { AccountSnapshot, TaskView } from '../../domain/account.js';
+import type { FormDocument } from '../../domain/documents.js';
 import {
   EcaAccountId,
   EcaAccountStatus,
@@ -31,6 +39,7 @@ import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
 import type { EventDraft } from './events.js';
 import type { NewEvent } from '../../domain/events.js';
 import { EVENTS_RIDE_PATCH } from '../patches.js';
+import { DOCUMENT_REJECTED } from './messages.js';
 import type {
   AccountObservation,
   ApplicationInput,
@@ -38,6 +47,7 @@ import type {
   ApplicationStateView,
   CarriedState,
   DeadlineView,
+  RejectedFile,
   StaffNotice,
   TransitionRecord,
 } from './messages.js';
@@ -200,7 +210,10 @@ export class ApplicationRun {
       status: context.status,
       stateText: context.stateText,
       pendingTasks: context.tasks,
-      waitingDocuments: Object.keys(context.waitingDocuments),
+      // A query's answer, not a command: a held file the brokerage rejected is not one to send.
+      waitingDocuments: Object.values(context.waitingDocuments)
+        .filter((document) => this.rejectedTaskOf(document) === undefined)
+        .map((document) => document.formNumber),
       corrections: context.corrections,
       lastRefusal: context.lastRefusal,
       ...(context.abandonReason && ['abandoning', 'abandoned', 'closedAsAbandoned'].includes(state)
@@ -228,6 +241,33 @@ export class ApplicationRun {
   allowed(event: LifecycleEvent): void {
     const message = this.refusal(event);
     if (message) throw ApplicationFailure.create({ type: 'NotAllowedInState', message, nonRetryable: true });
+  }
+
+  /**
+   * `provideDocuments` is refused a PDF that is the very file the brokerage rejected for its form: sent
+   * again, it would be rejected again, and held, it would stand for a document the application still needs.
+   * The failure (`DocumentRejected`) names the forms; their names and the brokerage's reasons are its details.
+   */
+  refuseRejectedFiles(documents: readonly FormDocument[]): void {
+    const rejected: RejectedFile[] = documents.flatMap((document) => {
+      const task = this.rejectedTaskOf(document);
+      return task ? [{ formNumber: document.formNumber, formName: task.formName, reason: task.reason }] : [];
+    });
+    if (rejected.length === 0) return;
+    const forms = [...new Set(rejected.map((file) => file.formNumber))];
+    const what = forms.length === 1 ? `the PDF for form ${forms[0]} is` : `the PDFs for forms ${forms.join(', ')} are`;
+    throw ApplicationFailure.create({
+      type: DOCUMENT_REJECTED,
+      message: `${what} the very file the brokerage rejected: provide a different one`,
+      details: [rejected],
+      nonRetryable: true,
+    });
+  }
+
+  /** The rejected task whose last sent file `document` is (tasks.ts `isRejectedFile`), if any. */
+  private rejectedTaskOf(document: FormDocument): TaskView | undefined {
+    const { tasks, submittedDocuments } = this.snapshot.context;
+    return tasks.find((task) => isRejectedFile(task, document, submittedDocuments));
   }
 
   handleStaff(event: LifecycleEvent): ApplicationStateView {

@@ -37,6 +37,19 @@ export function blocksApproval(task: TaskView): boolean {
 }
 
 /**
+ * The document is the very file the brokerage rejected for the task: the task is rejected and the document's
+ * SHA-1 is the one last sent for its form. Sent again, it would be rejected again: it is neither submitted
+ * nor counted as provided, and staff are refused it (`provideDocuments`).
+ */
+export function isRejectedFile(
+  task: TaskView,
+  document: Pick<FormDocument, 'formNumber' | 'sha1'>,
+  submitted: Readonly<Record<string, string>>,
+): boolean {
+  return isRejected(task) && task.formNumber === document.formNumber && submitted[task.formNumber] === document.sha1;
+}
+
+/**
  * Documents we hold for the tasks that want one. A task counts as served when a document for its form
  * is waiting to be sent, or when we already sent one and the brokerage has not rejected it (its task
  * list may lag behind our submission by a poll). Only a task that blocks approval ({@link blocksApproval})
@@ -52,9 +65,10 @@ export function documentPlan(
   const missing: TaskView[] = [];
   for (const task of tasks.filter(wantsDocument)) {
     const document = waiting[task.formNumber];
-    const sentSha1 = submitted[task.formNumber];
-    if (document && !(isRejected(task) && document.sha1 === sentSha1)) toSubmit.push(document);
-    else if (blocksApproval(task) && (sentSha1 === undefined || isRejected(task))) missing.push(task);
+    if (document && !isRejectedFile(task, document, submitted)) toSubmit.push(document);
+    else if (blocksApproval(task) && (submitted[task.formNumber] === undefined || isRejected(task))) {
+      missing.push(task);
+    }
   }
   return { toSubmit, missing };
 }

@@ -266,6 +266,16 @@ describe('accountApplication workflow logic (time-skipping server, stubbed activ
 
       const different = await handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('2')]] });
       assert.equal(different.lifecycleState, 'submittingDocuments');
+      // No time is skipped here: the file is sent, and no read has followed that could show what became of it.
+      let sent = await handle.query(stateQuery);
+      for (let i = 0; i < 300 && sent.lifecycleState !== 'tracking'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        sent = await handle.query(stateQuery);
+      }
+      assert.equal(sent.lifecycleState, 'tracking');
+      assert.equal(sent.pendingTasks[0]?.state, 'Rejected', 'the tasks as last read: the rejection of the first file');
+      // The same file again (a caller's retry): the rejection it meets is the first file's, so it is not refused.
+      await handle.executeUpdate(provideDocumentsUpdate, { args: [[proofOfIdentity('2')]] });
       await waitForState(engine, handle, 'tracking');
       assert.deepEqual(engine.brokerage.sent(), ['DocumentSubmission', 'DocumentSubmission']);
       await handle.terminate('test done');

@@ -264,8 +264,15 @@ export class ApplicationRun {
     });
   }
 
-  /** The rejected task whose last sent file `document` is (tasks.ts `isRejectedFile`), if any. */
+  /**
+   * The rejected task whose last sent file `document` is (tasks.ts `isRejectedFile`), if any. Only tasks read
+   * after the last update was decided can reject what it sent: until the next read, a file just sent (a
+   * caller's retry sends it again) meets the rejection of the one before it.
+   */
   private rejectedTaskOf(document: FormDocument): TaskView | undefined {
+    const readSinceUpdate =
+      this.updatedAt === undefined || (this.readFrom !== undefined && this.readFrom > this.updatedAt);
+    if (!readSinceUpdate) return undefined;
     const { tasks, submittedDocuments } = this.snapshot.context;
     return tasks.find((task) => isRejectedFile(task, document, submittedDocuments));
   }

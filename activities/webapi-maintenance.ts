@@ -59,6 +59,20 @@ function refusalOf(error: unknown): string | undefined {
   return `update refused: HTTP ${error.status}${said ? ` (${said})` : ''}`;
 }
 
+/**
+ * Whether a send answered HTTP 500 named an account the firm's accounts do not list (the document: a 500
+ * "can sometimes include subset of bad requests. For example, wrong accountId passed"). No such account, no
+ * request for it can have been processed: a refusal, not a doubt. A read that fails leaves the doubt.
+ */
+async function wrongAccount(api: WebApiClient, accountId: string, cause: unknown): Promise<boolean> {
+  if (!(cause instanceof WebApiHttpError && cause.status === 500)) return false;
+  try {
+    return (await api.findAccount(accountId)) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 function answeredError(error: unknown): WebApiAnswerError {
   if (error instanceof WebApiAnswerError) return error;
   throw error;
@@ -94,6 +108,12 @@ export function createWebApiMaintenance(
       const refusal = refusalOf(error);
       if (refusal === undefined) throw error;
       return { accepted: false, error: refusal };
+    }
+    if ('unknown' in sent && (await wrongAccount(api, input.accountId, sent.cause))) {
+      return {
+        accepted: false,
+        error: `update refused: HTTP 500, and the firm's accounts list no account ${input.accountId} (the document answers a wrong account id so)`,
+      };
     }
     if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
     if (sent.answer instanceof WebApiAnswerError) {

@@ -74,7 +74,7 @@ function attemptInfo(): { attempt: number; details: unknown } {
 }
 
 /** The outcome of one send: the answer, or why it is unknown whether the service processed it. */
-export type Sent<T> = { answer: T } | { unknown: string };
+export type Sent<T> = { answer: T } | { unknown: string; cause?: unknown };
 
 export interface WriteAttemptOptions<T> {
   /** The workflow only looks for an earlier write: nothing is sent, and a failure is only "not found yet". */
@@ -125,7 +125,7 @@ export class WriteAttempt {
       return { answer: await call() };
     } catch (error) {
       if (!provesNotProcessed(error)) {
-        return { unknown: error instanceof Error ? describeError(error) : String(error) };
+        return { unknown: error instanceof Error ? describeError(error) : String(error), cause: error };
       }
       this.sending = false;
       throw error;

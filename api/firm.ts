@@ -84,13 +84,20 @@ function notTheFirms(accountId: string): ApiProblem {
 
 /**
  * Asks the Web API for the account's status with the firm's client: an account that is not the firm's is
- * answered with `hasError` (the document's account answers carry their errors in the body).
+ * answered with `hasError` (the document's account answers carry their errors in the body), or with a 500,
+ * which the document allows for a wrong account id: then the firm's accounts are read for it
+ * (`WebApiClient.findAccount`), and an account they do not list is refused.
  */
-async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<void> {
+export async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<void> {
   try {
     await api.accountStatus(accountId);
   } catch (error) {
     if (error instanceof WebApiAnswerError) throw notTheFirms(accountId);
+    // A 500 may be the document's answer for a wrong account id: the firm's accounts say which.
+    if (error instanceof WebApiHttpError && error.status === 500) {
+      if (await api.findAccount(accountId)) return;
+      throw notTheFirms(accountId);
+    }
     // The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller.
     const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
     if (wait === undefined) throw error;

@@ -33,6 +33,10 @@ import type {
   WebApiDocument,
 } from './application.js';
 
+const DAY_MS = 86_400_000;
+/** A bulk status read's window: 365 days (the document's range holds a year). */
+const YEAR_MS = 365 * DAY_MS;
+
 /** How long a signed body is valid: the document's one recipe ("JWT validity: 1 minute"). */
 export const SIGNED_BODY_LIFETIME_S = 60;
 
@@ -112,6 +116,29 @@ export class WebApiClient {
       const read = await this.accountStatusPage(page);
       return { items: read.accounts, total: read.total };
     });
+  }
+
+  /**
+   * Whether the firm's accounts list `accountId`: the bulk status read over the days from `since` (ten years
+   * before `now` unless told) to a day after `now`, a year a window, the latest first, until it is found. The
+   * document allows a 500 for a wrong account id ("`InternalServerError` can sometimes include subset of bad
+   * requests. For example, wrong accountId passed"): this is how such an answer is told apart from the
+   * service's own failure. Bounded: at most one read a page of each window.
+   */
+  async findAccount(
+    accountId: string,
+    options: { now?: Date; since?: Date } = {},
+  ): Promise<AccountStatusResponse | undefined> {
+    const now = (options.now ?? new Date(this.options.now?.() ?? Date.now())).getTime();
+    const since = (options.since?.getTime() ?? now - 10 * YEAR_MS) - DAY_MS;
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    for (let end = now + DAY_MS; end > since; end -= YEAR_MS) {
+      const start = Math.max(end - YEAR_MS + DAY_MS, since);
+      for await (const account of this.accountStatuses({ startDate: day(start), endDate: day(end) })) {
+        if (account.accountId === accountId) return account;
+      }
+    }
+    return undefined;
   }
 
   /**

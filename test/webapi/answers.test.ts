@@ -13,7 +13,10 @@ import { createWebApiApplicationActivities, readHandle, requestWindow } from '..
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import type { WebApiClient } from '../../webapi/index.js';
-import { excerpt, WebApiAnswerError, WebApiRequestError } from '../../webapi/index.js';
+import { excerpt, WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../../webapi/index.js';
+import { ownWebApiAccount } from '../../api/firm.js';
+import { ApiProblem } from '../../api/problems.js';
+import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { applicationXml } from '../support/engine.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
@@ -225,6 +228,51 @@ describe('Web API answers the document allows, against the simulator', function 
     // What the document lists is sent: a leap day, and a status letter of its 14.
     const leap = await api.accountStatusPage({ startDate: '2024-02-29', endDate: '2024-02-29', status: 'Q' });
     assert.deepEqual(leap.accounts, []);
+  });
+
+  it('ends a request for an account id the brokerage answers 500 as refused, once the firm’s accounts list none', async function () {
+    sim.control.setUnpromised({ 'webapi-wrong-id-500': true });
+    const api = clientOf();
+    const known = await created(api, 'happy-wrong-id-1');
+    const wrong = 'U9999999';
+    await assert.rejects(api.accountStatus(wrong), (error: unknown) => {
+      assert.ok(error instanceof WebApiHttpError && error.status === 500, String(error));
+      return true;
+    });
+
+    // The API's question whether an account is the firm's: answered by the firm's accounts, not a 502.
+    await assert.rejects(ownWebApiAccount(api, wrong), (error: unknown) => {
+      assert.ok(error instanceof ApiProblem, String(error));
+      assert.equal(error.code, 'NOT_FOUND');
+      return true;
+    });
+    await ownWebApiAccount(api, known);
+
+    // A maintenance request for it ends refused, sent once: no doubt to look for, no retry.
+    sim.control.resetCalls();
+    const dir2 = await mkdtemp(join(tmpdir(), 'eca-webapi-answers-body-'));
+    try {
+      const bodies = new FileDocumentStore(dir2);
+      const body = await bodies.put(new TextEncoder().encode(JSON.stringify({ newExternalId: 'crm-500' })));
+      const outcome = await createMaintenanceActivities({
+        eca: {} as never,
+        store: bodies,
+        webApi: { clientFor: () => Promise.resolve(api) },
+      }).sendUpdateFunction({
+        csid: sim.csid,
+        accountId: wrong,
+        functionName: 'UpdateExternalId',
+        body,
+        attachments: [],
+        known: [],
+        protocol: 'webapi',
+      });
+      assert.ok('error' in outcome, JSON.stringify(outcome));
+      assert.match(outcome.error, /list no account U9999999/);
+      assert.equal(sim.control.calls()['webapi PATCH /gw/api/v1/accounts'], 1);
+    } finally {
+      await rm(dir2, { recursive: true, force: true });
+    }
   });
 
   it('withholds a JWT in an error body before it cuts the excerpt, so no part of its payload is kept', function () {

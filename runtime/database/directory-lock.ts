@@ -3,15 +3,36 @@
  * two processes at once (each would write its own pages over the other's).
  */
 import { createHash } from 'node:crypto';
-import { readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-/** The owner's process id, for the messages of the processes that find the directory taken. */
+/**
+ * The owner's process id, for the messages of the processes that find the directory taken; and, on a
+ * second line, `opening` while the owner opens the database and does not serve it yet (a new directory
+ * takes PGlite seconds, on a busy machine half a minute): the others wait for it rather than give up.
+ */
 export const OWNER_FILE = 'owner.pid';
 
+/** What the lock's holder says it does: opening the database (serving it soon), or nothing said. */
+export type OwnerPhase = 'opening' | undefined;
+
 export interface DirectoryLock {
+  /** Says that the database is served now (the lock was taken `opening`). */
+  serving(): Promise<void>;
   release(): Promise<void>;
+}
+
+function ownerText(phase: OwnerPhase): string {
+  return `${process.pid}\n${phase ? `${phase}\n` : ''}`;
+}
+
+/** Written whole or not at all (a rename): a reader never finds the file half written. */
+async function writeOwner(directory: string, phase: OwnerPhase): Promise<void> {
+  const file = join(directory, OWNER_FILE);
+  const partial = `${file}.${process.pid}`;
+  await writeFile(partial, ownerText(phase), { mode: 0o600 });
+  await rename(partial, file);
 }
 
 function alive(pid: number): boolean {
@@ -27,7 +48,7 @@ function alive(pid: number): boolean {
  * Linux: an abstract unix socket named for the directory. Binding the name is atomic, and the kernel
  * frees it when the process ends, however it ends: no stale lock to judge, no process id to be reused.
  */
-async function abstractSocketLock(directory: string): Promise<DirectoryLock | undefined> {
+async function abstractSocketLock(directory: string, phase: OwnerPhase): Promise<DirectoryLock | undefined> {
   const digest = createHash('sha256')
     .update(await realpath(directory))
     .digest('hex');
@@ -41,8 +62,9 @@ async function abstractSocketLock(directory: string): Promise<DirectoryLock | un
   if (!taken) return undefined;
   // The lock alone must not keep the process running.
   server.unref();
-  await writeFile(join(directory, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+  await writeOwner(directory, phase);
   return {
+    serving: () => writeOwner(directory, undefined),
     release: async () => {
       await rm(join(directory, OWNER_FILE), { force: true });
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -54,30 +76,36 @@ async function abstractSocketLock(directory: string): Promise<DirectoryLock | un
  * Elsewhere: a file created only if absent, holding the owner's process id; one whose process has
  * ended is taken over. (Weaker: a process id reused by another program keeps the directory taken.)
  */
-export async function pidFileLock(directory: string): Promise<DirectoryLock | undefined> {
+export async function pidFileLock(directory: string, phase?: OwnerPhase): Promise<DirectoryLock | undefined> {
   const file = join(directory, OWNER_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      return { release: () => rm(file, { force: true }) };
+      await writeFile(file, ownerText(phase), { flag: 'wx', mode: 0o600 });
+      return { serving: () => writeOwner(directory, undefined), release: () => rm(file, { force: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const owner = await ownerOf(directory);
+    const { pid: owner } = await ownerOf(directory);
     if (owner !== undefined && alive(owner)) return undefined;
     await rm(file, { force: true });
   }
   return undefined;
 }
 
-/** The directory's lock, or undefined when another live process holds it. */
-export function lockDirectory(directory: string): Promise<DirectoryLock | undefined> {
-  return process.platform === 'linux' ? abstractSocketLock(directory) : pidFileLock(directory);
+/**
+ * The directory's lock, or undefined when another live process holds it; `phase` is what the holder
+ * says it does with it, in OWNER_FILE, from the moment the lock is taken.
+ */
+export function lockDirectory(directory: string, phase?: OwnerPhase): Promise<DirectoryLock | undefined> {
+  return process.platform === 'linux' ? abstractSocketLock(directory, phase) : pidFileLock(directory, phase);
 }
 
-/** The process id the directory's owner wrote, if any. */
-export async function ownerOf(directory: string): Promise<number | undefined> {
-  const text = await readFile(join(directory, OWNER_FILE), 'utf8').catch(() => '');
-  const pid = Number.parseInt(text, 10);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+/** The process id the directory's owner wrote, if any, and what it said it does. */
+export async function ownerOf(directory: string): Promise<{ pid: number | undefined; phase: OwnerPhase }> {
+  const [first = '', second = ''] = (await readFile(join(directory, OWNER_FILE), 'utf8').catch(() => '')).split('\n');
+  const pid = Number.parseInt(first, 10);
+  return {
+    pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
+    phase: second === 'opening' ? 'opening' : undefined,
+  };
 }

@@ -25,8 +25,13 @@ import type { Database } from './types.js';
 const SOCKET_PORT = 5432;
 export const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
 const DATA_DIRECTORY = 'pgdata';
-/** How long an opener waits for an owner that is starting (a new directory takes PGlite a few seconds). */
+/** How long an opener waits for an owner that holds the directory, says nothing, and does not serve it. */
 const OWNER_WAIT_MS = 20_000;
+/**
+ * How long an opener waits for an owner that is opening the database: a new directory takes PGlite a few
+ * seconds alone, over 25 s beside a worker and an API server starting on 2 busy cores.
+ */
+const OPENING_WAIT_MS = 600_000;
 /** A connection silent this long is closed (its transaction rolled back): it would hold the session. */
 const IDLE_CONNECTION_MS = 60_000;
 
@@ -127,6 +132,7 @@ async function own(directory: string, lock: DirectoryLock): Promise<Database> {
     await lock.release();
     throw new DatabaseError('unreachable', `cannot serve the embedded database on ${socketPath}: ${reasonOf(error)}`);
   });
+  await lock.serving();
   return {
     kind: 'embedded',
     query: (sql, params) => queue.run(() => pgliteRows(db, sql, params)),
@@ -141,22 +147,47 @@ async function own(directory: string, lock: DirectoryLock): Promise<Database> {
   };
 }
 
+export interface OwnerWait {
+  /** How long an owner that holds the directory and does not serve it is waited for. */
+  ownerWaitMs?: number;
+  /** How long an owner that says it is opening the database is waited for, however slowly it opens. */
+  openingWaitMs?: number;
+}
+
 /** The database in `directory`, through its owner or owned now; `owned` says which. */
-async function openDirectory(directory: string, ownerWaitMs: number): Promise<{ db: Database; owned: boolean }> {
+async function openDirectory(
+  directory: string,
+  { ownerWaitMs = OWNER_WAIT_MS, openingWaitMs = OPENING_WAIT_MS }: OwnerWait,
+): Promise<{ db: Database; owned: boolean }> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
   await ownerOnly(directory);
-  const giveUpAt = Date.now() + ownerWaitMs;
+  let giveUpAt = Date.now() + ownerWaitMs;
+  let openingSince: number | undefined;
   for (;;) {
     const served = await connectToOwner(directory);
     if (served) return { db: served, owned: false };
-    const lock = await lockDirectory(directory);
+    const lock = await lockDirectory(directory, 'opening');
     if (lock) return { db: await own(directory, lock), owned: true };
-    if (Date.now() > giveUpAt) {
-      const pid = await ownerOf(directory);
+    const owner = await ownerOf(directory);
+    const now = Date.now();
+    if (owner.phase === 'opening') {
+      // An owner that is opening the database (seconds, more on a busy machine) serves it next: waited for,
+      // and the wait for its socket starts again once it serves.
+      openingSince ??= now;
+      giveUpAt = now + ownerWaitMs;
+    } else {
+      openingSince = undefined;
+    }
+    const opening = openingSince !== undefined && now - openingSince > openingWaitMs;
+    if (opening || now > giveUpAt) {
+      const holder = owner.pid === undefined ? 'another process' : `process ${owner.pid}`;
       throw new DatabaseError(
         'busy',
-        `the embedded database in ${directory} is held by ${pid === undefined ? 'another process' : `process ${pid}`}, ` +
-          `which does not serve it on ${join(directory, SOCKET_NAME)}`,
+        opening
+          ? `the embedded database in ${directory} is held by ${holder}, which has been opening it for over ` +
+              `${Math.round(openingWaitMs / 1000)} s and does not serve it yet on ${join(directory, SOCKET_NAME)}`
+          : `the embedded database in ${directory} is held by ${holder}, ` +
+              `which does not serve it on ${join(directory, SOCKET_NAME)}`,
       );
     }
     await delay(200);
@@ -165,14 +196,15 @@ async function openDirectory(directory: string, ownerWaitMs: number): Promise<{ 
 
 /**
  * The embedded database in `directory` (created, 0700): owned by this process, or through its owner,
- * and opened again should that owner end. An owner that is starting is waited for, `ownerWaitMs` at most.
+ * and opened again should that owner end. An owner that is opening the database is waited for until it
+ * serves it (`openingWaitMs` at most); one that holds the directory and says nothing, `ownerWaitMs`.
  */
-export async function openEmbedded(directory: string, { ownerWaitMs = OWNER_WAIT_MS } = {}): Promise<Database> {
+export async function openEmbedded(directory: string, wait: OwnerWait = {}): Promise<Database> {
   // A unix socket's path holds at most 107 bytes (Linux; 103 on macOS).
   if (Buffer.byteLength(join(directory, SOCKET_NAME)) > 103) {
     throw new DatabaseError('url', `the embedded database's directory path is too long for its socket: ${directory}`);
   }
-  const { db, owned } = await openDirectory(directory, ownerWaitMs);
+  const { db, owned } = await openDirectory(directory, wait);
   if (owned) return db;
-  return followOwner(db, async () => (await openDirectory(directory, ownerWaitMs)).db);
+  return followOwner(db, async () => (await openDirectory(directory, wait)).db);
 }

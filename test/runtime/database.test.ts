@@ -4,7 +4,9 @@
  * concurrent openers, and the embedded database's owner serving other processes.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import pg from 'pg';
@@ -22,6 +24,7 @@ import type { Database } from '../../runtime/database/index.js';
 import { migrate } from '../../runtime/database/migrate.js';
 import { parseDatabaseUrl } from '../../runtime/database/url.js';
 import { describeOnPostgres, useDatabaseBackends } from '../support/databases.js';
+import { until } from '../support/until.js';
 import { addToCounter, COUNTER_TABLE, counterValue } from './fixtures/counter.js';
 
 const HOLDER = 'test/runtime/fixtures/hold-database.ts';
@@ -328,6 +331,55 @@ describe('the database (runtime/database)', function () {
         await client.end();
       }
       assert.deepEqual(await db.query('SELECT count(*)::int AS n FROM notes'), [{ n: 0 }]);
+    });
+
+    it('waits for an owner still opening a new database, however long that takes, and goes through it', async function () {
+      const url = await backends.embedded.freshUrl();
+      const { directory } = parseDatabaseUrl(url) as { directory: string };
+      const child = startTypeScript('database holder', HOLDER, [url, '2']);
+      children.push(child);
+      // The holder has the directory's lock: it is creating the database now (seconds of PGlite's initdb).
+      await until('the holder to take the directory', async () => {
+        const text = await readFile(join(directory, 'owner.pid'), 'utf8').catch(() => '');
+        return text.split('\n')[0] === String(child.pid);
+      });
+      // Stopped there, its opening lasts as long as this test wants: longer than a waiter's wait for a silent holder.
+      process.kill(child.pid!, 'SIGSTOP');
+      assert.equal(existsSync(join(directory, SOCKET_NAME)), false, 'the holder was stopped before serving');
+      let settled: unknown;
+      const opening = openEmbedded(directory, { ownerWaitMs: 300 }).then(
+        (db) => {
+          opened.push(db);
+          return (settled = db);
+        },
+        (error: unknown) => (settled = error),
+      );
+      await delay(1_500);
+      assert.equal(settled, undefined, `still waiting for the holder, not given up: ${inspect(settled)}`);
+      process.kill(child.pid!, 'SIGCONT');
+      const db = await opening;
+      assert.ok(!(db instanceof Error), `opened through the holder: ${inspect(db)}`);
+      await child.waitFor(/holding \d+/, 60_000);
+      process.kill(child.pid!, 'SIGUSR1');
+      await child.waitFor(/counted/, 60_000);
+      assert.equal(await counterValue(db as Database), 2);
+      assert.equal((await readFile(join(directory, 'owner.pid'), 'utf8')).trim(), String(child.pid));
+    });
+
+    it('lets two processes started together on a new directory both open it, one serving the other', async function () {
+      const url = await backends.embedded.freshUrl();
+      const pair = [0, 1].map((i) => startTypeScript(`database holder ${i}`, HOLDER, [url, '25']));
+      children.push(...pair);
+      await Promise.all(pair.map((child) => child.waitFor(/holding \d+/, 120_000)));
+      for (const child of pair) process.kill(child.pid!, 'SIGUSR1');
+      await Promise.all(pair.map((child) => child.waitFor(/counted/, 60_000)));
+      const { directory } = parseDatabaseUrl(url) as { directory: string };
+      const owner = (await readFile(join(directory, 'owner.pid'), 'utf8')).trim();
+      assert.ok(
+        pair.some((child) => String(child.pid) === owner),
+        `one of them owns it (owner.pid: ${owner})`,
+      );
+      assert.equal(await counterValue(await open(url)), 50);
     });
 
     it('refuses, naming the directory and the process, when its holder does not serve it', async function () {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES } from '../domain/documents.js';
 import { ESCALATIONS } from '../domain/deadlines.js';
+import { ACCOUNT_STATUS_LETTER, ACCOUNT_STATUS_LETTER_RULE } from '../domain/account.js';
 import {
   APPLICATION_DOCUMENT_STATES,
   APPLICATION_STATES,
@@ -216,7 +217,7 @@ export const ApplicationPage = component(
 
 export const ListQuery = z.object({
   lifecycleState: z.enum(APPLICATION_STATES).optional(),
-  accountStatus: z.string().max(64).optional(),
+  accountStatus: z.string().regex(ACCOUNT_STATUS_LETTER, `is not ${ACCOUNT_STATUS_LETTER_RULE}`).optional(),
   externalId: z.string().max(128).optional(),
   startedAfter: queryTime.optional(),
   startedBefore: queryTime.optional(),

@@ -15,11 +15,15 @@ import {
   EcaLifecycleState,
   visibilityString,
 } from '../domain/search-attributes.js';
+import { APPLICATION_STATES } from '../domain/application-states.js';
+import { ACCOUNT_STATUS_LETTER, ACCOUNT_STATUS_LETTER_RULE } from '../domain/account.js';
 import type { EngineContext } from './context.js';
 import { InvalidInputError } from './errors.js';
 
 export interface ApplicationFilter {
+  /** One of APPLICATION_STATES (the lifecycle chart's states); another is refused, never answered with nothing. */
   lifecycleState?: string;
+  /** A status letter (domain/account.ts ACCOUNT_STATUS_LETTER); anything else is refused. */
   accountStatus?: string;
   /** Another firm's applications: only with `allFirms` (the context's firm otherwise). */
   csid?: string;
@@ -57,6 +61,17 @@ export const MAX_PAGE_SIZE = 1000;
 
 /** The visibility query for a filter (also useful in the Temporal UI's search box). */
 export function applicationQuery(filter: ApplicationFilter): string {
+  // A filter no application can match is refused, never answered with nothing.
+  const { lifecycleState, accountStatus } = filter;
+  if (lifecycleState !== undefined && !(APPLICATION_STATES as readonly string[]).includes(lifecycleState)) {
+    throw new InvalidInputError(
+      'lifecycleState',
+      `"${lifecycleState}" is not a lifecycle state: one of ${APPLICATION_STATES.join(', ')}`,
+    );
+  }
+  if (accountStatus !== undefined && !ACCOUNT_STATUS_LETTER.test(accountStatus)) {
+    throw new InvalidInputError('accountStatus', `"${accountStatus}" is not ${ACCOUNT_STATUS_LETTER_RULE}`);
+  }
   const clauses = [`WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`];
   const keyword = (name: string, value: string | undefined) => {
     if (value !== undefined) clauses.push(`${name} = ${visibilityString(value)}`);

@@ -25,6 +25,14 @@ export interface TaskView {
   urlExpiresAt?: string;
 }
 
+/**
+ * An account's status as the brokerage sends it, and as applications are listed by it: one capital letter.
+ * The XML service sends A N O C P R; the Web API's document lists 14 letters and leaves the letter open.
+ */
+export const ACCOUNT_STATUS_LETTER = /^[A-Z]$/;
+export const ACCOUNT_STATUS_LETTER_RULE =
+  'one capital letter, as the brokerage sends it: A N O C P R, and on the Web API also E F I J L M Q W';
+
 /** What one poll of the service says about an account. */
 export interface AccountSnapshot {
   /** A status code (A N O C P R), or an unknown value kept as the service sent it. */

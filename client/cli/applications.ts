@@ -1,6 +1,9 @@
 /** Starting applications and following them: apply, apply-batch, status, list, watch. */
 import { basename } from 'node:path';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
+import { APPLICATION_STATES } from '../../domain/application-states.js';
+import { ACCOUNT_STATUS_LETTER, ACCOUNT_STATUS_LETTER_RULE } from '../../domain/account.js';
 import { EcaError } from '../../eca/errors.js';
 import type { ConnectedEngine } from '../connection.js';
 import { EngineError } from '../errors.js';
@@ -76,6 +79,12 @@ function printBatch(format: OutputFormat, results: BatchResult[], seconds: numbe
     ].join('\n'),
   );
   if (count('failed') > 0) failLater();
+}
+
+function statusLetter(value: string): string {
+  if (!ACCOUNT_STATUS_LETTER.test(value))
+    throw new InvalidArgumentError(`"${value}" is not ${ACCOUNT_STATUS_LETTER_RULE}.`);
+  return value;
 }
 
 interface ListOptions {
@@ -178,8 +187,9 @@ function addFollow(program: Command): void {
   const list = program
     .command('list')
     .description('applications as a table, filtered by search attributes')
-    .option('--state <lifecycleState>', 'e.g. needsDocuments, awaitingApproval, open')
-    .option('--status <code>', 'account status code: A N O C P R')
+    // A state or status no application can have is a usage error naming what is taken, never an empty list.
+    .addOption(new Option('--state <lifecycleState>', 'the lifecycle state').choices(APPLICATION_STATES))
+    .option('--status <letter>', `the account's status: ${ACCOUNT_STATUS_LETTER_RULE}`, statusLetter)
     .option('--running', 'only applications still in progress')
     .option('--all-firms', 'every CSID, not only --csid')
     .option('--limit <n>', 'at most this many (1 to 10000)', integerOption(1, 10_000), 200)

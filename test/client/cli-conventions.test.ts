@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { asksForJson, buildProgram } from '../../client/cli/index.js';
+import { APPLICATION_STATES } from '../../domain/application-states.js';
+import { ACCOUNT_STATUS_LETTER_RULE } from '../../domain/account.js';
 import { completionScript } from '../../client/cli/completion.js';
 import { EXIT_CODES } from '../../client/cli/exit-codes.js';
 import { describeState } from '../../client/cli/output.js';
@@ -134,6 +136,22 @@ describe('eca CLI conventions (no engine)', function () {
     const shell = await eca(['completion', 'tcsh', '-o', 'json']);
     assert.equal(shell.code, 3, shell.stderr);
     assert.equal((JSON.parse(shell.stderr) as { error: { code: string } }).error.code, 'INVALID_INPUT');
+  });
+
+  it('refuses a --state that does not exist, naming the known ones, or a --status no brokerage sends, before connecting', async function () {
+    const state = await eca(['list', '--state', 'needsDocs']);
+    assert.equal(state.code, 2, state.stderr);
+    assert.equal(state.stdout, '', 'never "no applications"');
+    assert.match(state.stderr, /--state .*'needsDocs' is invalid/);
+    for (const known of APPLICATION_STATES) assert.match(state.stderr, new RegExp(`\\b${known}\\b`));
+
+    // A status is a letter the brokerage sends: the Web API's are open, but never lower case or a word.
+    const status = await eca(['list', '--status', 'open', '-o', 'json']);
+    assert.equal(status.code, 2, status.stderr);
+    const { error } = JSON.parse(status.stderr) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'USAGE');
+    assert.match(error.message, /--status .*'open' is invalid/);
+    assert.ok(error.message.includes(ACCOUNT_STATUS_LETTER_RULE), error.message);
   });
 
   it('paints only when asked or at a terminal, never with NO_COLOR', async function () {

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress } from 'node:zlib';
 import { runCommand } from './run-command.js';
-import { buildAtomically, cacheRoot, isExecutable, seconds } from './cache.js';
+import { buildAtomically, cacheRoot, isExecutable, provisionOnce, seconds } from './cache.js';
 
 export const CHROMIUM_PACKAGE = '@sparticuz/chromium';
 export const CHROMIUM_PACKAGE_VERSION = '153.0.0';
@@ -62,32 +62,40 @@ async function packagedChromium(): Promise<string> {
   const dir = join(cacheRoot(), 'chromium', CHROMIUM_PACKAGE_VERSION);
   const binary = join(dir, 'chromium');
   if (await isExecutable(binary)) return binary;
-  log(`fetching ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} from the npm registry, first run only (70 MB)...`);
-  const started = Date.now();
   try {
-    await buildAtomically(dir, async (tmp) => {
-      const tarball = await npmPack(tmp);
-      await verifyIntegrity(tarball);
-      await runCommand('tar', ['-xzf', tarball, '-C', tmp]);
-      const bin = join(tmp, 'package', 'bin');
-      // The browser, and SwiftShader's GL libraries it loads from its own directory.
-      await pipeline(
-        createReadStream(join(bin, 'chromium.br')),
-        createBrotliDecompress(),
-        createWriteStream(join(tmp, 'chromium')),
-      );
-      await chmod(join(tmp, 'chromium'), 0o755);
-      await unpackTar(join(bin, 'swiftshader.tar.br'), tmp);
-      await rm(join(tmp, 'package'), { recursive: true, force: true });
-      await rm(tarball, { force: true });
-    });
+    await provisionOnce(
+      dir,
+      () => isExecutable(binary),
+      async () => {
+        log(
+          `fetching ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} from the npm registry, first run only (70 MB)...`,
+        );
+        const started = Date.now();
+        await buildAtomically(dir, async (tmp) => {
+          const tarball = await npmPack(tmp);
+          await verifyIntegrity(tarball);
+          await runCommand('tar', ['-xzf', tarball, '-C', tmp]);
+          const bin = join(tmp, 'package', 'bin');
+          // The browser, and SwiftShader's GL libraries it loads from its own directory.
+          await pipeline(
+            createReadStream(join(bin, 'chromium.br')),
+            createBrotliDecompress(),
+            createWriteStream(join(tmp, 'chromium')),
+          );
+          await chmod(join(tmp, 'chromium'), 0o755);
+          await unpackTar(join(bin, 'swiftshader.tar.br'), tmp);
+          await rm(join(tmp, 'package'), { recursive: true, force: true });
+          await rm(tarball, { force: true });
+        });
+        log(`unpacked Chromium in ${seconds(started)}: ${binary}`);
+      },
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new BrowserProvisioningError(
       `no Chromium on this machine, and fetching one failed: ${reason}\nTo fix: ${FIX}`,
     );
   }
-  log(`unpacked Chromium in ${seconds(started)}: ${binary}`);
   return binary;
 }
 

@@ -1,13 +1,16 @@
 /**
  * The per-user cache of the tools the project builds or fetches once (the Temporal servers, Prometheus,
  * the browser tests' Chromium) and the helpers every provisioning module shares: where the cache is, how
- * an entry is built without leaving half of it behind, and how a Go module is built into it. Imports no
- * other module of scripts/, so that every provisioning module can import it.
+ * an entry is built once however many processes ask for it at once, without leaving half of it behind,
+ * and how a Go module is built into it. Imports no other module of scripts/ but run-command.ts, so that
+ * every provisioning module can import it.
  */
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { lockDirectory, ownerOf } from '../runtime/database/directory-lock.js';
 import { runCommand } from './run-command.js';
 
 /** Neither the local toolchain nor the SDK's own download can provide a server (or another tool). */
@@ -51,8 +54,38 @@ export function run(
 }
 
 /**
- * Builds into a fresh temporary directory and renames it into place, so an interrupted build or two
- * concurrent ones never leave a half-written cache entry behind.
+ * Runs `provide` unless `ready()` already holds, holding the entry's lock meanwhile (the lock of the
+ * directory `<entry>.lock`: runtime/database/directory-lock.ts, freed when its process ends however it
+ * ends). Another process asking for the same entry waits for the lock, then finds it ready: one build
+ * (one Maven fetch into the local repository, one `go install`) per entry, however many processes ask.
+ */
+export async function provisionOnce(
+  entry: string,
+  ready: () => Promise<boolean>,
+  provide: () => Promise<void>,
+): Promise<void> {
+  if (await ready()) return;
+  const lockDir = `${entry}.lock`;
+  await mkdir(lockDir, { recursive: true });
+  let lock = await lockDirectory(lockDir);
+  if (!lock) {
+    const { pid } = await ownerOf(lockDir);
+    log(`waiting for ${pid === undefined ? 'another process' : `process ${pid}`} to provide ${entry}...`);
+  }
+  while (!lock) {
+    await delay(500);
+    lock = await lockDirectory(lockDir);
+  }
+  try {
+    if (!(await ready())) await provide();
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Builds into a fresh temporary directory and renames it into place, so an interrupted build never
+ * leaves a half-written cache entry behind (concurrent ones are kept apart by provisionOnce).
  */
 export async function buildAtomically(finalDir: string, build: (tmpDir: string) => Promise<void>): Promise<void> {
   const parent = join(finalDir, '..');
@@ -80,7 +113,7 @@ export async function overridden(variable: string): Promise<string | undefined> 
   return path;
 }
 
-/** Builds Go main packages of one module version into `dir`, each binary renamed as asked. */
+/** Builds Go main packages of one module version into `dir`, each binary renamed as asked (once: provisionOnce). */
 export async function goBuild(
   dir: string,
   what: string,
@@ -89,14 +122,20 @@ export async function goBuild(
 ): Promise<void> {
   const go = await which('go');
   if (!go) throw new ServerProvisioningError(`Go is needed to build ${what} (go install from the Go module proxy)`);
-  log(`building ${what} with go install, first run only, a few minutes...`);
-  const started = Date.now();
-  await buildAtomically(dir, async (tmp) => {
-    await run(go, ['install', ...packages.map((pkg) => `${pkg.path}@${version}`)], {
-      cwd: tmp,
-      env: { GOBIN: tmp, CGO_ENABLED: '0' },
+  const ready = async () => {
+    for (const pkg of packages) if (!(await isExecutable(join(dir, pkg.name)))) return false;
+    return true;
+  };
+  await provisionOnce(dir, ready, async () => {
+    log(`building ${what} with go install, first run only, a few minutes...`);
+    const started = Date.now();
+    await buildAtomically(dir, async (tmp) => {
+      await run(go, ['install', ...packages.map((pkg) => `${pkg.path}@${version}`)], {
+        cwd: tmp,
+        env: { GOBIN: tmp, CGO_ENABLED: '0' },
+      });
+      for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
     });
-    for (const pkg of packages) await rename(join(tmp, pkg.built), join(tmp, pkg.name));
+    log(`built ${what} in ${seconds(started)}: ${dir}`);
   });
-  log(`built ${what} in ${seconds(started)}: ${dir}`);
 }

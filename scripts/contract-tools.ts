@@ -8,16 +8,26 @@
  * - the generated Java client's dependencies (okhttp, gson...), resolved once with Maven from the
  *   generated pom.xml, so that the client compiles with a bare `javac` afterwards.
  *
- * Tests call these functions in a `before` hook (CI only runs `npm test`); run this module directly
- * (`tsx scripts/contract-tools.ts`) to provision ahead and print the paths. Concurrent processes (mocha's
- * parallel workers) wait for each other's build instead of building the same entry twice.
+ * `npm test` provisions them before its workers start (its `pretest`: `npm run servers -- contract`, or
+ * this module run directly, prints the paths); tests call these functions in a `before` hook too, for a
+ * file run alone. Concurrent processes wait for each other's build of an entry (scripts/cache.ts
+ * provisionOnce) instead of building it twice.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildAtomically, cacheRoot, isExecutable, run, seconds, ServerProvisioningError, which } from './cache.js';
+import {
+  buildAtomically,
+  cacheRoot,
+  isExecutable,
+  provisionOnce,
+  run,
+  seconds,
+  ServerProvisioningError,
+  which,
+} from './cache.js';
 
 export const OPENAPI_GENERATOR_VERSION = '7.17.0';
 const GENERATOR_JAR_URL = `https://repo1.maven.org/maven2/org/openapitools/openapi-generator-cli/${OPENAPI_GENERATOR_VERSION}/openapi-generator-cli-${OPENAPI_GENERATOR_VERSION}.jar`;
@@ -42,37 +52,6 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * Runs `build` unless `ready()` already holds, holding a lock directory beside the entry meanwhile: a
- * second process waits for the first's build (a lock older than `staleMs` is taken over).
- */
-async function provisionOnce(
-  entry: string,
-  ready: () => Promise<boolean>,
-  build: () => Promise<void>,
-  staleMs = 20 * 60_000,
-): Promise<void> {
-  if (await ready()) return;
-  const lock = `${entry}.lock`;
-  await mkdir(join(entry, '..'), { recursive: true });
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > staleMs) await rmdir(lock).catch(() => undefined);
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    if (!(await ready())) await build();
-  } finally {
-    await rmdir(lock).catch(() => undefined);
   }
 }
 
@@ -304,7 +283,7 @@ export async function generateClient(generator: string, spec: string, out: strin
 }
 
 /** Provisions everything ahead: the generator, the venv, and the Java client's dependencies (of docs/openapi.json). */
-async function main(): Promise<void> {
+export async function provisionContractTools(): Promise<void> {
   const [jar, venv] = await Promise.all([openapiGenerator(), contractVenv()]);
   console.log(`openapi-generator: ${jar}`);
   console.log(`contract venv:     ${JSON.stringify(venv)}`);
@@ -320,7 +299,7 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
+  provisionContractTools().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });

@@ -9,9 +9,11 @@
  *   the same way (`npm run servers -- cluster`), and Prometheus with promtool (`-- prometheus`, also for
  *   the alert rule tests; scripts/prometheus.ts).
  *
- * All are cached per user and per version, outside the repository (scripts/cache.ts). Tests, the demo
- * and CI all call this module; run it directly (`npm run servers`) to provision the dev and test servers
- * and the browser tests' Chromium (scripts/browser.ts) and print their paths.
+ * All are cached per user and per version, outside the repository (scripts/cache.ts), each entry built
+ * once however many processes ask for it at once. Tests, the demo and CI all call this module; run it
+ * directly with the names to provision (`npm run servers -- dev test`) to print their paths. `all` (no
+ * name) is everything `npm test` needs, provisioned by its `pretest` before mocha's workers start: both
+ * servers, the browser tests' Chromium (scripts/browser.ts), promtool and the contract tools.
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import {
   isExecutable,
   log,
   overridden,
+  provisionOnce,
   run,
   seconds,
   ServerProvisioningError,
@@ -52,22 +55,16 @@ export async function devServerExecutable(): Promise<ServerExecutable> {
   const binary = join(dir, 'temporal');
   if (await isExecutable(binary)) return { type: 'existing-path', path: binary };
 
-  const go = await which('go');
-  if (!go) {
+  if (!(await which('go'))) {
     log('Go is not installed: falling back to the Temporal SDK download of the dev server (needs internet).');
     return { type: 'cached-download', downloadDir: join(cacheRoot(), 'sdk-download') };
   }
-  log(
-    `building the Temporal dev server (temporal CLI v${TEMPORAL_CLI_VERSION}) with go install, first run only, a few minutes...`,
+  await goBuild(
+    dir,
+    `the Temporal dev server (temporal CLI v${TEMPORAL_CLI_VERSION})`,
+    [{ path: 'github.com/temporalio/cli/cmd/temporal', built: 'temporal', name: 'temporal' }],
+    `v${TEMPORAL_CLI_VERSION}`,
   );
-  const started = Date.now();
-  await buildAtomically(dir, async (tmp) => {
-    await run(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
-      cwd: tmp,
-      env: { GOBIN: tmp, CGO_ENABLED: '0' },
-    });
-  });
-  log(`built the Temporal dev server in ${seconds(started)}: ${binary}`);
   return { type: 'existing-path', path: binary };
 }
 
@@ -174,53 +171,80 @@ export async function testServerExecutable(): Promise<ServerExecutable> {
     );
     return { type: 'cached-download', downloadDir: join(cacheRoot(), 'sdk-download') };
   }
-  log(`fetching the Temporal time-skipping test server ${TEST_SERVER_VERSION} with Maven, first run only...`);
-  const started = Date.now();
-  await buildAtomically(dir, async (tmp) => {
-    await writeFile(join(tmp, 'pom.xml'), testServerPom());
-    await run(
-      mvn,
-      ['-q', '-B', 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${join(tmp, 'lib')}`],
-      { cwd: tmp },
-    );
-    // The wrapper names the final directory: it is only used after the rename below succeeds.
-    await writeFile(join(tmp, 'temporal-test-server'), testServerWrapper(join(dir, 'lib')));
-    await chmod(join(tmp, 'temporal-test-server'), 0o755);
-  });
-  log(`fetched the Temporal test server in ${seconds(started)}: ${wrapper}`);
+  await provisionOnce(
+    dir,
+    () => isExecutable(wrapper),
+    async () => {
+      log(`fetching the Temporal time-skipping test server ${TEST_SERVER_VERSION} with Maven, first run only...`);
+      const started = Date.now();
+      await buildAtomically(dir, async (tmp) => {
+        await writeFile(join(tmp, 'pom.xml'), testServerPom());
+        await run(
+          mvn,
+          [
+            '-q',
+            '-B',
+            'dependency:copy-dependencies',
+            '-DincludeScope=runtime',
+            `-DoutputDirectory=${join(tmp, 'lib')}`,
+          ],
+          { cwd: tmp },
+        );
+        // The wrapper names the final directory: it is only used after the rename below succeeds.
+        await writeFile(join(tmp, 'temporal-test-server'), testServerWrapper(join(dir, 'lib')));
+        await chmod(join(tmp, 'temporal-test-server'), 0o755);
+      });
+      log(`fetched the Temporal test server in ${seconds(started)}: ${wrapper}`);
+    },
+  );
   return { type: 'existing-path', path: wrapper };
 }
 
 /** Options the dev server always needs here (no outbound version check). */
 export const DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false'];
 
-async function main(): Promise<void> {
-  const which = process.argv[2] ?? 'all';
-  if (!['all', 'dev', 'test', 'cluster', 'browser', 'prometheus'].includes(which)) {
-    throw new ServerProvisioningError(
-      `usage: temporal-servers [all|dev|test|cluster|browser|prometheus] (got "${which}")`,
-    );
-  }
-  if (which === 'all' || which === 'dev') console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`);
-  if (which === 'all' || which === 'test') console.log(`test server: ${JSON.stringify(await testServerExecutable())}`);
-  if (which === 'all' || which === 'browser') {
-    // The browser tests' Chromium (scripts/browser.ts): the machine's, or one from the npm registry.
+/** What `npm run servers -- <name>...` provisions; `all` is every one `npm test` needs (its `pretest`). */
+const PROVISIONERS: Record<string, () => Promise<void>> = {
+  dev: async () => console.log(`dev server:  ${JSON.stringify(await devServerExecutable())}`),
+  test: async () => console.log(`test server: ${JSON.stringify(await testServerExecutable())}`),
+  // The browser tests' Chromium (scripts/browser.ts): the machine's, or one from the npm registry.
+  browser: async () => {
     const { chromiumExecutable } = await import('./browser.js');
     console.log(`chromium:    ${await chromiumExecutable()}`);
-  }
-  if (which === 'all' || which === 'prometheus' || which === 'cluster') {
-    // The rule tests' promtool and the cluster's Prometheus (scripts/prometheus.ts).
+  },
+  // The rule tests' promtool and the cluster's Prometheus (scripts/prometheus.ts).
+  prometheus: async () => {
     const { prometheusExecutables } = await import('./prometheus.js');
     console.log(`prometheus:  ${JSON.stringify(await prometheusExecutables())}`);
-  }
-  if (which === 'cluster') {
+  },
+  // The contract tests' generator, Python venv and Java client dependencies (scripts/contract-tools.ts).
+  contract: async () => {
+    const { provisionContractTools } = await import('./contract-tools.js');
+    await provisionContractTools();
+  },
+  cluster: async () => {
+    await PROVISIONERS.prometheus!();
     console.log(`cluster:     ${JSON.stringify(await clusterExecutables())}`);
     console.log(`ui server:   ${JSON.stringify(await uiServerExecutable())}`);
+  },
+};
+const ALL = ['dev', 'test', 'browser', 'prometheus', 'contract'];
+
+/** Provisions each name of `names` in turn (none: `all`); an unknown name is refused before any is. */
+export async function provision(names: readonly string[]): Promise<void> {
+  const unknown = names.filter((name) => name !== 'all' && !(name in PROVISIONERS));
+  if (unknown.length > 0) {
+    throw new ServerProvisioningError(
+      `usage: temporal-servers [all|${Object.keys(PROVISIONERS).join('|')}]... (unknown: ${unknown.join(', ')})`,
+    );
   }
+  const asked = names.length === 0 ? ['all'] : names;
+  const each = [...new Set(asked.flatMap((name) => (name === 'all' ? ALL : [name])))];
+  for (const name of each) await PROVISIONERS[name]!();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
+  provision(process.argv.slice(2)).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });

@@ -1,6 +1,7 @@
 /**
  * Which process owns an embedded database directory: PGlite must never be opened on one directory by
- * two processes at once (each would write its own pages over the other's).
+ * two processes at once (each would write its own pages over the other's). Also the lock of a cache
+ * entry's build (scripts/cache.ts provisionOnce): one process builds it, the others wait.
  */
 import { createHash } from 'node:crypto';
 import { readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';

@@ -43,6 +43,7 @@ export class Store {
   readonly externalIdOwner = new Map<string, string>();
   readonly requests = new Map<string, UpdateRequestRecord>();
   readonly requestsByAccount = new Map<string, string[]>();
+  /** The archived originals, one per file of a form (a Document holds one or more): keyed by {@link archivedFileKey}. */
   readonly forms = new Map<string, ArchivedForm>();
   readonly userNames = new Map<string, string>();
   scenarioAssignments = new Map<string, ScenarioName>();
@@ -271,7 +272,7 @@ export class Store {
         this.requestsByAccount.set(request.accountId, list);
       }
     }
-    for (const form of snapshot.forms) this.forms.set(form.formNumber, form);
+    for (const form of snapshot.forms) this.forms.set(archivedFileKey(form), form);
     this.scenarioAssignments = new Map(Object.entries(snapshot.scenarioAssignments) as [string, ScenarioName][]);
     this.webapiClients = [...(snapshot.webapiClients ?? [])];
   }
@@ -292,4 +293,9 @@ export class Store {
 
 function responseKey(csid: string, externalId: string): string {
   return `${csid}\u0000${externalId}`;
+}
+
+/** The archive's key of one file of a form: the form number and the file's name (rule 8: the name in the XML). */
+export function archivedFileKey(file: { formNumber: string; fileName: string }): string {
+  return `${file.formNumber}\u0000${file.fileName}`;
 }

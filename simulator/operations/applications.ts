@@ -176,12 +176,15 @@ function agreementsNotCarried(file: CreateFile, customerType: string): Array<{ f
   if (dailySubmissionCovers(customerType)) return [];
   const today = isoDate(file.now);
   const carried = new Set(file.attachments);
-  const accepted = new Map<string, { formNumber: string; fileName: string }>();
+  // A form may have several files (AttachedFile "one or more per Document"): one task per form lacking any of them.
+  const lacking = new Map<string, { formNumber: string; fileName: string }>();
   for (const submission of file.firm.documentSubmissions ?? []) {
     if (submission.day !== today) continue;
-    for (const form of submission.accepted ?? []) accepted.set(form.formNumber, form);
+    for (const form of submission.accepted ?? []) {
+      if (!carried.has(form.fileName) && !lacking.has(form.formNumber)) lacking.set(form.formNumber, form);
+    }
   }
-  return [...accepted.values()].filter((form) => !carried.has(form.fileName));
+  return [...lacking.values()];
 }
 
 export const create: Operation = async (ctx, request) => {

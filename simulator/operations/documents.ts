@@ -1,14 +1,14 @@
 /**
  * submitDocuments: the daily delivery of agreements and disclosures. Each attached PDF is checked
  * against the SHA-1 and length that the request XML quotes, then against the brokerage's archived
- * original of the form: the first copy of a form number is archived, a later different one is
- * reported with the stored and received checksums.
+ * original of that file of the form: the first copy of each file of a form number is archived, a later
+ * different one is reported with the stored and received checksums.
  */
 import { sha1Hex } from '../../eca/archive.js';
 import { buildDocumentsReport, type ReportDocumentInput } from '../formats/report-xml.js';
 import { parseSubmitDocumentsXml, type ParsedDocument } from '../formats/request-xml.js';
 import { isoDate, reportFileName, XSD_VERSION } from '../formats/wire-text.js';
-import type { Store } from '../store.js';
+import { archivedFileKey, type Store } from '../store.js';
 import type { FirmRecord } from '../model.js';
 import { nowText, ok, type Operation } from './context.js';
 import { envelope, openPayload, PayloadProblem, readPayloadArchive, sealFor } from './envelope.js';
@@ -62,17 +62,19 @@ export function checkAttachedFiles(documents: ParsedDocument[], files: Map<strin
   );
 }
 
-/** Archives a form on first sight; a later copy with other content is a checksum mismatch. */
+/**
+ * Archives each file of a form on first sight (a Document holds "one or more" AttachedFile, each its own PDF,
+ * known by its name: rule 8); a later copy of the same file of the form with other content is a checksum mismatch.
+ */
 function againstArchive(store: Store, check: FileCheck, at: number): ReportDocumentInput {
   if (check.problem) return check.problem;
   const base = { formNumber: check.formNumber, fileName: check.fileName };
-  const archived = store.forms.get(check.formNumber);
+  const key = archivedFileKey(base);
+  const archived = store.forms.get(key);
   if (archived && archived.sha1 !== check.sha1) {
     return { ...base, checksumMismatch: { stored: archived.sha1, received: check.sha1 } };
   }
-  if (!archived) {
-    store.forms.set(check.formNumber, { ...base, sha1: check.sha1, length: check.length, archivedAt: at });
-  }
+  if (!archived) store.forms.set(key, { ...base, sha1: check.sha1, length: check.length, archivedAt: at });
   return { ...base, status: 'Accepted' };
 }
 

@@ -63,4 +63,21 @@ describe('simulator: the day’s submission covers individual, joint and retirem
     assert.deepEqual((await tasksOf('trust-half', 'TRUST', ['3230'])).toSign, ['3024 to sign']);
     assert.deepEqual((await tasksOf('org-full', 'ORG', ['3230', '3024'])).toSign, []);
   });
+
+  // Spec, request XML: "AttachedFile | element, one or more per Document".
+  it('asks for a form of several files until the archive carries every one of them', async function () {
+    const submitted = await eca.submitDocuments({
+      documents: [
+        {
+          formNumber: '4730',
+          execTs: '20250108100000',
+          execLoginTs: '20250108095500',
+          files: ['4730-a', '4730-b'].map((name) => ({ fileName: `${name}.pdf`, data: pdf(name) })),
+        },
+      ],
+    });
+    assert.equal(submitted.isProcessed, true);
+    assert.deepEqual((await tasksOf('trust-part', 'TRUST', ['3230', '3024', '4730-b'])).toSign, ['4730 to sign']);
+    assert.deepEqual((await tasksOf('trust-parts', 'TRUST', ['3230', '3024', '4730-a', '4730-b'])).toSign, []);
+  });
 });

@@ -291,6 +291,51 @@ describe('simulator file operations', function () {
       assert.equal(body.fileData, undefined);
     });
 
+    // Spec, request XML: "AttachedFile | element, one or more per Document | The PDF"; rule 8: "The file_name in the
+    // XML equals the PDF name in the archive".
+    it('archives every AttachedFile of a Document, each checked against its own original', async function () {
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      const parts = [
+        { formNumber: '4720', fileName: 'form-4720-part1.pdf', data: pdf('form 4720, part one') },
+        { formNumber: '4720', fileName: 'form-4720-part2.pdf', data: pdf('form 4720, part two') },
+      ];
+      const xmlOf = (files: typeof parts) =>
+        buildSubmitDocumentsXml({
+          documents: [
+            {
+              formNumber: '4720',
+              execTs: '20250108093000',
+              execLoginTs: '20250108092500',
+              files: files.map((file) => ({
+                fileName: file.fileName,
+                sha1: sha1Hex(file.data),
+                length: file.data.byteLength,
+              })),
+            },
+          ],
+        });
+      const statuses = async (files: typeof parts) => {
+        const { body } = await submitXml(xmlOf(files), files);
+        assert.equal(body.isProcessed, true);
+        const report = parseDocumentsReport(await openText(firm.keys, (body.fileData as { data: string }).data));
+        return report.documents.map((document) => [document.fileName, document.status, document.checksumMismatch]);
+      };
+      assert.deepEqual(await statuses(parts), [
+        ['form-4720-part1.pdf', 'Accepted', undefined],
+        ['form-4720-part2.pdf', 'Accepted', undefined],
+      ]);
+      await control(sim, 'POST', '/clock/advance', { days: 1 });
+      assert.deepEqual(await statuses(parts), [
+        ['form-4720-part1.pdf', 'Accepted', undefined],
+        ['form-4720-part2.pdf', 'Accepted', undefined],
+      ]);
+      // A changed second part is measured against the second part's original, not the first's.
+      const edited = { ...parts[1]!, data: pdf('form 4720, part two, edited') };
+      const [first, second] = await statuses([parts[0]!, edited]);
+      assert.deepEqual(first, ['form-4720-part1.pdf', 'Accepted', undefined]);
+      assert.deepEqual(second?.[2], { stored: sha1Hex(parts[1]!.data), received: sha1Hex(edited.data) });
+    });
+
     it('processes a second submission of the same day (rule 1 binds the caller), archives forms, reports a changed form with both checksums', async function () {
       const agreement = pdf('customer agreement v1');
       const first = await submit([

@@ -4,7 +4,7 @@
  * An EcaCryptoError comes back as data, for the pool to throw it again as the same error.
  */
 import { workerData } from 'node:worker_threads';
-import { loadPrivateKey, loadPublicKey, open, seal } from './crypto.js';
+import { loadPrivateKey, loadPublicKey, open, RESPONSE_FILE_SIGNATURE, seal } from './crypto.js';
 import type { EnvelopeKeys } from './crypto.js';
 import { EcaCryptoError } from './errors.js';
 import type { EcaCryptoPart } from './errors.js';
@@ -40,7 +40,10 @@ function envelopeKeys(): Promise<EnvelopeKeys> {
 export default async function run(task: CryptoTask): Promise<CryptoOutcome> {
   try {
     const loaded = await envelopeKeys();
-    return task.op === 'seal' ? { sealed: await seal(task.data, loaded) } : { opened: await open(task.data, loaded) };
+    // The pool opens only the brokerage's response files.
+    return task.op === 'seal'
+      ? { sealed: await seal(task.data, loaded) }
+      : { opened: await open(task.data, loaded, RESPONSE_FILE_SIGNATURE) };
   } catch (error) {
     if (!(error instanceof EcaCryptoError)) throw error;
     const message = error.message.slice(error.key.length + 2);

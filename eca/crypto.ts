@@ -196,14 +196,24 @@ async function readEncryptedMessage(base64: string): Promise<openpgp.Message<Uin
 }
 
 /**
- * Decrypts a base64 OpenPGP message with `decryptionKey` and requires a valid signature by `verificationKey`.
- * Errors name the part at fault: the own private key when the message is not encrypted to it, `signature` when it is
- * unsigned or signed by another key, `payload` when it is not an OpenPGP message at all.
+ * What a message must carry to be opened: `required`, a valid signature by the peer (the spec's request payloads
+ * are "encrypted and signed"); `when-present`, a valid signature by the peer when it carries any, none otherwise
+ * (the spec promises response files only encrypted: "Responses that carry files are encrypted XML in base64 that
+ * the caller decrypts"). A signature that does not verify by the peer's key is refused under both.
+ */
+export type SignatureRule = 'required' | 'when-present';
+
+/**
+ * Decrypts a base64 OpenPGP message with `decryptionKey` and checks its signature by `verificationKey` as `signature`
+ * says. Errors name the part at fault: the own private key when the message is not encrypted to it, `signature`
+ * when it is signed by another key or does not verify (or is unsigned where a signature is required), `payload`
+ * when it is not an OpenPGP message at all.
  */
 export async function decryptAndVerify(
   base64: string,
   keys: { decryptionKey: PrivateKey; verificationKey: PublicKey },
   roles: KeyRoles = keyRoles('firm'),
+  signature: SignatureRule = 'required',
 ): Promise<Uint8Array> {
   const message = await readEncryptedMessage(base64);
   const recipientIds = message.getEncryptionKeyIDs();
@@ -228,6 +238,7 @@ export async function decryptAndVerify(
     throw new EcaCryptoError(roles.ownPrivate, 'message cannot be decrypted with this key', { cause });
   }
   if (signatures.length === 0) {
+    if (signature === 'when-present') return data;
     throw new EcaCryptoError('signature', `message is not signed (expected a signature by ${roles.peerPublic})`);
   }
   const outcomes = await Promise.allSettled(signatures.map((signature) => signature.verified));
@@ -245,13 +256,21 @@ export function seal(data: Uint8Array, keys: EnvelopeKeys): Promise<string> {
   );
 }
 
-export function open(base64: string, keys: EnvelopeKeys): Promise<Uint8Array> {
+/** Opens a sealed message from the peer; `signature` as {@link decryptAndVerify} reads it (required unless told). */
+export function open(base64: string, keys: EnvelopeKeys, signature: SignatureRule = 'required'): Promise<Uint8Array> {
   return decryptAndVerify(
     base64,
     { decryptionKey: keys.ownPrivateKey, verificationKey: keys.peerPublicKey },
     keyRoles(keys.side),
+    signature,
   );
 }
+
+/**
+ * The rule for the brokerage's response files (and the signed SSO URL): the spec promises them encrypted, not
+ * signed, so an unsigned one is read; one that carries a signature must verify by the brokerage's key.
+ */
+export const RESPONSE_FILE_SIGNATURE: SignatureRule = 'when-present';
 
 /** Errors raised by this module carry one of these parts. */
 export type { EcaCryptoPart };

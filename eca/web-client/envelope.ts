@@ -5,7 +5,7 @@
  */
 import { buildArchive } from '../archive.js';
 import type { ArchiveAttachment } from '../archive.js';
-import { loadPrivateKey, loadPublicKey, open, seal } from '../crypto.js';
+import { loadPrivateKey, loadPublicKey, open, RESPONSE_FILE_SIGNATURE, seal } from '../crypto.js';
 import { createCryptoPool } from '../crypto-pool.js';
 import type { CryptoPool } from '../crypto-pool.js';
 import type { EnvelopeKeys } from '../crypto.js';
@@ -18,7 +18,10 @@ export interface Envelope {
   keys(): Promise<EnvelopeKeys>;
   /** Signs and encrypts `content` for the brokerage: the `payload` of a file operation. */
   seal(content: Uint8Array): Promise<string>;
-  /** Opens a response file; undefined when the response has none, EcaSchemaError when it is empty. */
+  /**
+   * Opens a response file (signed or not: its signature is checked when it carries one); undefined when the
+   * response has none, EcaSchemaError when it is empty.
+   */
   openFileData(operation: string, data: string | undefined, path?: string): Promise<string | undefined>;
 }
 
@@ -62,7 +65,7 @@ export function createEnvelope(options: EcaClientOptions): Envelope {
     },
     async openFileData(operation, data, path = 'fileData.data') {
       if (data === undefined) return undefined;
-      const bytes = pool ? await pool().open(data) : await open(data, await keys());
+      const bytes = pool ? await pool().open(data) : await open(data, await keys(), RESPONSE_FILE_SIGNATURE);
       const text = new TextDecoder().decode(bytes);
       if (text.trim() === '') throw new EcaSchemaError(path, `the ${operation} response file is empty`);
       return text;

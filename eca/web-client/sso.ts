@@ -1,5 +1,5 @@
 /** sso/create (a signed session URL for the end user) and preference/set (the user's languages). */
-import { fromBase64, open } from '../crypto.js';
+import { fromBase64, open, RESPONSE_FILE_SIGNATURE } from '../crypto.js';
 import { EcaRequestError, EcaSchemaError } from '../errors.js';
 import { responseSchemas, validateResponse } from '../schemas/index.js';
 import { buildSsoPayload, validateSignedUrl } from '../sso.js';
@@ -47,7 +47,9 @@ export function ssoOperations(ctx: ClientContext): Pick<EcaClient, 'ssoCreate' |
         let urlText = new TextDecoder().decode(bytes).trim();
         // The spec asks to "decrypt and validate" the URL: an OpenPGP-sealed URL is opened, a plain one used as is.
         if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(urlText)) {
-          urlText = new TextDecoder().decode(await open(encoded, await envelope.keys())).trim();
+          urlText = new TextDecoder()
+            .decode(await open(encoded, await envelope.keys(), RESPONSE_FILE_SIGNATURE))
+            .trim();
         }
         result.signedUrl = validateSignedUrl(urlText, ctx.environment, { ...ctx.options.sso, issuedAt }, path);
       }

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { createStatusReader } from '../../activities/status.js';
 import { createEcaClient, EcaLanguageCodeError } from '../../eca/web-client/index.js';
 import type { EcaClient, EcaClientOptions } from '../../eca/web-client/index.js';
-import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal } from '../../eca/crypto.js';
+import * as openpgp from 'openpgp';
+import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal, toBase64 } from '../../eca/crypto.js';
 import type { EnvelopeKeys } from '../../eca/crypto.js';
 import {
   EcaCryptoError,
@@ -585,6 +586,39 @@ describe('eca/client: every operation against a local server', function () {
       assert.deepEqual(response.sent[1], { formNumber: '4024', fileName: 'Form4024.pdf', sha1: sentSha, length: 2048 });
       const raw = JSON.stringify(response.raw);
       assert.doesNotMatch(raw, /Accepted/, 'the raw body holds the report encrypted only');
+    });
+
+    // Spec, Authentication 2: "Responses that carry files are encrypted XML in base64 that the caller decrypts":
+    // encrypted, never said to be signed. A processed submission's report must not be lost for want of a signature.
+    it('reads a report that is encrypted and not signed, in the calling thread and in crypto threads', async function () {
+      const report = buildDocumentsReport({
+        version: '15-Mar-2021',
+        client: 'Firm',
+        documents: [{ formNumber: '3024', fileName: 'Form3024.pdf' }],
+      });
+      const unsigned = toBase64(
+        (await openpgp.encrypt({
+          message: await openpgp.createMessage({ binary: new TextEncoder().encode(report) }),
+          encryptionKeys: brokerage.peerPublicKey,
+          format: 'binary',
+        })) as Uint8Array,
+      );
+      server.on('/ws/eca/submitDocuments', {
+        body: { isProcessed: true, fileData: { name: 'Firm_20240501_0001_0001.xml.report', data: unsigned } },
+      });
+      const documents = [
+        {
+          formNumber: '3024',
+          execTs: '20240501090000',
+          execLoginTs: '20240501085500',
+          files: [{ fileName: 'Form3024.pdf', data: pdf(3) }],
+        },
+      ];
+      for (const each of [client, makeClient({ cryptoThreads: 1 })]) {
+        const response = await each.submitDocuments({ documents });
+        assert.equal(response.isProcessed, true);
+        assert.equal(response.fileData?.report.documents[0]?.accepted, true);
+      }
     });
 
     it('gives isProcessed false without file data, and is never retried', async function () {

@@ -12,6 +12,7 @@ import {
   loadPrivateKey,
   loadPublicKey,
   open,
+  RESPONSE_FILE_SIGNATURE,
   seal,
   toBase64,
 } from '../../eca/crypto.js';
@@ -117,6 +118,27 @@ describe('eca/crypto: OpenPGP envelope', function () {
       format: 'binary',
     })) as Uint8Array;
     await rejectsWith(open(toBase64(unsigned), brokerageSide), 'signature');
+  });
+
+  // Spec, Authentication 2: request payloads are "encrypted and signed"; "Responses that carry files are encrypted
+  // XML in base64 that the caller decrypts" (no signature promised).
+  it('opens an unsigned response file when a signature is not required, and still refuses a foreign signature', async function () {
+    const unsigned = (await openpgp.encrypt({
+      message: await openpgp.createMessage({ binary: bytes('report') }),
+      encryptionKeys: brokerageSide.peerPublicKey,
+      format: 'binary',
+    })) as Uint8Array;
+    const opened = await open(toBase64(unsigned), firmSide, RESPONSE_FILE_SIGNATURE);
+    assert.equal(new TextDecoder().decode(opened), 'report');
+    await rejectsWith(open(toBase64(unsigned), firmSide), 'signature');
+    const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
+    const forged = await seal(bytes('report'), {
+      ownPrivateKey: await loadPrivateKey(impostor.privateKey),
+      peerPublicKey: brokerageSide.peerPublicKey,
+    });
+    await rejectsWith(open(forged, firmSide, RESPONSE_FILE_SIGNATURE), 'signature');
+    const signed = await seal(bytes('report'), brokerageSide);
+    assert.equal(new TextDecoder().decode(await open(signed, firmSide, RESPONSE_FILE_SIGNATURE)), 'report');
   });
 
   it('rejects text that is not base64 or not OpenPGP as a payload error', async function () {

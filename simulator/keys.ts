@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
-import type { KeyAlgorithm, PrivateKey, PublicKey } from '../eca/crypto.js';
+import { generateKeyPair, readPrivateKey, readPublicKey } from './crypto.js';
+import type { KeyAlgorithm, PrivateKey, PublicKey } from './crypto.js';
 import { writeAtomically } from './persistence.js';
 
 export const KEY_FILES = {
@@ -41,7 +41,7 @@ export async function generateFirmKeys(
   firmName: string,
   algorithm?: KeyAlgorithm,
 ): Promise<{ publicKey: string; privateKey: string }> {
-  return generateKeyPair({ name: firmName, email: `eca@${firmName.toLowerCase()}.example`, algorithm });
+  return generateKeyPair(firmName, `eca@${firmName.toLowerCase()}.example`, algorithm);
 }
 
 /** The demo firm's and the brokerage's keys: read from `dir`, or made with `algorithm` (curve25519 unless told). */
@@ -61,7 +61,7 @@ export async function loadOrCreateKeys(
   if (!armored) {
     const [firm, brokerage] = await Promise.all([
       generateFirmKeys(firmName, algorithm),
-      generateKeyPair({ name: 'Simulated Brokerage', email: 'eca@brokerage.example', algorithm }),
+      generateKeyPair('Simulated Brokerage', 'eca@brokerage.example', algorithm),
     ]);
     armored = {
       firmPrivateKey: firm.privateKey,
@@ -71,7 +71,7 @@ export async function loadOrCreateKeys(
     };
     if (dir !== undefined) await writeKeys(dir, armored);
   }
-  const brokeragePrivate = await loadPrivateKey(armored.brokeragePrivateKey, undefined, 'brokeragePrivateKey');
+  const brokeragePrivate = await readPrivateKey(armored.brokeragePrivateKey);
   return { armored, brokeragePrivate };
 }
 
@@ -88,7 +88,7 @@ export class FirmKeyCache {
   get(armored: string): Promise<PublicKey> {
     let key = this.#keys.get(armored);
     if (!key) {
-      key = loadPublicKey(armored, 'firmPublicKey');
+      key = readPublicKey(armored);
       this.#keys.set(armored, key);
     }
     return key;

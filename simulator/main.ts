@@ -17,7 +17,7 @@ import { LAGGED_OPERATIONS } from './listing-lag.js';
 import type { ListingLagSettings } from './listing-lag.js';
 import type { RateCapSettings } from './rate-cap.js';
 import { UNPROMISED_NAMES } from './unpromised.js';
-import type { KeyAlgorithm } from '../eca/crypto.js';
+import type { KeyAlgorithm } from './crypto.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);

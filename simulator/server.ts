@@ -31,7 +31,7 @@ import { Store } from './store.js';
 import { parseUnpromised } from './unpromised.js';
 import type { Unpromised } from './unpromised.js';
 import type { RateCapSettings } from './rate-cap.js';
-import type { KeyAlgorithm } from '../eca/crypto.js';
+import type { KeyAlgorithm } from './crypto.js';
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */

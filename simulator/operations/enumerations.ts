@@ -1,7 +1,6 @@
 /** getEnumerations: one CSV per type, filtered by currency or form number where the spec asks for one. */
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
-import { toBase64 } from '../../eca/crypto.js';
 import { canonicalEnumerationType, isEnumerationType } from '../../eca/enumerations.js';
 import { ENUMERATION_TABLES } from '../enumeration-data.js';
 import { csidField, firmOf, nowText, ok, parseBody, RequestRefused, type Operation } from './context.js';
@@ -49,6 +48,6 @@ export const getEnumerations: Operation = (ctx, request) => {
   return ok({
     timestamp: nowText(ctx),
     type: body.type,
-    fileData: { name, data: toBase64(new TextEncoder().encode(csv)) },
+    fileData: { name, data: Buffer.from(csv, 'utf8').toString('base64') },
   });
 };

@@ -1,7 +1,6 @@
 /** The brokerage side of the OpenPGP envelope, and the request checks shared by the file operations. */
 import { z } from 'zod';
-import { open, seal } from '../../eca/crypto.js';
-import { EcaError } from '../../eca/errors.js';
+import { EnvelopeRefusal, openFromFirm, sealForFirm } from '../crypto.js';
 import { readArchive, type ReadArchive } from '../formats/archive.js';
 import type { FirmRecord } from '../model.js';
 import { csidField, firmOf, parseBody, type OperationContext } from './context.js';
@@ -16,14 +15,14 @@ export class PayloadProblem extends Error {}
 
 export async function openPayload(ctx: OperationContext, firm: FirmRecord, payload: string): Promise<Uint8Array> {
   try {
-    const firmKey = await ctx.firmKeys.get(firm.publicKey);
-    return await open(payload, { ownPrivateKey: ctx.keys.brokeragePrivate, peerPublicKey: firmKey, side: 'brokerage' });
+    const firmPublicKey = await ctx.firmKeys.get(firm.publicKey);
+    return await openFromFirm(payload, { brokeragePrivateKey: ctx.keys.brokeragePrivate, firmPublicKey });
   } catch (error) {
     // The spec shows no fixed texts: under `encryption-text-unworded` the text names no encryption, key or signature.
     if (ctx.store.unpromised.has('encryption-text-unworded')) {
       throw new PayloadProblem(UNWORDED_PAYLOAD_TEXT);
     }
-    const detail = error instanceof EcaError ? error.message : 'unreadable payload';
+    const detail = error instanceof EnvelopeRefusal ? error.message : 'unreadable payload';
     throw new PayloadProblem(
       `Encryption error: the payload cannot be decrypted or verified with the keys agreed (${detail})`,
     );
@@ -31,9 +30,9 @@ export async function openPayload(ctx: OperationContext, firm: FirmRecord, paylo
 }
 
 export async function sealFor(ctx: OperationContext, firm: FirmRecord, content: string | Uint8Array): Promise<string> {
-  const firmKey = await ctx.firmKeys.get(firm.publicKey);
+  const firmPublicKey = await ctx.firmKeys.get(firm.publicKey);
   const data = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-  return seal(data, { ownPrivateKey: ctx.keys.brokeragePrivate, peerPublicKey: firmKey, side: 'brokerage' });
+  return sealForFirm(data, { firmPublicKey, brokeragePrivateKey: ctx.keys.brokeragePrivate });
 }
 
 export function readPayloadArchive(data: Uint8Array): ReadArchive & { xml: { fileName: string; content: string } } {

@@ -4,10 +4,9 @@
  * the page named by ACTION; pending applications are sent to the application instead.
  */
 import { BlockList, isIP } from 'node:net';
-import { EcaError } from '../../eca/errors.js';
 import { LANDING_PAGES, type LandingPage } from '../../eca/landing-pages.js';
 import { escapeXml } from '../../eca/xml-tree.js';
-import { parseSsoPayload } from '../formats/sso-payload.js';
+import { parseSsoPayload, SsoPayloadRefusal } from '../formats/sso-payload.js';
 import { isPending } from '../lifecycle.js';
 import { ok, type Operation, type OperationContext } from './context.js';
 import { envelope, openPayload, PayloadProblem } from './envelope.js';
@@ -32,7 +31,7 @@ export const createSso: Operation = async (ctx, request) => {
   try {
     ({ userName, ip } = parseSsoPayload(new TextDecoder().decode(data)));
   } catch (error) {
-    if (error instanceof EcaError) return failure(`Invalid SSO request: ${error.message}`);
+    if (error instanceof SsoPayloadRefusal) return failure(`Invalid SSO request: ${error.message}`);
     throw error;
   }
   const url = portalSession(ctx.store, ctx.sso, ctx.portalUrl, { csid: firm.csid, userName, ip });

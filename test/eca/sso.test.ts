@@ -11,7 +11,7 @@ import {
   validateSignedUrl,
 } from '../../eca/sso.js';
 import { findLandingPage, LANDING_PAGES } from '../../eca/landing-pages.js';
-import { parseSsoPayload } from '../../simulator/formats/sso-payload.js';
+import { parseSsoPayload, SsoPayloadRefusal } from '../../simulator/formats/sso-payload.js';
 
 /** The service's specification, the contract, as a copy kept in the repository (docs/spec/). */
 const SPEC = new URL('../../docs/spec/eca-web-service.md', import.meta.url);
@@ -218,7 +218,8 @@ describe('eca/sso: single sign-on', function () {
       assert.deepEqual(parseSsoPayload(JSON.stringify(payload)), { userName: 'jdoexa123', ip: '203.0.113.7' });
       assert.throws(
         () => parseSsoPayload('{"USER_NAME":"u","IP":"1.2.3.4, 5.6.7.8"}'),
-        (error: unknown) => error instanceof EcaRequestError && error.parameter === 'IP',
+        (error: unknown) =>
+          error instanceof SsoPayloadRefusal && error.field === 'IP' && /exactly one IP/.test(error.message),
       );
       assert.throws(() => buildSsoPayload({ userName: ' ', ip: '1.2.3.4' }), EcaRequestError);
     });

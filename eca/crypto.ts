@@ -146,6 +146,25 @@ export function fromBase64(text: string): Uint8Array | undefined {
   return new Uint8Array(Buffer.from(compact, 'base64'));
 }
 
+/**
+ * Whether `bytes` are an encrypted OpenPGP message rather than text: they begin with a session-key packet (tag 1,
+ * public-key encrypted, or tag 3, symmetric-key encrypted; old or new packet format), as every encrypted message
+ * does, and are not UTF-8 text (a text whose first character happens to share that byte is text). Deterministic:
+ * the first byte of such a packet is never the first byte of UTF-8 text followed by its continuation.
+ */
+export function isEncryptedMessage(bytes: Uint8Array): boolean {
+  const first = bytes[0];
+  if (first === undefined || (first & 0x80) === 0) return false;
+  const tag = (first & 0x40) !== 0 ? first & 0x3f : (first >> 2) & 0x0f;
+  if (tag !== 1 && tag !== 3) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Encrypts `data` to `encryptionKey` and signs it with `signingKey`; returns base64 of the binary OpenPGP message. */
 export async function encryptAndSign(
   data: Uint8Array,

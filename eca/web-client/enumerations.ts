@@ -1,5 +1,5 @@
 /** getEnumerations: the request rules per enumeration type, and the CSV read from whichever envelope it came in. */
-import { fromBase64 } from '../crypto.js';
+import { fromBase64, isEncryptedMessage, toBase64 } from '../crypto.js';
 import {
   canonicalEnumerationType,
   ENUMERATION_TYPES,
@@ -37,17 +37,30 @@ export function enumerationOperations(ctx: ClientContext): Pick<EcaClient, 'getE
         throw new EcaRequestError('formNumber', 'applies only when type is EDD_AVT or QUIZ_QUESTIONS');
       }
       const { status: _status, text } = await transport.send('getEnumerations', body, 'query');
-      return parseEnumerationsBody(request.type, text);
+      return parseEnumerationsBody(request.type, text, async (sealed) => {
+        const opened = await ctx.envelope.openFileData('getEnumerations', sealed);
+        return opened ?? '';
+      });
     },
   };
 }
 
+/** Opens an encrypted response file (base64 of the OpenPGP message) into its text. */
+export type OpenFile = (sealed: string) => Promise<string>;
+
 /**
  * The envelope of the enumeration CSV is not in the spec. Accepted, in order: a CSV body (any content type); JSON
- * with `csv` (CSV text); JSON with `fileData.data` (base64 of the CSV, or the CSV text itself); JSON with `result`
- * as a list of row objects or as CSV text.
+ * with `csv` (CSV text); JSON with `fileData.data` (the CSV text itself, base64 of it, or base64 of the file
+ * encrypted: "Responses that carry files are encrypted XML in base64 that the caller decrypts", opened with
+ * `openFile`, its signature checked when it carries one); JSON with `result` as a list of row objects or as CSV
+ * text. An encrypted file is never read as CSV: without `openFile` it is refused (EcaSchemaError), and one that
+ * does not open is the EcaCryptoError naming the key or part at fault.
  */
-export function parseEnumerationsBody(type: EnumerationType, text: string): EnumerationsResponse {
+export async function parseEnumerationsBody(
+  type: EnumerationType,
+  text: string,
+  openFile?: OpenFile,
+): Promise<EnumerationsResponse> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -62,12 +75,7 @@ export function parseEnumerationsBody(type: EnumerationType, text: string): Enum
   };
   if (parsed.csv !== undefined) return response(parsed.csv);
   const data = parsed.fileData?.data;
-  if (data !== undefined) {
-    const looksLikeCsv = /[,\n]/.test(data);
-    const bytes = looksLikeCsv ? undefined : fromBase64(data);
-    if (!looksLikeCsv && !bytes) throw new EcaSchemaError('fileData.data', 'neither CSV text nor base64');
-    return response(bytes ? new TextDecoder().decode(bytes) : data);
-  }
+  if (data !== undefined) return response(await fileDataCsv(data, openFile));
   if (typeof parsed.result === 'string') return response(parsed.result);
   if (Array.isArray(parsed.result)) {
     const rows = (parsed.result as unknown[]).map((row, index) => {
@@ -84,4 +92,33 @@ export function parseEnumerationsBody(type: EnumerationType, text: string): Enum
     return response('', rows);
   }
   throw new EcaSchemaError('', 'no enumeration CSV in the response (expected csv, fileData or result)');
+}
+
+/** The CSV text `fileData.data` holds: opened when it is an encrypted file (armored, or base64 of binary). */
+async function fileDataCsv(data: string, openFile: OpenFile | undefined): Promise<string> {
+  const open = (sealed: string): Promise<string> => {
+    if (!openFile) {
+      throw new EcaSchemaError(
+        'fileData.data',
+        "an encrypted file: it is opened with the firm's keys, none given here",
+      );
+    }
+    return openFile(sealed);
+  };
+  if (data.trimStart().startsWith('-----BEGIN PGP MESSAGE')) return open(toBase64(new TextEncoder().encode(data)));
+  const bytes = fromBase64(data);
+  if (bytes && isEncryptedMessage(bytes)) return open(data);
+  const decoded = bytes && utf8(bytes);
+  if (decoded !== undefined) return decoded;
+  // Not base64 of text: the CSV text itself (base64 holds neither commas nor, unwrapped, line breaks).
+  if (/[,\n]/.test(data)) return data;
+  throw new EcaSchemaError('fileData.data', 'neither CSV text, nor base64 of CSV text or of an encrypted file');
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 }

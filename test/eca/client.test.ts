@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createStatusReader } from '../../activities/status.js';
-import { createEcaClient, EcaLanguageCodeError } from '../../eca/web-client/index.js';
+import { createEcaClient, EcaLanguageCodeError, parseEnumerationsBody } from '../../eca/web-client/index.js';
 import type { EcaClient, EcaClientOptions } from '../../eca/web-client/index.js';
 import * as openpgp from 'openpgp';
 import { generateKeyPair, loadPrivateKey, loadPublicKey, open, seal, toBase64 } from '../../eca/crypto.js';
@@ -367,6 +367,52 @@ describe('eca/client: every operation against a local server', function () {
         assert.equal(response.type, 'ACATS');
       }
       assert.deepEqual(server.requests[0]?.body, { CSID, type: 'ACATS' });
+    });
+
+    // Spec, Authentication 2: "Responses that carry files are encrypted XML in base64 that the caller decrypts".
+    it('opens an encrypted CSV (binary, armored, wrapped, signed or not) and never reads ciphertext as rows', async function () {
+      const csv = 'broker_id,broker_name\n0005,Alpha\n';
+      const expected = [{ broker_id: '0005', broker_name: 'Alpha' }];
+      const bytes = new TextEncoder().encode(csv);
+      const signed = await seal(bytes, brokerage);
+      const unsigned = toBase64(
+        (await openpgp.encrypt({
+          message: await openpgp.createMessage({ binary: bytes }),
+          encryptionKeys: brokerage.peerPublicKey,
+          format: 'binary',
+        })) as Uint8Array,
+      );
+      const armored = (await openpgp.encrypt({
+        message: await openpgp.createMessage({ binary: bytes }),
+        encryptionKeys: brokerage.peerPublicKey,
+        signingKeys: brokerage.ownPrivateKey,
+      })) as string;
+      const wrapped = signed.replace(/.{76}/g, '$&\n');
+      for (const data of [signed, unsigned, armored, wrapped]) {
+        server.on('/ws/eca/getEnumerations', { body: { fileData: { name: 'ACATS.csv', data } } });
+        assert.deepEqual((await client.getEnumerations({ type: 'ACATS' })).rows, expected);
+      }
+      // Text whose first byte is that of a session-key packet (0xC3, as in É) is still text.
+      const accented = 'Écolé,b\n1,2\n';
+      server.on('/ws/eca/getEnumerations', {
+        body: { fileData: { name: 'ACATS.csv', data: Buffer.from(accented).toString('base64') } },
+      });
+      assert.deepEqual((await client.getEnumerations({ type: 'ACATS' })).rows, [{ Écolé: '1', b: '2' }]);
+
+      const impostor = await generateKeyPair({ name: 'Impostor', email: 'impostor@example.com' });
+      const forged = await seal(bytes, {
+        ownPrivateKey: await loadPrivateKey(impostor.privateKey),
+        peerPublicKey: brokerage.peerPublicKey,
+      });
+      server.on('/ws/eca/getEnumerations', { body: { fileData: { name: 'ACATS.csv', data: forged } } });
+      await expectError(client.getEnumerations({ type: 'ACATS' }), EcaCryptoError, (error) =>
+        assert.equal(error.key, 'signature'),
+      );
+      await expectError(
+        parseEnumerationsBody('ACATS', JSON.stringify({ fileData: { data: signed } })),
+        EcaSchemaError,
+        (error) => assert.equal(error.path, 'fileData.data'),
+      );
     });
 
     it('sends currency for FIN_INFO_RANGES and formNumber for EDD_AVT, and enforces both rules', async function () {

@@ -243,7 +243,7 @@ describe('eca client: parsers of the JSON answers (fuzz)', function () {
     );
   });
 
-  it('reads any JSON answer and enumeration body into a value or EcaSchemaError', function () {
+  it('reads any JSON answer and enumeration body into a value or EcaSchemaError', async function () {
     const schemas = Object.keys(responseSchemas) as Array<keyof typeof responseSchemas>;
     const inputs = fc.record({
       schema: fc.constantFrom(...schemas),
@@ -257,14 +257,14 @@ describe('eca client: parsers of the JSON answers (fuzz)', function () {
         fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value) ?? ''),
       ),
     });
-    fc.assert(
-      fc.property(inputs, ({ schema, body, enumerations }) => {
+    await fc.assert(
+      fc.asyncProperty(inputs, async ({ schema, body, enumerations }) => {
         for (const read of [
           () => validateResponse(responseSchemas[schema], body),
           () => parseEnumerationsBody('ACATS', enumerations),
         ]) {
           try {
-            read();
+            await read();
           } catch (error) {
             assert.ok(error instanceof EcaSchemaError, `not an EcaSchemaError: ${(error as Error).stack}`);
           }

@@ -6,6 +6,8 @@ import { EcaHttpError, EcaSchemaError } from '../../eca/errors.js';
 import { sha1Hex } from '../../eca/archive.js';
 import { APPLICATION_XML_EXAMPLE, buildDocumentSubmissionXml, buildUpdateRequestXml } from '../../eca/xml.js';
 import { buildLandingUrl } from '../../eca/sso.js';
+import { ENUMERATION_TYPES } from '../../eca/enumerations.js';
+import { enumerationRows } from '../../simulator/operations/enumerations.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { control, createAccount, pdf, post, start, type Firm } from './helpers.js';
 
@@ -157,10 +159,27 @@ describe('eca client against the simulator', function () {
     assert.equal(accepted.status, 200);
   });
 
-  it('enumerations through the client', async function () {
+  // Spec, Authentication 2: "Responses that carry files are encrypted XML in base64 that the caller decrypts"; the
+  // simulator sends getEnumerations' CSV so. Read as it came, ciphertext would be CSV of noise or a schema error.
+  it('enumerations through the client: the encrypted CSV opened, every type row for row', async function () {
     const ranges = await client.getEnumerations({ type: 'FIN_INFO_RANGES', currency: 'USD' });
     assert.ok(ranges.rows.length > 0);
     assert.equal(ranges.rows[0]?.currency, 'USD');
+    for (const type of ENUMERATION_TYPES) {
+      const narrowing =
+        type === 'FIN_INFO_RANGES' ? { currency: 'EUR' } : type === 'EDD_AVT' ? { formNumber: '4100' } : {};
+      const table = enumerationRows(type, narrowing);
+      assert.ok(typeof table !== 'string', table as string);
+      const read = await client.getEnumerations({ type, ...narrowing });
+      const expected = table.rows.map((row) => Object.fromEntries(table.header.map((column, at) => [column, row[at]])));
+      assert.deepEqual(read.rows, expected, type);
+      const raw = read.raw as { fileData: { data: string } };
+      assert.doesNotMatch(
+        Buffer.from(raw.fileData.data, 'base64').toString('latin1'),
+        new RegExp(table.header[0]!),
+        'sent encrypted',
+      );
+    }
   });
 
   it('retries a query through injected 503s and malformed JSON; then refuses with the typed error', async function () {

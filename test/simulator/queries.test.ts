@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ENUMERATION_TYPES, parseEnumerationsCsv } from '../../eca/enumerations.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { control, createAccount, op, post, start, type Firm } from './helpers.js';
+import { control, createAccount, op, openText, post, start, type Firm } from './helpers.js';
 
 describe('simulator query operations', function () {
   let sim: RunningSimulator;
@@ -184,7 +184,8 @@ describe('simulator query operations', function () {
       assert.equal(status, 200, type);
       const fileData = response.fileData as { name: string; data: string };
       assert.equal(fileData.name, `${type}.csv`);
-      const rows = parseEnumerationsCsv(Buffer.from(fileData.data, 'base64').toString('utf8'));
+      // Sealed for the firm as every response file (Authentication 2), never plain base64 of the CSV.
+      const rows = parseEnumerationsCsv(await openText(firm.keys, fileData.data));
       assert.ok(rows.length > 0, type);
       if (type === 'FIN_INFO_RANGES') assert.ok(rows.every((row) => row.currency === 'EUR'));
     }

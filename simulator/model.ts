@@ -97,8 +97,15 @@ export interface AccountRecord {
   resets: number;
   tasks: TaskRecord[];
   languages?: { lang1: string; lang2?: string };
-  /** The user has not yet replaced the password assigned at creation. */
+  /**
+   * The user has not yet replaced the password assigned at creation (spec, Authentication 7: on first access by
+   * SSO the user enters it and sets a permanent one); cleared only when the portal's first-access step is passed.
+   */
   temporaryPasswordPending: boolean;
+  /** The password assigned at creation, as a digest (see portal-passwords.ts); gone once it is replaced. */
+  temporaryPasswordDigest?: string;
+  /** The user's permanent password, as a digest: asked again for withdrawal pages (Authentication 8). */
+  passwordDigest?: string;
   /** File names of the PDFs the create archive carried (tax form; agreements when not submitted that day). */
   createAttachments?: string[];
   /** Made through the Web API (`POST /gw/api/v1/accounts`); the XML service's create when absent. */

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import Fastify from 'fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SimClock } from './clock.js';
 import { ControlError, SimulatorControl } from './control.js';
 import { CallCounts, Faults, type FaultRule } from './faults.js';
@@ -18,7 +18,7 @@ import { REPEATED_EXTERNAL_ID_ANSWERS } from './model.js';
 import type { FirmRecord, FirmType, RepeatedExternalId } from './model.js';
 import { RequestRefused, type Operation, type OperationContext, type SimulatorEnv } from './operations/context.js';
 import { OPERATIONS } from './operations/index.js';
-import { servePortal } from './operations/sso.js';
+import { mountPortal } from './operations/sso.js';
 import { ensureDir, readSnapshot, SnapshotWriter } from './persistence.js';
 import { registerControlRoutes } from './control-routes.js';
 import type { WebApiAuthority } from './webapi/authority.js';
@@ -290,16 +290,6 @@ function answerSettings(options: SimulatorOptions): {
   };
 }
 
-/** The hosted portal that SSO URLs point to. */
-function portalRoute(app: FastifyInstance, ctx: OperationContext, calls: CallCounts): void {
-  app.get('/portal/*', async (request, reply) => {
-    calls.record('portal');
-    const page = servePortal(ctx, request.url, request.ip);
-    if (page.location !== undefined) return reply.redirect(page.location, 302);
-    return reply.code(page.status).type('text/html; charset=utf-8').send(page.html);
-  });
-}
-
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const log = options.log ?? (() => {});
   const env = options.env ?? 'qa';
@@ -348,7 +338,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const handler = OPERATIONS[operation];
     if (handler) app.post(path, operationRoute(operation, handler, { ctx, calls, faults, clock, held, log }));
   }
-  portalRoute(app, ctx, calls);
+  mountPortal(app, ctx, calls);
   registerControlRoutes(app, control, () => ({ csid: demo.csid }));
   const failWith = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) =>
     fail(rule, request, reply, clock, held);

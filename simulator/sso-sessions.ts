@@ -10,6 +10,8 @@ export interface SsoSession {
   accountId: string;
   ip: string;
   expiresAt: number;
+  /** The user gave user name and password in this session (asked on withdrawal pages in production). */
+  credentialsConfirmed?: boolean;
 }
 
 export class SsoSessions {

@@ -28,6 +28,8 @@ export interface NewAccountInput {
   userName?: string;
   batchId: number;
   sequence: number;
+  /** The digest of the password assigned at creation, when one is (the response file then gives it). */
+  temporaryPasswordDigest?: string;
 }
 
 export class Store {
@@ -163,7 +165,9 @@ export class Store {
       status: 'N',
       resets: 0,
       tasks: [signedAgreement(now)],
-      temporaryPasswordPending: true,
+      // Pending only when a password was assigned at creation (a create's response file holds one).
+      temporaryPasswordPending: input.temporaryPasswordDigest !== undefined,
+      ...(input.temporaryPasswordDigest !== undefined && { temporaryPasswordDigest: input.temporaryPasswordDigest }),
     };
     startApplication(account, now, this.timings);
     this.accounts.set(accountId, account);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { childrenNamed } from '../../eca/xml-tree.js';
 import { dailySubmissionCovers } from '../../eca/application.js';
 import { requireAgreements } from '../lifecycle.js';
+import { passwordDigest } from '../portal-passwords.js';
 import { validateApplicationStructure } from '../formats/application-validation.js';
 import { readApplication, readImportFile, type ImportApplication } from '../formats/import-schema.js';
 import { buildCreateResponseXml, type CreateResponseApplicationInput } from '../formats/report-xml.js';
@@ -54,12 +55,16 @@ function temporaryPassword(): string {
 }
 
 /** The application as the response file reports it once its account is open. */
-function created(account: AccountRecord, application: ImportApplication): CreateResponseApplicationInput {
+function created(
+  account: AccountRecord,
+  application: ImportApplication,
+  temporaryPassword: string,
+): CreateResponseApplicationInput {
   const digits = account.accountId.replace(/\D/g, '');
   return {
     externalId: account.externalId,
     status: 'Success',
-    users: [{ userName: account.userName, userId: digits, temporaryPassword: temporaryPassword() }],
+    users: [{ userName: account.userName, userId: digits, temporaryPassword }],
     accounts: [{ accountId: account.accountId, status: account.status }],
     entities: application.holderExternalIds.map((externalId, index) => ({
       entityId: `${digits}${index + 1}`,
@@ -144,6 +149,7 @@ export function createOne(
     // No new account and no new file for getResponseFile, which keeps listing the earlier create's file.
     return { externalId, status: 'Already processed' };
   }
+  const password = temporaryPassword();
   const account = ctx.store.createAccount({
     csid: firm.csid,
     externalId,
@@ -151,12 +157,13 @@ export function createOne(
     ...(application.userPrefix === undefined ? {} : { userName: application.userPrefix }),
     batchId: file.batchId,
     sequence,
+    temporaryPasswordDigest: passwordDigest(password),
   });
   // Every application of one file shares the file's report name.
   account.responseFileName = file.name;
   account.createAttachments = file.attachments;
   requireAgreements(account, agreementsNotCarried(file, application.customerType), now);
-  const result = created(account, application);
+  const result = created(account, application, password);
   ctx.store.addResponseFile({
     csid: firm.csid,
     externalId,

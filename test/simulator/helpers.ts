@@ -121,7 +121,13 @@ export async function createAccount(
   sim: RunningSimulator,
   firm: Firm,
   externalId: string,
-): Promise<{ accountId: string; userName: string; responseXml: string; body: Record<string, unknown> }> {
+): Promise<{
+  accountId: string;
+  userName: string;
+  temporaryPassword: string;
+  responseXml: string;
+  body: Record<string, unknown>;
+}> {
   const payload = await filePayload(firm.keys, { fileName: `${externalId}.xml`, content: applicationXml(externalId) });
   const { body } = await op(sim, 'create', { CSID: firm.csid, payload });
   if (body.isProcessed !== true) throw new Error(`create not processed: ${String(body.error)}`);
@@ -130,8 +136,44 @@ export async function createAccount(
   const [application] = parseCreateResponseXml(responseXml).applications;
   const accountId = application?.accountId;
   const userName = application?.userName;
-  if (!accountId || !userName) throw new Error('no account in the response file');
-  return { accountId, userName, responseXml, body };
+  const temporaryPassword = application?.temporaryPassword?.reveal();
+  if (!accountId || !userName || !temporaryPassword) throw new Error('no account in the response file');
+  return { accountId, userName, temporaryPassword, responseXml, body };
+}
+
+/**
+ * Opens `url` (a portal page, a redirect followed once) as a browser would and, on the portal's first-access step
+ * (spec, Authentication 7), enters `temporaryPassword` and the permanent `password`: the answer to that form
+ * (303 to the page asked for), or the page itself when no step was asked.
+ */
+export async function passFirstAccess(
+  sim: RunningSimulator,
+  url: string,
+  temporaryPassword: string,
+  password = 'Permanent#2025',
+): Promise<Response> {
+  let page = await fetch(url, { redirect: 'manual' });
+  const location = page.headers.get('location');
+  if (page.status === 302 && location) page = await fetch(`${sim.url}${location}`, { redirect: 'manual' });
+  const html = await page.text();
+  if (!html.includes('data-landing="first-access"')) return new Response(html, { status: page.status });
+  return postPortalForm(sim, html, { temporaryPassword, newPassword: password });
+}
+
+/** Posts the form of a portal page (its hidden SID and next fields, plus `fields`) as a browser would. */
+export function postPortalForm(sim: RunningSimulator, html: string, fields: Record<string, string>): Promise<Response> {
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+  if (!action) throw new Error('the page holds no form');
+  const entities: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+  const unescape = (text: string) =>
+    text.replace(/&(amp|quot|apos|lt|gt);/g, (_, name: string) => entities[name] ?? '');
+  return fetch(`${sim.url}${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ SID: unescape(hidden('SID')), next: unescape(hidden('next')), ...fields }),
+    redirect: 'manual',
+  });
 }
 
 export async function accountStatus(sim: RunningSimulator, csid: string, accountId: string) {

@@ -5,7 +5,7 @@ import { EcaRequestError } from '../../eca/errors.js';
 import { buildLandingUrl, buildSsoPayload, decodeSignedUrl, EcaSsoSessionIdError } from '../../eca/sso.js';
 import { createEcaClient, type EcaClient } from '../../eca/web-client/index.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { control, createAccount, op, post, start, type Firm } from './helpers.js';
+import { control, createAccount, op, passFirstAccess, post, postPortalForm, start, type Firm } from './helpers.js';
 
 describe('simulator sso/create, portal and preference/set', function () {
   let sim: RunningSimulator;
@@ -15,9 +15,17 @@ describe('simulator sso/create, portal and preference/set', function () {
 
   before(async function () {
     ({ sim, firm } = await start());
-    openUser = (await createAccount(sim, firm, 'happy-sso')).userName;
+    const open = await createAccount(sim, firm, 'happy-sso');
+    openUser = open.userName;
     await control(sim, 'POST', '/clock/advance', { days: 1 });
-    pendingUser = (await createAccount(sim, firm, 'portal-task-sso')).userName;
+    const pending = await createAccount(sim, firm, 'portal-task-sso');
+    pendingUser = pending.userName;
+    // The first access of each user (Authentication 7) is passed here; 'the first access by SSO' below tests it.
+    assert.equal((await passFirstAccess(sim, (await signedUrl(openUser)).url, open.temporaryPassword)).status, 303);
+    assert.equal(
+      (await passFirstAccess(sim, (await signedUrl(pendingUser)).url, pending.temporaryPassword)).status,
+      303,
+    );
   });
   after(async function () {
     await sim.close();
@@ -143,26 +151,160 @@ describe('simulator sso/create, portal and preference/set', function () {
   });
 });
 
+// Spec, Authentication 8: "Even in an SSO session, the portal demands user name and password when adding ACH
+// instructions, adding wire withdrawal instructions or initiating a withdrawal request."
 describe('simulator portal in prod', function () {
+  let sim: RunningSimulator;
+  let firm: Firm;
+  let userName: string;
+
+  before(async function () {
+    ({ sim, firm } = await start({ env: 'prod' }));
+    const made = await createAccount(sim, firm, 'happy-prod');
+    userName = made.userName;
+    await control(sim, 'POST', '/clock/advance', { days: 1 });
+    await control(sim, 'PUT', `/firms/${firm.csid}/whitelist`, { ips: [] });
+    assert.equal(
+      (await passFirstAccess(sim, (await signedUrl()).url, made.temporaryPassword, 'Mine#2025')).status,
+      303,
+    );
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  async function signedUrl() {
+    const payload = await seal(
+      new TextEncoder().encode(JSON.stringify(buildSsoPayload({ userName, ip: '127.0.0.1' }))),
+      firm.keys,
+    );
+    const { body } = await op(sim, 'sso/create', { CSID: firm.csid, payload });
+    return decodeSignedUrl((body.SUCCESS as { SIGNED_URL: string }).SIGNED_URL, 'prod', {
+      allowInsecureLoopback: true,
+    });
+  }
+
   it('does not check the QA whitelist', async function () {
-    const { sim, firm } = await start({ env: 'prod' });
-    try {
-      const { userName } = await createAccount(sim, firm, 'happy-prod');
-      await control(sim, 'POST', '/clock/advance', { days: 1 });
-      await control(sim, 'PUT', `/firms/${firm.csid}/whitelist`, { ips: [] });
-      const payload = await seal(
-        new TextEncoder().encode(JSON.stringify(buildSsoPayload({ userName, ip: '127.0.0.1' }))),
-        firm.keys,
-      );
-      const { body } = await op(sim, 'sso/create', { CSID: firm.csid, payload });
-      const url = decodeSignedUrl((body.SUCCESS as { SIGNED_URL: string }).SIGNED_URL, 'prod', {
-        allowInsecureLoopback: true,
-      });
-      const page = await fetch(buildLandingUrl(url, 'transfer-funds'));
-      assert.equal(page.status, 200);
-    } finally {
-      await sim.close();
+    const page = await fetch(buildLandingUrl(await signedUrl(), 'statements'));
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<h1>Statements<\/h1>/);
+  });
+
+  it('asks for user name and password on withdrawal and instruction pages, not on a wire deposit', async function () {
+    const url = await signedUrl();
+    const withdrawal = { method: 'WIRE', type: 'WITHDRAWAL', currency: 'USD' } as const;
+    const pages = [
+      buildLandingUrl(url, 'transfer-funds'),
+      buildLandingUrl(url, 'transfer-funds', withdrawal),
+      buildLandingUrl(url, 'transfer-funds', { ...withdrawal, method: 'ACH', type: 'DEPOSIT' }),
+      buildLandingUrl(url, 'wire-withdrawal'),
+      buildLandingUrl(url, 'ach-withdrawal'),
+      buildLandingUrl(url, 'ach-deposit'),
+    ];
+    for (const address of pages) {
+      const html = await (await fetch(address)).text();
+      assert.match(html, /data-landing="credentials"/, address);
+      assert.match(html, /name="userName"[\s\S]*name="password"/, address);
     }
+    const deposit = await fetch(buildLandingUrl(url, 'transfer-funds', { ...withdrawal, type: 'DEPOSIT' }));
+    assert.match(await deposit.text(), /<h1>Transfer Funds<\/h1>/);
+  });
+
+  it('serves them once the user gives the password: never for a wrong one, again in each new session', async function () {
+    const url = await signedUrl();
+    const asked = await (await fetch(buildLandingUrl(url, 'wire-withdrawal'))).text();
+    const wrong = await postPortalForm(sim, asked, { userName, password: 'not-mine' });
+    assert.equal(wrong.status, 401);
+    assert.match(await wrong.text(), /data-landing="credentials"/);
+    const stranger = await postPortalForm(sim, asked, { userName: 'someone', password: 'Mine#2025' });
+    assert.equal(stranger.status, 401);
+    assert.match(await (await fetch(buildLandingUrl(url, 'wire-withdrawal'))).text(), /data-landing="credentials"/);
+
+    const given = await postPortalForm(sim, asked, { userName, password: 'Mine#2025' });
+    assert.equal(given.status, 303);
+    const page = await fetch(`${sim.url}${given.headers.get('location') ?? ''}`);
+    assert.match(await page.text(), /Wire Withdrawal<\/h1>/);
+    assert.match(
+      await (await fetch(buildLandingUrl(url, 'ach-withdrawal'))).text(),
+      /ACH (?:Deposit \/ ACH )?Withdrawal<\/h1>/,
+    );
+
+    const next = await fetch(buildLandingUrl(await signedUrl(), 'wire-withdrawal'));
+    assert.match(await next.text(), /data-landing="credentials"/);
+  });
+});
+
+// Spec, Authentication 7: "a password assigned at account creation is temporary; on first access by SSO the user
+// must enter it and set a permanent one. Later SSO sessions enter the portal without user name and password."
+describe('simulator portal: the first access by SSO', function () {
+  let sim: RunningSimulator;
+  let eca: EcaClient;
+
+  before(async function () {
+    let firm: Firm;
+    ({ sim, firm } = await start());
+    eca = createEcaClient({
+      baseUrl: sim.url,
+      csid: firm.csid,
+      firmPrivateKey: sim.keys.firmPrivateKey,
+      brokeragePublicKey: sim.keys.brokeragePublicKey,
+      environment: 'qa',
+      sso: { allowInsecureLoopback: true },
+    });
+    Object.assign(made, {
+      open: await createAccount(sim, firm, 'happy-first'),
+      pending: await createAccount(sim, firm, 'stalled-first'),
+    });
+    await control(sim, 'POST', '/clock/advance', { days: 1 });
+  });
+  after(async function () {
+    await sim.close();
+  });
+
+  const made: Record<'open' | 'pending', { userName: string; temporaryPassword: string }> = {
+    open: { userName: '', temporaryPassword: '' },
+    pending: { userName: '', temporaryPassword: '' },
+  };
+  const signed = async (userName: string) => (await eca.ssoCreate({ userName, ip: '127.0.0.1' })).signedUrl!;
+  const step = /data-landing="first-access"/;
+
+  it('asks for the temporary password on every page, after any other answer, until the step is passed', async function () {
+    const { userName, temporaryPassword } = made.open;
+    const url = await signed(userName);
+    const landing = await fetch(buildLandingUrl(url, 'statements'));
+    assert.equal(landing.status, 200);
+    const asked = await landing.text();
+    assert.match(asked, step);
+    assert.doesNotMatch(asked, /<h1>Statements<\/h1>/);
+    assert.equal((await fetch(`${url.url}&ACTION=NoSuchPage`)).status, 404);
+    assert.match(await (await fetch(url.url)).text(), step, 'a 404 passes no step');
+    // A wrong temporary password, or a new one that is the same, passes nothing.
+    assert.equal((await postPortalForm(sim, asked, { temporaryPassword: 'Tmp-guess', newPassword: 'x1' })).status, 401);
+    const same = { temporaryPassword, newPassword: temporaryPassword };
+    assert.equal((await postPortalForm(sim, asked, same)).status, 400);
+    assert.match(await (await fetch(url.url)).text(), step);
+
+    const passed = await postPortalForm(sim, asked, { temporaryPassword, newPassword: 'Permanent#1' });
+    assert.equal(passed.status, 303);
+    const page = await fetch(`${sim.url}${passed.headers.get('location') ?? ''}`);
+    assert.match(await page.text(), /<h1>Statements<\/h1>/, 'on to the page asked for');
+    const later = await fetch(buildLandingUrl(await signed(userName), 'trading-permissions'));
+    assert.match(await later.text(), /<h1>Trading Permissions<\/h1>/, 'later sessions enter directly');
+  });
+
+  it('keeps the step for a pending application past its redirect to the application', async function () {
+    const { userName, temporaryPassword } = made.pending;
+    const redirect = await fetch((await signed(userName)).url, { redirect: 'manual' });
+    assert.equal(redirect.status, 302);
+    const application = await fetch(`${sim.url}${redirect.headers.get('location') ?? ''}`, { redirect: 'manual' });
+    const asked = await application.text();
+    assert.match(asked, step);
+    const again = await fetch((await signed(userName)).url);
+    assert.match(await again.text(), step, 'the redirect cleared nothing');
+    const passed = await postPortalForm(sim, asked, { temporaryPassword, newPassword: 'Permanent#2' });
+    assert.equal(passed.status, 303);
+    const page = await fetch(`${sim.url}${passed.headers.get('location') ?? ''}`);
+    assert.match(await page.text(), /<h1>Account application<\/h1>/);
   });
 });
 
@@ -175,7 +317,8 @@ describe('simulator portal under sso-sid-elsewhere', function () {
 
   before(async function () {
     ({ sim, firm } = await start({ unpromised: ['sso-sid-elsewhere'] }));
-    ({ userName } = await createAccount(sim, firm, 'happy-sid-elsewhere'));
+    const made = await createAccount(sim, firm, 'happy-sid-elsewhere');
+    userName = made.userName;
     await control(sim, 'POST', '/clock/advance', { days: 1 });
     eca = createEcaClient({
       baseUrl: sim.url,
@@ -185,6 +328,8 @@ describe('simulator portal under sso-sid-elsewhere', function () {
       environment: 'qa',
       sso: { allowInsecureLoopback: true },
     });
+    const first = (await eca.ssoCreate({ userName, ip: '127.0.0.1' })).signedUrl;
+    assert.equal((await passFirstAccess(sim, first?.url ?? '', made.temporaryPassword)).status, 303);
   });
   after(async function () {
     await sim.close();
@@ -203,6 +348,8 @@ describe('simulator portal under sso-sid-elsewhere', function () {
     assert.match(await home.text(), /<h1>Home<\/h1>/);
     // A pending application is sent to the application, the session id kept in the path.
     const pending = await createAccount(sim, firm, 'portal-task-sid-elsewhere');
+    const firstUrl = (await eca.ssoCreate({ userName: pending.userName, ip: '127.0.0.1' })).signedUrl;
+    assert.equal((await passFirstAccess(sim, firstUrl?.url ?? '', pending.temporaryPassword)).status, 303);
     const pendingUrl = (await eca.ssoCreate({ userName: pending.userName, ip: '127.0.0.1' })).signedUrl;
     const redirect = await fetch(pendingUrl?.url ?? '', { redirect: 'manual' });
     assert.match(redirect.headers.get('location') ?? '', /^\/portal\/application\/[0-9A-F]{32}$/);

@@ -11,7 +11,7 @@
  * read by id: its status, and its tasks unless its status decides alone (O, C, R, A).
  */
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
-import { lastPage } from '../webapi/index.js';
+import { pages } from '../webapi/index.js';
 import type { AccountStatusResponse, WebApiClient } from '../webapi/index.js';
 import type { Counted, SlotReads } from './sweep.js';
 import { requestWindow, taskView } from './webapi-application.js';
@@ -46,12 +46,11 @@ export class WebApiSweepReads {
     const listed = new Map<string, AccountStatusResponse>();
     const window = requestWindow(new Date(this.now()));
     for (const status of ['N', 'P']) {
-      for (let offset = 0; ;) {
-        const page = await counted(api.accountStatusPage({ ...window, status, limit: 1000, offset }));
-        for (const account of page.accounts) if (account.accountId) listed.set(account.accountId, account);
-        offset += page.accounts.length;
-        if (lastPage(page.accounts.length, offset, page.total)) break;
-      }
+      const read = pages('accountStatuses', { ...window, status }, async (page) => {
+        const answer = await counted(api.accountStatusPage(page));
+        return { items: answer.accounts, total: answer.total };
+      });
+      for await (const account of read) if (account.accountId) listed.set(account.accountId, account);
     }
     return {
       pending: new Set(listed.keys()),

@@ -123,7 +123,9 @@ async function earlierCreate(
       ...(found.responseFileName !== undefined && { responseFile: found.responseFileName }),
     };
   }
-  if (found.name === undefined && found.isProcessed === undefined) return undefined;
+  const namesNothing =
+    found.name === undefined && found.requestFileName === undefined && found.responseFileName === undefined;
+  if (found.hasError === true && namesNothing && found.isProcessed === undefined) return undefined;
   if (found.name !== undefined && settled.has(found.name)) return undefined;
   if (found.isProcessed === true && found.hasError === true && found.name !== undefined) {
     return {
@@ -132,7 +134,8 @@ async function earlierCreate(
       settledFiles: [...settled, found.name],
     };
   }
-  const file = found.name === undefined ? 'a response file' : `response file ${found.name}`;
+  const named = found.name ?? found.responseFileName ?? found.requestFileName;
+  const file = named === undefined ? 'an answer that is not "nothing"' : `file ${named}`;
   const reason =
     found.isProcessed === true
       ? `the Web API holds ${file} for the external id, processed, naming no account yet`
@@ -154,10 +157,14 @@ export async function accountRequests(api: WebApiClient, accountId: string, now:
   return (await accountRequestDetails(api, accountId, now)).map((detail) => String(detail.requestId));
 }
 
-/** The port's handle of a request: its id and its day, the brokerage's `dateSubmitted` where it says one. */
+/**
+ * The port's handle of a request: its id and the day the brokerage's `dateSubmitted` names, when it names one
+ * (an ISO 8601 day) within {@link SUBMISSION_MARGIN_DAYS} of now; else the plain id, read over the year.
+ */
 function handleOf(requestId: number, dateSubmitted: string | undefined, now: Date): string {
-  const submitted = Date.parse(dateSubmitted ?? '');
-  return requestHandle(requestId, Number.isNaN(submitted) ? now : new Date(submitted));
+  const submitted = /^\d{4}-\d{2}-\d{2}/.test(dateSubmitted ?? '') ? Date.parse(dateSubmitted!) : Number.NaN;
+  const near = Math.abs(submitted - now.getTime()) <= SUBMISSION_MARGIN_DAYS * DAY_MS;
+  return near ? requestHandle(requestId, new Date(submitted)) : String(requestId);
 }
 
 /**
@@ -169,10 +176,11 @@ export async function earlierRequest(
   accountId: string,
   known: readonly string[],
   now: Date,
+  functionName?: string,
 ): Promise<UpdateOutcome | undefined> {
   const before = new Set(known);
   const made = (await accountRequestDetails(api, accountId, now)).filter(
-    (detail) => !before.has(String(detail.requestId)),
+    (detail) => !before.has(String(detail.requestId)) && mayBe(detail.requestType, functionName),
   );
   if (made.length === 1) {
     const [detail] = made as [RequestDetail];
@@ -184,6 +192,17 @@ export async function earlierRequest(
 }
 
 /**
+ * Whether a listed request of type `requestType` may be one of `functionName`: a type that names another
+ * function (letters compared, case aside) is another's request, sent beside this one; no type, or no function
+ * to match, may be any.
+ */
+function mayBe(requestType: string | undefined, functionName: string | undefined): boolean {
+  if (requestType === undefined || functionName === undefined) return true;
+  const letters = (text: string) => text.toLowerCase().replace(/[^a-z]/g, '');
+  return letters(requestType) === letters(functionName);
+}
+
+/**
  * The request a write's answer names by its `requestId`; an answer without one (the document requires none)
  * names it by the account's new requests, as after a lost answer: not listed yet, it is in doubt and looked
  * for again, never sent again.
@@ -191,13 +210,13 @@ export async function earlierRequest(
 export async function answeredRequest(
   api: WebApiClient,
   answer: StatusResponse,
-  request: { accountId: string; known: readonly string[] },
+  request: { accountId: string; known: readonly string[]; functionName?: string },
   now: Date,
 ): Promise<UpdateOutcome> {
   if (answer.requestId !== undefined) {
     return { accepted: true, responseFile: handleOf(answer.requestId, answer.dateSubmitted, now) };
   }
-  const listed = await earlierRequest(api, request.accountId, request.known, now);
+  const listed = await earlierRequest(api, request.accountId, request.known, now, request.functionName);
   if (listed?.accepted) return { ...listed, recovered: false };
   return { accepted: false, unknown: 'answered without a requestId, and no new request listed for the account yet' };
 }
@@ -316,7 +335,7 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const { accountId, known, documents = [] } = input;
     const api = await clientFor(input.csid);
     if (input.mayHaveSent || !attempt.maySend) {
-      const earlier = await earlierRequest(api, accountId, known, now());
+      const earlier = await earlierRequest(api, accountId, known, now(), input.functionName);
       if (earlier) return earlier;
       // Not listed (yet): its effect on the account shows it was processed, as on the XML service.
       const forms = documents.map((document) => document.formNumber);

@@ -61,8 +61,9 @@ function refusalOf(error: unknown): string | undefined {
 
 /**
  * Whether a send answered HTTP 500 named an account the firm's accounts do not list (the document: a 500
- * "can sometimes include subset of bad requests. For example, wrong accountId passed"). No such account, no
- * request for it can have been processed: a refusal, not a doubt. A read that fails leaves the doubt.
+ * "can sometimes include subset of bad requests. For example, wrong accountId passed"). The doubt stays (the
+ * bulk read's range is not a promise that it lists every account), and says so for the staff who settle it.
+ * A read that fails says nothing.
  */
 async function wrongAccount(api: WebApiClient, accountId: string, cause: unknown): Promise<boolean> {
   if (!(cause instanceof WebApiHttpError && cause.status === 500)) return false;
@@ -87,7 +88,7 @@ export function createWebApiMaintenance(
   async function send(attempt: WriteAttempt, input: UpdateFunctionRequest): Promise<UpdateOutcome> {
     const api = await clientFor(input.csid);
     if (!attempt.maySend) {
-      const earlier = await earlierRequest(api, input.accountId, input.known, now());
+      const earlier = await earlierRequest(api, input.accountId, input.known, now(), input.functionName);
       if (earlier) return earlier;
       return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request listed for the account' };
     }
@@ -110,10 +111,9 @@ export function createWebApiMaintenance(
       return { accepted: false, error: refusal };
     }
     if ('unknown' in sent && (await wrongAccount(api, input.accountId, sent.cause))) {
-      return {
-        accepted: false,
-        error: `update refused: HTTP 500, and the firm's accounts list no account ${input.accountId} (the document answers a wrong account id so)`,
-      };
+      // Likely a wrong id, but the listing is the brokerage's bulk read, not a promise: staff settle it.
+      const finding = `; the firm's accounts list no account ${input.accountId} (the document answers a wrong account id with a 500)`;
+      return { accepted: false, unknown: `${sent.unknown}${finding}` };
     }
     if ('unknown' in sent) return { accepted: false, unknown: sent.unknown };
     if (sent.answer instanceof WebApiAnswerError) {

@@ -91,18 +91,25 @@ function notTheFirms(accountId: string): ApiProblem {
 export async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<void> {
   try {
     await api.accountStatus(accountId);
+    return;
   } catch (error) {
     if (error instanceof WebApiAnswerError) throw notTheFirms(accountId);
     // A 500 may be the document's answer for a wrong account id: the firm's accounts say which.
-    if (error instanceof WebApiHttpError && error.status === 500) {
-      if (await api.findAccount(accountId)) return;
-      throw notTheFirms(accountId);
-    }
-    // The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller.
-    const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
-    if (wait === undefined) throw error;
-    throw putOff(accountId, error as Error, wait);
+    if (!(error instanceof WebApiHttpError && error.status === 500)) throw deferred(accountId, error);
   }
+  let listed;
+  try {
+    listed = await api.findAccount(accountId);
+  } catch (error) {
+    throw deferred(accountId, error);
+  }
+  if (!listed) throw notTheFirms(accountId);
+}
+
+/** The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller. */
+function deferred(accountId: string, error: unknown): unknown {
+  const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
+  return wait === undefined ? error : putOff(accountId, error as Error, wait);
 }
 
 /** The firms of the engine's database (runtime/firms.ts), with their brokerage clients. */

@@ -6,7 +6,14 @@
  * the service asked for, for the caller's retry policy (an activity's) to honour.
  */
 import type { z } from 'zod';
-import { readAnswer, WebApiAnswerError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
+import {
+  readAnswer,
+  WebApiAnswerError,
+  WebApiError,
+  WebApiHttpError,
+  WebApiRequestError,
+  WebApiSchemaError,
+} from './errors.js';
 import { signJwt } from './jwt.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
@@ -112,7 +119,7 @@ export class WebApiClient {
 
   /** Every account started within the dates: the pages read in turn, each of `limit` (1000 unless told). */
   accountStatuses(request: AccountStatusRequest): AsyncGenerator<AccountStatusResponse> {
-    return pages(request, async (page) => {
+    return pages('accountStatuses', request, async (page) => {
       const read = await this.accountStatusPage(page);
       return { items: read.accounts, total: read.total };
     });
@@ -187,7 +194,7 @@ export class WebApiClient {
 
   /** Every request within the dates: the pages read in turn. */
   requestDetails(request: AccountStatusRequest): AsyncGenerator<RequestDetail> {
-    return pages(request, async (page) => {
+    return pages('requestDetails', request, async (page) => {
       const read = await this.requestDetailsPage(page);
       return { items: read.requestDetails, total: read.total };
     });
@@ -313,13 +320,21 @@ function isDay(text: string): boolean {
  * Every item within the request's dates: the pages read in turn, each of `limit` (1000 unless told), until
  * {@link lastPage}.
  */
-async function* pages<T>(
+export async function* pages<T>(
+  operation: string,
   request: AccountStatusRequest,
   read: (page: AccountStatusRequest) => Promise<{ items: T[]; total: number | undefined }>,
 ): AsyncGenerator<T> {
   let offset = request.offset ?? 0;
+  let previous: string | undefined;
   for (;;) {
     const { items, total } = await read({ limit: 1000, ...request, offset });
+    // A service that ignored `offset` would answer the first page for ever: a page again is not the next one.
+    const page = JSON.stringify(items);
+    if (items.length > 0 && page === previous) {
+      throw new WebApiSchemaError(operation, 'offset', `the page at ${offset} repeats the one before it`);
+    }
+    previous = page;
     yield* items;
     offset += items.length;
     if (lastPage(items.length, offset, total)) return;
@@ -352,8 +367,10 @@ function failed<T extends { hasError?: boolean; errorDescription?: string }>(ope
  * A JWT's parts are base64url; its head starts `eyJ` (`{"`), so a part cut short at the end is withheld too.
  */
 export function excerpt(text: string): string {
+  // Withheld within the first 8 KB only: the excerpt keeps 200 characters, and the patterns stay linear.
   return text
-    .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '(jwt)')
-    .replace(/eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*)?/g, '(jwt)')
+    .slice(0, 8192)
+    .replace(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '(jwt)')
+    .replace(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*(\.[A-Za-z0-9_-]*)?/g, '(jwt)')
     .slice(0, 200);
 }

@@ -114,6 +114,30 @@ describe('Web API answers the document allows, against the simulator', function 
     assert.equal(accounts.length, 1, 'one account for the external id');
   });
 
+  it('sends no create while the look-up names the application’s files, even with no account in them', async function () {
+    const externalId = 'happy-files-only-1';
+    const api = clientOf(
+      rewriting(
+        (method, url) => method === 'GET' && url.pathname === '/gw/api/v1/accounts',
+        () => ({ requestFileName: 'Firm_2025-01-08_0001.json', responseFileName: 'Firm_2025-01-08_0001.xml' }),
+      ),
+    );
+    sim.control.resetCalls();
+    const application = await store.put(Buffer.from(applicationXml(externalId)));
+    const outcome = await activitiesOf(api).createAccount({ csid: sim.csid, externalId, application, documents: [] });
+    assert.ok('unknown' in outcome, JSON.stringify(outcome));
+    assert.equal(sim.control.calls()[POST], undefined, 'no create sent');
+  });
+
+  it('reads a request’s outcome over the days around its day, and a plain id over the year', function () {
+    const now = new Date('2025-03-10T12:00:00Z');
+    assert.deepEqual(readHandle('41@2025-03-09', now), {
+      requestId: '41',
+      window: { startDate: '2025-03-07', endDate: '2025-03-11' },
+    });
+    assert.deepEqual(readHandle('41', now), { requestId: '41', window: requestWindow(now) });
+  });
+
   it('reads an account whose pending tasks include an identity verification with no form number', async function () {
     sim.control.setUnpromised({ 'webapi-formless-task': true });
     const api = clientOf();
@@ -230,7 +254,7 @@ describe('Web API answers the document allows, against the simulator', function 
     assert.deepEqual(leap.accounts, []);
   });
 
-  it('ends a request for an account id the brokerage answers 500 as refused, once the firm’s accounts list none', async function () {
+  it('refuses an account id the brokerage answers 500 for when the firm’s accounts list none, and says so of a request', async function () {
     sim.control.setUnpromised({ 'webapi-wrong-id-500': true });
     const api = clientOf();
     const known = await created(api, 'happy-wrong-id-1');
@@ -247,6 +271,13 @@ describe('Web API answers the document allows, against the simulator', function 
       return true;
     });
     await ownWebApiAccount(api, known);
+    // A 500 for an account the firm's accounts list is the service's failure: the account is the firm's.
+    const failing = clientOf(async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname === `/gw/api/v1/accounts/${known}/status`) return new Response('{}', { status: 500 });
+      return fetch(input, init);
+    });
+    await ownWebApiAccount(failing, known);
 
     // A maintenance request for it ends refused, sent once: no doubt to look for, no retry.
     sim.control.resetCalls();
@@ -267,8 +298,9 @@ describe('Web API answers the document allows, against the simulator', function 
         known: [],
         protocol: 'webapi',
       });
-      assert.ok('error' in outcome, JSON.stringify(outcome));
-      assert.match(outcome.error, /list no account U9999999/);
+      // In doubt still (the bulk read's range is no promise that it lists every account), and saying why.
+      assert.ok('unknown' in outcome, JSON.stringify(outcome));
+      assert.match(outcome.unknown, /HTTP 500; the firm's accounts list no account U9999999/);
       assert.equal(sim.control.calls()['webapi PATCH /gw/api/v1/accounts'], 1);
     } finally {
       await rm(dir2, { recursive: true, force: true });

@@ -64,9 +64,10 @@ describe('Web API account maintenance against the simulator: one update function
     const [request, ...more] = requestsOf('ChangeBaseCurrency');
     assert.deepEqual(more, []);
     assert.equal(request?.via, 'webapi');
-    // The handle names the request by its id, and by its day for the reads of its outcome.
+    // The handle names the request by its id (and by its day only when the brokerage's is near the worker's:
+    // this simulator's clock runs a month ahead).
     const handle = 'responseFile' in outcome ? outcome.responseFile : undefined;
-    assert.equal(handle, `${request?.requestId}@${new Date(sim.control.clock().epochMs).toISOString().slice(0, 10)}`);
+    assert.equal(handle, request?.requestId);
     assert.equal(sim.control.calls()[patch], 1);
     assert.equal(sim.control.calls().update, undefined);
   });

@@ -6,7 +6,8 @@
  * if the write had not happened: no file, the per-account error entry, no request.
  *
  * The lag runs on the wall clock (real time, plus the clock's explicit jumps; not the scaled business
- * time): it measures how long a caller must keep looking. It is off unless set (`startSimulator({
+ * time): it measures how long a caller must keep looking, and a jump (`POST /_sim/clock/advance`)
+ * passes it without waiting, as tests do. It is off unless set (`startSimulator({
  * listingLag })`, `--listing-lag`, `PUT /_sim/listing-lag`), and kept in memory only: a restarted
  * simulator lists everything written before at once.
  */

@@ -1,9 +1,12 @@
 /**
  * The simulator lists late where the spec is silent: a processed create or update shows in the look-ups
- * only after the lag, and until then each look-up answers as if the write had not happened.
+ * only after the lag, and until then each look-up answers as if the write had not happened. The lag is
+ * passed with the clock's jumps (`POST /_sim/clock/advance`), never by waiting: an hour's lag cannot run
+ * out in real time while a test looks.
  */
 import assert from 'node:assert/strict';
 import { buildUpdateRequestXml } from '../../eca/xml.js';
+import { HOUR_MS } from '../../simulator/clock.js';
 import { ListingLag } from '../../simulator/listing-lag.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { control, createAccount, filePayload, op, start, type Firm } from './helpers.js';
@@ -37,9 +40,19 @@ describe('simulator listing lag', function () {
     };
   }
 
-  it('answers every look-up as before the write until its lag has passed, then lists it', async function () {
-    ({ sim, firm } = await start());
-    const lag = { minMs: 300, maxMs: 300 };
+  const UNLISTED = {
+    responseFile: false,
+    accountStatus: false,
+    firmListing: false,
+    fileDetails: false,
+    batchDetails: false,
+    requests: 0,
+  };
+
+  /** A simulator lagging every look-up by an hour, and a create and an update made on it: the account's id. */
+  async function writeLagged(externalId: string, options: { timeScale?: number } = {}): Promise<string> {
+    ({ sim, firm } = await start(options));
+    const lag = { minMs: HOUR_MS, maxMs: HOUR_MS };
     await control(sim, 'PUT', '/listing-lag', {
       getResponseFile: lag,
       getAccountStatus: lag,
@@ -47,19 +60,19 @@ describe('simulator listing lag', function () {
       getBatchDetails: lag,
       getAmRequestStatus: lag,
     });
-    const { accountId } = await createAccount(sim, firm, 'stalled-lag1');
+    const { accountId } = await createAccount(sim, firm, externalId);
     const xml = buildUpdateRequestXml({ accountId, functionName: 'AbandonAccount' });
     const payload = await filePayload(firm.keys, { fileName: 'request.xml', content: xml });
     assert.ok((await op(sim, 'update', { CSID: firm.csid, payload })).body.fileData);
-    assert.deepEqual(await looks('stalled-lag1', accountId), {
-      responseFile: false,
-      accountStatus: false,
-      firmListing: false,
-      fileDetails: false,
-      batchDetails: false,
-      requests: 0,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    return accountId;
+  }
+
+  it('answers every look-up as before the write until its lag has passed, then lists it', async function () {
+    const accountId = await writeLagged('stalled-lag1');
+    assert.deepEqual(await looks('stalled-lag1', accountId), UNLISTED);
+    assert.equal((await control(sim, 'POST', '/clock/advance', { minutes: 30 })).status, 200);
+    assert.deepEqual(await looks('stalled-lag1', accountId), UNLISTED, 'listed half-way through its lag');
+    assert.equal((await control(sim, 'POST', '/clock/advance', { minutes: 30 })).status, 200);
     assert.deepEqual(await looks('stalled-lag1', accountId), {
       responseFile: true,
       accountStatus: true,
@@ -68,6 +81,12 @@ describe('simulator listing lag', function () {
       batchDetails: true,
       requests: 1,
     });
+  });
+
+  it('runs the lag on the wall clock: scaled business time does not pass it', async function () {
+    // Ten hours of business time a real millisecond: the look-ups alone take more than an hour's lag of it.
+    const accountId = await writeLagged('stalled-lag3', { timeScale: 10 * HOUR_MS });
+    assert.deepEqual(await looks('stalled-lag3', accountId), UNLISTED);
   });
 
   it('lists at once without a lag, and refuses bounds that make no sense', async function () {

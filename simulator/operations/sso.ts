@@ -347,7 +347,14 @@ export function mountPortal(app: FastifyInstance, ctx: OperationContext, calls: 
   for (const step of ['first-access', 'credentials'] as const) {
     app.post(`/portal/${step}`, async (request, reply) => {
       calls.record('portal');
-      const fields = request.body !== null && typeof request.body === 'object' ? request.body : {};
+      // A form is parsed as sent (URLSearchParams: the token endpoint's parser, simulator/webapi/routes.ts).
+      const { body } = request;
+      const fields =
+        body instanceof URLSearchParams
+          ? Object.fromEntries(body)
+          : body !== null && typeof body === 'object'
+            ? body
+            : {};
       return send(reply, servePortalStep(ctx, step, fields as Record<string, unknown>, request.ip));
     });
   }

@@ -52,8 +52,12 @@ const DAY_MS = 86_400_000;
  * are all within its life; the days ahead allow for the brokerage's clock being ahead of the worker's.
  */
 export function requestWindow(now: Date): { startDate: string; endDate: string } {
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { startDate: day(now.getTime() - 300 * DAY_MS), endDate: day(now.getTime() + 65 * DAY_MS) };
+  return { startDate: isoDay(now.getTime() - 300 * DAY_MS), endDate: isoDay(now.getTime() + 65 * DAY_MS) };
+}
+
+/** The UTC day of `ms`, `YYYY-MM-DD`, as the Web API's dates are written. */
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**
@@ -63,7 +67,7 @@ export function requestWindow(now: Date): { startDate: string; endDate: string }
  * firm's requests on every poll. A handle without its day (a plain `requestId`) is read over the year.
  */
 export function requestHandle(requestId: number | string, submitted: Date): string {
-  return `${requestId}@${submitted.toISOString().slice(0, 10)}`;
+  return `${requestId}@${isoDay(submitted.getTime())}`;
 }
 
 /** The request id and the dates its outcome is listed within; the day ± {@link SUBMISSION_MARGIN_DAYS}. */
@@ -71,9 +75,8 @@ export function readHandle(handle: string, now: Date): { requestId: string; wind
   const [requestId = handle, day] = handle.split('@');
   const at = day === undefined ? Number.NaN : Date.parse(`${day}T00:00:00Z`);
   if (Number.isNaN(at)) return { requestId, window: requestWindow(now) };
-  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const margin = SUBMISSION_MARGIN_DAYS * DAY_MS;
-  return { requestId, window: { startDate: date(at - margin), endDate: date(at + margin) } };
+  return { requestId, window: { startDate: isoDay(at - margin), endDate: isoDay(at + margin) } };
 }
 
 /**

@@ -217,6 +217,9 @@ async function settleCreated(options: CreationOptions, created: Created): Promis
         settledFiles: [name],
       };
     }
+    // The report's own word: this application in Error, no account named, is no account made either.
+    const refused = refusedInReport(hinted);
+    if (refused) return { created: false, errors: refused, settledFiles: [name] };
     return { created: false, unconfirmed: { responseFile: name, reason: found.reason } };
   }
   return {
@@ -228,6 +231,18 @@ async function settleCreated(options: CreationOptions, created: Created): Promis
     responseRef,
     attachedFiles: attached.map((document) => document.fileName),
   };
+}
+
+/**
+ * The errors of an application the create's report refused: its `Status` is `Error` (the status field, never
+ * the text) and it names no account and no user, so the service made nothing for it. An external id another
+ * firm already used at the brokerage is refused so: its files are that firm's, which getResponseFile shows to
+ * no other firm, so no failure entry is ever listed here. The texts are the service's, for staff.
+ */
+function refusedInReport(hinted: CreateResponseApplication | undefined): string[] | undefined {
+  if (!hinted?.status.known || hinted.status.status !== 'Error') return undefined;
+  if (hinted.accountIds.length > 0 || hinted.users.length > 0) return undefined;
+  return hinted.errors.length > 0 ? hinted.errors : ['the create report gives Status Error, with no error text'];
 }
 
 /**

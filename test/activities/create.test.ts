@@ -4,6 +4,8 @@
  * file whose account cannot be matched never created again.
  */
 import assert from 'node:assert/strict';
+import { ecaClientFor } from '../../simulator/client.js';
+import { applicationXml } from '../support/engine.js';
 import { useSimulatorActivities } from '../support/simulator-activities.js';
 
 describe('createAccount activity (spec fields only, simulator over HTTP)', function () {
@@ -124,5 +126,22 @@ describe('createAccount activity (spec fields only, simulator over HTTP)', funct
     assert.ok(found.created && found.recovered, JSON.stringify(found));
     assert.equal(world.sim.control.calls().create, 2);
     assert.equal(world.sim.control.records({ externalId: 'happy-c8' }).externalIds[0]?.accounts.length, 1);
+  });
+
+  it("an external id another firm used is refused by the create's report: its errors, nothing in doubt", async function () {
+    const other = await world.sim.control.registerFirm({ name: 'OtherFirm' });
+    const otherEca = ecaClientFor(world.sim, { csid: other.csid, firmPrivateKey: other.keys.firmPrivateKey, retry: 0 });
+    const first = await otherEca.create({ CSID: other.csid, applicationXml: applicationXml('happy-c9') });
+    assert.equal(first.response?.applications[0]?.status.status, 'Success');
+    const refused = await activities().createAccount(await input('happy-c9'));
+    assert.ok('errors' in refused, JSON.stringify(refused));
+    assert.deepEqual(refused.errors, ['External id happy-c9 is already in use']);
+    assert.equal(refused.settledFiles?.length, 1);
+    assert.equal(world.sim.control.calls().create, 2);
+    const accounts = world.sim.control.records({ externalId: 'happy-c9' }).externalIds[0]?.accounts ?? [];
+    assert.deepEqual(
+      accounts.map((account) => account.csid),
+      [other.csid],
+    );
   });
 });

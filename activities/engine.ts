@@ -36,6 +36,7 @@ import { DeadlinePolicies } from '../runtime/deadline-policies.js';
 import type { EventSink } from './events.js';
 import { withRidingEvents } from './event-riders.js';
 import { createWebhookActivities } from './webhooks.js';
+import type { WebhookActivityOptions } from './webhooks.js';
 import type { Database } from '../runtime/database/index.js';
 import type { CodecKeyring } from '../codec/keyring.js';
 
@@ -76,6 +77,11 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   database?: Database;
   /** The payload codec's keys, which seal the webhook endpoints' secrets (the API process must use the same). */
   keyring?: CodecKeyring;
+  /**
+   * The firms (runtime/firms.ts `FirmRegistry`): a disabled firm's webhook deliveries are held until it is
+   * enabled (activities/webhooks.ts). Without it every endpoint is delivered to.
+   */
+  firms?: WebhookActivityOptions['firms'];
   /**
    * The firms on the brokerage's Web API: each firm's protocol and Web API client (runtime/firm-brokerages.ts).
    * Without it every firm is on the XML service.
@@ -149,7 +155,8 @@ export function createEngineActivities(options: EngineActivityOptions) {
         ...createEventActivities(options.events),
         // Without the database, every firm follows the default deadlines.
         ...createDeadlinePolicyActivities(options.database && new DeadlinePolicies(options.database)),
-        ...(options.database && createWebhookActivities({ db: options.database, keyring: options.keyring })),
+        ...(options.database &&
+          createWebhookActivities({ db: options.database, keyring: options.keyring, firms: options.firms })),
       },
       {
         alert: options.onConfigurationError,

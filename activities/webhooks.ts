@@ -8,6 +8,10 @@
  * `eca webhooks list` shows) and fails the activity; the workflow's retry policy sends again with
  * backoff and pauses the endpoint when the attempts run out. Nothing is dropped: a paused endpoint
  * keeps its cursor, and its backlog is sent when it is resumed.
+ *
+ * A disabled firm's endpoints are held (with `firms`): nothing is posted, no failure is counted, and the
+ * activity waits out its window as an idle endpoint does, looking again whether the firm was enabled; the
+ * cursor stays where the receiver last acknowledged, so the backlog goes out once it is.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -15,6 +19,7 @@ import type { CodecKeyring } from '../codec/keyring.js';
 import type { Queryable } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
 import type { EventCursor } from '../runtime/events.js';
+import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
 import { redactedError } from '../runtime/webhook-input.js';
 import { WebhookEndpoints } from '../runtime/webhooks.js';
 import type { WebhookTarget } from '../runtime/webhooks.js';
@@ -38,9 +43,29 @@ export interface WebhookActivityOptions {
   pollMs?: number;
   /** Events read at once (default 100). */
   batch?: number;
+  /**
+   * Whether a firm may be sent its events: resolves while it may, throws FirmDisabledError while it is
+   * disabled (runtime/firms.ts `FirmRegistry.require`, through its cache). Without it nothing is held.
+   */
+  firms?: { require(csid: string): Promise<unknown> };
 }
 
 const HEARTBEAT_MS = 1_000;
+
+/** Why a firm's events are held now: its disable; undefined while it may be sent them. */
+function holdOf(firms: WebhookActivityOptions['firms']): (csid: string) => Promise<FirmDisabledError | undefined> {
+  return async (csid) => {
+    try {
+      await firms?.require(csid);
+      return undefined;
+    } catch (error) {
+      if (error instanceof FirmDisabledError) return error;
+      // Only a disable holds deliveries: a firm the registry does not know is delivered to as before.
+      if (error instanceof FirmNotConfiguredError) return undefined;
+      throw error;
+    }
+  };
+}
 
 export function createWebhookActivities(options: WebhookActivityOptions): WebhookActivities {
   const endpoints = new WebhookEndpoints(options.db, options.keyring);
@@ -49,6 +74,7 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pollMs = options.pollMs ?? 250;
   const batch = options.batch ?? 100;
+  const heldFor = holdOf(options.firms);
 
   /**
    * Sends the events after the endpoint's cursor until it is caught up or the window ends (checked before
@@ -62,6 +88,8 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
     const events = await log.read({ csid: endpoint.csid, after: cursor, limit: batch });
     for (const { cursor: at, event } of events) {
       if (Date.now() >= endsAt) return { idle: false };
+      // A disable during the batch holds the rest of it: the caller waits for the firm.
+      if (await heldFor(endpoint.csid)) return { idle: false };
       const outcome = await postEvent(endpoint.url, event, secrets, { fetch: send, timeoutMs, signal });
       if (!outcome.ok) {
         const message = `event ${event.id} (${event.type}): ${outcome.error}`;
@@ -89,6 +117,7 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
       const context = Context.current();
       const began = Date.now();
       const report: WebhookDeliveryReport = { state: 'active', delivered: 0, rewound: 0, durationMs: 0 };
+      let heldSaid = false;
       // A slow receiver must not look like a dead worker: heartbeats go on during each request.
       const beat = setInterval(() => context.heartbeat({ delivered: report.delivered }), HEARTBEAT_MS);
       try {
@@ -101,6 +130,14 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
           });
           report.state = target ? target.endpoint.state : 'missing';
           if (!target || target.endpoint.state !== 'active') break;
+          const held = await heldFor(target.endpoint.csid);
+          if (held) {
+            // Not a failure: the endpoint stays active, its cursor where it was, until the firm is enabled.
+            if (!heldSaid) context.log.warn(`webhook delivery held: ${held.message}`, { endpointId });
+            heldSaid = true;
+            await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
+            continue;
+          }
           const { idle } = await drain(target, report, context.cancellationSignal, began + maxMs);
           if (report.failed !== undefined) break;
           if (idle) await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));

@@ -43,7 +43,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Roles allowed on the route; a route without roles is public. */
     roles?: readonly ApiRole[];
-    /** The route starts new work for the caller's firm: refused while the firm is disabled or unknown. */
+    /**
+     * The route starts new work for the caller's firm, or sends its events somewhere (a webhook endpoint
+     * registered, replayed or resumed): refused while the firm is disabled or unknown.
+     */
     newWork?: boolean;
   }
 }

@@ -2,7 +2,9 @@
  * The firm's webhook endpoints (runtime/webhooks.ts): register, list, rotate the secret, pause, resume,
  * replay, delete. Each change is made in the registry, then told to the endpoint's delivery workflow
  * (client/webhooks.ts). Every route works on the API key's firm: another firm's endpoint is a 404. Any
- * role reads; an onboarding or staff key changes (the onboarding system manages its own endpoints).
+ * role reads; an onboarding or staff key changes (the onboarding system manages its own endpoints). A
+ * disabled firm reads, pauses, rotates and deletes, but registers, replays and resumes nothing: each of those
+ * would send its log somewhere (403 FIRM_DISABLED, api/auth.ts `newWork`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -228,6 +230,8 @@ function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks', {
     config: {
       roles: ONBOARDING,
+      // A disabled firm's events go nowhere new: refused (403 FIRM_DISABLED) as its other new work is.
+      newWork: true,
       // Its answer holds the signing secret: a retry with the same Idempotency-Key is told, never shown it again.
       idempotent: 'secret',
       location: (body: { endpoint: { id: string } }) => `/v1/webhooks/${body.endpoint.id}`,
@@ -237,7 +241,7 @@ function registerAndReadRoutes({ api, endpoints, delivery }: Routes): void {
       operationId: 'registerWebhook',
       summary: 'Register an endpoint for the firm’s lifecycle events (onboarding or staff); its secret is shown once',
       description:
-        'Deliveries are signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, in order per application; `webhook-id` is the event id, the same on every retry and replay.',
+        'Deliveries are signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, in order per application; `webhook-id` is the event id, the same on every retry and replay. Refused (403 FIRM_DISABLED) while the firm is disabled; its endpoints are then delivered nothing until it is enabled, and nothing is dropped.',
       headers: IdempotencyHeaders,
       body: RegisterWebhookRequest,
       response: { 201: WebhookWithSecret, ...problems(409, 422) },
@@ -328,11 +332,12 @@ function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
   });
 
   api.post('/v1/webhooks/:id/resume', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags,
       operationId: 'resumeWebhook',
       summary: 'Deliver again from the endpoint’s cursor (onboarding or staff): its backlog first',
+      description: 'Refused (403 FIRM_DISABLED) while the firm is disabled.',
       params: WebhookParams,
       body: empty.optional(),
       response: { 200: WebhookEndpoint, ...problems(404) },
@@ -348,12 +353,13 @@ function secretAndPauseRoutes({ api, endpoints, delivery }: Routes): void {
 
 function replayAndDeleteRoutes({ api, endpoints, delivery }: Routes): void {
   api.post('/v1/webhooks/:id/replay', {
-    config: { roles: ONBOARDING },
+    config: { roles: ONBOARDING, newWork: true },
     schema: {
       tags,
       operationId: 'replayWebhook',
       summary: 'Send the events after a cursor again (onboarding or staff), with their same `webhook-id`',
-      description: 'The cursor only goes back: one after the endpoint’s own would skip events and is refused.',
+      description:
+        'The cursor only goes back: one after the endpoint’s own would skip events and is refused. Refused (403 FIRM_DISABLED) while the firm is disabled.',
       params: WebhookParams,
       body: ReplayRequest,
       response: { 200: WebhookEndpoint, ...problems(404, 409) },

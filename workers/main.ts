@@ -299,6 +299,8 @@ async function main(): Promise<void> {
     // Webhook delivery and the firms' deadline policies, from the same database; secrets sealed under the codec's keys.
     database,
     keyring: codec,
+    // A disabled firm's webhook deliveries wait for it to be enabled, as its other work does.
+    firms: brokerages.registry,
     webApi: brokerages.protocols(),
   });
   const plaintext = codecAllowsPlaintext() ? 'accept' : 'refuse';

@@ -7,6 +7,8 @@
  * end (`after=now`), or from the start of the log with `after=start`. A comment line every
  * `heartbeatMs` keeps proxies from closing a quiet stream. The same routes answer a page of JSON
  * otherwise, for clients that poll. `/v1/applications/{reference}/events` is one application's.
+ * A disabled firm's stream is refused before its first byte (403 FIRM_DISABLED); one that is disabled
+ * while it streams is ended with an `error` event at the stream's next check.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -122,6 +124,15 @@ function frame(logged: LoggedEvent): string {
   return `id: ${formatCursor(logged.cursor)}\nevent: ${logged.event.type}\ndata: ${JSON.stringify(logged.event)}\n\n`;
 }
 
+/** Why a stream may not start, as the problem the same request would get from a door of new work. */
+function refuseStream(refusal: StreamRefusal | undefined): void {
+  if (!refusal) return;
+  if (refusal.code === 'UNAUTHENTICATED') {
+    throw new ApiProblem(refusal.code, refusal.detail, 'Authorization', { 'WWW-Authenticate': 'Bearer realm="eca"' });
+  }
+  throw new ApiProblem(refusal.code, refusal.detail);
+}
+
 /** Streams the firm's events after `from.after` until the client or the service closes. */
 async function stream(
   reply: FastifyReply,
@@ -221,6 +232,10 @@ export function eventRoutes(
     externalId?: string,
   ) {
     const { csid } = principalOf(request);
+    const refusalNow = refusalNowOf(request);
+    // A stream of a disabled firm is refused before its first byte: an EventSource reconnecting gets the
+    // 403 and stops, rather than a batch of events before the stream's own check ends it.
+    if (wantsStream(request)) refuseStream(await refusalNow());
     const after = await startingCursor(request, query.after, log, csid);
     if (!wantsStream(request)) {
       const events = await log.read({ csid, after, externalId, limit: query.limit ?? 100 });
@@ -229,7 +244,7 @@ export function eventRoutes(
         cursor: formatCursor(events.at(-1)?.cursor ?? after),
       };
     }
-    await stream(reply, log, { csid, after, externalId }, streams, options, refusalNowOf(request));
+    await stream(reply, log, { csid, after, externalId }, streams, options, refusalNow);
     return reply;
   }
 
@@ -240,7 +255,7 @@ export function eventRoutes(
       operationId: 'listEvents',
       summary: "The firm's lifecycle events: a stream (Accept: text/event-stream) or a page of JSON",
       description:
-        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A key revoked, or a firm disabled, while it streams ends the stream with an `error` event (its `code`, UNAUTHENTICATED or FIRM_DISABLED, and `detail` as data). Otherwise a page of JSON.',
+        'With `Accept: text/event-stream`, server-sent events: `id` is the cursor, `event` the type, `data` the LifecycleEvent; resume with `Last-Event-ID`. A stream of a disabled firm is refused before it starts (403 FIRM_DISABLED); a key revoked, or a firm disabled, while it streams ends the stream with an `error` event (its `code`, UNAUTHENTICATED or FIRM_DISABLED, and `detail` as data). Otherwise a page of JSON.',
       querystring: EventQuery,
       headers: z.object({ 'last-event-id': lastEventId }),
       response: { 200: EventPage, ...problems() },

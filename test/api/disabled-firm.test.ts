@@ -22,7 +22,7 @@ import { createApiKey } from '../../runtime/api-keys.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
-import { EventLog, LOG_START } from '../../runtime/events.js';
+import { EventLog, formatCursor, LOG_START } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
 import { FirmRegistry } from '../../runtime/firms.js';
@@ -53,7 +53,7 @@ interface Answer<T = Record<string, unknown>> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('onboarding API: a disabled firm registers, replays and resumes nothing, and is delivered nothing', function () {
+describe('onboarding API: a disabled firm registers, replays, resumes and streams nothing, and is delivered nothing', function () {
   this.timeout(180_000);
   let env: TestWorkflowEnvironment;
   let dir: string;
@@ -251,4 +251,68 @@ describe('onboarding API: a disabled firm registers, replays and resumes nothing
     assert.equal(held.failures, 0);
     return before + 3;
   }
+
+  it('answers a stream opened while disabled with 403 FIRM_DISABLED before any event byte', async function () {
+    const written = events('D-3', 3);
+    await log.append(written);
+    const ids = (await log.read({ csid: CSID, after: LOG_START })).map((entry) => entry.event.id);
+    assert.ok(ids.length >= 3);
+    await disable();
+    try {
+      // From the start of the log, and as an EventSource reconnects (Last-Event-ID): both refused at once.
+      const requests: Array<{ path: string; headers: Record<string, string> }> = [
+        { path: '/v1/events?after=start', headers: {} },
+        { path: '/v1/events', headers: { 'last-event-id': formatCursor(LOG_START) } },
+      ];
+      for (const { path, headers } of requests) {
+        const controller = new AbortController();
+        try {
+          const response = await fetch(`${url}${path}`, {
+            headers: { authorization: `Bearer ${keys.ops}`, accept: 'text/event-stream', ...headers },
+            signal: controller.signal,
+          });
+          assert.equal(response.status, 403, `${path}: a stream was opened`);
+          assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+          const text = await response.text();
+          const problem = JSON.parse(text) as { code: string; detail: string };
+          assert.equal(problem.code, 'FIRM_DISABLED');
+          assert.match(problem.detail, new RegExp(`firm ${CSID} is disabled \\(${REASON}\\)`));
+          assert.doesNotMatch(text, /^(?:id|event|data|retry):/m);
+          for (const eventId of ids) assert.ok(!text.includes(eventId), `${path}: event ${eventId} was sent`);
+        } finally {
+          controller.abort();
+        }
+      }
+    } finally {
+      await enable();
+    }
+
+    // Enabled again: the stream opens and sends the firm's events; a disable during it ends it with an error event.
+    const response = await fetch(`${url}/v1/events?after=start`, {
+      headers: { authorization: `Bearer ${keys.ops}`, accept: 'text/event-stream' },
+    });
+    assert.equal(response.status, 200);
+    const chunks = (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!ids.every((eventId) => text.includes(eventId))) {
+      const chunk = await chunks.next();
+      assert.ok(!chunk.done, `the stream ended before its events: ${text}`);
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    await disable();
+    try {
+      for (;;) {
+        const chunk = await chunks.next();
+        if (chunk.done) break;
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+      assert.match(
+        text,
+        /event: error\ndata: \{"code":"FIRM_DISABLED","detail":"firm FIRM-D is disabled \(contract ended\)/,
+      );
+    } finally {
+      await enable();
+    }
+  });
 });

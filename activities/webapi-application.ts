@@ -33,6 +33,7 @@ import type {
   UpdateOutcome,
 } from '../workflows/application/activities.js';
 import { applicationJsonOf, documentJson } from './application-json.js';
+import { earlierCreate, unlistedAfterCreate } from './webapi-earlier-create.js';
 import { withAttemptSignal } from './attempt-signal.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
@@ -103,47 +104,6 @@ export function taskView(task: PendingTasksResponse['pendingTasks'][number]): Ta
         ...(task.au10tixExpiryDate !== undefined && { urlExpiresAt: task.au10tixExpiryDate }),
       }),
   };
-}
-
-/**
- * What the Web API holds for the external id, settled failures aside; undefined when nothing yet. The look-up
- * answers an account (`FileDetailsResponse`), or the application's response file (`ResponseFileResponse`):
- * processed with an error, a failure; otherwise (not processed yet, or processed without an account named)
- * the brokerage holds the application, so it is in doubt and looked up again, never sent again. Only an error
- * that names no file says there is nothing.
- */
-async function earlierCreate(
-  api: WebApiClient,
-  externalId: string,
-  settled: Set<string>,
-): Promise<CreateOutcome | undefined> {
-  const found = await api.applicationByExternalId(externalId);
-  if (found.accountId) {
-    return {
-      created: true,
-      accountId: found.accountId,
-      recovered: true,
-      ...(found.responseFileName !== undefined && { responseFile: found.responseFileName }),
-    };
-  }
-  const namesNothing =
-    found.name === undefined && found.requestFileName === undefined && found.responseFileName === undefined;
-  if (found.hasError === true && namesNothing && found.isProcessed === undefined) return undefined;
-  if (found.name !== undefined && settled.has(found.name)) return undefined;
-  if (found.isProcessed === true && found.hasError === true && found.name !== undefined) {
-    return {
-      created: false,
-      errors: [found.errorDescription ?? 'the application was not processed'],
-      settledFiles: [...settled, found.name],
-    };
-  }
-  const named = found.name ?? found.responseFileName ?? found.requestFileName;
-  const file = named === undefined ? 'an answer that is not "nothing"' : `file ${named}`;
-  const reason =
-    found.isProcessed === true
-      ? `the Web API holds ${file} for the external id, processed, naming no account yet`
-      : `the Web API holds ${file} for the external id, not processed yet`;
-  return { created: false, unknown: { reason } };
 }
 
 /** The requests listed for the account. */
@@ -317,7 +277,7 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const api = await clientFor(input.csid);
     const settled = new Set(input.settledFiles ?? []);
     const earlier = await earlierCreate(api, input.externalId, settled);
-    if (earlier) return earlier;
+    if (!('nothing' in earlier)) return earlier;
     if (!attempt.maySend) {
       return { created: false, unknown: { reason: 'the Web API lists nothing for the external id yet' } };
     }
@@ -325,12 +285,12 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
     const sent = await attempt.send(() => api.createAccount(body));
     if ('unknown' in sent) return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
     const made = await earlierCreate(api, input.externalId, settled);
-    if (made?.created) return { ...made, recovered: false };
-    if (made && 'unknown' in made) return { created: false, unknown: { ...made.unknown, sentAt: now().getTime() } };
-    if (made) return made;
-    const named = sent.answer.requestId === undefined ? '' : ` request ${sent.answer.requestId}`;
-    const reason = `create answered${named}; not listed yet`;
-    return { created: false, unknown: { reason, sentAt: now().getTime() } };
+    if ('nothing' in made) {
+      return { created: false, unknown: { reason: unlistedAfterCreate(sent.answer, made), sentAt: now().getTime() } };
+    }
+    if (made.created) return { ...made, recovered: false };
+    if ('unknown' in made) return { created: false, unknown: { ...made.unknown, sentAt: now().getTime() } };
+    return made;
   }
 
   /** An earlier attempt's request is looked for first when one may have been sent (as on the XML service). */

@@ -10,15 +10,24 @@
  * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well, and so is a create answered
  *   `isProcessed` false while the keys are fine (`CreateNotProcessed`).
  * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
+ * - **Redirects** (`EcaRedirectError`, `WebApiRedirectError`: a 3xx, never followed): the firm's brokerage URL
+ *   does not name the service itself; a configuration error of the firm, retried with an alert, never a transient
+ *   fault. An address refused before connecting is a request error naming the URL (nothing was sent).
  * - **Deferrals** (`EcaDeferredError`): the firm's call budget put the call off before sending it; the
  *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure.
  * - Anything else (timeouts, 5xx, dropped connections) is transport and is thrown as is: the workflow's
  *   retry policy backs off.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
+import { EcaCryptoError, EcaHttpError, EcaRedirectError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { EcaDeferredError } from '../eca/index.js';
-import { WebApiAnswerError, WebApiAuthError, WebApiHttpError, WebApiSchemaError } from '../webapi/index.js';
+import {
+  WebApiAnswerError,
+  WebApiAuthError,
+  WebApiHttpError,
+  WebApiRedirectError,
+  WebApiSchemaError,
+} from '../webapi/index.js';
 import { CREATE_NOT_PROCESSED } from '../domain/error-types.js';
 
 /** 4xx answers that say "later", not "never". */
@@ -59,11 +68,18 @@ export function isKeyError(error: unknown): error is EcaCryptoError | WebApiAuth
   return error instanceof EcaCryptoError || error instanceof WebApiAuthError;
 }
 
+/** A brokerage call answered a redirect (never followed): the firm's URL must be fixed. */
+export function isRedirect(error: unknown): error is EcaRedirectError | WebApiRedirectError {
+  return error instanceof EcaRedirectError || error instanceof WebApiRedirectError;
+}
+
 /**
  * An error as it may be kept and shown (a blocked application's reason, a log line): an HTTP error
  * by its operation and status only, since a response body may echo what was sent.
  */
 export function describeError(error: Error): string {
+  // Fixed words and the status: no body is quoted.
+  if (isRedirect(error)) return error.message;
   if (error instanceof EcaHttpError || error instanceof WebApiHttpError)
     return `${error.operation}: HTTP ${error.status}`;
   return error.message;

@@ -66,6 +66,37 @@ export class EcaHttpError extends EcaError {
 }
 
 /**
+ * The service answered a redirect (3xx): never followed, since a redirect would send the call (its signed body,
+ * its credentials) to an address nobody checked. A configuration problem, not a transient fault: the brokerage's
+ * URL (`baseUrl`, `preferenceUrl`) must name the service itself.
+ */
+export class EcaRedirectError extends EcaHttpError {
+  constructor(operation: string, status: number) {
+    super(operation, status, '');
+    this.message = `${operation}: HTTP ${status}, a redirect: redirects are never followed (baseUrl and preferenceUrl must name the service itself)`;
+  }
+}
+
+/** Whether a status is a redirect's (3xx), which no brokerage call follows. */
+export function isRedirectStatus(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/**
+ * The code a fetch's failure carries (as its cause's `code`, as a refused connection carries `ECONNREFUSED`) when
+ * it refused the address before connecting (the engine's checked transport, runtime/checked-fetch.ts): the
+ * cause's message names the host and what it resolved to. The clients answer it as a request error naming their
+ * URL: nothing was sent.
+ */
+export const ADDRESS_REFUSED = 'ERR_ADDRESS_REFUSED';
+
+/** The refusal's words when `error` (a fetch's failure) is an address refused before connecting, else undefined. */
+export function addressRefusal(error: unknown): string | undefined {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  return cause?.code === ADDRESS_REFUSED && typeof cause.message === 'string' ? cause.message : undefined;
+}
+
+/**
  * Not sent: the caller's pacing (`EcaClientOptions.pace`) put the call off, so nothing reached the
  * service and the call may be made again after `retryAfterMs`.
  */

@@ -2,6 +2,7 @@ import { createEcaClient } from '../eca/index.js';
 import type { EcaClient, EcaClientOptions } from '../eca/index.js';
 import { ConfigurationError } from './config.js';
 import type { WorkerConfig } from './config.js';
+import { brokerageFetch } from './checked-fetch.js';
 
 /**
  * The brokerage client built from the configuration, for workers and the client alike: CSID and both
@@ -39,5 +40,7 @@ export function createEcaClientFromConfig(
     signal: options.signal,
     pace: options.pace,
     cryptoThreads: options.cryptoThreads,
+    // Connects only to addresses a brokerage may have; never follows a redirect (runtime/checked-fetch.ts).
+    fetch: brokerageFetch,
   });
 }

@@ -9,7 +9,10 @@ import type { EcaClient, EcaClientOptions, EcaOperation } from '../eca/index.js'
 import { callBudgetOf, createCallBudget, pacesCalls } from './call-budget.js';
 import type { Database } from './database/index.js';
 import type { ActiveFirm, EnvironmentFirm, FirmRegistry } from './firms.js';
-import { armoredKeyText, checkFirmSettings, holdsOpenPgpKeys } from './firm-settings.js';
+import { armoredKeyText, checkFirmSettings, holdsOpenPgpKeys, refusedBrokerageUrl } from './firm-settings.js';
+import type { FirmSettings } from './firm-settings.js';
+import { brokerageFetch, checkedFetch } from './checked-fetch.js';
+import type { Resolver } from './checked-fetch.js';
 import { ConfigurationError } from './config-error.js';
 import { FirmInputError, FirmLookupError, FirmNotConfiguredError, isFirmError } from './firm-errors.js';
 import { WebApiClient } from '../webapi/index.js';
@@ -28,16 +31,43 @@ export interface FirmBrokerageOptions {
   ssoAllowInsecureLoopback?: boolean;
   /** Where the firms' call budgets are kept; no pacing without it. */
   database?: Database;
+  /**
+   * The transport of every brokerage call (tests); by default {@link brokerageFetch}, which connects only to
+   * addresses a brokerage may have and never follows a redirect.
+   */
+  fetch?: typeof fetch;
+  /** How the default transport resolves names (tests); the system's resolver unless given. */
+  resolve?: Resolver;
+}
+
+/**
+ * A firm's settings whose brokerage URL is refused (a row written before the rules, runtime/firm-settings.ts):
+ * its client is not built, and nothing is sent; the error names the setting.
+ */
+function refuseStoredUrls(csid: string, settings: FirmSettings, fields: readonly string[]): void {
+  const refused = refusedBrokerageUrl(settings);
+  if (refused && fields.includes(refused.field)) {
+    throw new FirmNotConfiguredError(
+      csid,
+      `its setting ${refused.field} is refused (${refused.problem}): change it (eca firms update ${csid}, or PATCH /v1/firms/${csid})`,
+    );
+  }
 }
 
 export class FirmBrokerages {
   private readonly clients = new Map<string, { version: string; eca: EcaClient }>();
   private readonly webApiClients = new Map<string, { version: string; client: WebApiClient }>();
+  /** Every brokerage call's transport, on both protocols. */
+  private readonly fetch: typeof fetch;
 
   constructor(
     readonly registry: FirmRegistry,
     private readonly options: FirmBrokerageOptions = {},
-  ) {}
+  ) {
+    this.fetch =
+      options.fetch ??
+      (options.resolve ? checkedFetch({ resolve: options.resolve, what: 'a brokerage' }) : brokerageFetch);
+  }
 
   /** The firm's client; FirmNotConfiguredError or FirmDisabledError when it may not call. */
   async clientFor(csid: string): Promise<EcaClient> {
@@ -72,6 +102,7 @@ export class FirmBrokerages {
     if (built?.version === firm.version) return built.client;
     const { webApi } = firm.record.settings;
     if (!webApi) throw new FirmNotConfiguredError(csid, 'its settings name no Web API client (webApi)');
+    refuseStoredUrls(csid, firm.record.settings, ['webApi.baseUrl']);
     if (!firm.keys.webApiPrivateKey) {
       throw new FirmNotConfiguredError(csid, 'its keys hold no Web API private key (webApiPrivateKey)');
     }
@@ -85,6 +116,7 @@ export class FirmBrokerages {
       ...(webApi.scopes !== undefined && { scopes: webApi.scopes }),
       ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
       ...(pace && { pace: (operation: string) => webApiPaced(pace, operation) }),
+      fetch: this.fetch,
     });
     this.webApiClients.set(csid, { version: firm.version, client });
     return client;
@@ -123,6 +155,7 @@ export class FirmBrokerages {
         'it holds no OpenPGP keys (a firm on the Web API alone): the XML service cannot be called for it',
       );
     }
+    refuseStoredUrls(record.csid, settings, ['baseUrl', 'preferenceUrl']);
     const pace = this.paceOf(firm);
     return createEcaClient({
       environment: settings.environment,
@@ -137,6 +170,7 @@ export class FirmBrokerages {
       signal: this.options.signal,
       cryptoThreads: this.options.cryptoThreads,
       ...(pace && { pace }),
+      fetch: this.fetch,
     });
   }
 

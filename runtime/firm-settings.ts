@@ -20,6 +20,34 @@ import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
 import { scopesProblem } from '../webapi/oauth.js';
+import { refusedHost } from './webhook-input.js';
+
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * What is wrong with a brokerage URL, if anything: the webhook registry's rules (runtime/webhook-input.ts), since
+ * every worker sends the firm's assertions, tokens and signed bodies there. Absolute, http or https, no user name
+ * or password, and a host that is never a cloud metadata service, a link-local, unspecified or multicast address,
+ * in any form that reaches one (`refusedHost`); loopback and private networks stay allowed. The address a name
+ * resolves to is checked at every connection (runtime/checked-fetch.ts).
+ */
+export function brokerageUrlProblem(url: string): string | undefined {
+  if (url.length > MAX_URL_LENGTH) return `give an absolute http or https URL of up to ${MAX_URL_LENGTH} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not an absolute URL (e.g. https://api.example.com)';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `scheme ${parsed.protocol.replace(/:$/, '')} is not http or https`;
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return 'must not carry a user name or password: the brokerage authenticates the firm by its keys';
+  }
+  const refused = refusedHost(parsed.hostname);
+  return refused ? `${parsed.hostname} is ${refused}: never a brokerage` : undefined;
+}
 
 /**
  * A firm's OpenPGP keys, as armored text, for the XML service; and the private key of its Web API client
@@ -104,6 +132,7 @@ export const FirmSettingsSchema = z
     protocol: z.enum(PROTOCOLS).default('xml'),
     /** The firm's Web API client: required for `protocol: webapi`. */
     webApi: WebApiSettingsSchema.optional(),
+    /** The brokerage's URLs: checked by {@link brokerageUrlProblem} as new input (checkFirmSettings), and at every connection. */
     baseUrl: z.url().optional(),
     preferenceUrl: z.url().optional(),
     /** The firm's type(s) for update functions (workflows/maintenance/functions.ts). */
@@ -150,8 +179,40 @@ export function checkName(name: string): string {
   return trimmed;
 }
 
-/** Settings checked, each problem naming its field. */
+/** The settings' brokerage URLs, each by the field that names it. */
+export function brokerageUrls(settings: FirmSettings): { field: string; url: string }[] {
+  return [
+    ...(settings.webApi ? [{ field: 'webApi.baseUrl', url: settings.webApi.baseUrl }] : []),
+    ...(settings.baseUrl !== undefined ? [{ field: 'baseUrl', url: settings.baseUrl }] : []),
+    ...(settings.preferenceUrl !== undefined ? [{ field: 'preferenceUrl', url: settings.preferenceUrl }] : []),
+  ];
+}
+
+/** The first of the settings' brokerage URLs that is refused, with why; undefined when none is. */
+export function refusedBrokerageUrl(
+  settings: FirmSettings,
+): { field: string; url: string; problem: string } | undefined {
+  for (const { field, url } of brokerageUrls(settings)) {
+    const problem = brokerageUrlProblem(url);
+    if (problem !== undefined) return { field, url, problem };
+  }
+  return undefined;
+}
+
+/** Settings checked as new input (an admin's, the environment's), each problem naming its field. */
 export function checkFirmSettings(input: unknown): FirmSettings {
+  const settings = storedFirmSettings(input);
+  const refused = refusedBrokerageUrl(settings);
+  if (refused) throw new FirmInputError(refused.field, refused.problem);
+  return settings;
+}
+
+/**
+ * Settings read from a firm's row, checked by the schema. The brokerage URLs' rules are not applied here: a row
+ * written before them stays readable (listed, changed, disabled), and its client is refused when it is built
+ * (runtime/firm-brokerages.ts), naming the setting.
+ */
+export function storedFirmSettings(input: unknown): FirmSettings {
   const result = FirmSettingsSchema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0]!;

@@ -20,6 +20,7 @@ import {
   checkCsid,
   checkFirmKeys,
   checkFirmSettings,
+  storedFirmSettings,
   checkName,
   holdsOpenPgpKeys,
   keysDigest,
@@ -87,7 +88,7 @@ function toRecord(row: FirmRow): FirmRecord {
   return {
     csid: row.csid,
     name: row.name,
-    settings: checkFirmSettings(row.settings),
+    settings: storedFirmSettings(row.settings),
     managedBy: row.managed_by,
     keys: {
       version: row.keys_version,
@@ -288,7 +289,7 @@ export class FirmRegistry {
     const sealed = this.requireSealed(csid, keys);
     return this.db.transaction(async (tx) => {
       const row = await this.managedRow(tx, csid, 'rotate-keys');
-      requireKeysFor(checkFirmSettings(row.settings).protocol, holdsOpenPgpKeys(keys));
+      requireKeysFor(storedFirmSettings(row.settings).protocol, holdsOpenPgpKeys(keys));
       if (row.brokerage_public_key !== null && !holdsOpenPgpKeys(keys) && options.dropOpenPgpKeys !== true) {
         throw new FirmInputError(
           'keys',

@@ -7,10 +7,12 @@
  */
 import type { z } from 'zod';
 import {
+  isRedirectAnswer,
   readAnswer,
+  transportFailure,
   WebApiAnswerError,
-  WebApiError,
   WebApiHttpError,
+  WebApiRedirectError,
   WebApiRequestError,
   WebApiSchemaError,
 } from './errors.js';
@@ -263,8 +265,9 @@ export class WebApiClient {
     signed: Record<string, unknown> | undefined,
   ): Promise<Response> {
     const token = await this.tokens.token();
+    let response: Response;
     try {
-      const response = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
+      response = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
         method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -272,13 +275,19 @@ export class WebApiClient {
           ...(signed && { 'content-type': SIGNED_BODY_TYPE }),
         },
         ...(signed && { body: this.signedBody(signed) }),
+        // Never followed: a 307 or 308 would re-send the token and the signed body to another address.
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
-      if (response.status === 401) this.tokens.invalidate(token);
-      return response;
     } catch (error) {
-      throw new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
+      throw transportFailure(operation, error);
     }
+    if (isRedirectAnswer(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new WebApiRedirectError(operation, response.status);
+    }
+    if (response.status === 401) this.tokens.invalidate(token);
+    return response;
   }
 }
 

@@ -58,6 +58,45 @@ export class WebApiHttpError extends WebApiError {
   }
 }
 
+/**
+ * The service answered a redirect (3xx): never followed, since the call would carry its assertion, token or
+ * signed body to an address nobody checked. A configuration problem (the client's `baseUrl`), not a transient
+ * fault.
+ */
+export class WebApiRedirectError extends WebApiHttpError {
+  constructor(operation: string, status: number) {
+    super(operation, status, '');
+    this.message = `${operation}: HTTP ${status}, a redirect: redirects are never followed (baseUrl must name the service itself)`;
+  }
+}
+
+/** Whether a status is a redirect's (3xx), which no call follows. */
+export function isRedirectAnswer(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/**
+ * The code a fetch's failure carries as its cause's `code` when the transport refused the address before
+ * connecting (the engine's checked transport, runtime/checked-fetch.ts; the same code as eca/errors.ts's, which
+ * the layers keep this library from importing).
+ */
+const ADDRESS_REFUSED = 'ERR_ADDRESS_REFUSED';
+
+function addressRefusal(error: unknown): string | undefined {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  return cause?.code === ADDRESS_REFUSED && typeof cause.message === 'string' ? cause.message : undefined;
+}
+
+/**
+ * A fetch's failure as the Web API's error: an address the transport refused before connecting is a request
+ * error naming the client's `baseUrl` (nothing was sent), anything else a network failure.
+ */
+export function transportFailure(operation: string, error: unknown): WebApiError {
+  const refused = addressRefusal(error);
+  if (refused !== undefined) return new WebApiRequestError('baseUrl', refused);
+  return new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
+}
+
 /** The answer is not of the document's shape; `path` names the first field that is not. */
 export class WebApiSchemaError extends WebApiError {
   constructor(

@@ -16,7 +16,15 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { readAnswer, WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError } from './errors.js';
+import {
+  isRedirectAnswer,
+  readAnswer,
+  transportFailure,
+  WebApiAuthError,
+  WebApiHttpError,
+  WebApiRedirectError,
+  WebApiRequestError,
+} from './errors.js';
 import { rsaPrivateKey, signJwt } from './jwt.js';
 
 /** What the brokerage registered for a client: its id, and the key (with its id) it signs with. */
@@ -180,10 +188,16 @@ export class TokenSource {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body,
+        // Never followed: a redirect would re-send the signed assertion to another address (WebApiRedirectError).
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (error) {
-      throw new WebApiError('WEBAPI_NETWORK', `generateToken: ${(error as Error).name}`, { cause: error });
+      throw transportFailure('generateToken', error);
+    }
+    if (isRedirectAnswer(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new WebApiRedirectError('generateToken', response.status);
     }
     const text = await response.text();
     if (response.status === 400 || response.status === 401 || response.status === 403) {

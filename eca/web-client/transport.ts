@@ -8,13 +8,16 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError } from 'ky';
 import {
+  addressRefusal,
   EcaDeferredError,
   EcaError,
   EcaHttpError,
   EcaNetworkError,
+  EcaRedirectError,
   EcaRequestError,
   EcaSchemaError,
   EcaTimeoutError,
+  isRedirectStatus,
   safeBodyExcerpt,
 } from '../errors.js';
 import { responseSchemas, validateResponse } from '../schemas/index.js';
@@ -71,13 +74,24 @@ export interface Transport {
   ): Promise<{ parsed: ReturnType<(typeof responseSchemas)[S]['parse']>; raw: unknown }>;
 }
 
-/** The library's error for a failed call; `read` bounds the reading of an error answer's body. */
+/**
+ * The library's error for a failed call; `read` bounds the reading of an error answer's body. A redirect is an
+ * EcaRedirectError (never followed); an address the transport refused before connecting, a request error naming
+ * the URL the call was for (`parameter`): nothing was sent.
+ */
 async function libraryError(
   error: unknown,
   operation: EcaOperation,
   timeoutMs: number,
   read: (body: Promise<string>) => Promise<string>,
+  parameter: 'baseUrl' | 'preferenceUrl',
 ): Promise<Error> {
+  if (error instanceof HTTPError && isRedirectStatus(error.response.status)) {
+    void error.response.body?.cancel().catch(() => undefined);
+    return new EcaRedirectError(operation, error.response.status);
+  }
+  const refused = addressRefusal(error);
+  if (refused !== undefined) return new EcaRequestError(parameter, refused);
   if (error instanceof HTTPError) {
     let text = '';
     try {
@@ -173,6 +187,8 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
   const http = ky.create({
     timeout: timeoutMs,
     throwHttpErrors: true,
+    // A 3xx is answered as it came and refused (EcaRedirectError): a redirect would send the signed body elsewhere.
+    redirect: 'manual',
     ...(options.fetch ? { fetch: options.fetch } : {}),
     headers: { accept: 'application/json' },
   });
@@ -186,7 +202,8 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
     body: unknown,
     mode: SendMode,
   ): Promise<{ status: number; text: string }> {
-    const url = `${operation === 'preferenceSet' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
+    const parameter = operation === 'preferenceSet' ? 'preferenceUrl' : 'baseUrl';
+    const url = `${parameter === 'preferenceUrl' ? preferenceUrl : baseUrl}${OPERATION_PATHS[operation]}`;
     const bodyRead = boundedBodyRead(timeoutMs);
     try {
       const own = options.signal?.();
@@ -203,15 +220,16 @@ export function createTransport(options: EcaClientOptions, environment: EcaEnvir
                 // `timeoutMs` is per attempt: a query held past it is asked again, as a 5xx is.
                 retryOnTimeout: true,
                 delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
-                // The pacing's own refusal is final here: nothing was sent.
-                shouldRetry: ({ error }) => (error instanceof EcaDeferredError ? false : undefined),
+                // The pacing's own refusal is final here, and so is an address refused: nothing was sent.
+                shouldRetry: ({ error }) =>
+                  error instanceof EcaDeferredError || addressRefusal(error) !== undefined ? false : undefined,
               }
             : { limit: 0 },
       });
       return { status: response.status, text: await bodyRead.read(response.text()) };
     } catch (error) {
       if (bodyRead.signal.aborted) throw new EcaTimeoutError(operation, timeoutMs);
-      throw await libraryError(error, operation, timeoutMs, bodyRead.read);
+      throw await libraryError(error, operation, timeoutMs, bodyRead.read, parameter);
     }
   }
 

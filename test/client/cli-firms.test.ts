@@ -156,6 +156,45 @@ describe('eca firms (real executable)', function () {
     assert.match(notPem.stderr, /webApiPrivateKey/);
   });
 
+  it('refuses a brokerage URL that is a metadata service, another scheme or carries a password, naming the field', async function () {
+    const pem = join(folder, 'urls.pem');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pemText = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    secrets.push(pemText.split('\n')[2]!);
+    await writeFile(pem, pemText, { mode: 0o600 });
+    const client = (url: string) => ['--webapi-url', url, '--webapi-client-id', 'u-client', '--webapi-key-id', 'k1'];
+    const metadata = await eca([
+      'add',
+      'U-1',
+      '--protocol',
+      'webapi',
+      ...client('http://169.254.169.254/latest/'),
+      '--webapi-key',
+      pem,
+      ...keyArgs(files.firm),
+    ]);
+    assert.equal(metadata.code, exitCodeOf('INVALID_INPUT'), metadata.stderr);
+    assert.match(metadata.stderr, /webApi\.baseUrl: 169\.254\.169\.254 is a link-local address: never a brokerage/);
+    for (const [option, url, field, reason] of [
+      ['--base-url', 'file:///etc/passwd', 'baseUrl', /scheme file is not http or https/],
+      ['--preference-url', 'http://user:secret@prefs.example.test/', 'preferenceUrl', /user name or password/],
+      ['--base-url', 'gopher://127.0.0.1:25/', 'baseUrl', /scheme gopher/],
+    ] as const) {
+      const run = await eca(['add', 'U-2', option, url, ...keyArgs(files.firm)]);
+      assert.equal(run.code, exitCodeOf('INVALID_INPUT'), run.stderr);
+      assert.match(run.stderr, new RegExp(`${field}: `));
+      assert.match(run.stderr, reason);
+      assert.ok(!run.stderr.includes('secret@'), 'the password is not repeated');
+    }
+    assert.doesNotMatch(clean(await eca(['list'])).stdout, /U-[12]\b/, 'nothing was added');
+    // A private network stays allowed (a brokerage reached over a VPN), and a live firm cannot move to the metadata service.
+    clean(await eca(['add', 'U-3', '--base-url', 'http://10.1.2.3:8443/', ...keyArgs(files.firm)]));
+    const moved = await eca(['update', 'U-3', '--base-url', 'http://[fd00:ec2::254]/']);
+    assert.equal(moved.code, exitCodeOf('INVALID_INPUT'), moved.stderr);
+    assert.match(moved.stderr, /baseUrl: \[fd00:ec2::254\] is a cloud metadata service/);
+    assert.match(clean(await eca(['show', 'U-3'])).stdout, /10\.1\.2\.3:8443/);
+  });
+
   it('takes a binary key file, and reads the firms without the codec keys', async function () {
     const binary = join(folder, 'firm.gpg');
     const armored = await readFile(files.firm, 'utf8');

@@ -82,12 +82,14 @@ export function checkedFetch(options: CheckedOptions = {}): typeof fetch {
   const what = options.what ?? 'a receiver';
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : undefined;
-    const url = new URL(request ? request.url : input instanceof URL ? input.href : (input));
+    const url = new URL(request ? request.url : input instanceof URL ? input.href : input);
     const refused = refusedHost(url.hostname);
     if (refused)
       throw new TypeError('fetch failed', { cause: addressRefused(`${url.hostname} is ${refused}: never ${what}`) });
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new TypeError('fetch failed', { cause: addressRefused(`scheme ${url.protocol} is not http or https`) });
+      throw new TypeError('fetch failed', {
+        cause: addressRefused(`scheme ${url.protocol.replace(/:$/, '')} is not http or https`),
+      });
     }
     const signal = init.signal ?? request?.signal ?? undefined;
     const headers = new Headers(init.headers ?? request?.headers);

@@ -64,6 +64,7 @@ interface CliOptions {
   unpromised?: string[];
   port: number;
   host: string;
+  publicUrl?: string;
   dataDir?: string;
   timeScale?: number;
   env: 'qa' | 'prod';
@@ -78,6 +79,10 @@ const program = new Command()
   )
   .option('--port <port>', 'port to listen on (0 picks a free one)', port, 8700)
   .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option(
+    '--public-url <url>',
+    'the address clients reach it at, which names its token endpoint (default: the URL it listens on)',
+  )
   .option('--data-dir <dir>', 'keep state and keys here across restarts')
   .option('--time-scale <n>', 'simulated time runs n times faster than real time', positiveNumber)
   .addOption(new Option('--env <env>', 'QA or production behaviour').choices(['qa', 'prod']).default('qa'))
@@ -141,6 +146,7 @@ async function main(): Promise<void> {
   const simulator = await startSimulator({
     port: options.port,
     host: options.host,
+    ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     dataDir: options.dataDir,
     keysDir,
     timeScale: options.timeScale,

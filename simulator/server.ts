@@ -38,6 +38,12 @@ export interface SimulatorOptions {
   port?: number;
   /** Loopback unless told otherwise. */
   host?: string;
+  /**
+   * The address its clients reach it at (`http://simulator:8090` behind a container's name, or a proxy's
+   * `https://` one): what names its token endpoint, so an assertion's `aud` is checked against it. The URL it
+   * listens on unless set; only its origin counts.
+   */
+  publicUrl?: string;
   /** Keeps state and keys here across restarts; in memory only when absent. */
   dataDir?: string;
   /** Where to write the key files when there is no data dir (the CLI uses a temporary directory). */
@@ -109,6 +115,15 @@ function startEpochMs(start: SimulatorOptions['startTime']): number | undefined 
   const ms = start instanceof Date ? start.getTime() : typeof start === 'number' ? start : Date.parse(start);
   if (Number.isNaN(ms)) throw new RangeError('startTime is not a valid date');
   return ms;
+}
+
+/** The origin of the address the simulator is told it is reached at: an http(s) URL without credentials. */
+function publicOrigin(publicUrl: string): string {
+  if (!URL.canParse(publicUrl)) throw new RangeError('publicUrl must be a URL');
+  const parsed = new URL(publicUrl);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RangeError('publicUrl must be http(s)');
+  if (parsed.username !== '' || parsed.password !== '') throw new RangeError('publicUrl must hold no credentials');
+  return parsed.origin;
 }
 
 function urlHost(host: string): string {
@@ -273,11 +288,12 @@ function operationRoute(operation: string, handler: Operation, deps: RouteDeps) 
   };
 }
 
-/** How the simulator answers where the spec is silent: checked before anything starts. */
+/** How the simulator answers where the spec is silent, and the address it is reached at: checked before it starts. */
 function answerSettings(options: SimulatorOptions): {
   repeatedExternalId: RepeatedExternalId;
   listingLag: ListingLagSettings;
   unpromised: Set<Unpromised>;
+  publicOrigin: string | undefined;
 } {
   const repeatedExternalId = options.repeatedExternalId ?? 'second-account';
   if (!REPEATED_EXTERNAL_ID_ANSWERS.includes(repeatedExternalId)) {
@@ -287,6 +303,7 @@ function answerSettings(options: SimulatorOptions): {
     repeatedExternalId,
     listingLag: parseListingLag(options.listingLag ?? {}),
     unpromised: parseUnpromised(options.unpromised ?? []),
+    publicOrigin: options.publicUrl === undefined ? undefined : publicOrigin(options.publicUrl),
   };
 }
 
@@ -343,7 +360,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const failWith = (rule: FaultRule, request: FastifyRequest, reply: FastifyReply) =>
     fail(rule, request, reply, clock, held);
   const portal = { sessions: sso, portalUrl: () => ctx.portalUrl };
-  const webapi = mountWebApi(app, store, portal, { calls, faults, fail: failWith });
+  // Asked only once it listens: its own URL unless it was told another.
+  const webapi = mountWebApi(app, store, portal, () => settings.publicOrigin ?? url, { calls, faults, fail: failWith });
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address() as AddressInfo;

@@ -135,7 +135,7 @@ export class WebApiAuthority {
   /**
    * `generateToken`: the form read as either of the token request's readings (2.29.0's `TokenRequest`, or
    * RFC 6749/7523's), the assertion verified; answers the `TokenResponse`. `tokenUrl` is this endpoint's URL
-   * as the client reached it.
+   * at the address the simulator is reached at (its `publicUrl`), never one a request names.
    */
   token(form: URLSearchParams, tokenUrl: string): Record<string, unknown> {
     const { assertion, clientIds, scope } = tokenRequest(form);

@@ -71,11 +71,15 @@ function faultWebApi(app: FastifyInstance, { calls, faults, fail }: Fallible): v
   });
 }
 
-/** Serves the Web API's routes on `app`; answers its authorization server. */
+/**
+ * Serves the Web API's routes on `app`; answers its authorization server. `origin`: the address its clients
+ * reach it at (the simulator's `publicUrl`), which names its token endpoint.
+ */
 export function mountWebApi(
   app: FastifyInstance,
   store: Store,
   portal: PortalSessions,
+  origin: () => string,
   fallible?: Fallible,
 ): WebApiAuthority {
   const authority = new WebApiAuthority(Date.now, {
@@ -83,7 +87,7 @@ export function mountWebApi(
     changed: () => store.changed(),
   });
   if (fallible) faultWebApi(app, fallible);
-  registerWebApiRoutes(app, authority);
+  registerWebApiRoutes(app, authority, origin);
   registerAccountReads(app, authority, store, portal);
   registerStatusBulk(app, authority, store);
   registerAccountWrites(app, authority, store);
@@ -93,7 +97,7 @@ export function mountWebApi(
   return authority;
 }
 
-function registerWebApiRoutes(app: FastifyInstance, authority: WebApiAuthority): void {
+function registerWebApiRoutes(app: FastifyInstance, authority: WebApiAuthority, origin: () => string): void {
   // A form is kept as sent: the token endpoint refuses a field sent twice (RFC 6749 §3.1).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(body as string));
@@ -108,8 +112,9 @@ function registerWebApiRoutes(app: FastifyInstance, authority: WebApiAuthority):
       if (!(form instanceof URLSearchParams)) {
         throw new WebApiRefusal(400, 'a form body (application/x-www-form-urlencoded) is required');
       }
-      // `aud` may name the token endpoint as the client reached it.
-      return authority.token(form, `${request.protocol}://${request.host}${TOKEN_PATH}`);
+      // `aud` may name the token endpoint by its URL: at the address the simulator is reached at, as it was
+      // told, never as the request's Host header says (an assertion signed for another endpoint is refused).
+      return authority.token(form, new URL(TOKEN_PATH, origin()).toString());
     }),
   );
   const client = (request: FastifyRequest, scope: string) =>

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { request } from 'node:http';
 import type { KeyObject } from 'node:crypto';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
@@ -138,6 +139,82 @@ describe('Web API authentication (OAuth 2.0 private_key_jwt, signed bodies) agai
     const stale = await post(clientAssertion(credentials, tokenUrl, Date.now() - 10 * 60_000));
     assert.match(((await stale.json()) as { detail: string }).detail, /expired/);
     assert.equal(sim.webapi.tokensIssued(credentials.clientId), 1);
+  });
+
+  /** A token request over raw HTTP with the `Host` header given: the status and the problem's detail. */
+  const postTokenAs = (host: string, form: URLSearchParams, url = tokenUrl()) =>
+    new Promise<{ status: number; detail?: string }>((resolve, reject) => {
+      const body = form.toString();
+      const sent = request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            host,
+            'content-type': 'application/x-www-form-urlencoded',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, detail: (JSON.parse(text) as { detail?: string }).detail }),
+          );
+        },
+      );
+      sent.on('error', reject);
+      sent.end(body);
+    });
+
+  it('names its token endpoint by its own address, never by the Host header a request carries', async function () {
+    const credentials = registered();
+    const form = (aud: string) => tokenForm(credentials.clientId, clientAssertion(credentials, aud, Date.now()));
+    const forged = await postTokenAs('other-host', form(`http://other-host${TOKEN_PATH}`));
+    assert.equal(forged.status, 400, 'an assertion for another token endpoint, with a Host header to match');
+    assert.match(forged.detail ?? '', /aud must be this token endpoint/);
+    // Both readings of its own identity, whatever the Host header says.
+    assert.equal((await postTokenAs('other-host', form(tokenUrl()))).status, 200, 'its URL');
+    assert.equal((await postTokenAs('other-host', form('/token'))).status, 200, '/token');
+    assert.equal(sim.webapi.tokensIssued(credentials.clientId), 2);
+  });
+
+  it('takes the address it is told it is reached at, and no other', async function () {
+    const behind = await startSimulator({ publicUrl: 'https://brokerage.example:8443/ignored/path' });
+    try {
+      const { privateKey, publicKey } = rsa();
+      behind.webapi.register({
+        clientId: 'behind',
+        csid: behind.csid,
+        kid: 'k',
+        publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      });
+      const credentials = { clientId: 'behind', keyId: 'k', privateKey };
+      const form = (aud: string) => tokenForm('behind', clientAssertion(credentials, aud, Date.now()));
+      const url = `${behind.url}${TOKEN_PATH}`;
+      const public_ = `https://brokerage.example:8443${TOKEN_PATH}`;
+      assert.equal((await postTokenAs('brokerage.example:8443', form(public_), url)).status, 200, 'its public URL');
+      assert.equal((await postTokenAs('127.0.0.1', form('/token'), url)).status, 200, '/token');
+      const listening = await postTokenAs(new URL(behind.url).host, form(url), url);
+      assert.equal(listening.status, 400, 'the address it listens on is not the one it was told');
+      // A client of the engine signing the full URL of the address it was given.
+      const api = new WebApiClient({
+        ...credentials,
+        baseUrl: 'https://brokerage.example:8443/',
+        assertionAudience: public_,
+        scopes: ['echo.read'],
+        fetch: (input, init) => {
+          const target = input instanceof Request ? input.url : input.toString();
+          return fetch(target.replace('https://brokerage.example:8443', behind.url), init);
+        },
+      });
+      await api.echoHttps();
+      assert.equal(behind.webapi.tokensIssued('behind'), 3);
+    } finally {
+      await behind.close();
+    }
+    await assert.rejects(startSimulator({ publicUrl: 'ftp://brokerage.example/' }), /publicUrl/);
   });
 
   it("refuses a signed body that was altered, is another client's, has expired or lacks the scope", async function () {

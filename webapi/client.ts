@@ -5,6 +5,7 @@
  * service refused it before doing anything); a 429 or 503 is a {@link WebApiHttpError} carrying the wait
  * the service asked for, for the caller's retry policy (an activity's) to honour.
  */
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
   isRedirectAnswer,
@@ -231,10 +232,20 @@ export class WebApiClient {
     return this.call('enumerations', 'GET', path, EnumerationResponse);
   }
 
-  /** `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat` and `exp`. */
+  /**
+   * `payload` as the signed body of a `SIGNED_JWT` operation: its fields as claims, `iss`, `iat`, `exp` and a
+   * fresh random `jti`, so that no two bodies are the same and a brokerage can take each once. Every send signs
+   * anew: the retry after a refused token is a body of its own.
+   */
   signedBody(payload: Record<string, unknown>): string {
     const iat = Math.floor((this.options.now ?? Date.now)() / 1000);
-    const claims: JwtClaims = { ...payload, iss: this.options.clientId, iat, exp: iat + SIGNED_BODY_LIFETIME_S };
+    const claims: JwtClaims = {
+      ...payload,
+      iss: this.options.clientId,
+      iat,
+      exp: iat + SIGNED_BODY_LIFETIME_S,
+      jti: randomUUID(),
+    };
     return signJwt(claims, this.tokens.signingKey, this.options.keyId);
   }
 

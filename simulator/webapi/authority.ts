@@ -9,9 +9,10 @@
  * signs it, or its URL), be valid for at most five minutes, and is taken once when it carries a `jti` (which
  * the sample does not); a scope asked for must be the client's; tokens are opaque (a client must not read
  * them) and live 50 minutes (the document says "~50 minutes" beside an example of 24 hours); a signed body
- * is valid for at most a day (the sample's) and must be signed by a key of the token's own client.
+ * is valid for at most a day (the sample's), must be signed by a key of the token's own client, and is taken
+ * once: by its `jti` when it carries one (optional: the document names none), else by its signed content.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { CLIENT_ASSERTION_TYPE, decodeJwt, JwtError, rsaPublicKey, TOKEN_PATH, verifyJwt } from '../../webapi/index.js';
 import type { JwtClaims } from '../../webapi/index.js';
@@ -70,6 +71,10 @@ interface IssuedToken {
 const ASSERTION_MAX_LIFETIME_S = 300;
 /** The longest a signed body the brokerage's own material shows lives (its sample's: a day). */
 const SIGNED_BODY_MAX_LIFETIME_S = 86_400;
+/** The leeway {@link verifyJwt} gives `exp`: a body is remembered until it can no longer be taken. */
+const EXPIRY_LEEWAY_S = 5;
+/** How often, at most, the signed bodies past their `exp` are forgotten. */
+const SWEEP_EVERY_MS = 1_000;
 
 export class WebApiAuthority {
   /** The lifetime of the tokens issued from now on. */
@@ -78,6 +83,13 @@ export class WebApiAuthority {
   private readonly tokens = new Map<string, IssuedToken>();
   /** Assertion ids taken, until their assertion would have expired. */
   private readonly seenJti = new Map<string, number>();
+  /**
+   * Signed bodies taken (`jti <client> <jti>`, or `body <SHA-256 of the signed header and claims>` for one
+   * without a jti), each until its `exp` has passed: what a replay would be refused by, bounded by the
+   * bodies' lifetimes.
+   */
+  private readonly seenBodies = new Map<string, number>();
+  private nextBodySweep = 0;
   private readonly issued = new Map<string, number>();
 
   /**
@@ -199,7 +211,7 @@ export class WebApiAuthority {
     throw refusal;
   }
 
-  /** A signed body's claims (its own `iss`, `iat` and `exp` taken off), verified with the client's keys. */
+  /** A signed body's claims (its own `iss`, `iat`, `exp` and `jti` taken off), verified with the client's keys, taken once. */
   signedBody(body: unknown, client: RegisteredClient): Record<string, unknown> {
     if (typeof body !== 'string' || body === '') throw new WebApiRefusal(403, 'JWT validation failed: no signed body');
     let claims: JwtClaims;
@@ -209,8 +221,42 @@ export class WebApiAuthority {
       throw error instanceof WebApiRefusal ? new WebApiRefusal(403, `JWT validation failed: ${error.detail}`) : error;
     }
     if (claims.iss !== client.clientId) throw new WebApiRefusal(403, 'JWT validation failed: iss is not the client');
-    const { iss: _iss, iat: _iat, exp: _exp, ...payload } = claims;
+    this.takeOnce(body.trim(), claims, client);
+    const { iss: _iss, iat: _iat, exp: _exp, jti: _jti, ...payload } = claims;
     return payload;
+  }
+
+  /**
+   * Takes a verified signed body, once: a second sending of it, or another body of the client with its `jti`,
+   * is refused while it is valid (the document's answer to a signed body that fails, 403). A body without a
+   * `jti` is known by its signed header and claims (the signature's encoding may vary, its bytes do not).
+   */
+  private takeOnce(body: string, claims: JwtClaims, client: RegisteredClient): void {
+    let seen: string;
+    if (claims.jti === undefined) {
+      const signed = body.slice(0, body.lastIndexOf('.'));
+      seen = `body ${createHash('sha256').update(signed).digest('hex')}`;
+    } else {
+      if (typeof claims.jti !== 'string' || claims.jti === '') {
+        throw new WebApiRefusal(403, 'JWT validation failed: jti: a non-empty string');
+      }
+      seen = `jti ${client.clientId} ${claims.jti}`;
+    }
+    const now = this.now();
+    if (now >= this.nextBodySweep) {
+      for (const [key, until] of this.seenBodies) if (until <= now) this.seenBodies.delete(key);
+      this.nextBodySweep = now + SWEEP_EVERY_MS;
+    }
+    const until = this.seenBodies.get(seen);
+    if (until !== undefined && until > now) {
+      throw new WebApiRefusal(
+        403,
+        claims.jti === undefined
+          ? 'JWT validation failed: signed body already used'
+          : 'JWT validation failed: jti already used',
+      );
+    }
+    this.seenBodies.set(seen, ((claims.exp as number) + EXPIRY_LEEWAY_S) * 1000);
   }
 
   private verified(token: string, client: RegisteredClient, maxLifetimeS: number): JwtClaims {

@@ -3,7 +3,7 @@
  * OpenPGP keys, read from text or files and checked before they are stored.
  */
 import { readFileSync } from 'node:fs';
-import { createHash, createPrivateKey } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import * as openpgp from 'openpgp';
@@ -320,19 +320,15 @@ export function webApiKeyText(pemOrPath: string): string {
   return text;
 }
 
-/** A digest of the keys, to tell a change of keys (a new version) from a restart with the same ones. */
-export function keysDigest(keys: FirmKeys): string {
+/** The keys as one text: what their digest is taken of (runtime/firm-keys-digest.ts). */
+export function keysText(keys: FirmKeys): string {
   // Line ends and surrounding blanks aside: the same key read on two hosts is the same key.
   const text = (key: string) => key.replace(/\r\n/g, '\n').trim();
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        text(keys.firmPrivateKey ?? ''),
-        keys.passphrase ?? '',
-        text(keys.brokeragePublicKey ?? ''),
-        // Only when present: the digests of keys without one are those of 1.x.
-        ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
-      ]),
-    )
-    .digest('hex');
+  return JSON.stringify([
+    text(keys.firmPrivateKey ?? ''),
+    keys.passphrase ?? '',
+    text(keys.brokeragePublicKey ?? ''),
+    // Only when present: the texts of keys without one are those of 1.x.
+    ...(keys.webApiPrivateKey === undefined ? [] : [text(keys.webApiPrivateKey)]),
+  ]);
 }

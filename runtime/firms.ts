@@ -23,11 +23,11 @@ import {
   storedFirmSettings,
   checkName,
   holdsOpenPgpKeys,
-  keysDigest,
   requireKeysFor,
 } from './firm-settings.js';
 import type { FirmKeys, FirmSettings } from './firm-settings.js';
 import type { Database, Queryable } from './database/index.js';
+import { FirmKeysDigest } from './firm-keys-digest.js';
 import { SealedBox } from './sealing.js';
 
 export type { FirmKeys, FirmSettings };
@@ -129,6 +129,7 @@ export interface FirmRegistryOptions {
 
 export class FirmRegistry {
   private readonly box: SealedBox;
+  private readonly digests: FirmKeysDigest;
   private readonly cache = new Map<string, { at: number; row: Promise<FirmRow | undefined> }>();
   private readonly cacheMs: number;
   private readonly now: () => number;
@@ -138,6 +139,7 @@ export class FirmRegistry {
     private readonly options: FirmRegistryOptions = {},
   ) {
     this.box = new SealedBox(options.keyring, LABEL, MAGIC);
+    this.digests = new FirmKeysDigest(options.keyring);
     this.cacheMs = options.cacheMs ?? DEFAULT_FIRM_CACHE_MS;
     this.now = options.now ?? Date.now;
   }
@@ -148,16 +150,8 @@ export class FirmRegistry {
   }
 
   private sealKeys(csid: string, keys: FirmKeys): Buffer | undefined {
-    return this.box.seal(
-      Buffer.from(
-        JSON.stringify({
-          firmPrivateKey: keys.firmPrivateKey,
-          passphrase: keys.passphrase,
-          webApiPrivateKey: keys.webApiPrivateKey,
-        }),
-      ),
-      csid,
-    );
+    const { firmPrivateKey, passphrase, webApiPrivateKey } = keys;
+    return this.box.seal(Buffer.from(JSON.stringify({ firmPrivateKey, passphrase, webApiPrivateKey })), csid);
   }
 
   /**
@@ -170,7 +164,7 @@ export class FirmRegistry {
     const firm = this.options.environmentFirm;
     if (!firm) return undefined;
     const sealed = this.sealKeys(firm.csid, firm.keys) ?? null;
-    const digest = keysDigest(firm.keys);
+    const digest = this.digests.of(firm.csid, firm.keys);
     return this.db.transaction(async (tx) => {
       // Workers starting together each seed: the first inserts, the others find its row and compare.
       const inserted = await tx.query(
@@ -184,18 +178,24 @@ export class FirmRegistry {
       const [row] = await tx.query<FirmRow>('SELECT * FROM firms WHERE csid = $1 FOR UPDATE', [firm.csid]);
       if (!row) return 'unchanged';
       if (row.managed_by !== 'environment') return 'managed-elsewhere';
-      const keysChanged = row.keys_digest !== digest;
+      const compared = this.digests.compare(row.keys_digest, firm.csid, firm.keys);
+      const keysChanged = compared === 'changed';
       const settingsChanged = canonical(row.settings) !== canonical(firm.settings);
       // A keyring configured since: the keys are sealed now (the digest alone is unchanged). A process
       // without one never unseals what others sealed: it keeps the row's keys, and uses its own from memory.
       const sealingChanged = row.sealed_keys === null && sealed !== null;
       const writesKeys = sealed !== null && (keysChanged || sealingChanged);
-      if (!writesKeys && !settingsChanged) return 'unchanged';
+      // The same keys under a digest of before (the legacy SHA-256, an older codec key): rewritten, no new version.
+      const rewritesDigest = digest !== null && (compared === 'stale' || compared === 'absent');
+      if (!writesKeys && !settingsChanged) {
+        if (rewritesDigest) await tx.query('UPDATE firms SET keys_digest = $2 WHERE csid = $1', [firm.csid, digest]);
+        return 'unchanged';
+      }
       await tx.query(
         `UPDATE firms SET settings = $2::jsonb, updated_at = now(),
            sealed_keys = CASE WHEN $7 THEN $3 ELSE sealed_keys END,
            brokerage_public_key = CASE WHEN $7 THEN $4 ELSE brokerage_public_key END,
-           keys_digest = CASE WHEN $7 THEN $5 ELSE keys_digest END,
+           keys_digest = CASE WHEN $7 OR $8 THEN $5 ELSE keys_digest END,
            keys_version = keys_version + $6, keys_rotated_at = CASE WHEN $6 = 1 THEN now() ELSE keys_rotated_at END
          WHERE csid = $1`,
         [
@@ -206,6 +206,7 @@ export class FirmRegistry {
           digest,
           writesKeys && keysChanged ? 1 : 0,
           writesKeys,
+          rewritesDigest,
         ],
       );
       return 'updated';
@@ -224,7 +225,7 @@ export class FirmRegistry {
       `INSERT INTO firms (csid, name, settings, managed_by, sealed_keys, brokerage_public_key, keys_digest)
        VALUES ($1, $2, $3::jsonb, 'database', $4, $5, $6)
        ON CONFLICT (csid) DO NOTHING RETURNING *`,
-      [csid, name, JSON.stringify(settings), sealed, keys.brokeragePublicKey, keysDigest(keys)],
+      [csid, name, JSON.stringify(settings), sealed, keys.brokeragePublicKey, this.digests.of(csid, keys)],
     );
     if (!rows[0]) throw new FirmInputError('csid', `firm ${csid} exists already (eca firms show ${csid})`);
     return toRecord(rows[0]);
@@ -300,7 +301,7 @@ export class FirmRegistry {
         `UPDATE firms SET sealed_keys = $2, brokerage_public_key = $3, keys_digest = $4,
            keys_version = keys_version + 1, keys_rotated_at = now(), updated_at = now()
          WHERE csid = $1 RETURNING *`,
-        [csid, sealed, keys.brokeragePublicKey, keysDigest(keys)],
+        [csid, sealed, keys.brokeragePublicKey, this.digests.of(csid, keys)],
       );
       this.cache.delete(csid);
       return toRecord(updated!);

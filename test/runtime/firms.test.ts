@@ -1,6 +1,6 @@
 /** The firms of a deployment (runtime/firms.ts, runtime/firm-brokerages.ts) on the embedded database. */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { openDatabase } from '../../runtime/database/index.js';
@@ -259,6 +259,59 @@ describe('firms (runtime/firms)', function () {
     assert.equal((await registry().get('ENV'))?.keys.version, 1);
   });
 
+  it('stores a digest of the keys keyed by the codec keys, and reads a legacy SHA-256 of the same keys as no change', async function () {
+    const digestOf = async (csid: string) =>
+      (await db.query<{ keys_digest: string | null }>('SELECT keys_digest FROM firms WHERE csid = $1', [csid]))[0]!
+        .keys_digest;
+    // The unsalted SHA-256 rows written before hold: of the keys' text, line ends and surrounding blanks aside.
+    const sha256Of = (firmKeys: FirmKeys) =>
+      createHash('sha256')
+        .update(
+          JSON.stringify([
+            firmKeys.firmPrivateKey!.trim(),
+            firmKeys.passphrase ?? '',
+            firmKeys.brokeragePublicKey!.trim(),
+          ]),
+        )
+        .digest('hex');
+    await registry().add({ csid: 'F-D', name: 'D', keys });
+    const stored = (await digestOf('F-D')) ?? assert.fail('a digest stored');
+    for (const secret of [sha256Of(keys), createHash('sha256').update(PASSPHRASE).digest('hex')]) {
+      assert.ok(!stored.includes(secret), 'no SHA-256 of the secrets');
+    }
+    // The same firm and keys under another codec key (of the same id): another digest, so the row alone tests nothing.
+    await db.query("DELETE FROM firms WHERE csid = 'F-D'");
+    await registry({ keyring: generateCodecKeyring('k1') }).add({ csid: 'F-D', name: 'D', keys });
+    assert.notEqual(await digestOf('F-D'), stored);
+
+    // A row written before: the legacy SHA-256 of the same keys is no key change, and is rewritten.
+    const environmentFirm = {
+      csid: 'ENV',
+      settings: { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
+      keys,
+    };
+    await registry({ environmentFirm }).seedEnvironment();
+    const keyed = await digestOf('ENV');
+    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid = 'ENV'", [sha256Of(keys)]);
+    assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'unchanged');
+    assert.equal((await registry().get('ENV'))?.keys.version, 1, 'the same keys: no new version');
+    assert.equal(await digestOf('ENV'), keyed, 'rewritten keyed');
+    assert.equal((await registry().active('ENV')).keys.firmPrivateKey, keys.firmPrivateKey);
+    // A codec key added in front: the same keys are no change, their digest is rewritten under it.
+    const rotated = { keys: [...generateCodecKeyring('k2').keys, ...keyring.keys] };
+    assert.equal(await registry({ keyring: rotated, environmentFirm }).seedEnvironment(), 'unchanged');
+    assert.equal((await registry().get('ENV'))?.keys.version, 1);
+    assert.match((await digestOf('ENV')) ?? '', /^hmac:k2:/);
+    // A legacy SHA-256 of other keys is a change: a new version.
+    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid = 'ENV'", [sha256Of(keys)]);
+    assert.equal(
+      await registry({ environmentFirm: { ...environmentFirm, keys: newKeys } }).seedEnvironment(),
+      'updated',
+    );
+    assert.equal((await registry().get('ENV'))?.keys.version, 2);
+    assert.equal((await registry().active('ENV')).keys.firmPrivateKey, newKeys.firmPrivateKey);
+  });
+
   it('keeps the keys of the environment out of the database without codec keys', async function () {
     const environmentFirm = {
       csid: 'ENV',
@@ -266,8 +319,11 @@ describe('firms (runtime/firms)', function () {
       keys,
     };
     await registry({ keyring: undefined, environmentFirm }).seedEnvironment();
-    const [row] = await db.query<{ sealed_keys: Uint8Array | null }>('SELECT sealed_keys FROM firms');
+    const [row] = await db.query<{ sealed_keys: Uint8Array | null; keys_digest: string | null }>(
+      'SELECT sealed_keys, keys_digest FROM firms',
+    );
     assert.equal(row!.sealed_keys, null);
+    assert.equal(row!.keys_digest, null, 'nothing derived from the keys either');
     assert.equal((await registry({ keyring: undefined, environmentFirm }).active('ENV')).keys, keys);
     await assert.rejects(registry({ keyring: undefined }).active('ENV'), /held only by the environment/);
     // Another process without the variables still knows the firm works: new work is not refused.

@@ -1,0 +1,64 @@
+/**
+ * The digest of a firm's keys kept beside them (`firms.keys_digest`), which tells a change of keys (a new
+ * version) from a restart with the same ones: an HMAC-SHA-256 of the CSID and the keys under a key derived
+ * with HKDF from a codec key under its own label (never the sealing's, the codec's or the document store's
+ * key), written `hmac:<codec key id>:<hex>`. Without the codec keys, no one can test a passphrase or a key
+ * against it offline; without a keyring, no digest is stored. Rows written before hold an unsalted SHA-256
+ * of the keys (64 hex digits): recognised, so that the same keys are no change, and rewritten as the HMAC.
+ */
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { CodecKeyring } from '../codec/keyring.js';
+import { keysText } from './firm-settings.js';
+import type { FirmKeys } from './firm-settings.js';
+
+const LABEL = 'eca-firm-keys-digest-v1';
+const LEGACY = /^[0-9a-f]{64}$/;
+
+/**
+ * How a stored digest compares with the keys: `current` (theirs, under the current codec key), `stale` (theirs,
+ * under an older codec key or the legacy SHA-256: to rewrite), `changed` (another keys', or under a codec key
+ * this process does not have), `absent` (none stored), `unverifiable` (an HMAC, and this process has no keyring).
+ */
+export type DigestComparison = 'current' | 'stale' | 'changed' | 'absent' | 'unverifiable';
+
+export class FirmKeysDigest {
+  private readonly keys: ReadonlyMap<string, Buffer>;
+  private readonly currentKeyId: string | undefined;
+
+  constructor(keyring: CodecKeyring | undefined) {
+    const keys = keyring?.keys ?? [];
+    this.keys = new Map(
+      keys.map((key) => [key.id, Buffer.from(hkdfSync('sha256', key.key, new Uint8Array(), LABEL, 32))]),
+    );
+    this.currentKeyId = keys[0]?.id;
+  }
+
+  /** The digest to store for the firm's keys, under the current codec key; null without a keyring. */
+  of(csid: string, keys: FirmKeys): string | null {
+    const id = this.currentKeyId;
+    return id === undefined ? null : `hmac:${id}:${this.mac(id, csid, keys)}`;
+  }
+
+  compare(stored: string | null, csid: string, keys: FirmKeys): DigestComparison {
+    if (stored === null) return 'absent';
+    if (LEGACY.test(stored)) {
+      const legacy = createHash('sha256').update(keysText(keys)).digest('hex');
+      return equal(stored, legacy) ? 'stale' : 'changed';
+    }
+    const [, id = '', mac = ''] = /^hmac:(.+):([0-9a-f]{64})$/.exec(stored) ?? [];
+    // Under a codec key this process lacks: its keys, sealed now under its own, are written anew.
+    if (!this.keys.has(id)) return this.currentKeyId === undefined ? 'unverifiable' : 'changed';
+    if (!equal(mac, this.mac(id, csid, keys))) return 'changed';
+    return id === this.currentKeyId ? 'current' : 'stale';
+  }
+
+  private mac(id: string, csid: string, keys: FirmKeys): string {
+    return createHmac('sha256', this.keys.get(id)!)
+      .update(JSON.stringify([csid, keysText(keys)]))
+      .digest('hex');
+  }
+}
+
+function equal(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}

@@ -4,7 +4,8 @@
  * with HKDF from a codec key under its own label (never the sealing's, the codec's or the document store's
  * key), written `hmac:<codec key id>:<hex>`. Without the codec keys, no one can test a passphrase or a key
  * against it offline; without a keyring, no digest is stored. Rows written before hold an unsalted SHA-256
- * of the keys (64 hex digits): recognised, so that the same keys are no change, and rewritten as the HMAC.
+ * of the keys (64 hex digits): a database firm's is dropped by migration 10, the environment's firm's is
+ * recognised, so that the same keys are no change, and rewritten as the HMAC.
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { CodecKeyring } from '../codec/keyring.js';
@@ -16,8 +17,8 @@ const LEGACY = /^[0-9a-f]{64}$/;
 
 /**
  * How a stored digest compares with the keys: `current` (theirs, under the current codec key), `stale` (theirs,
- * under an older codec key or the legacy SHA-256: to rewrite), `changed` (another keys', or under a codec key
- * this process does not have), `absent` (none stored), `unverifiable` (an HMAC, and this process has no keyring).
+ * under an older codec key or the legacy SHA-256: to rewrite), `changed` (another keys'), `absent` (none stored),
+ * `unverifiable` (an HMAC under a codec key this process does not have, or it has no keyring).
  */
 export type DigestComparison = 'current' | 'stale' | 'changed' | 'absent' | 'unverifiable';
 
@@ -46,8 +47,8 @@ export class FirmKeysDigest {
       return equal(stored, legacy) ? 'stale' : 'changed';
     }
     const [, id = '', mac = ''] = /^hmac:(.+):([0-9a-f]{64})$/.exec(stored) ?? [];
-    // Under a codec key this process lacks: its keys, sealed now under its own, are written anew.
-    if (!this.keys.has(id)) return this.currentKeyId === undefined ? 'unverifiable' : 'changed';
+    // Under a codec key this process lacks (a keyring rotated by other processes first): no change can be told.
+    if (!this.keys.has(id)) return 'unverifiable';
     if (!equal(mac, this.mac(id, csid, keys))) return 'changed';
     return id === this.currentKeyId ? 'current' : 'stale';
   }

@@ -218,4 +218,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'keyed keys digests',
+    // A digest written before runtime/firm-keys-digest.ts is an unsalted SHA-256 of the keys, against which a
+    // passphrase could be tested offline. A database firm's digest is never compared (only the environment's
+    // firm is, at each start, which rewrites it as the HMAC), so its old one is dropped here.
+    sql: `
+      UPDATE firms SET keys_digest = NULL WHERE managed_by = 'database' AND keys_digest ~ '^[0-9a-f]{64}$';
+    `,
+  },
 ];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
-import { openDatabase } from '../../runtime/database/index.js';
+import { MIGRATIONS, openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import type { FirmKeys } from '../../runtime/firms.js';
@@ -302,6 +302,10 @@ describe('firms (runtime/firms)', function () {
     assert.equal(await registry({ keyring: rotated, environmentFirm }).seedEnvironment(), 'unchanged');
     assert.equal((await registry().get('ENV'))?.keys.version, 1);
     assert.match((await digestOf('ENV')) ?? '', /^hmac:k2:/);
+    // A process still on the keyring before (without k2) restarts: it can tell nothing, so it records no change.
+    assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'unchanged');
+    assert.equal((await registry().get('ENV'))?.keys.version, 1, 'no new version for a digest under a key it lacks');
+    assert.match((await digestOf('ENV')) ?? '', /^hmac:k2:/);
     // A legacy SHA-256 of other keys is a change: a new version.
     await db.query("UPDATE firms SET keys_digest = $1 WHERE csid = 'ENV'", [sha256Of(keys)]);
     assert.equal(
@@ -310,6 +314,28 @@ describe('firms (runtime/firms)', function () {
     );
     assert.equal((await registry().get('ENV'))?.keys.version, 2);
     assert.equal((await registry().active('ENV')).keys.firmPrivateKey, newKeys.firmPrivateKey);
+  });
+
+  it("drops a database firm's legacy SHA-256 digest in migration 10, and keeps the environment's for its next start", async function () {
+    await registry().add({ csid: 'F-OLD', name: 'Old', keys });
+    const legacy = createHash('sha256').update('keys written before').digest('hex');
+    await registry({
+      environmentFirm: {
+        csid: 'ENV',
+        settings: { environment: 'qa', protocol: 'xml', firmTypes: [], maintenanceTimeZone: 'UTC' },
+        keys,
+      },
+    }).seedEnvironment();
+    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid IN ('F-OLD', 'ENV')", [legacy]);
+    await db.query(MIGRATIONS.find((migration) => migration.version === 10)!.sql);
+    const rows = await db.query<{ csid: string; keys_digest: string | null }>(
+      "SELECT csid, keys_digest FROM firms WHERE csid IN ('F-OLD', 'ENV') ORDER BY csid",
+    );
+    assert.deepEqual(rows, [
+      { csid: 'ENV', keys_digest: legacy },
+      { csid: 'F-OLD', keys_digest: null },
+    ]);
+    assert.equal((await registry().active('F-OLD')).keys.firmPrivateKey, keys.firmPrivateKey, 'its keys still open');
   });
 
   it('keeps the keys of the environment out of the database without codec keys', async function () {

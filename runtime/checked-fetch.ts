@@ -7,8 +7,9 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupAllOptions } from 'node:dns';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { refusedHost } from './webhook-input.js';
@@ -80,6 +81,12 @@ async function bodyBytes(body: unknown): Promise<Buffer | undefined> {
 export function checkedFetch(options: CheckedOptions = {}): typeof fetch {
   const lookup = checkedLookup(options);
   const what = options.what ?? 'a receiver';
+  // Sockets of its own, kept alive as the global agent's are (idle ones closed after 5 s): a socket another part of
+  // the process opened, through another lookup, is never reused for these requests.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000 }),
+    https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000 }),
+  };
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : undefined;
     const url = new URL(request ? request.url : input instanceof URL ? input.href : input);
@@ -91,6 +98,10 @@ export function checkedFetch(options: CheckedOptions = {}): typeof fetch {
         cause: addressRefused(`scheme ${url.protocol.replace(/:$/, '')} is not http or https`),
       });
     }
+    // node:http would send them as a Basic authorization; fetch refuses such a URL, and so does this.
+    if (url.username !== '' || url.password !== '') {
+      throw new TypeError('fetch failed', { cause: addressRefused('a URL with a user name or password: never sent') });
+    }
     const signal = init.signal ?? request?.signal ?? undefined;
     const headers = new Headers(init.headers ?? request?.headers);
     const body = await bodyBytes(init.body ?? (request?.body ? await request.arrayBuffer() : undefined));
@@ -100,13 +111,26 @@ export function checkedFetch(options: CheckedOptions = {}): typeof fetch {
     if (body) headers.set('content-length', String(body.length));
     signal?.throwIfAborted();
     return new Promise<Response>((resolve, reject) => {
-      const outgoing = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+      const https = url.protocol === 'https:';
+      const outgoing = (https ? httpsRequest : httpRequest)(url, {
         method: init.method ?? request?.method ?? 'GET',
         headers: Object.fromEntries(headers),
         lookup,
-        ...(signal && { signal }),
+        agent: https ? agents.https : agents.http,
       });
+      /** The answer's body, once it streams: an abort fails it with the signal's reason. */
+      let streaming: IncomingMessage | undefined;
+      // An aborted request fails with its signal's reason (a TimeoutError past the timeout), as fetch does: before
+      // its answer, and while the answer's body streams.
+      const abort = () => {
+        const reason = signal!.reason as Error;
+        if (streaming) streaming.destroy(reason);
+        outgoing.destroy(reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      const settled = () => signal?.removeEventListener('abort', abort);
       outgoing.once('response', (response) => {
+        response.once('close', settled);
         const status = response.statusCode ?? 0;
         // A Response holds 200 to 599 only; any other status is no answer either.
         if (status < 200 || status > 599) {
@@ -121,13 +145,14 @@ export function checkedFetch(options: CheckedOptions = {}): typeof fetch {
           }
         }
         const stream = NULL_BODY.has(status) ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-        if (!stream) response.resume();
+        if (stream) streaming = response;
+        else response.resume();
         resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers: answerHeaders }));
       });
-      // An aborted request answers its signal's reason (a TimeoutError past the timeout), as fetch does.
-      outgoing.once('error', (error) =>
-        reject(signal?.aborted ? (signal.reason as Error) : new TypeError('fetch failed', { cause: error })),
-      );
+      outgoing.on('error', (error) => {
+        settled();
+        reject(signal?.aborted ? (signal.reason as Error) : new TypeError('fetch failed', { cause: error }));
+      });
       outgoing.end(body);
     });
   };

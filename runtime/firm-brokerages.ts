@@ -45,8 +45,8 @@ export interface FirmBrokerageOptions {
  * its client is not built, and nothing is sent; the error names the setting.
  */
 function refuseStoredUrls(csid: string, settings: FirmSettings, fields: readonly string[]): void {
-  const refused = refusedBrokerageUrl(settings);
-  if (refused && fields.includes(refused.field)) {
+  const refused = refusedBrokerageUrl(settings, fields);
+  if (refused) {
     throw new FirmNotConfiguredError(
       csid,
       `its setting ${refused.field} is refused (${refused.problem}): change it (eca firms update ${csid}, or PATCH /v1/firms/${csid})`,

@@ -188,11 +188,13 @@ export function brokerageUrls(settings: FirmSettings): { field: string; url: str
   ];
 }
 
-/** The first of the settings' brokerage URLs that is refused, with why; undefined when none is. */
+/** The first of the settings' brokerage URLs (of `fields`, when given) that is refused, with why; undefined when none is. */
 export function refusedBrokerageUrl(
   settings: FirmSettings,
+  fields?: readonly string[],
 ): { field: string; url: string; problem: string } | undefined {
   for (const { field, url } of brokerageUrls(settings)) {
+    if (fields !== undefined && !fields.includes(field)) continue;
     const problem = brokerageUrlProblem(url);
     if (problem !== undefined) return { field, url, problem };
   }

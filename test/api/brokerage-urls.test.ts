@@ -129,6 +129,10 @@ describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs 
     await db.query(
       `UPDATE firms SET settings = settings || '{"baseUrl": "http://169.254.169.254/latest/"}'::jsonb WHERE csid = 'OLD'`,
     );
+    // A refused Web API URL beside it, listed first: the XML client is still refused by its own setting.
+    await db.query(
+      `UPDATE firms SET settings = settings || '{"webApi": {"baseUrl": "http://[fd00:ec2::254]/", "clientId": "c", "keyId": "k"}}'::jsonb WHERE csid = 'OLD'`,
+    );
     assert.equal((await call('GET', '/v1/firms')).status, 200, 'the listing still reads every firm');
     assert.equal((await call('GET', '/v1/firms/OLD')).status, 200);
     const brokerages = new FirmBrokerages(registry);
@@ -145,8 +149,13 @@ describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs 
     // Another change names the refused URL until it is fixed; the fix is taken.
     const other = await call('PATCH', '/v1/firms/OLD', { settings: { callsPerSecond: 5 } });
     assert.equal(other.status, 400);
-    assert.equal(other.body.field, 'baseUrl');
-    const fixed = await call('PATCH', '/v1/firms/OLD', { settings: { baseUrl: 'https://eca.example.test' } });
+    assert.equal(other.body.field, 'webApi.baseUrl');
+    const fixed = await call('PATCH', '/v1/firms/OLD', {
+      settings: {
+        baseUrl: 'https://eca.example.test',
+        webApi: { baseUrl: 'https://webapi.example.test', clientId: 'c', keyId: 'k' },
+      },
+    });
     assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
     assert.ok(await brokerages.clientFor('OLD'));
   });

@@ -2,7 +2,8 @@
  * What the brokerage's errors mean for an activity, decided once for every activity that calls it.
  *
  * - **Request errors** (`EcaRequestError`): eca/ refused the input before sending it. A retry sends the
- *   same, so the activity fails at once, non-retryable, typed by the error's name.
+ *   same, so the activity fails at once, non-retryable, typed by the error's name. Not an address refused
+ *   before connecting (`EcaAddressRefusedError`): see redirects.
  * - **Refusals** (an HTTP 4xx answer): the service said no to this request. A write whose result can
  *   say so (an update, the daily submission) returns it as its outcome, whatever the 4xx: the workflow
  *   reads the answer as given. Anywhere else a refusal is an anomaly for the step-failure policy
@@ -12,14 +13,22 @@
  * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
  * - **Redirects** (`EcaRedirectError`, `WebApiRedirectError`: a 3xx, never followed): the firm's brokerage URL
  *   does not name the service itself; a configuration error of the firm, retried with an alert, never a transient
- *   fault. An address refused before connecting is a request error naming the URL (nothing was sent).
+ *   fault. So is an address refused before connecting (`EcaAddressRefusedError`, `WebApiRequestError` naming
+ *   `baseUrl`: nothing was sent), which a fixed URL or another DNS answer mends.
  * - **Deferrals** (`EcaDeferredError`): the firm's call budget put the call off before sending it; the
  *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure.
  * - Anything else (timeouts, 5xx, dropped connections) is transport and is thrown as is: the workflow's
  *   retry policy backs off.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { EcaCryptoError, EcaHttpError, EcaRedirectError, EcaRequestError, EcaSchemaError } from '../eca/index.js';
+import {
+  EcaAddressRefusedError,
+  EcaCryptoError,
+  EcaHttpError,
+  EcaRedirectError,
+  EcaRequestError,
+  EcaSchemaError,
+} from '../eca/index.js';
 import type { EcaDeferredError } from '../eca/index.js';
 import {
   WebApiAnswerError,
@@ -137,9 +146,14 @@ export async function callBrokerageOrRefusal<T>(
   }
 }
 
-/** What a call's error is thrown as: a request error fails at once; the rest is thrown as it is. */
+/**
+ * What a call's error is thrown as: a request error fails at once; the rest is thrown as it is, a refused
+ * address too (the step-failure policy's configuration error of the firm).
+ */
 function asBrokerageFailure(error: unknown): unknown {
-  return error instanceof EcaRequestError ? typedFailure(error, { nonRetryable: true }) : error;
+  return error instanceof EcaRequestError && !(error instanceof EcaAddressRefusedError)
+    ? typedFailure(error, { nonRetryable: true })
+    : error;
 }
 
 /**

@@ -3,7 +3,7 @@
  *
  * - **Configuration errors**: the firm's keys or the worker's document store are wrong (a wrong
  *   passphrase, a missing key, a store directory the clients do not share), or the firm is not configured
- *   (runtime/firms.ts: a brokerage URL refused among them), or its brokerage URL answers a redirect. Retrying cannot fix them; fixing the configuration does. A firm that staff
+ *   (runtime/firms.ts: a brokerage URL refused among them), or its brokerage URL answers a redirect or resolves to an address refused before connecting. Retrying cannot fix them; fixing the configuration does. A firm that staff
  *   disabled is a decision, not a mistake: an application's step stops in `blocked` at once, its reason shown. They fail *retryably*, with an alert on every attempt (an error in the worker's
  *   log and `eca_configuration_errors{kind}`), so every application in flight goes on by itself once the
  *   configuration is fixed.
@@ -35,7 +35,7 @@ import {
   retryAfterFailure,
   typedFailure,
 } from './brokerage-errors.js';
-import { EcaDeferredError } from '../eca/index.js';
+import { EcaAddressRefusedError, EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { AccountEntryError } from './status.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
@@ -55,9 +55,10 @@ export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) =>
 export function configurationErrorKind(error: unknown): ConfigurationErrorKind | undefined {
   if (isKeyError(error)) return 'keys';
   if (error instanceof FirmDisabledError || error instanceof FirmNotConfiguredError) return 'firm';
-  // The firm's brokerage URL answers a redirect (never followed), or its Web API address was refused before
-  // connecting (runtime/checked-fetch.ts): its settings are what to fix.
-  if (isRedirect(error) || (error instanceof WebApiRequestError && error.parameter === 'baseUrl')) return 'firm';
+  // The firm's brokerage URL answers a redirect (never followed), or its address was refused before connecting
+  // (runtime/checked-fetch.ts), on either protocol: its settings are what to fix.
+  if (isRedirect(error) || error instanceof EcaAddressRefusedError) return 'firm';
+  if (error instanceof WebApiRequestError && error.parameter === 'baseUrl') return 'firm';
   if (error instanceof DocumentNotFound || error instanceof DocumentUndecryptable) return 'document-store';
   return undefined;
 }

@@ -50,6 +50,18 @@ export class EcaRequestError extends EcaError {
   }
 }
 
+/**
+ * An address the transport refused before connecting (runtime/checked-fetch.ts): nothing was sent, as for any
+ * request error, but what is wrong is the firm's brokerage URL (`parameter`: `baseUrl` or `preferenceUrl`) or
+ * what its name resolves to, not the call's input. A configuration problem of the firm, retried once it is fixed
+ * (a DNS answer may change too), never a request that fails for good.
+ */
+export class EcaAddressRefusedError extends EcaRequestError {
+  constructor(parameter: 'baseUrl' | 'preferenceUrl', message: string) {
+    super(parameter, message);
+  }
+}
+
 /** The service answered with a non-2xx status. */
 export class EcaHttpError extends EcaError {
   readonly status: number;
@@ -85,8 +97,8 @@ export function isRedirectStatus(status: number): boolean {
 /**
  * The code a fetch's failure carries (as its cause's `code`, as a refused connection carries `ECONNREFUSED`) when
  * it refused the address before connecting (the engine's checked transport, runtime/checked-fetch.ts): the
- * cause's message names the host and what it resolved to. The clients answer it as a request error naming their
- * URL: nothing was sent.
+ * cause's message names the host and what it resolved to. The XML client answers it as an
+ * {@link EcaAddressRefusedError} naming its URL: nothing was sent.
  */
 export const ADDRESS_REFUSED = 'ERR_ADDRESS_REFUSED';
 

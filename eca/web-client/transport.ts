@@ -9,6 +9,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError } from 'ky';
 import {
   addressRefusal,
+  EcaAddressRefusedError,
   EcaDeferredError,
   EcaError,
   EcaHttpError,
@@ -76,8 +77,8 @@ export interface Transport {
 
 /**
  * The library's error for a failed call; `read` bounds the reading of an error answer's body. A redirect is an
- * EcaRedirectError (never followed); an address the transport refused before connecting, a request error naming
- * the URL the call was for (`parameter`): nothing was sent.
+ * EcaRedirectError (never followed); an address the transport refused before connecting, an
+ * EcaAddressRefusedError naming the URL the call was for (`parameter`): nothing was sent.
  */
 async function libraryError(
   error: unknown,
@@ -91,7 +92,7 @@ async function libraryError(
     return new EcaRedirectError(operation, error.response.status);
   }
   const refused = addressRefusal(error);
-  if (refused !== undefined) return new EcaRequestError(parameter, refused);
+  if (refused !== undefined) return new EcaAddressRefusedError(parameter, refused);
   if (error instanceof HTTPError) {
     let text = '';
     try {

@@ -1,12 +1,29 @@
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/common';
-import { anomalyKind, FIRM_DISABLED_RETRY_MS, stepFailure } from '../../activities/configuration-errors.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import {
+  anomalyKind,
+  configurationErrorKind,
+  FIRM_DISABLED_RETRY_MS,
+  stepFailure,
+  withStepFailurePolicy,
+} from '../../activities/configuration-errors.js';
+import { callBrokerage } from '../../activities/brokerage-errors.js';
+import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../../runtime/firm-errors.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
 import { DocumentCorrupted, DocumentNotFound } from '../../runtime/document-store.js';
-import { EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
+import { ADDRESS_REFUSED, EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../eca/index.js';
+import { createTransport } from '../../eca/web-client/transport.js';
 import { AccountEntryError } from '../../activities/status.js';
-import { WebApiAnswerError, WebApiAuthError, WebApiHttpError, WebApiSchemaError } from '../../webapi/index.js';
+import {
+  transportFailure,
+  WebApiAnswerError,
+  WebApiAuthError,
+  WebApiHttpError,
+  WebApiSchemaError,
+} from '../../webapi/index.js';
 
 const bounds: StepFailureBounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
 const first = { attempts: 1, elapsedMs: 0 };
@@ -121,5 +138,76 @@ describe('step-failure policy: what an activity failure means for an application
       alerts.push(kind),
     );
     assert.deepEqual(alerts, ['keys']);
+  });
+
+  it('takes an address refused before connecting for a configuration error of the firm, on the XML service as on the Web API', async function () {
+    // What the checked transport (runtime/checked-fetch.ts) throws for a name that resolves to a refused address.
+    const refused = () =>
+      Promise.reject(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('brokerage.invalid resolves to 169.254.169.254, a link-local address'), {
+            code: ADDRESS_REFUSED,
+          }),
+        }),
+      );
+    const xml = createTransport(
+      {
+        csid: 'R',
+        baseUrl: 'http://brokerage.invalid',
+        preferenceUrl: 'http://brokerage.invalid',
+        fetch: refused,
+        retry: { limit: 2, delayMs: 1 },
+      },
+      'qa',
+    );
+    const calls: Record<string, () => Promise<unknown>> = {
+      'XML baseUrl': () => xml.send('getAccountStatus', { CSID: 'R' }, 'query'),
+      'XML preferenceUrl': () => xml.send('preferenceSet', { CSID: 'R' }, 'query'),
+      'Web API baseUrl': () =>
+        refused().catch((error: unknown) => Promise.reject(transportFailure('echoHttps', error))),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const alerts: string[] = [];
+      const steps = withStepFailurePolicy(
+        { createAccount: () => callBrokerage(call) },
+        {
+          alert: (kind) => alerts.push(kind),
+          bounds,
+          bounded: { workflows: ['AccountApplication'], activities: ['createAccount'] },
+        },
+      );
+      /** Attempt `attempt` of the step, scheduled at `at` ms: the failure the workflow sees. */
+      const attempt = async (attempt: number, at: number): Promise<ApplicationFailure> => {
+        const env = new MockActivityEnvironment(
+          {
+            attempt,
+            currentAttemptScheduledTimestampMs: at,
+            workflowType: 'AccountApplication',
+            activityType: 'createAccount',
+          },
+          // The policy's own log of each alert is left out: the alerts are counted below.
+          { logger: new DefaultLogger('ERROR', () => undefined) },
+        );
+        const failure = await env.run(steps.createAccount).then(
+          () => assert.fail(`${name}: the call succeeded`),
+          (error: unknown) => error,
+        );
+        assert.ok(failure instanceof ApplicationFailure, `${name}: ${String(failure)}`);
+        return failure;
+      };
+      // Retried with an alert, of a type no workflow's retry policy stops on.
+      const early = await attempt(1, 1_000);
+      assert.equal(early.nonRetryable, false, `${name}: ${early.message}`);
+      assert.ok(!NON_RETRYABLE_ERROR_TYPES.includes(early.type ?? ''), `${name}: ${early.type}`);
+      assert.match(early.message, /^configuration error \(firm\): .*brokerage\.invalid resolves to 169\.254\.169\.254/);
+      assert.equal((await attempt(2, 60_999)).nonRetryable, false, `${name}: within the bound`);
+      // Blocked past the bound, as a redirect or any configuration error of the firm.
+      const late = await attempt(3, 61_000);
+      assert.equal(late.nonRetryable, true, `${name}: past the bound`);
+      assert.match(late.message, /^configuration error \(firm\) for 1 min: .*the application is blocked/);
+      assert.deepEqual(alerts, ['firm', 'firm', 'firm'], name);
+      const raw = await call().catch((error: unknown) => error);
+      assert.equal(configurationErrorKind(raw), 'firm', name);
+    }
   });
 });

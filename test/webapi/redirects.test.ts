@@ -190,6 +190,7 @@ describe('brokerage calls never follow a redirect, and connect only to addresses
           assert.ok(error instanceof EcaRequestError, String(error));
           assert.equal(error.parameter, operation === 'preferenceSet' ? 'preferenceUrl' : 'baseUrl');
           assert.match(error.message, new RegExp(`brokerage\\.invalid resolves to .*: never a brokerage`));
+          assert.equal(configurationErrorKind(error), 'firm');
           return true;
         });
       }

@@ -20,33 +20,19 @@ import type { Duration } from '@temporalio/common';
 import { FirmInputError } from './firm-errors.js';
 import { CSID_PATTERN } from './api-keys.js';
 import { scopesProblem } from '../webapi/oauth.js';
-import { refusedHost } from './webhook-input.js';
-
-const MAX_URL_LENGTH = 2048;
+import { outboundUrlProblem } from './webhook-input.js';
 
 /**
- * What is wrong with a brokerage URL, if anything: the webhook registry's rules (runtime/webhook-input.ts), since
- * every worker sends the firm's assertions, tokens and signed bodies there. Absolute, http or https, no user name
- * or password, and a host that is never a cloud metadata service, a link-local, unspecified or multicast address,
- * in any form that reaches one (`refusedHost`); loopback and private networks stay allowed. The address a name
- * resolves to is checked at every connection (runtime/checked-fetch.ts).
+ * What is wrong with a brokerage URL, if anything: the webhook registry's rules (`outboundUrlProblem`), since every
+ * worker sends the firm's assertions, tokens and signed bodies there; loopback and private networks stay allowed.
+ * The address a name resolves to is checked at every connection (runtime/checked-fetch.ts).
  */
 export function brokerageUrlProblem(url: string): string | undefined {
-  if (url.length > MAX_URL_LENGTH) return `give an absolute http or https URL of up to ${MAX_URL_LENGTH} characters`;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not an absolute URL (e.g. https://api.example.com)';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return `scheme ${parsed.protocol.replace(/:$/, '')} is not http or https`;
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    return 'must not carry a user name or password: the brokerage authenticates the firm by its keys';
-  }
-  const refused = refusedHost(parsed.hostname);
-  return refused ? `${parsed.hostname} is ${refused}: never a brokerage` : undefined;
+  return outboundUrlProblem(url, {
+    example: 'https://api.example.com',
+    credentials: 'the brokerage authenticates the firm by its keys',
+    what: 'a brokerage',
+  });
 }
 
 /**

@@ -47,29 +47,47 @@ export function checkCsid(csid: string): string {
 }
 
 /**
- * An endpoint's URL: absolute, http or https, no user name or password (they would sit in the table
- * and in every listing; a receiver authenticates deliveries by their signature).
+ * What is wrong with a URL the engine will send to and someone else named (a webhook receiver's, a firm's brokerage
+ * URLs), if anything: absolute, http or https, at most 2048 characters, no user name or password, and a host
+ * `refusedHost` allows. `example` is shown for a text that is no URL, `credentials` says why none may be carried,
+ * `what` is what the host may never be.
  */
-export function checkWebhookUrl(url: string): string {
-  const trimmed = url.trim();
-  if (trimmed.length === 0 || trimmed.length > MAX_URL_LENGTH) {
-    throw new WebhookInputError('url', `give an absolute http or https URL of up to ${MAX_URL_LENGTH} characters`);
+export function outboundUrlProblem(
+  url: string,
+  words: { example: string; credentials: string; what: string },
+): string | undefined {
+  if (url.length === 0 || url.length > MAX_URL_LENGTH) {
+    return `give an absolute http or https URL of up to ${MAX_URL_LENGTH} characters`;
   }
   let parsed: URL;
   try {
-    parsed = new URL(trimmed);
+    parsed = new URL(url);
   } catch {
-    throw new WebhookInputError('url', 'is not an absolute URL (e.g. https://example.com/webhooks)');
+    return `is not an absolute URL (e.g. ${words.example})`;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new WebhookInputError('url', `scheme ${parsed.protocol.replace(/:$/, '')} is not http or https`);
+    return `scheme ${parsed.protocol.replace(/:$/, '')} is not http or https`;
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new WebhookInputError('url', 'must not carry a user name or password: deliveries are signed instead');
+    return `must not carry a user name or password: ${words.credentials}`;
   }
   const refused = refusedHost(parsed.hostname);
-  if (refused) throw new WebhookInputError('url', `${parsed.hostname} is ${refused}: never a receiver`);
-  return parsed.toString();
+  return refused ? `${parsed.hostname} is ${refused}: never ${words.what}` : undefined;
+}
+
+/**
+ * An endpoint's URL, by {@link outboundUrlProblem}: no user name or password either, since they would sit in the
+ * table and in every listing (a receiver authenticates deliveries by their signature).
+ */
+export function checkWebhookUrl(url: string): string {
+  const trimmed = url.trim();
+  const problem = outboundUrlProblem(trimmed, {
+    example: 'https://example.com/webhooks',
+    credentials: 'deliveries are signed instead',
+    what: 'a receiver',
+  });
+  if (problem !== undefined) throw new WebhookInputError('url', problem);
+  return new URL(trimmed).toString();
 }
 
 /**

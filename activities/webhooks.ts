@@ -118,6 +118,8 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
       const began = Date.now();
       const report: WebhookDeliveryReport = { state: 'active', delivered: 0, rewound: 0, durationMs: 0 };
       let heldSaid = false;
+      /** A poll's wait, within the window: while the endpoint is idle, or its firm disabled. */
+      const pause = () => context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
       // A slow receiver must not look like a dead worker: heartbeats go on during each request.
       const beat = setInterval(() => context.heartbeat({ delivered: report.delivered }), HEARTBEAT_MS);
       try {
@@ -135,12 +137,12 @@ export function createWebhookActivities(options: WebhookActivityOptions): Webhoo
             // Not a failure: the endpoint stays active, its cursor where it was, until the firm is enabled.
             if (!heldSaid) context.log.warn(`webhook delivery held: ${held.message}`, { endpointId });
             heldSaid = true;
-            await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
+            await pause();
             continue;
           }
           const { idle } = await drain(target, report, context.cancellationSignal, began + maxMs);
           if (report.failed !== undefined) break;
-          if (idle) await context.sleep(Math.min(pollMs, Math.max(0, maxMs - (Date.now() - began))));
+          if (idle) await pause();
         }
         return { ...report, durationMs: Date.now() - began };
       } finally {

@@ -8,12 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
-  isRedirectAnswer,
   readAnswer,
+  refuseRedirect,
   transportFailure,
   WebApiAnswerError,
   WebApiHttpError,
-  WebApiRedirectError,
   WebApiRequestError,
   WebApiSchemaError,
 } from './errors.js';
@@ -293,10 +292,7 @@ export class WebApiClient {
     } catch (error) {
       throw transportFailure(operation, error);
     }
-    if (isRedirectAnswer(response.status)) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new WebApiRedirectError(operation, response.status);
-    }
+    await refuseRedirect(operation, response);
     if (response.status === 401) this.tokens.invalidate(token);
     return response;
   }

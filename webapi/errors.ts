@@ -70,9 +70,11 @@ export class WebApiRedirectError extends WebApiHttpError {
   }
 }
 
-/** Whether a status is a redirect's (3xx), which no call follows. */
-export function isRedirectAnswer(status: number): boolean {
-  return status >= 300 && status < 400;
+/** Refuses an answer that is a redirect (3xx), which no call follows: its body dropped, a WebApiRedirectError thrown. */
+export async function refuseRedirect(operation: string, response: Response): Promise<void> {
+  if (response.status < 300 || response.status >= 400) return;
+  await response.body?.cancel().catch(() => undefined);
+  throw new WebApiRedirectError(operation, response.status);
 }
 
 /**

@@ -17,12 +17,11 @@ import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import {
-  isRedirectAnswer,
   readAnswer,
+  refuseRedirect,
   transportFailure,
   WebApiAuthError,
   WebApiHttpError,
-  WebApiRedirectError,
   WebApiRequestError,
 } from './errors.js';
 import { rsaPrivateKey, signJwt } from './jwt.js';
@@ -195,10 +194,7 @@ export class TokenSource {
     } catch (error) {
       throw transportFailure('generateToken', error);
     }
-    if (isRedirectAnswer(response.status)) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new WebApiRedirectError('generateToken', response.status);
-    }
+    await refuseRedirect('generateToken', response);
     const text = await response.text();
     if (response.status === 400 || response.status === 401 || response.status === 403) {
       throw new WebApiAuthError(

@@ -193,8 +193,8 @@ export function timeSkippingEngine(): TimeSkippingEngine {
 }
 
 /**
- * Starts an application of the simulator's `scenario` (its external id's prefix) on the harness's worker, its
- * XML (the example, or `xml` of the external id) stored first. Per-application polls: the lifecycle's own
+ * Starts an application of the simulator's `scenario` (its external id's prefix, or `externalId` as given) on the
+ * harness's worker, its XML (the example, or `xml` of the external id) stored first. Per-application polls: the lifecycle's own
  * reads, slot by slot (no status sweep runs on the time-skipping server, which has no visibility queries; the
  * sweep has its own tests, test/e2e/sweep.test.ts).
  */
@@ -202,9 +202,9 @@ export async function startApplication(
   env: TestWorkflowEnvironment,
   harness: EngineHarness,
   scenario: string,
-  options: { input?: Partial<ApplicationInput>; xml?: (externalId: string) => string } = {},
+  options: { input?: Partial<ApplicationInput>; xml?: (externalId: string) => string; externalId?: string } = {},
 ): Promise<WorkflowHandle<typeof accountApplication>> {
-  const externalId = `${scenario}-${randomUUID().slice(0, 8)}`;
+  const externalId = options.externalId ?? `${scenario}-${randomUUID().slice(0, 8)}`;
   const xml = options.xml?.(externalId) ?? applicationXml(externalId);
   const application = await harness.store.put(new TextEncoder().encode(xml));
   const input = options.input ?? {};

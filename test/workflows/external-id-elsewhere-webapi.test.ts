@@ -12,14 +12,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { applicationJsonOf } from '../../activities/application-json.js';
 import { createWebApiApplicationActivities, requestWindow } from '../../activities/webapi-application.js';
-import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { ecaClientFor } from '../../simulator/client.js';
 import type { WebApiClient } from '../../webapi/index.js';
-import { accountApplication } from '../../workflows/index.js';
 import { stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
 import type { ApplicationActivities } from '../../workflows/application/activities.js';
-import { applicationXml, timeSkippingEngine } from '../support/engine.js';
+import { applicationXml, startApplication, timeSkippingEngine } from '../support/engine.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
@@ -98,18 +96,9 @@ describe('an external id another firm used at the brokerage, on the Web API (tim
       now: () => new Date(harness.sim.control.clock().epochMs),
     });
 
-    const application = await harness.store.put(new TextEncoder().encode(applicationXml(externalId)));
-    const handle = await env.client.workflow.start(accountApplication, {
-      taskQueue: harness.taskQueue,
-      workflowId: applicationWorkflowId(harness.sim.csid, externalId),
-      args: [
-        {
-          csid: harness.sim.csid,
-          externalId,
-          application,
-          settings: { statusSource: 'poll', documentRetention: null, lostAnswerWindow: '1 hour' },
-        },
-      ],
+    const handle = await startApplication(env, harness, 'happy', {
+      externalId,
+      input: { settings: { lostAnswerWindow: '1 hour' } },
     });
 
     await harness.worker.runUntil(async () => {

@@ -6,12 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { ecaClientFor } from '../../simulator/client.js';
-import { accountApplication } from '../../workflows/index.js';
 import { stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationStateView } from '../../workflows/application/messages.js';
-import { applicationXml, timeSkippingEngine } from '../support/engine.js';
+import { applicationXml, startApplication, timeSkippingEngine } from '../support/engine.js';
 
 describe('an external id another firm used at the brokerage (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
@@ -37,18 +35,9 @@ describe('an external id another firm used at the brokerage (time-skipping serve
     assert.equal(first.response?.applications[0]?.status.status, 'Success', JSON.stringify(first.response));
 
     // This firm starts an application with the same external id.
-    const application = await harness.store.put(new TextEncoder().encode(applicationXml(externalId)));
-    const handle = await env.client.workflow.start(accountApplication, {
-      taskQueue: harness.taskQueue,
-      workflowId: applicationWorkflowId(harness.sim.csid, externalId),
-      args: [
-        {
-          csid: harness.sim.csid,
-          externalId,
-          application,
-          settings: { statusSource: 'poll', documentRetention: null, lostAnswerWindow: '1 hour' },
-        },
-      ],
+    const handle = await startApplication(env, harness, 'happy', {
+      externalId,
+      input: { settings: { lostAnswerWindow: '1 hour' } },
     });
 
     await harness.worker.runUntil(async () => {

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createDeadlinePolicyActivities } from '../../activities/deadline-policies.js';
 import { DEFAULT_DEADLINE_POLICY } from '../../domain/deadlines.js';
 import type { StateDeadline } from '../../domain/deadlines.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('readDeadlinePolicy (activities/deadline-policies)', function () {
   this.timeout(120_000);
@@ -18,7 +18,7 @@ describe('readDeadlinePolicy (activities/deadline-policies)', function () {
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-deadlines-'));
-    db = await openDatabase(`pglite:${dir}`);
+    db = await openSeededDatabase(dir);
     policies = new DeadlinePolicies(db);
   });
 

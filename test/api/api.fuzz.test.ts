@@ -16,12 +16,12 @@ import { PROBLEM_TYPES } from '../../api/problems.js';
 import { buildApi } from '../../api/server.js';
 import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { applicationXml } from '../support/engine.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
 import { devServerEnv } from '../support/servers.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const ROUTES = [
   ['GET', '/v1/applications'],
@@ -50,7 +50,7 @@ describe('onboarding API (fuzz)', function () {
   before(async function () {
     env = await devServerEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-api-fuzz-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     for (const role of ['onboarding', 'staff', 'ops'] as const) {
       keys.push((await createApiKey(db, { csid: 'FUZZ1', role, name: role })).key);
     }

@@ -14,7 +14,6 @@ import { buildApi } from '../../api/server.js';
 import { applicationOf } from '../../api/applications.js';
 import { ApplicationConflictError, getState, startApplication } from '../../client/index.js';
 import { databaseKeyVerifier } from '../../api/keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
@@ -26,6 +25,7 @@ import { until } from '../support/until.js';
 import { start } from '../../scripts/processes.js';
 import { watchedLogger } from '../support/log-watch.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
+import { openSeededDatabase, seededEmbeddedUrl } from '../support/database-template.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
@@ -64,7 +64,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
   before(async function () {
     env = await devServerEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-api-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     // The worker writes the applications' events where the service reads them.
     engine = await startEngine(env, { simulator: { timeScale: 20_000 }, events: new EventLog(db), database: db });
     running = engine.worker.run();
@@ -257,7 +257,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
   });
 
   it('runs as its own process (eca-api): ready once Temporal and the database answer, a key of the CLI works, metrics on their own listener, SIGTERM stops it', async function () {
-    const database = `pglite:${join(dir, 'process-database')}`;
+    const database = await seededEmbeddedUrl(join(dir, 'process-database'));
     const cliEnv = { ...process.env, ECA_DATABASE_URL: database };
     const created = await promisify(execFile)(
       process.execPath,

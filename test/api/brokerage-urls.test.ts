@@ -15,13 +15,13 @@ import { databaseKeyVerifier } from '../../api/keys.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
 import { FirmNotConfiguredError } from '../../runtime/firm-errors.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs are', function () {
   this.timeout(60_000);
@@ -35,7 +35,7 @@ describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs 
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-brokerage-urls-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     const keyring = generateCodecKeyring('k1');
     registry = new FirmRegistry(db, { keyring, cacheMs: 0 });
     app = await buildApi({

@@ -12,12 +12,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/server.js';
 import { databaseKeyVerifier } from '../../api/keys.js';
 import { queryTime } from '../../api/schemas.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { createApiKey } from '../../runtime/api-keys.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('onboarding API: the contract as answered', function () {
   this.timeout(60_000);
@@ -29,7 +29,7 @@ describe('onboarding API: the contract as answered', function () {
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-contract-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     // No Temporal: every case here is answered before the engine is asked.
     connection = Connection.lazy({ address: '127.0.0.1:1' });
     app = await buildApi({

@@ -19,7 +19,6 @@ import { buildApi } from '../../api/server.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { EventLog, formatCursor, LOG_START } from '../../runtime/events.js';
@@ -33,6 +32,7 @@ import { until } from '../support/until.js';
 import { watchedLogger } from '../support/log-watch.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const CSID = 'FIRM-D';
 const REASON = 'contract ended';
@@ -70,7 +70,7 @@ describe('onboarding API: a disabled firm registers, replays, resumes and stream
   before(async function () {
     env = await timeSkippingEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-disabled-firm-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     log = new EventLog(db);
     const keyring = generateCodecKeyring('disabled-firm');
     // No cache: a disable or an enable is seen by the next request and the next delivery.

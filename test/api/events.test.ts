@@ -12,11 +12,11 @@ import { EventStreamRefused, followEvents } from '../../client/event-stream.js';
 import type { FollowedEvent } from '../../client/event-stream.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { EventLog, formatCursor } from '../../runtime/events.js';
 import type { NewEvent } from '../../runtime/events.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('onboarding API: lifecycle events (SSE and pages, embedded database)', function () {
   this.timeout(60_000);
@@ -29,7 +29,7 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-events-api-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     log = new EventLog(db);
     connection = Connection.lazy({ address: '127.0.0.1:1' });
     keys = {
@@ -259,7 +259,7 @@ describe('onboarding API: lifecycle events (SSE and pages, embedded database)', 
 
   it('ends an event stream whose database closed under it, and goes on serving', async function () {
     // A database of the stream's own, closed while the stream reads it.
-    const closing = await openDatabase(`pglite:${join(dir, 'stream-database')}`);
+    const closing = await openSeededDatabase(join(dir, 'stream-database'));
     try {
       const app = await buildApi({
         logger: watchedLogger('eca-api'),

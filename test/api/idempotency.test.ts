@@ -14,11 +14,11 @@ import { databaseKeyVerifier } from '../../api/keys.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import { IdempotencyKeys } from '../../runtime/idempotency-keys.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 interface Answer {
   status: number;
@@ -57,7 +57,7 @@ describe('onboarding API: Idempotency-Key on the routes that create something (P
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-idempotency-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     const keyring = generateCodecKeyring('k1');
     app = await buildApi({
       engine: { client: temporal.client, store: new FileDocumentStore(join(dir, 'documents')) },

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseKeyVerifier } from '../../api/keys.js';
 import { createApiKey, revokeApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('onboarding API: key checks (embedded database)', function () {
   let dir: string;
@@ -13,7 +13,7 @@ describe('onboarding API: key checks (embedded database)', function () {
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-keys-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
   });
 
   after(async function () {

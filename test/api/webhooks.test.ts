@@ -25,7 +25,6 @@ import type { CodecKeyring } from '../../codec/keyring.js';
 import { DEFAULT_DEADLINE_POLICY } from '../../domain/deadlines.js';
 import { webhookDeliveryWorkflowId } from '../../domain/workflow-ids.js';
 import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { EventLog, formatCursor, LOG_START } from '../../runtime/events.js';
@@ -37,6 +36,7 @@ import { endTestWorkflows, timeSkippingEnv } from '../support/servers.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
 
@@ -79,7 +79,7 @@ describe('onboarding API: webhook endpoints and deadline policies (PGlite, Tempo
   before(async function () {
     env = await timeSkippingEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-api-webhooks-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     log = new EventLog(db);
     keys.staff = (await createApiKey(db, { csid: 'FIRM-W', role: 'staff', name: 'staff' })).key;
     keys.ops = (await createApiKey(db, { csid: 'FIRM-W', role: 'ops', name: 'ops' })).key;

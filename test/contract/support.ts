@@ -16,7 +16,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/server.js';
 import { databaseKeyVerifier } from '../../api/keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { createApiKey } from '../../runtime/api-keys.js';
 import { EventLog } from '../../runtime/events.js';
@@ -27,6 +26,7 @@ import { startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
 /** The document under test: docs/openapi.json, or another (a candidate fix) named by ECA_CONTRACT_DOCUMENT. */
@@ -98,7 +98,7 @@ export interface RealApiOptions {
 export async function startRealApi(options: RealApiOptions = {}): Promise<RealApi> {
   const env: TestWorkflowEnvironment = await devServerEnv();
   const dir = await mkdtemp(join(tmpdir(), 'eca-contract-api-'));
-  const db: Database = await openDatabase(`pglite:${join(dir, 'database')}`);
+  const db: Database = await openSeededDatabase(join(dir, 'database'));
   const engine: EngineHarness = await startEngine(env, {
     simulator: { timeScale: 20_000 },
     events: new EventLog(db),

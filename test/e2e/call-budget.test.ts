@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
 import { accountApplication } from '../../workflows/index.js';
@@ -22,6 +21,7 @@ import { expectLog } from '../support/hooks.js';
 import type { ExpectedLog } from '../support/hooks.js';
 import { EcaDeferredError } from '../../eca/index.js';
 import { createCallBudget } from '../../runtime/call-budget.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST: ApplicationInput['settings'] = {
   pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
@@ -44,7 +44,7 @@ describe('call budget end to end (dev server, worker, simulator with a rate cap)
     // Each deferral fails an activity attempt on purpose: the worker's warnings are counted, not printed.
     failedAttempts = expectLog(/^Activity failed$/);
     dir = await mkdtemp(join(tmpdir(), 'eca-call-budget-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     engine = await startEngine(env, {
       simulator: { timeScale: 20_000, rateCap: { total: CAP } },
       database: db,

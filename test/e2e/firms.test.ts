@@ -25,7 +25,6 @@ import { databaseKeyVerifier } from '../../api/keys.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { createApiKey } from '../../runtime/api-keys.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { EventLog } from '../../runtime/events.js';
@@ -39,6 +38,7 @@ import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST = {
   statusSource: 'poll' as const,
@@ -118,7 +118,7 @@ describe('firms as tenants: one API and one worker for three firms (dev server, 
     env = await devServerEnv();
     sim = await startSimulator({ startTime: await env.currentTimeMs(), timeScale: 20_000 });
     dir = await mkdtemp(join(tmpdir(), 'eca-firms-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     // A brokerage that takes connections and never answers: firm T's calls time out, and only T's.
     silent = createServer((socket) => {
       silentCalls += 1;

@@ -21,7 +21,6 @@ import { startMaintenance } from '../../client/maintenance.js';
 import { attemptSignal } from '../../activities/attempt-signal.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { EventLog } from '../../runtime/events.js';
@@ -37,6 +36,7 @@ import { applicationXml, storedForms } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST: ApplicationInput['settings'] = {
   statusSource: 'poll',
@@ -76,7 +76,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     env = await devServerEnv();
     sim = await startSimulator({ startTime: await env.currentTimeMs(), timeScale: 20_000 });
     dir = await mkdtemp(join(tmpdir(), 'eca-protocols-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     admin = new FirmRegistry(db, { keyring });
     const settings = { baseUrl: sim.url, preferenceUrl: sim.preferenceUrl, firmTypes: ['advisor'] };
 

@@ -27,8 +27,8 @@ import { expectLog } from '../support/hooks.js';
 import { applicant } from '../support/history-privacy.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 const SLOT_MS = 2_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,7 +48,7 @@ function describeSweep(mode: 'listing' | 'snapshot') {
       env = await devServerEnv();
       if (mode === 'snapshot') {
         dir = await mkdtemp(join(tmpdir(), 'eca-sweep-'));
-        database = await openDatabase(`pglite:${join(dir, 'database')}`);
+        database = await openSeededDatabase(join(dir, 'database'));
       }
       engine = await startEngine(env, { simulator: { timeScale: 20_000 }, ...(database && { database }) });
       ctx = {

@@ -20,6 +20,7 @@ import { SimulatorProcess, startWorkerProcess } from '../../scripts/processes.js
 import type { Child } from '../../scripts/processes.js';
 import { applicant, personalFields, personalXml, strings } from '../support/history-privacy.js';
 import { cliEnv, devServerEnv } from '../support/servers.js';
+import { seedEmbedded } from '../support/database-template.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
 /** The receiver here reads JSON bodies (the SDK's default is http/protobuf: test/runtime/tracing.test.ts). */
@@ -79,11 +80,13 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
     sim = new SimulatorProcess({ timeScale: 20_000 });
     await sim.start();
     store = await mkdtemp(join(tmpdir(), 'eca-tracing-'));
+    await seedEmbedded(join(store, 'database'));
     worker = await startWorkerProcess('traced worker', {
       temporalAddress: dev.address,
       taskQueue,
       simulator: sim,
-      documentStore: store,
+      // Its database beside the store (scripts/processes.ts `databaseBeside`): inside this test's directory.
+      documentStore: join(store, 'documents'),
       env: { ...OTLP_JSON, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
     });
   });
@@ -97,7 +100,7 @@ describe('tracing (OpenTelemetry): CLI → workflow → activity → brokerage c
 
   function eca(args: string[], traced: boolean): Promise<string> {
     const env: NodeJS.ProcessEnv = {
-      ...cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store }),
+      ...cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store: join(store, 'documents') }),
       ...(traced
         ? { ...OTLP_JSON, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'onboarding-cli' }
         : {}),

@@ -41,6 +41,7 @@ import { applicationXml, pdf } from '../support/engine.js';
 import { openDatabase } from '../../runtime/database/index.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import { databaseBeside } from '../../scripts/processes.js';
+import { seedEmbedded } from '../support/database-template.js';
 
 /** Scenario → the final state it must reach (docs-required needs the staff to send two PDFs). */
 export const EXPECTED = {
@@ -238,6 +239,8 @@ export class World {
   static async start(): Promise<World> {
     const world = new World(await mkdtemp(join(tmpdir(), 'eca-faults-')));
     try {
+      // The engine's embedded database beside the store, seeded: its processes open it, never create it.
+      await seedEmbedded(join(world.dir, 'database'));
       await world.openStore();
       const started = await Promise.allSettled([world.server.start(), world.sim.start()]);
       const failed = started.find((result) => result.status === 'rejected');

@@ -16,6 +16,7 @@ import { applicationXml } from '../support/engine.js';
 import { cliEnv, devServerEnv } from '../support/servers.js';
 import { copyRepository, packAndInstall } from '../../scripts/package-install.js';
 import type { InstalledPackage } from '../../scripts/package-install.js';
+import { seedEmbedded } from '../support/database-template.js';
 
 const run = promisify(execFile);
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
@@ -300,14 +301,16 @@ describe('the package (npm pack, installed into an empty project)', function () 
     const store = await mkdtemp(join(tmpdir(), 'eca-package-store-'));
     const taskQueue = `package-${randomUUID().slice(0, 8)}`;
     const pkg = join(installed.projectDir, 'node_modules', installed.name);
+    await seedEmbedded(join(store, 'database'));
     const worker = await startWorkerProcess('installed worker', {
       temporalAddress: dev.address,
       taskQueue,
       simulator: sim,
-      documentStore: store,
+      // Its database beside the store (scripts/processes.ts `databaseBeside`): inside this test's directory.
+      documentStore: join(store, 'documents'),
       compiledEntry: join(pkg, 'dist', 'workers', 'main.js'),
     });
-    const env = cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store });
+    const env = cliEnv({ address: dev.address, csid: sim.csid, taskQueue, store: join(store, 'documents') });
     const eca = (...args: string[]) => run(NPX, ['--no-install', 'eca', ...args], { cwd: installed.projectDir, env });
     try {
       const externalId = `happy-package-${randomUUID().slice(0, 6)}`;

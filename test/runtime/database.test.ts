@@ -60,7 +60,7 @@ describe('the database (runtime/database)', function () {
   for (const backend of backends.all) {
     describe(`on ${backend.kind}`, function () {
       it('migrates on open, once: opening again applies nothing and changes nothing', async function () {
-        const url = await backend.freshUrl();
+        const url = await backend.emptyUrl();
         const db = await open(url);
         assert.equal(db.kind, backend.kind);
         const first = await db.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
@@ -228,7 +228,7 @@ describe('the database (runtime/database)', function () {
     }
 
     it('makes its directory 0700 and its socket 0600', async function () {
-      const url = await backends.embedded.freshUrl();
+      const url = await backends.embedded.emptyUrl();
       await open(url);
       const directory = parseDatabaseUrl(url);
       assert.equal(directory.kind, 'embedded');
@@ -239,7 +239,7 @@ describe('the database (runtime/database)', function () {
     });
 
     it('makes a directory that existed before, and a data directory left open, 0700 too', async function () {
-      const url = await backends.embedded.freshUrl();
+      const url = await backends.embedded.emptyUrl();
       const directory = parseDatabaseUrl(url);
       assert.equal(directory.kind, 'embedded');
       if (directory.kind !== 'embedded') return;
@@ -334,7 +334,7 @@ describe('the database (runtime/database)', function () {
     });
 
     it('waits for an owner still opening a new database, however long that takes, and goes through it', async function () {
-      const url = await backends.embedded.freshUrl();
+      const url = await backends.embedded.emptyUrl();
       const { directory } = parseDatabaseUrl(url) as { directory: string };
       const child = startTypeScript('database holder', HOLDER, [url, '2']);
       children.push(child);
@@ -367,7 +367,7 @@ describe('the database (runtime/database)', function () {
     });
 
     it('lets two processes started together on a new directory both open it, one serving the other', async function () {
-      const url = await backends.embedded.freshUrl();
+      const url = await backends.embedded.emptyUrl();
       const pair = [0, 1].map((i) => startTypeScript(`database holder ${i}`, HOLDER, [url, '25']));
       children.push(...pair);
       await Promise.all(pair.map((child) => child.waitFor(/holding \d+/, 120_000)));

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { generateCodecKeyring } from '../../codec/keyring.js';
 import { EcaDeferredError } from '../../eca/index.js';
 import { WebApiAuthError } from '../../webapi/index.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
 import { FirmNotConfiguredError } from '../../runtime/firm-errors.js';
@@ -25,6 +24,7 @@ import { createSsoUrl } from '../../client/brokerage.js';
 import { applicationXml } from '../support/engine.js';
 import { registeredFirms } from '../../api/firm.js';
 import { ApiProblem } from '../../api/problems.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 describe('firms on the Web API: the registry builds their client, paced by their call budget', function () {
   this.timeout(60_000);
@@ -36,7 +36,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-webapi-firms-'));
-    db = await openDatabase(`pglite:${join(dir, 'database')}`);
+    db = await openSeededDatabase(join(dir, 'database'));
     sim = await startSimulator();
     registry = new FirmRegistry(db, { keyring });
   });

@@ -1,7 +1,8 @@
 /**
  * The two database backends every database test runs on: embedded PGlite in a temporary directory,
  * and a real PostgreSQL from the machine's packages (scripts/cluster/postgres.ts), started once per
- * file. Each test takes a fresh database of its own: a new directory, or a new PostgreSQL database.
+ * file. Each test takes a fresh database of its own: a new directory (seeded with today's schema), or a new
+ * PostgreSQL database.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -9,11 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Postgres, postgresInstalled } from '../../scripts/cluster/postgres.js';
+import { seededEmbeddedUrl } from './database-template.js';
 
 export interface Backend {
   readonly kind: 'embedded' | 'postgres';
-  /** A URL of a new, empty database. */
+  /** A URL of a new database with today's schema (embedded: from the template, test/support/database-template.ts). */
   freshUrl(): Promise<string>;
+  /** A URL of a new database nothing has opened yet: for the tests of a first open. */
+  emptyUrl(): Promise<string>;
 }
 
 export interface Backends {
@@ -64,15 +68,21 @@ export function useDatabaseBackends(): Backends {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const embedded: Backend = { kind: 'embedded', freshUrl: () => Promise.resolve(`pglite:${join(dir, name())}`) };
+  const embedded: Backend = {
+    kind: 'embedded',
+    freshUrl: () => seededEmbeddedUrl(join(dir, name())),
+    emptyUrl: () => Promise.resolve(`pglite:${join(dir, name())}`),
+  };
+  const newPostgres = async () => {
+    const database = name();
+    await admin!.query(`CREATE DATABASE ${database}`);
+    return postgres!.url(database);
+  };
   const server: Backends['postgres'] = {
     kind: 'postgres',
     server: () => postgres!,
-    freshUrl: async () => {
-      const database = name();
-      await admin!.query(`CREATE DATABASE ${database}`);
-      return postgres!.url(database);
-    },
+    freshUrl: newPostgres,
+    emptyUrl: newPostgres,
   };
   return { embedded, postgres: server, all: POSTGRES_INSTALLED ? [embedded, server] : [embedded] };
 }

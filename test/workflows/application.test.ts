@@ -29,7 +29,6 @@ import {
 import type { EngineHarness } from '../support/engine.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
 import { EventLog } from '../../runtime/events.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
@@ -37,6 +36,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSeededDatabase } from '../support/database-template.js';
 
 type Handle = WorkflowHandle<typeof accountApplication>;
 
@@ -821,7 +821,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const unwatched = expectLog(/^deadlines not watched$/);
     const dir = await mkdtemp(join(tmpdir(), 'eca-events-away-'));
     // The engine's event log on a database that has gone away: every write fails.
-    const database = await openDatabase(`pglite:${dir}`);
+    const database = await openSeededDatabase(dir);
     await database.close();
     const eventLog = new EventLog(database);
     let appends = 0;
@@ -864,7 +864,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
 
   it("deadlines: a firm's policy set while applications wait applies to them; escalation abandons with the deadline as reason", async function () {
     const dir = await mkdtemp(join(tmpdir(), 'eca-deadlines-'));
-    const database = await openDatabase(`pglite:${dir}`);
+    const database = await openSeededDatabase(dir);
     const escalations = expectLog(/^deadline passed: escalated$/);
     try {
       const harness = await setUp({ database });

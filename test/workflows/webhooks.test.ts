@@ -23,7 +23,6 @@ import {
 import type { WebhookDeliveryContext, WebhookDeliveryOptions } from '../../client/webhooks.js';
 import type { CodecKeyring } from '../../codec/keyring.js';
 import { webhookDeliveryWorkflowId } from '../../domain/workflow-ids.js';
-import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { EventLog, LOG_START } from '../../runtime/events.js';
 import type { LoggedEvent, NewEvent } from '../../runtime/events.js';
@@ -35,6 +34,7 @@ import type { ExpectedLog } from '../support/hooks.js';
 import { endTestWorkflows, timeSkippingEnv } from '../support/servers.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { openSeededDatabase } from '../support/database-template.js';
 
 /** Short waits, so that a test's retries take seconds of real time. */
 const FAST: WebhookDeliveryOptions = {
@@ -74,7 +74,7 @@ describe('webhook delivery (workflows/webhooks)', function () {
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'eca-webhooks-'));
-    db = await openDatabase(`pglite:${join(dir, 'db')}`);
+    db = await openSeededDatabase(join(dir, 'db'));
     log = new EventLog(db);
     endpoints = new WebhookEndpoints(db, keyring);
   });

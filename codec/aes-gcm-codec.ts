@@ -10,20 +10,18 @@
  * worker's default (see codec/plaintext.ts and workflows/plaintext-guard.ts). The SDK's own patch
  * markers (`{"id": ..., "deprecated": ...}`, written unencrypted by the SDK's core) pass in both modes.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import proto from '@temporalio/proto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { CODEC_KEYS_ENV, CodecConfigurationError } from './keyring.js';
 import { PLAINTEXT_REFUSED, PLAINTEXT_REFUSED_MESSAGE } from './plaintext.js';
-import type { CodecKey, CodecKeyring } from './keyring.js';
+import type { CodecKeyring } from './keyring.js';
+import { seal, SealingKeys, unseal } from './seal.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
 export const CIPHER_METADATA = 'encryption-cipher';
 const CIPHER = 'AES-256-GCM';
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const { Payload: PayloadProto } = proto.temporal.api.common.v1;
 
 const encoder = new TextEncoder();
@@ -32,11 +30,6 @@ const decoder = new TextDecoder();
 /** A payload that cannot be decrypted: unknown key id, or a key or ciphertext that does not authenticate. */
 export class PayloadDecryptionError extends Error {
   override readonly name = 'EcaPayloadDecryptionError';
-}
-
-/** Binds the ciphertext to its key id: a payload relabelled with another id does not authenticate. */
-function additionalData(keyId: string): Buffer {
-  return Buffer.from(`eca-payload-v1:${keyId}`);
 }
 
 export function isEncryptedPayload(payload: Payload): boolean {
@@ -71,26 +64,21 @@ const REFUSAL: Payload = {
 };
 
 export class AesGcmPayloadCodec implements PayloadCodec {
-  private readonly current: CodecKey;
-  private readonly byId: ReadonlyMap<string, CodecKey>;
+  /** The codec keys as they are; the sealed bytes bound to the key id a payload's metadata names. */
+  private readonly keys: SealingKeys;
   private readonly strict: boolean;
 
   constructor(keyring: CodecKeyring, options: AesGcmCodecOptions = {}) {
     this.strict = options.plaintext === 'refuse';
-    const [current] = keyring.keys;
-    if (!current) throw new CodecConfigurationError(`the payload codec needs at least one key (${CODEC_KEYS_ENV})`);
-    for (const key of keyring.keys) {
-      if (key.key.length !== 32) {
-        throw new CodecConfigurationError(`key id ${key.id}: an AES-256 key has 32 bytes, not ${key.key.length}`);
-      }
+    if (keyring.keys.length === 0) {
+      throw new CodecConfigurationError(`the payload codec needs at least one key (${CODEC_KEYS_ENV})`);
     }
-    this.current = current;
-    this.byId = new Map(keyring.keys.map((key) => [key.id, key]));
+    this.keys = new SealingKeys(keyring, { purpose: 'eca-payload-v1' });
   }
 
   /** Id of the key new payloads are encrypted with. */
   get currentKeyId(): string {
-    return this.current.id;
+    return this.keys.currentKeyId!;
   }
 
   // async: a payload that does not decrypt is a rejected promise, as the SDK expects.
@@ -108,49 +96,41 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   private encrypt(payload: Payload): Payload {
-    const { id, key } = this.current;
-    const plaintext = PayloadProto.encode(payload).finish();
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(additionalData(id));
-    const data = Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+    const { keyId, bytes } = seal(this.keys, PayloadProto.encode(payload).finish());
     return {
       metadata: {
         encoding: encoder.encode(ENCRYPTED_ENCODING),
-        [KEY_ID_METADATA]: encoder.encode(id),
+        [KEY_ID_METADATA]: encoder.encode(keyId),
         [CIPHER_METADATA]: encoder.encode(CIPHER),
       },
-      data: new Uint8Array(data),
+      data: new Uint8Array(bytes),
     };
   }
 
   private decrypt(payload: Payload): Payload {
     const idBytes = payload.metadata?.[KEY_ID_METADATA];
     const id = idBytes ? decoder.decode(idBytes) : '';
-    const entry = this.byId.get(id);
-    if (!entry) {
-      throw new PayloadDecryptionError(
-        `payload encrypted with key id "${id}", which is not among the configured keys (${[...this.byId.keys()].join(', ')}); ` +
-          `add it to ${CODEC_KEYS_ENV}`,
-      );
-    }
     const data = payload.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES)
-      throw new PayloadDecryptionError(`payload under key id "${id}" is truncated`);
-    const iv = data.subarray(0, IV_BYTES);
-    const tag = data.subarray(data.length - TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', entry.key, iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(additionalData(id));
-    decipher.setAuthTag(tag);
-    let plaintext: Buffer;
-    try {
-      plaintext = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
-    } catch {
-      throw new PayloadDecryptionError(
-        `payload under key id "${id}" does not authenticate: the configured key of that id is not the one it was encrypted with, or the payload was altered`,
-      );
+    const plaintext = unseal(this.keys, {
+      keyId: id,
+      bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    });
+    if (Buffer.isBuffer(plaintext)) {
+      const decoded = PayloadProto.decode(plaintext);
+      return { metadata: decoded.metadata, data: decoded.data };
     }
-    const decoded = PayloadProto.decode(plaintext);
-    return { metadata: decoded.metadata, data: decoded.data };
+    switch (plaintext.kind) {
+      case 'unknown-key':
+        throw new PayloadDecryptionError(
+          `payload encrypted with key id "${id}", which is not among the configured keys (${this.keys.keyIds.join(', ')}); ` +
+            `add it to ${CODEC_KEYS_ENV}`,
+        );
+      case 'truncated':
+        throw new PayloadDecryptionError(`payload under key id "${id}" is truncated`);
+      case 'not-authentic':
+        throw new PayloadDecryptionError(
+          `payload under key id "${id}" does not authenticate: the configured key of that id is not the one it was encrypted with, or the payload was altered`,
+        );
+    }
   }
 }

@@ -9,9 +9,12 @@ import type { DocumentRef } from '../domain/documents.js';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from './document-errors.js';
 import type { DocumentKeys } from './document-sealing.js';
 
-/** A blob's reference: keyed name, or the SHA-1 a blob was named by before. The 2-digit folder is the name's start. */
+/**
+ * A blob's reference: its keyed name with a keyring, its SHA-1 in a store without one (its blobs are in
+ * the clear). The 2-digit folder is the name's start.
+ */
 export const KEYED_REF = /^hmac\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
-export const LEGACY_REF = /^sha1\/([0-9a-f]{2})\/([0-9a-f]{40})$/;
+export const SHA1_REF = /^sha1\/([0-9a-f]{2})\/([0-9a-f]{40})$/;
 export const BLOB_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** The holder of a document stored without an owner: it is never released. */
 export const UNOWNED = 'unowned';
@@ -33,20 +36,20 @@ export function sha1Of(data: Uint8Array): string {
   return createHash('sha1').update(data).digest('hex');
 }
 
-/** A blob's reference, its name, and whether it predates keyed names (named by its SHA-1). */
+/** A blob's reference, its name, and whether that is keyed (else the SHA-1 of its content). */
 export interface BlobName {
   ref: string;
   name: string;
-  legacy: boolean;
+  keyed: boolean;
 }
 
 /** The reference `ref` parsed; DocumentNotFound when it is no document reference. */
 export function blobName(ref: string): BlobName {
-  const match = KEYED_REF.exec(ref) ?? LEGACY_REF.exec(ref);
+  const match = KEYED_REF.exec(ref) ?? SHA1_REF.exec(ref);
   if (!match || !match[2]!.startsWith(match[1]!)) {
     throw new DocumentNotFound(`not a document reference: "${ref.slice(0, 80)}"`);
   }
-  return { ref, name: match[2]!, legacy: ref.startsWith('sha1/') };
+  return { ref, name: match[2]!, keyed: ref.startsWith('hmac/') };
 }
 
 /** The reference of the blob named `name` (a keyed name, or a SHA-1). */
@@ -55,15 +58,16 @@ export function refOfName(name: string): string {
 }
 
 /**
- * The content of a blob as stored: decrypted, and a blob named by its SHA-1 checked against it. `where`
- * names the store in messages.
+ * The content of a blob as stored: decrypted (a blob of keyed name is always sealed; one named by its
+ * SHA-1 was written in the clear, and sealed if the store was given keys since), and checked against its
+ * SHA-1 name. `where` names the store in messages.
  */
 export function openBlob(keys: DocumentKeys, blob: BlobName, stored: Buffer, where: string): Buffer {
-  if (!blob.legacy && keys.header(stored).version === 0) {
+  if (blob.keyed && !keys.isSealed(stored)) {
     throw new DocumentUndecryptable(`document ${blob.ref} is not sealed, as every keyed-name document is`);
   }
-  const data = keys.unseal(stored, blob.ref, blob.legacy ? blob.name : undefined);
-  if (blob.legacy && sha1Of(data) !== blob.name) {
+  const data = keys.unseal(stored, blob.ref);
+  if (!blob.keyed && sha1Of(data) !== blob.name) {
     throw new DocumentCorrupted(`document ${blob.ref} in ${where} does not match its SHA-1`);
   }
   return data;

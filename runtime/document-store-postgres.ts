@@ -224,8 +224,7 @@ export class PostgresDocumentStore implements MaintainedDocumentStore {
       );
       if (!row) return 'gone';
       const stored = bytesOf(row.sealed);
-      const header = this.keys.header(stored);
-      if (header.version === 2 && header.keyId === currentKeyId) return 'current';
+      if (this.keys.keyIdOf(stored) === currentKeyId) return 'current';
       const data = blob ? openBlob(this.keys, blob, stored, this.display) : this.keys.unseal(stored, ref);
       if (options.dryRun) return 'reencrypted';
       await tx.query(`UPDATE ${table} SET sealed = $2 WHERE ${column} = $1`, [id, bytesOf(this.keys.seal(data, ref))]);

@@ -11,10 +11,10 @@
  * loading the files.
  *
  * With a keyring (the payload codec's, `ECA_CODEC_KEYS`) every file is sealed at rest and every blob
- * named by a keyed hash of its content (document-sealing.ts): `hmac/<2>/<name>`. The `ref` locates
- * a blob; references written before keyed names (`sha1/<2>/<sha1>`) are still read, as are blobs
- * written in the clear before encryption was turned on. `eca keys rotate` (document-rotation.ts)
- * re-encrypts every file under the newest key, so that an older key can be dropped.
+ * named by a keyed hash of its content (document-sealing.ts): `hmac/<2>/<name>`. Without one, blobs
+ * are written in the clear under their SHA-1, `sha1/<2>/<sha1>`; a store given keys since still reads
+ * them. `eca keys rotate` (document-rotation.ts) re-encrypts every file under the newest key (and
+ * seals those in the clear), so that an older key can be dropped.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -30,11 +30,11 @@ import {
   closingRef,
   CLOSING_REF,
   KEYED_REF,
-  LEGACY_REF,
   openBlob,
   ownerKey,
   refOfName,
   sha1Of,
+  SHA1_REF,
   UNOWNED,
 } from './document-refs.js';
 import type { BlobName } from './document-refs.js';
@@ -334,7 +334,7 @@ export class FileDocumentStore implements MaintainedDocumentStore {
     const refs: string[] = [];
     for (const [folder, pattern] of [
       ['hmac', KEYED_REF],
-      ['sha1', LEGACY_REF],
+      ['sha1', SHA1_REF],
     ] as const) {
       const entries = await readdir(join(this.root, folder), { recursive: true }).catch(() => []);
       // `<xx>/<name>` only: not the holders' folders, temporary or claimed files beside the blobs.
@@ -370,8 +370,7 @@ export class FileDocumentStore implements MaintainedDocumentStore {
     }
     const currentKeyId = this.keys.currentKeyId;
     if (currentKeyId === undefined) throw new DocumentUndecryptable('re-encryption needs a keyring (ECA_CODEC_KEYS)');
-    const header = this.keys.header(blob);
-    if (header.version === 2 && header.keyId === currentKeyId) return 'current';
+    if (this.keys.keyIdOf(blob) === currentKeyId) return 'current';
     const data = place ? this.open(place, blob) : this.keys.unseal(blob, ref);
     if (options.dryRun) return 'reencrypted';
     const wasHeld = await this.held(path);

@@ -1,89 +1,56 @@
 /**
- * Secrets at rest in the engine's database (webhook signing secrets, firms' OpenPGP keys), sealed with keys
- * derived from the payload codec's keyring (`ECA_CODEC_KEYS`).
- *
- * AES-256-GCM under a key derived with HKDF from a codec key under the box's own label (never the codec's or
- * the document store's key), the key id in the clear, the ciphertext bound to the label, the key id and the
- * row's context (a sealed value copied to another row does not authenticate there). Layout:
- * `magic | id length | id | iv | ciphertext | tag`.
+ * Values at rest in the engine's database and document store (webhook signing secrets, firms' keys, kept
+ * answers, documents), sealed with the codec keyring (`ECA_CODEC_KEYS`) by the engine's one cipher
+ * (codec/seal.ts): under keys derived with HKDF under the box's own label (never the codec's key, nor
+ * another box's), bound to the label, the key id and the value's place (a sealed value copied to another
+ * row does not authenticate there). Layout: `magic | id length | id | nonce | ciphertext | tag`.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { CodecKeyring } from '../codec/keyring.js';
+import { frame, seal, SealingKeys, unframe, unseal } from '../codec/seal.js';
+import type { SealUse, UnsealFailure } from '../codec/seal.js';
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
-/** Why a sealed value cannot be opened: its key id is not configured, or the bytes do not authenticate. */
-export type UnsealFailure = { kind: 'unknown-key'; keyId: string } | { kind: 'not-authentic'; keyId: string };
+export type { UnsealFailure };
 
 export class SealedBox {
-  private readonly keys: ReadonlyMap<string, Buffer>;
-  private readonly currentKeyId: string | undefined;
+  private readonly keys: SealingKeys;
   private readonly magic: Buffer;
 
-  /** `label` names what the box seals (and derives its keys); `magic`, the bytes a sealed value starts with. */
-  constructor(
-    keyring: CodecKeyring | undefined,
-    private readonly label: string,
-    magic: string,
-  ) {
-    const keys = keyring?.keys ?? [];
-    this.keys = new Map(
-      keys.map((key) => [key.id, Buffer.from(hkdfSync('sha256', key.key, new Uint8Array(), label, 32))]),
-    );
-    this.currentKeyId = keys[0]?.id;
+  /**
+   * `use` names what the box seals (a label, both the additional data's start and its keys' derivation; or
+   * both apart); `magic`, the bytes a sealed value starts with.
+   */
+  constructor(keyring: CodecKeyring | undefined, use: string | Required<SealUse>, magic: string) {
+    this.keys = new SealingKeys(keyring, typeof use === 'string' ? { purpose: use, derive: use } : use);
     this.magic = Buffer.from(magic);
   }
 
   /** Whether values are sealed (a keyring is configured). */
   get encrypts(): boolean {
-    return this.currentKeyId !== undefined;
+    return this.keys.encrypts;
+  }
+
+  /** The key new values are sealed under; undefined without a keyring. */
+  get currentKeyId(): string | undefined {
+    return this.keys.currentKeyId;
   }
 
   /** Whether `stored` is a sealed value (rather than one kept in the clear). */
   isSealed(stored: Uint8Array): boolean {
-    return Buffer.from(stored).subarray(0, this.magic.length).equals(this.magic);
+    return unframe(this.magic, stored) !== undefined;
+  }
+
+  /** The key id a sealed value names; undefined for one in the clear. */
+  keyIdOf(stored: Uint8Array): string | undefined {
+    return unframe(this.magic, stored)?.keyId;
   }
 
   /** `plain` sealed under the current key for `context`; undefined without a keyring. */
   seal(plain: Uint8Array, context: string): Buffer | undefined {
-    const id = this.currentKeyId;
-    if (id === undefined) return undefined;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(id)!, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(`${this.label}:${id}:${context}`));
-    const idBytes = Buffer.from(id);
-    return Buffer.concat([
-      this.magic,
-      Buffer.from([idBytes.length]),
-      idBytes,
-      iv,
-      cipher.update(plain),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]);
+    return this.keys.encrypts ? frame(this.magic, seal(this.keys, plain, context)) : undefined;
   }
 
-  /** The plain bytes of a value sealed for `context`, or why they cannot be had. */
+  /** The plain bytes of a value sealed for `context` (`isSealed`), or why they cannot be had. */
   open(sealed: Uint8Array, context: string): Buffer | UnsealFailure {
-    const blob = Buffer.from(sealed);
-    const idLength = blob[this.magic.length] ?? 0;
-    const ivStart = this.magic.length + 1 + idLength;
-    const keyId = blob.subarray(this.magic.length + 1, ivStart).toString();
-    const key = this.keys.get(keyId);
-    if (!key) return { kind: 'unknown-key', keyId };
-    const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(ivStart, ivStart + IV_BYTES), {
-      authTagLength: TAG_BYTES,
-    });
-    decipher.setAAD(Buffer.from(`${this.label}:${keyId}:${context}`));
-    decipher.setAuthTag(blob.subarray(blob.length - TAG_BYTES));
-    try {
-      return Buffer.concat([
-        decipher.update(blob.subarray(ivStart + IV_BYTES, blob.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-    } catch {
-      return { kind: 'not-authentic', keyId };
-    }
+    return unseal(this.keys, unframe(this.magic, sealed) ?? { keyId: '', bytes: Buffer.alloc(0) }, context);
   }
 }

@@ -3,22 +3,20 @@
  * version) from a restart with the same ones: an HMAC-SHA-256 of the CSID and the keys under a key derived
  * with HKDF from a codec key under its own label (never the sealing's, the codec's or the document store's
  * key), written `hmac:<codec key id>:<hex>`. Without the codec keys, no one can test a passphrase or a key
- * against it offline; without a keyring, no digest is stored. Rows written before hold an unsalted SHA-256
- * of the keys (64 hex digits): a database firm's is dropped by migration 10, the environment's firm's is
- * recognised, so that the same keys are no change, and rewritten as the HMAC.
+ * against it offline; without a keyring, no digest is stored.
  */
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CodecKeyring } from '../codec/keyring.js';
+import { deriveKey } from '../codec/seal.js';
 import { keysText } from './firm-settings.js';
 import type { FirmKeys } from './firm-settings.js';
 
 const LABEL = 'eca-firm-keys-digest-v1';
-const LEGACY = /^[0-9a-f]{64}$/;
 
 /**
  * How a stored digest compares with the keys: `current` (theirs, under the current codec key), `stale` (theirs,
- * under an older codec key or the legacy SHA-256: to rewrite), `changed` (another keys'), `absent` (none stored),
- * `unverifiable` (an HMAC under a codec key this process does not have, or it has no keyring).
+ * under an older codec key: to rewrite), `changed` (another keys'), `absent` (none stored), `unverifiable` (an
+ * HMAC under a codec key this process does not have, or it has no keyring).
  */
 export type DigestComparison = 'current' | 'stale' | 'changed' | 'absent' | 'unverifiable';
 
@@ -28,9 +26,7 @@ export class FirmKeysDigest {
 
   constructor(keyring: CodecKeyring | undefined) {
     const keys = keyring?.keys ?? [];
-    this.keys = new Map(
-      keys.map((key) => [key.id, Buffer.from(hkdfSync('sha256', key.key, new Uint8Array(), LABEL, 32))]),
-    );
+    this.keys = new Map(keys.map((key) => [key.id, deriveKey(key, LABEL)]));
     this.currentKeyId = keys[0]?.id;
   }
 
@@ -42,10 +38,6 @@ export class FirmKeysDigest {
 
   compare(stored: string | null, csid: string, keys: FirmKeys): DigestComparison {
     if (stored === null) return 'absent';
-    if (LEGACY.test(stored)) {
-      const legacy = createHash('sha256').update(keysText(keys)).digest('hex');
-      return equal(stored, legacy) ? 'stale' : 'changed';
-    }
     const [, id = '', mac = ''] = /^hmac:(.+):([0-9a-f]{64})$/.exec(stored) ?? [];
     // Under a codec key this process lacks (a keyring rotated by other processes first): no change can be told.
     if (!this.keys.has(id)) return 'unverifiable';

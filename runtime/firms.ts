@@ -185,7 +185,7 @@ export class FirmRegistry {
       // without one never unseals what others sealed: it keeps the row's keys, and uses its own from memory.
       const sealingChanged = row.sealed_keys === null && sealed !== null;
       const writesKeys = sealed !== null && (keysChanged || sealingChanged);
-      // The same keys under a digest of before (the legacy SHA-256, an older codec key): rewritten, no new version.
+      // The same keys under an older codec key's digest, or none: rewritten, no new version.
       const rewritesDigest = digest !== null && (compared === 'stale' || compared === 'absent');
       if (!writesKeys && !settingsChanged) {
         if (rewritesDigest) await tx.query('UPDATE firms SET keys_digest = $2 WHERE csid = $1', [firm.csid, digest]);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { generateKeyPair } from '../../eca/crypto.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
-import { MIGRATIONS, openDatabase } from '../../runtime/database/index.js';
+import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FirmRegistry } from '../../runtime/firms.js';
 import type { FirmKeys } from '../../runtime/firms.js';
@@ -259,11 +259,11 @@ describe('firms (runtime/firms)', function () {
     assert.equal((await registry().get('ENV'))?.keys.version, 1);
   });
 
-  it('stores a digest of the keys keyed by the codec keys, and reads a legacy SHA-256 of the same keys as no change', async function () {
+  it('stores a digest of the keys keyed by the codec keys, rewritten under a new codec key', async function () {
     const digestOf = async (csid: string) =>
       (await db.query<{ keys_digest: string | null }>('SELECT keys_digest FROM firms WHERE csid = $1', [csid]))[0]!
         .keys_digest;
-    // The unsalted SHA-256 rows written before hold: of the keys' text, line ends and surrounding blanks aside.
+    // An unsalted SHA-256 of the keys' text, against which a passphrase could be tested offline.
     const sha256Of = (firmKeys: FirmKeys) =>
       createHash('sha256')
         .update(
@@ -284,19 +284,15 @@ describe('firms (runtime/firms)', function () {
     await registry({ keyring: generateCodecKeyring('k1') }).add({ csid: 'F-D', name: 'D', keys });
     assert.notEqual(await digestOf('F-D'), stored);
 
-    // A row written before: the legacy SHA-256 of the same keys is no key change, and is rewritten.
     const environmentFirm = {
       csid: 'ENV',
       settings: { environment: 'qa' as const, protocol: 'xml' as const, firmTypes: [], maintenanceTimeZone: 'UTC' },
       keys,
     };
     await registry({ environmentFirm }).seedEnvironment();
-    const keyed = await digestOf('ENV');
-    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid = 'ENV'", [sha256Of(keys)]);
+    assert.match((await digestOf('ENV')) ?? '', /^hmac:k1:/);
     assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'unchanged');
     assert.equal((await registry().get('ENV'))?.keys.version, 1, 'the same keys: no new version');
-    assert.equal(await digestOf('ENV'), keyed, 'rewritten keyed');
-    assert.equal((await registry().active('ENV')).keys.firmPrivateKey, keys.firmPrivateKey);
     // A codec key added in front: the same keys are no change, their digest is rewritten under it.
     const rotated = { keys: [...generateCodecKeyring('k2').keys, ...keyring.keys] };
     assert.equal(await registry({ keyring: rotated, environmentFirm }).seedEnvironment(), 'unchanged');
@@ -306,36 +302,13 @@ describe('firms (runtime/firms)', function () {
     assert.equal(await registry({ environmentFirm }).seedEnvironment(), 'unchanged');
     assert.equal((await registry().get('ENV'))?.keys.version, 1, 'no new version for a digest under a key it lacks');
     assert.match((await digestOf('ENV')) ?? '', /^hmac:k2:/);
-    // A legacy SHA-256 of other keys is a change: a new version.
-    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid = 'ENV'", [sha256Of(keys)]);
+    // Other keys, told by a process with the digest's codec key: a change, a new version.
     assert.equal(
-      await registry({ environmentFirm: { ...environmentFirm, keys: newKeys } }).seedEnvironment(),
+      await registry({ keyring: rotated, environmentFirm: { ...environmentFirm, keys: newKeys } }).seedEnvironment(),
       'updated',
     );
     assert.equal((await registry().get('ENV'))?.keys.version, 2);
-    assert.equal((await registry().active('ENV')).keys.firmPrivateKey, newKeys.firmPrivateKey);
-  });
-
-  it("drops a database firm's legacy SHA-256 digest in migration 10, and keeps the environment's for its next start", async function () {
-    await registry().add({ csid: 'F-OLD', name: 'Old', keys });
-    const legacy = createHash('sha256').update('keys written before').digest('hex');
-    await registry({
-      environmentFirm: {
-        csid: 'ENV',
-        settings: { environment: 'qa', protocol: 'xml', firmTypes: [], maintenanceTimeZone: 'UTC' },
-        keys,
-      },
-    }).seedEnvironment();
-    await db.query("UPDATE firms SET keys_digest = $1 WHERE csid IN ('F-OLD', 'ENV')", [legacy]);
-    await db.query(MIGRATIONS.find((migration) => migration.version === 10)!.sql);
-    const rows = await db.query<{ csid: string; keys_digest: string | null }>(
-      "SELECT csid, keys_digest FROM firms WHERE csid IN ('F-OLD', 'ENV') ORDER BY csid",
-    );
-    assert.deepEqual(rows, [
-      { csid: 'ENV', keys_digest: legacy },
-      { csid: 'F-OLD', keys_digest: null },
-    ]);
-    assert.equal((await registry().active('F-OLD')).keys.firmPrivateKey, keys.firmPrivateKey, 'its keys still open');
+    assert.equal((await registry({ keyring: rotated }).active('ENV')).keys.firmPrivateKey, newKeys.firmPrivateKey);
   });
 
   it('keeps the keys of the environment out of the database without codec keys', async function () {

@@ -1,10 +1,11 @@
 /**
  * The lifecycle of one account application, as a pure XState v5 statechart.
  *
- * It decides, it does not act: the `accountApplication` workflow feeds it events (results of
- * activities, staff messages, timers) through XState's pure `transition()` and runs the effect that
- * each state names (see `effects.ts`). The machine never reads a clock and starts no actors or
- * delayed events, so its snapshot is plain data that survives replay and continue-as-new.
+ * It decides, it does not act: the `accountApplication` workflow feeds it events (results of activities, staff
+ * messages, timers) through XState's pure `transition()` and runs the effect that each state names (see
+ * `effects.ts`). The machine never reads a clock and starts no actors or delayed events, so its snapshot is plain
+ * data that survives replay and continue-as-new. Each state's `tags` are its classes (domain/application-states.ts:
+ * who moves next, whether the sweep reads it, whether deadlines apply); they take part in no transition.
  *
  * Transitions of the service's own table:
  *   a pending application --update AbandonAccount--> A            (pending.* --ABANDON--> abandoning --> abandoned)
@@ -16,6 +17,7 @@
 import { assertEvent, assign, setup } from 'xstate';
 import { documentPlan, isPortalTask } from './tasks.js';
 import type { BlockedStep, LifecycleContext, LifecycleEvent, LifecycleInput } from './types.js';
+import { STATE_TAGS, type StateTag } from '../../domain/application-states.js';
 
 function plan(context: LifecycleContext) {
   return documentPlan(context.tasks, context.waitingDocuments, context.submittedDocuments);
@@ -42,6 +44,7 @@ export const lifecycleMachine = setup({
     context: {} as LifecycleContext,
     events: {} as LifecycleEvent,
     input: {} as LifecycleInput,
+    tags: {} as StateTag,
   },
   guards: {
     isOpen: ({ context }) => context.status === 'O',
@@ -216,6 +219,7 @@ export const lifecycleMachine = setup({
   states: {
     /** validateXML: structural checks before anything is created. */
     validating: {
+      tags: STATE_TAGS.validating,
       on: {
         VALIDATED: 'creating',
         VALIDATION_FAILED: { target: 'needsCorrection', actions: 'recordCorrections' },
@@ -226,6 +230,7 @@ export const lifecycleMachine = setup({
     },
     /** create, idempotent by external id; abandon waits until the account exists. */
     creating: {
+      tags: STATE_TAGS.creating,
       on: {
         CREATED: { target: 'pending', actions: 'recordAccount' },
         CREATE_REFUSED: { target: 'needsCorrection', actions: 'recordCorrections' },
@@ -242,6 +247,7 @@ export const lifecycleMachine = setup({
      * account is known; `resubmit` (create only) declares the earlier file made no account.
      */
     unconfirmed: {
+      tags: STATE_TAGS.unconfirmed,
       on: {
         RETRY: [
           { guard: 'createUnconfirmed', target: 'creating', actions: 'clearUnconfirmed' },
@@ -266,6 +272,7 @@ export const lifecycleMachine = setup({
      * `abandon` abandons the account, or ends the application when no account is known.
      */
     blocked: {
+      tags: STATE_TAGS.blocked,
       on: {
         RETRY: [
           { guard: { type: 'blockedAt', params: 'validate' }, target: 'validating', actions: 'clearBlocked' },
@@ -294,6 +301,7 @@ export const lifecycleMachine = setup({
     },
     /** Waits for staff: a corrected application, or abandonment. */
     needsCorrection: {
+      tags: STATE_TAGS.needsCorrection,
       on: {
         RESUBMIT: { target: 'validating', actions: 'acceptResubmission' },
         ABANDON: { target: 'closedAsAbandoned', actions: 'recordAbandonReason' },
@@ -325,9 +333,10 @@ export const lifecycleMachine = setup({
           ],
         },
         /** Under review, or waiting for the next status: polls at the tracking interval. */
-        tracking: {},
+        tracking: { tags: STATE_TAGS.tracking },
         /** update with DocumentSubmission for the documents we hold. */
         submittingDocuments: {
+          tags: STATE_TAGS.submittingDocuments,
           on: {
             // A poll answered while documents are being sent is stale: the next one decides.
             STATUS: { actions: 'recordStatus' },
@@ -340,15 +349,16 @@ export const lifecycleMachine = setup({
           },
         },
         /** A task wants a document we do not have (or one was rejected): waits for provideDocuments. */
-        needsDocuments: {},
+        needsDocuments: { tags: STATE_TAGS.needsDocuments },
         /** A `to complete` task is done in the hosted portal by the client or the firm. */
-        awaitingClient: {},
+        awaitingClient: { tags: STATE_TAGS.awaitingClient },
         /** In the approval queue: opened by the next business day. */
-        awaitingApproval: {},
+        awaitingApproval: { tags: STATE_TAGS.awaitingApproval },
       },
     },
     /** update with AbandonAccount. */
     abandoning: {
+      tags: STATE_TAGS.abandoning,
       on: {
         REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
         REQUEST_SENT: { actions: 'recordRequestSent' },
@@ -361,13 +371,12 @@ export const lifecycleMachine = setup({
     },
     /** Status A: waits for a reset until the retention period ends. */
     abandoned: {
-      on: {
-        RESET: 'resetting',
-        RETENTION_EXPIRED: 'closedAsAbandoned',
-      },
+      tags: STATE_TAGS.abandoned,
+      on: { RESET: 'resetting', RETENTION_EXPIRED: 'closedAsAbandoned' },
     },
     /** update with ResetAbandonedAccount. */
     resetting: {
+      tags: STATE_TAGS.resetting,
       on: {
         REQUEST_PREPARED: { actions: 'recordRequestPrepared' },
         REQUEST_SENT: { actions: 'recordRequestSent' },
@@ -378,11 +387,11 @@ export const lifecycleMachine = setup({
         BLOCKED: { target: '#accountApplication.blocked', actions: 'recordBlocked' },
       },
     },
-    open: { type: 'final' },
-    rejected: { type: 'final' },
+    open: { type: 'final', tags: STATE_TAGS.open },
+    rejected: { type: 'final', tags: STATE_TAGS.rejected },
     /** Status C seen before the lifecycle ended (closed at the brokerage). */
-    closed: { type: 'final' },
-    closedAsAbandoned: { type: 'final' },
+    closed: { type: 'final', tags: STATE_TAGS.closed },
+    closedAsAbandoned: { type: 'final', tags: STATE_TAGS.closedAsAbandoned },
   },
 });
 

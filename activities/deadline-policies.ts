@@ -3,7 +3,8 @@
  * each time it enters a waiting state, so that a firm's change applies without restarting anything.
  */
 import { Context } from '@temporalio/activity';
-import { DEADLINE_STATES, effectivePolicy, stateDeadlineProblems } from '../domain/deadlines.js';
+import { stateClasses } from '../domain/application-states.js';
+import { effectivePolicy, stateDeadlineProblems } from '../domain/deadlines.js';
 import type { DeadlinePolicy, StateDeadline } from '../domain/deadlines.js';
 import type { DeadlinePolicies } from '../runtime/deadline-policies.js';
 
@@ -26,7 +27,7 @@ function warn(message: string, meta: Record<string, unknown>): void {
  */
 function usableEntries(csid: string, stored: DeadlinePolicy): DeadlinePolicy {
   const usable: DeadlinePolicy = {};
-  for (const state of DEADLINE_STATES) {
+  for (const state of stateClasses.deadline) {
     const entry: StateDeadline | null | undefined = stored[state];
     if (entry === undefined) continue;
     const problems = entry === null ? [] : stateDeadlineProblems(state, entry);

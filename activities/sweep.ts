@@ -24,6 +24,7 @@ import { accountObservedSignal } from '../workflows/application/messages.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { NO_OBSERVATION, observationFingerprint } from '../domain/observation.js';
 import { firstReadChangesNothing } from '../workflows/lifecycle/index.js';
+import { stateClasses } from '../domain/application-states.js';
 import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
@@ -38,9 +39,6 @@ import { lookUpInParts } from './account-lists.js';
 import { WebApiSweepReads } from './sweep-webapi.js';
 import type { Protocol } from '../runtime/firm-settings.js';
 import type { WebApiClient } from '../webapi/index.js';
-
-/** The lifecycle states whose effect is a wait for the account to change (workflows/lifecycle/effects.ts). */
-export const SWEPT_STATES = ['tracking', 'needsDocuments', 'awaitingClient', 'awaitingApproval'] as const;
 
 /** Statuses of an application still in progress at the brokerage. */
 const PENDING_STATUSES = ['N', 'P'] as const;
@@ -90,7 +88,7 @@ export function sweepQuery(csid: string): string {
     `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
     `ExecutionStatus = 'Running'`,
     `EcaCsid = ${quoted(csid)}`,
-    `EcaLifecycleState IN (${SWEPT_STATES.map((state) => `'${state}'`).join(', ')})`,
+    `EcaLifecycleState IN (${stateClasses.swept.map((state) => `'${state}'`).join(', ')})`,
   ].join(' AND ');
 }
 

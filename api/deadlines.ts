@@ -6,7 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DEADLINE_STATES, effectivePolicy, ESCALATIONS } from '../domain/deadlines.js';
+import { stateClasses } from '../domain/application-states.js';
+import { effectivePolicy, ESCALATIONS } from '../domain/deadlines.js';
+import type { DeadlineState } from '../domain/deadlines.js';
 import { DeadlinePolicies, DeadlinePolicyError } from '../runtime/deadline-policies.js';
 import type { Queryable } from '../runtime/database/index.js';
 import { principalOf, READERS, STAFF } from './auth.js';
@@ -29,7 +31,7 @@ export const StateDeadline = z
 const stateEntry = StateDeadline.nullable().describe('`null`: no deadline in this state');
 
 const statesOf = <T extends z.ZodType>(entry: T) =>
-  Object.fromEntries(DEADLINE_STATES.map((state) => [state, entry])) as Record<(typeof DEADLINE_STATES)[number], T>;
+  Object.fromEntries(stateClasses.deadline.map((state) => [state, entry])) as Record<DeadlineState, T>;
 
 export const DeadlinePolicy = z.object(statesOf(stateEntry.optional())).meta({
   id: 'DeadlinePolicy',
@@ -57,7 +59,7 @@ const SetDeadlinePolicyRequest = z
     policy: z
       .record(z.string(), z.unknown())
       .describe(
-        'A DeadlinePolicy: by state (needsCorrection, needsDocuments, awaitingClient, unconfirmed, blocked), a StateDeadline or null. Checked in full: every problem is named.',
+        `A DeadlinePolicy: by state (${stateClasses.deadline.join(', ')}), a StateDeadline or null. Checked in full: every problem is named.`,
       ),
   })
   .meta({

@@ -375,5 +375,5 @@ export async function pollNow(ctx: EngineContext, reference: string): Promise<vo
 export { DEFAULT_TASK_QUEUE, EngineError };
 /** What an application answers (`getState`, the actions) and ends with (its handle's `result()`). */
 export type { ApplicationResult, ApplicationStateView } from '../workflows/application/messages.js';
-export { APPLICATION_STATES, FINAL_STATES } from '../domain/application-states.js';
-export type { ApplicationState } from '../domain/application-states.js';
+export { APPLICATION_STATES, hasTag, STATE_TAGS, stateClasses } from '../domain/application-states.js';
+export type { ApplicationState, StateTag, TaggedState } from '../domain/application-states.js';

@@ -108,6 +108,3 @@ export const stateClasses = {
   needsStaff: tagged('needsStaff'),
   abandonment: tagged('abandonment'),
 } as const;
-
-/** The states an application ends in: it takes no more messages. */
-export const FINAL_STATES: readonly ApplicationState[] = ['open', 'rejected', 'closed', 'closedAsAbandoned'];

@@ -10,20 +10,13 @@
  * business days (Monday to Friday, UTC) by the rule of domain/business-days.ts: `"3d"` entered on a
  * Friday at 15:00 is the next Wednesday at 15:00, and a weekend entry counts from Monday 00:00 UTC.
  */
-import type { ApplicationState } from './application-states.js';
+import { hasTag, stateClasses } from './application-states.js';
+import type { TaggedState } from './application-states.js';
 import { addBusinessDays, DAY_MS } from './business-days.js';
 import { durationMs } from './durations.js';
 
-/** The waiting states a firm can give a deadline: each waits on the firm, its client or staff. */
-export const DEADLINE_STATES = [
-  'needsCorrection',
-  'needsDocuments',
-  'awaitingClient',
-  'unconfirmed',
-  'blocked',
-] as const satisfies readonly ApplicationState[];
-
-export type DeadlineState = (typeof DEADLINE_STATES)[number];
+/** The waiting states a firm can give a deadline (tag `deadline`): each waits on the firm, its client or staff. */
+export type DeadlineState = TaggedState<'deadline'>;
 
 /**
  * What happens at the deadline: `none` emits the overdue event only; `alert` also an escalated event
@@ -100,7 +93,7 @@ function copy(deadline: Readonly<StateDeadline>): StateDeadline {
  */
 export function effectivePolicy(firm: DeadlinePolicy | undefined): Record<DeadlineState, StateDeadline | null> {
   const policy = {} as Record<DeadlineState, StateDeadline | null>;
-  for (const state of DEADLINE_STATES) {
+  for (const state of stateClasses.deadline) {
     const own = firm?.[state];
     policy[state] = own === null ? null : copy(own ?? DEFAULT_DEADLINE_POLICY[state]);
   }
@@ -170,8 +163,8 @@ export function deadlinePolicyProblems(input: unknown): string[] {
   if (!isRecord(input)) return [`policy: expected an object keyed by state, got ${show(input)}`];
   const problems: string[] = [];
   for (const [key, value] of Object.entries(input)) {
-    if (!(DEADLINE_STATES as readonly string[]).includes(key)) {
-      problems.push(`${keyName(key)}: not a state with a deadline (one of ${DEADLINE_STATES.join(', ')})`);
+    if (!hasTag(key, 'deadline')) {
+      problems.push(`${keyName(key)}: not a state with a deadline (one of ${stateClasses.deadline.join(', ')})`);
     } else if (value !== null && value !== undefined) {
       problems.push(...stateDeadlineProblems(key, value));
     }
@@ -184,7 +177,7 @@ export function checkDeadlinePolicy(input: unknown): DeadlinePolicy {
   const problems = deadlinePolicyProblems(input);
   if (problems.length > 0) throw new DeadlinePolicyError(problems);
   const policy: DeadlinePolicy = {};
-  for (const state of DEADLINE_STATES) {
+  for (const state of stateClasses.deadline) {
     const value = (input as Record<string, StateDeadline | null | undefined>)[state];
     if (value === null) policy[state] = null;
     else if (value !== undefined) {

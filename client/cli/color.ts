@@ -4,6 +4,7 @@
  * always|never` decides outright. JSON output is never painted.
  */
 import type { WriteStream } from 'node:tty';
+import { hasTag } from '../../domain/application-states.js';
 
 export type ColorChoice = 'auto' | 'always' | 'never';
 
@@ -28,13 +29,15 @@ export function paint(color: Color, text: string, stream?: Pick<WriteStream, 'is
   return colorOn(stream) ? `\x1b[${CODES[color]}m${text}\x1b[0m` : text;
 }
 
-/** The colour of a lifecycle state or an outcome: done well, done badly, waiting on people. */
+/**
+ * The colour of a lifecycle state or an outcome: done well (an account opened, a run or request
+ * completed), done badly (rejected, failed), waiting on people (a state that needs the client or staff).
+ */
 export function stateColor(state: string | undefined): Color | undefined {
   if (state === undefined) return undefined;
   if (/^(open|PROCESSED|started|COMPLETED|ok)$/.test(state)) return 'green';
-  if (/^(rejected|blocked|failed|REJECTED|FAILED|TERMINATED|TIMED_OUT|UNCONFIRMED|abandoned)$/.test(state))
-    return 'red';
-  if (/^(needs|awaitingClient|unconfirmed)/.test(state)) return 'yellow';
+  if (/^(rejected|failed|REJECTED|FAILED|TERMINATED|TIMED_OUT|UNCONFIRMED)$/.test(state)) return 'red';
+  if (hasTag(state, 'needsClient') || hasTag(state, 'needsStaff')) return 'yellow';
   return undefined;
 }
 

@@ -1,10 +1,9 @@
 /** Deadlines of the waiting states (domain/deadlines.ts) and business days (domain/business-days.ts). */
 import assert from 'node:assert/strict';
-import { APPLICATION_STATES } from '../../domain/application-states.js';
+import { APPLICATION_STATES, stateClasses } from '../../domain/application-states.js';
 import { addBusinessDays, businessStart, DAY_MS } from '../../domain/business-days.js';
 import {
   checkDeadlinePolicy,
-  DEADLINE_STATES,
   deadlineMarks,
   deadlinePolicyProblems,
   DeadlinePolicyError,
@@ -38,8 +37,8 @@ describe('deadlines (domain/deadlines)', function () {
   describe('defaults', function () {
     it('give every deadline state a valid deadline, as documented', function () {
       assert.deepEqual(deadlinePolicyProblems(DEFAULT_DEADLINE_POLICY), []);
-      assert.deepEqual(Object.keys(DEFAULT_DEADLINE_POLICY).sort(), [...DEADLINE_STATES].sort());
-      for (const state of DEADLINE_STATES) assert.ok(APPLICATION_STATES.includes(state), state);
+      assert.deepEqual(Object.keys(DEFAULT_DEADLINE_POLICY).sort(), [...stateClasses.deadline].sort());
+      for (const state of stateClasses.deadline) assert.ok(APPLICATION_STATES.includes(state), state);
       assert.deepEqual(DEFAULT_DEADLINE_POLICY, {
         needsCorrection: { deadline: '10d', reminders: ['3d', '7d'], businessDays: true, escalation: 'none' },
         needsDocuments: { deadline: '30d', reminders: ['7d', '14d', '21d'], escalation: 'none' },
@@ -259,7 +258,7 @@ describe('deadlines (domain/deadlines)', function () {
     });
 
     it('answers messages, never throws, whatever it is given (property)', function () {
-      const states = fc.constantFrom(...DEADLINE_STATES, 'other');
+      const states = fc.constantFrom(...stateClasses.deadline, 'other');
       const entry = fc.record(
         {
           deadline: fc.oneof(fc.string(), fc.constantFrom('1d', '4h', '10 days', '0d')),

@@ -15,7 +15,8 @@
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
 import type { ApplicationState } from '../../domain/application-states.js';
-import { DEADLINE_STATES, deadlineMarks, escalationReason } from '../../domain/deadlines.js';
+import { hasTag } from '../../domain/application-states.js';
+import { deadlineMarks, escalationReason } from '../../domain/deadlines.js';
 import type { DeadlineMark, DeadlineState, StateDeadline } from '../../domain/deadlines.js';
 import { lifecycleState } from '../lifecycle/index.js';
 import type { DeadlineActivities } from './activities.js';
@@ -36,8 +37,7 @@ function entryOf(run: ApplicationRun): { state: ApplicationState; at: number } {
   return { state: lifecycleState(run.snapshot) as ApplicationState, at: last?.at ?? Date.now() };
 }
 
-const isDeadlineState = (state: ApplicationState): state is DeadlineState =>
-  (DEADLINE_STATES as readonly string[]).includes(state);
+const isDeadlineState = (state: ApplicationState): state is DeadlineState => hasTag(state, 'deadline');
 
 /**
  * Watches the application's deadlines until it is done; runs beside the lifecycle loop. `markAt` is

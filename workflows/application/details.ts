@@ -1,3 +1,4 @@
+import { hasTag } from '../../domain/application-states.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationStateView } from './messages.js';
 
@@ -38,19 +39,17 @@ function actions(view: ApplicationStateView, wf: string): Action[] {
     eca: `eca poll-now ${id}`,
     temporal: [`temporal workflow signal --workflow-id ${wf} --name pollNow${input('{}')}`],
   };
+  // The states the sweep reads wait for the account to change: it can be read now, or abandoned.
+  if (hasTag(view.lifecycleState, 'swept')) {
+    const provide: Action = {
+      what: 'provide the documents asked for',
+      eca: `eca provide-docs ${id} <form>:file.pdf …`,
+    };
+    return [...(view.lifecycleState === 'needsDocuments' ? [provide] : []), abandon, pollNow];
+  }
   switch (view.lifecycleState) {
     case 'needsCorrection':
       return [{ what: 'send the corrected application XML', eca: `eca resubmit ${id} corrected.xml` }, abandon];
-    case 'needsDocuments':
-      return [
-        { what: 'provide the documents asked for', eca: `eca provide-docs ${id} <form>:file.pdf …` },
-        abandon,
-        pollNow,
-      ];
-    case 'tracking':
-    case 'awaitingClient':
-    case 'awaitingApproval':
-      return [abandon, pollNow];
     case 'abandoned':
       return [{ what: 'reset the application at the brokerage', eca: `eca reset ${id}`, temporal: both('reset') }];
     case 'unconfirmed':

@@ -11,6 +11,7 @@
  * event unwritten.
  */
 import { condition, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { hasTag } from '../../domain/application-states.js';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
 import type { EventData, EventDraft, EventType, NewEvent } from '../../domain/events.js';
@@ -48,12 +49,11 @@ export const STAFF_ACTIONS: Partial<Record<LifecycleEvent['type'], string>> = {
 
 /** What the firm learns of the state `to`: only what the brokerage said or the firm already has. */
 function stateData(to: ApplicationState, context: LifecycleContext, event: LifecycleEvent): EventData {
+  // What the client is asked for: the brokerage's tasks.
+  if (hasTag(to, 'needsClient')) return { tasks: context.tasks.map((task) => task.formNumber) };
   switch (to) {
     case 'needsCorrection':
       return { errors: [...context.corrections] };
-    case 'needsDocuments':
-    case 'awaitingClient':
-      return { tasks: context.tasks.map((task) => task.formNumber) };
     case 'blocked':
       return context.blocked ? { reason: context.blocked.reason } : {};
     case 'unconfirmed':

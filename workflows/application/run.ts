@@ -216,9 +216,7 @@ export class ApplicationRun {
         .map((document) => document.formNumber),
       corrections: context.corrections,
       lastRefusal: context.lastRefusal,
-      ...(context.abandonReason && ['abandoning', 'abandoned', 'closedAsAbandoned'].includes(state)
-        ? { abandonReason: context.abandonReason }
-        : {}),
+      ...(context.abandonReason && this.snapshot.hasTag('abandonment') ? { abandonReason: context.abandonReason } : {}),
       unconfirmed: context.unconfirmed,
       ...inDoubt(context),
       ...(context.blocked && { blocked: context.blocked }),

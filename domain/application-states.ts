@@ -36,7 +36,7 @@ export type ApplicationState = (typeof APPLICATION_STATES)[number];
  * And across owners:
  * - `swept`: waits for its account to change, which the firm's status sweep reads (activities/sweep.ts);
  * - `deadline`: a firm's deadline policy gives it reminders and a deadline (domain/deadlines.ts);
- * - `abandonment`: abandoned by staff or at the brokerage, the staff's reason shown.
+ * - `abandonment`: being abandoned or abandoned, where the state view shows the reason staff gave.
  */
 export type StateTag =
   'working' | 'waitsOnBrokerage' | 'needsClient' | 'needsStaff' | 'final' | 'swept' | 'deadline' | 'abandonment';

@@ -2,7 +2,7 @@
  * The document store's cryptography (runtime/document-store.ts), from the payload codec's keyring
  * (`ECA_CODEC_KEYS`: same keys, same rotation). Every key is derived with HKDF under its own label, so
  * the store and the codec never share a key:
- * - sealing: a SealedBox (sealing.ts, the engine's one cipher) under `ECA-DOC2`, the ciphertext bound
+ * - sealing: a SealedBox (sealing.ts, over the one cipher codec/seal.ts) under `ECA-DOC2`, the ciphertext bound
  *   to the key id and to the file's reference in the store (a file moved elsewhere does not
  *   authenticate there);
  * - names: a blob is named by HMAC-SHA-256 of its content under a name key derived from the newest

@@ -15,7 +15,7 @@ const LABEL = 'eca-firm-keys-digest-v1';
 
 /**
  * How a stored digest compares with the keys: `current` (theirs, under the current codec key), `stale` (theirs,
- * under an older codec key: to rewrite), `changed` (another keys'), `absent` (none stored), `unverifiable` (an
+ * under an older codec key: to rewrite), `changed` (another keys', or a digest of no form written here), `absent` (none stored), `unverifiable` (an
  * HMAC under a codec key this process does not have, or it has no keyring).
  */
 export type DigestComparison = 'current' | 'stale' | 'changed' | 'absent' | 'unverifiable';
@@ -38,7 +38,10 @@ export class FirmKeysDigest {
 
   compare(stored: string | null, csid: string, keys: FirmKeys): DigestComparison {
     if (stored === null) return 'absent';
-    const [, id = '', mac = ''] = /^hmac:(.+):([0-9a-f]{64})$/.exec(stored) ?? [];
+    const written = /^hmac:(.+):([0-9a-f]{64})$/.exec(stored);
+    // A digest of no form this engine writes tells nothing of the keys: they are written again, with it.
+    if (!written) return 'changed';
+    const [, id = '', mac = ''] = written;
     // Under a codec key this process lacks (a keyring rotated by other processes first): no change can be told.
     if (!this.keys.has(id)) return 'unverifiable';
     if (!equal(mac, this.mac(id, csid, keys))) return 'changed';

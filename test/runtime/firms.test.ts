@@ -309,6 +309,11 @@ describe('firms (runtime/firms)', function () {
     );
     assert.equal((await registry().get('ENV'))?.keys.version, 2);
     assert.equal((await registry({ keyring: rotated }).active('ENV')).keys.firmPrivateKey, newKeys.firmPrivateKey);
+    // A digest of no form the engine writes (64 hex digits, say) tells nothing: the keys are written again under an HMAC.
+    await db.query('UPDATE firms SET keys_digest = $2 WHERE csid = $1', ['ENV', 'ab'.repeat(32)]);
+    assert.equal(await registry({ keyring: rotated, environmentFirm }).seedEnvironment(), 'updated');
+    assert.equal((await registry({ keyring: rotated }).active('ENV')).keys.firmPrivateKey, keys.firmPrivateKey);
+    assert.match((await digestOf('ENV')) ?? '', /^hmac:k2:/);
   });
 
   it('keeps the keys of the environment out of the database without codec keys', async function () {

@@ -1,6 +1,6 @@
 # The engine's image: worker, codec server, onboarding API, `eca` CLI (and `eca setup`) and the simulator,
 # run as the compiled package (`npm run build`: dist/, with the workflow bundles). docker-compose.yml and
-# docs/production.md show how it is run.
+# docs/operate.md show how it is run.
 #
 # Node 22 is an LTS line; the code needs Node >= 20.19. Debian bookworm-slim for glibc, which the Temporal
 # SDK's native core is built against.

@@ -179,7 +179,7 @@ export const Application = component(
         escalation: z.enum(ESCALATIONS),
       })
       .optional()
-      .describe('The waiting state\'s deadline (README, "Follow your applications")'),
+      .describe('The waiting state\'s deadline (docs/integrate.md, "Deadlines and reminders")'),
   }),
   'Application',
   "An application's state, as its workflow reports it.",

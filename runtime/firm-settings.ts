@@ -112,7 +112,7 @@ export const FirmSettingsSchema = z
   .strictObject({
     environment: z.enum(['qa', 'prod']).default('qa'),
     /**
-     * The protocol the firm's applications start on (README, "Which protocol"): `xml` unless set. An application
+     * The protocol the firm's applications start on (docs/operate.md, "Which protocol"): `xml` unless set. An application
      * keeps the protocol it started on (activities/protocol-router.ts).
      */
     protocol: z.enum(PROTOCOLS).default('xml'),

@@ -66,7 +66,7 @@ export async function cliDocument(program: Command = buildProgram()): Promise<st
     '',
     'Every block below is what `eca <command> --help` prints. The conventions every command follows (output',
     'formats, colour, confirmation, timeouts) and a table of the commands are in the',
-    '[staff and ops guide](operations.md).',
+    '[operations guide](operate.md#the-eca-cli).',
     '',
     '## Exit codes',
     '',

@@ -152,7 +152,7 @@ function brokerageSummary(sim: RunningSimulator): string {
   );
 }
 
-/** What the applications told their firm: the events in the log, by type (README, "Follow your applications"). */
+/** What the applications told their firm: the events in the log, by type (docs/integrate.md, "Follow your applications"). */
 async function eventsSummary(database: Database): Promise<string> {
   const rows = await database.query<{ type: string; count: string }>(
     'SELECT type, count(*) AS count FROM events GROUP BY type ORDER BY count(*) DESC, type',

@@ -16,7 +16,7 @@
  * - `eca_sweep_woken{csid}`                             applications woken by the sweeps (counter)
  * - `eca_daily_documents_recorded_seconds{csid}`        when the firm's daily documents were last recorded, Unix time (gauge)
  *
- * The alert rules and the dashboard built on these are in deploy/prometheus/ and deploy/grafana/ (docs/production.md).
+ * The alert rules and the dashboard built on these are in deploy/prometheus/ and deploy/grafana/ (docs/operate.md).
  */
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';

@@ -344,12 +344,12 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     }
   });
 
-  it("runs the README's curl examples as they are written", async function () {
-    const readme = await readFile('README.md', 'utf8');
-    const block = /<!-- http-examples[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/http-examples -->/.exec(readme)?.[1];
-    assert.ok(block, "the README's http-examples block");
-    const externalId = `stalled-readme-${run}`;
-    const cwd = await mkdtemp(join(dir, 'readme-'));
+  it("runs docs/integrate.md's curl examples as they are written", async function () {
+    const guide = await readFile('docs/integrate.md', 'utf8');
+    const block = /<!-- http-examples[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/http-examples -->/.exec(guide)?.[1];
+    assert.ok(block, "docs/integrate.md's http-examples block");
+    const externalId = `stalled-integrate-${run}`;
+    const cwd = await mkdtemp(join(dir, 'integrate-'));
     await writeFile(join(cwd, 'application.xml'), applicationXml(externalId));
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block], {
       cwd,
@@ -408,10 +408,10 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     assert.equal(hidden.body?.code, 'UNKNOWN_APPLICATION');
   });
 
-  it("runs the README's event stream example: the firm's events, each with its cursor as id", async function () {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const block = /<!-- sse-example[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/sse-example -->/.exec(readme)?.[1];
-    assert.ok(block, "the README's sse-example block");
+  it("runs docs/integrate.md's event stream example: the firm's events, each with its cursor as id", async function () {
+    const guide = await readFile(new URL('../../docs/integrate.md', import.meta.url), 'utf8');
+    const block = /<!-- sse-example[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- \/sse-example -->/.exec(guide)?.[1];
+    assert.ok(block, "docs/integrate.md's sse-example block");
     // An application of the firm with an event in the log before the stream is read.
     const externalId = `stalled-sse-${run}`;
     assert.equal(

@@ -263,7 +263,7 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     world!.checkGone(await victim.stop('SIGKILL'), `${victim.name} SIGKILL`);
     const down = await firing('EcaWorkerDown', (labels) => labels.instance === instance);
     assert.equal(down.labels.severity, 'critical');
-    assert.equal(down.annotations.runbook_url, 'docs/production.md#ecaworkerdown');
+    assert.equal(down.annotations.runbook_url, 'docs/operate.md#ecaworkerdown');
 
     // No application is blocked yet: the alert is quiet.
     assert.ok(!(await prometheus.alerts()).some((a) => a.labels.alertname === 'EcaApplicationsBlocked'));

@@ -97,9 +97,9 @@ describe('alert rules and dashboard (real promtool)', function () {
     assert.match(tests.stdout, /SUCCESS/);
   });
 
-  it('every alert has a rule test that fires it, and a runbook entry in docs/production.md', async function () {
+  it('every alert has a rule test that fires it, and a runbook entry in docs/operate.md', async function () {
     const tests = await readFile(RULE_TESTS_FILE, 'utf8');
-    const production = await readFile('docs/production.md', 'utf8');
+    const runbooks = await readFile('docs/operate.md', 'utf8');
     assert.ok(alerts.length >= 10, `alerts read: ${alerts.map((rule) => rule.alert).join(', ')}`);
     for (const { alert, runbookUrl } of alerts) {
       assert.match(
@@ -108,8 +108,8 @@ describe('alert rules and dashboard (real promtool)', function () {
         `${alert} never fires in a test`,
       );
       assert.match(tests, new RegExp(`alertname: ${alert}\\n\\s+exp_alerts: \\[\\]`), `${alert} is never tested quiet`);
-      assert.match(production, new RegExp(`^#### ${alert}$`, 'm'), `no runbook heading for ${alert}`);
-      assert.equal(runbookUrl, `docs/production.md#${alert.toLowerCase()}`);
+      assert.match(runbooks, new RegExp(`^#### ${alert}$`, 'm'), `no runbook heading for ${alert}`);
+      assert.equal(runbookUrl, `docs/operate.md#${alert.toLowerCase()}`);
     }
   });
 

@@ -27,7 +27,7 @@ export interface Backends {
 }
 
 /**
- * PostgreSQL's lane needs its server binaries, as `npm run cluster` does (README, Prerequisites); on a
+ * PostgreSQL's lane needs its server binaries, as `npm run cluster` does (docs/develop.md, Prerequisites); on a
  * machine without them the embedded lane runs alone and the PostgreSQL lane is reported pending.
  */
 export const POSTGRES_INSTALLED = postgresInstalled();

@@ -17,7 +17,7 @@ interface Action {
 
 /**
  * What staff can do next in each state a person may act on, with the exact commands (the temporal CLI
- * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; docs/operations.md: staff guide).
+ * needs `--codec-endpoint` and `--codec-auth` to print the encrypted answer; docs/operate.md: the staff guide).
  */
 function actions(view: ApplicationStateView, wf: string): Action[] {
   const id = view.externalId;

@@ -84,6 +84,8 @@ export interface RealApi {
   base: string;
   csid: string;
   keys: { onboarding: string; staff: string };
+  /** What a program of the engine's client API needs to reach the same engine (`connectEngine`). */
+  engineEnv: NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
@@ -136,6 +138,13 @@ export async function startRealApi(options: RealApiOptions = {}): Promise<RealAp
     base,
     csid,
     keys,
+    engineEnv: {
+      TEMPORAL_ADDRESS: env.address,
+      ECA_CSID: csid,
+      ECA_TASK_QUEUE: engine.taskQueue,
+      ECA_DOCUMENT_STORE: engine.store.root,
+      ECA_CODEC_DISABLED: 'true',
+    },
     async close() {
       await app.close();
       await db.close();

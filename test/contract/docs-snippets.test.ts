@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { contractVenv, javaClientDependencies } from '../../scripts/contract-tools.js';
 import type { ContractVenv } from '../../scripts/contract-tools.js';
 import { applicationXml, pdf } from '../support/engine.js';
-import { externalIdOf, generateClient, REPO, sh, startedWithEvents, startRealApi, timed, workDir } from './support.js';
+import {
+  compileJava,
+  externalIdOf,
+  generateClient,
+  REPO,
+  sh,
+  startedWithEvents,
+  startRealApi,
+  timed,
+  workDir,
+} from './support.js';
 import type { RealApi } from './support.js';
 
 const GUIDE = join(REPO, 'docs', 'integrate.md');
@@ -154,26 +164,14 @@ describe("contract: docs/integrate.md's programs and examples/, as they are writ
         '',
       ].join('\n'),
     );
-    const listing = await sh('find', [join(java(), 'src', 'main', 'java'), '-name', '*.java']);
-    await writeFile(join(cwd, 'sources.txt'), [...listing.trim().split('\n'), join(cwd, 'Snippet.java')].join('\n'));
     const classes = join(cwd, 'classes');
-    await timed('javac', () =>
-      sh('javac', [
-        '-J-XX:+UseSerialGC',
-        '-J-XX:TieredStopAtLevel=1',
-        '-nowarn',
-        '-proc:none',
-        '-encoding',
-        'UTF-8',
-        '-d',
-        classes,
-        '-cp',
-        `${javaLib}/*`,
-        `@${join(cwd, 'sources.txt')}`,
-      ]).catch((error: Error) => {
-        throw new Error(`the Java snippet does not compile:\n${error.message.split('\n').slice(1).join('\n')}`);
-      }),
-    );
+    await compileJava({
+      client: java(),
+      programs: [join(cwd, 'Snippet.java')],
+      lib: javaLib,
+      classes,
+      what: 'the Java snippet',
+    });
     const output = await timed('java snippet', () =>
       sh('java', ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${classes}:${javaLib}/*`, 'Snippet'], {
         cwd,

@@ -5,12 +5,13 @@
  * cache (scripts/contract-tools.ts): the client then compiles with `javac` alone, in a few seconds.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { javaClientDependencies } from '../../scripts/contract-tools.js';
 import {
+  compileJava,
   FUTURE,
   futureApplication,
   futureEventPage,
@@ -119,26 +120,13 @@ describe('contract: the generated Java client', function () {
   /** Compiles the client's sources and ContractRead.java with javac (once). */
   const compile = () =>
     (compiled ??= (async () => {
-      const listing = await sh('find', [join(work.dir, 'java', 'src', 'main', 'java'), '-name', '*.java']);
-      const sources = [...listing.trim().split('\n'), join(REPO, 'test', 'contract', 'ContractRead.java')];
-      await writeFile(join(work.dir, 'sources.txt'), sources.join('\n'));
-      await timed('javac', () =>
-        sh('javac', [
-          '-J-XX:+UseSerialGC',
-          '-J-XX:TieredStopAtLevel=1',
-          '-nowarn',
-          '-proc:none',
-          '-encoding',
-          'UTF-8',
-          '-d',
-          classes(),
-          '-cp',
-          `${lib}/*`,
-          `@${join(work.dir, 'sources.txt')}`,
-        ]).catch((error: Error) => {
-          throw new Error(`the generated client does not compile:\n${error.message.split('\n').slice(1).join('\n')}`);
-        }),
-      );
+      await compileJava({
+        client: join(work.dir, 'java'),
+        programs: [join(REPO, 'test', 'contract', 'ContractRead.java')],
+        lib,
+        classes: classes(),
+        what: 'the generated client',
+      });
     })());
 
   const read = async (reference: string) => {

@@ -6,12 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/server.js';
@@ -65,6 +65,39 @@ export function sh(command: string, args: string[], options: { cwd?: string; env
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-8000)}`));
     });
   });
+}
+
+/**
+ * Compiles the Java client generated into `client` with `programs` beside it (javac alone, against the jars
+ * of `lib`) into `classes`; a failure says what does not compile, under `what`.
+ */
+export async function compileJava(options: {
+  client: string;
+  programs: string[];
+  lib: string;
+  classes: string;
+  what: string;
+}): Promise<void> {
+  const listing = await sh('find', [join(options.client, 'src', 'main', 'java'), '-name', '*.java']);
+  const sources = join(options.classes, '..', `${basename(options.classes)}-sources.txt`);
+  await writeFile(sources, [...listing.trim().split('\n'), ...options.programs].join('\n'));
+  await timed('javac', () =>
+    sh('javac', [
+      '-J-XX:+UseSerialGC',
+      '-J-XX:TieredStopAtLevel=1',
+      '-nowarn',
+      '-proc:none',
+      '-encoding',
+      'UTF-8',
+      '-d',
+      options.classes,
+      '-cp',
+      `${options.lib}/*`,
+      `@${sources}`,
+    ]).catch((error: Error) => {
+      throw new Error(`${options.what} does not compile:\n${error.message.split('\n').slice(1).join('\n')}`);
+    }),
+  );
 }
 
 /** A temporary directory holding a copy of the document (docs/openapi.json may be regenerated meanwhile). */

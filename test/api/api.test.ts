@@ -61,6 +61,16 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     };
   };
 
+  /** Waits (10 s at most) until the application has an event in the log. */
+  const eventsWritten = async (externalId: string) => {
+    for (let i = 0; ; i++) {
+      const page = await call(keys.ops, 'GET', `/v1/applications/${externalId}/events?after=start`);
+      if ((page.body?.events as unknown[] | undefined)?.length) return;
+      assert.ok(i < 100, 'the application wrote no event');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
   before(async function () {
     env = await devServerEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-api-'));
@@ -418,12 +428,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       (await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: applicationXml(externalId) })).status,
       201,
     );
-    for (let i = 0; ; i++) {
-      const page = await call(keys.ops, 'GET', `/v1/applications/${externalId}/events?after=start`);
-      if ((page.body?.events as unknown[] | undefined)?.length) break;
-      assert.ok(i < 100, 'the application wrote no event');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventsWritten(externalId);
     // The stream never ends by itself: read it for a few seconds (timeout's exit code, 124, is expected).
     const output = await new Promise<string>((resolve) => {
       execFile(
@@ -435,6 +440,35 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
     });
     assert.match(output, /^retry: \d+\nid: 0-0\n\n/);
     assert.match(output, /id: \d+-\d+\nevent: application\.validating\ndata: \{"id":"evt_/);
+  });
+
+  it("runs the README tour's requests: the firm's applications, one of them, and its event stream", async function () {
+    const readme = await readFile('README.md', 'utf8');
+    const tour = /^## A five-minute tour\n([\s\S]*?)^## /m.exec(readme)?.[1];
+    assert.ok(tour, "the README's tour");
+    const blocks = [...tour.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((match) => match[1]!)
+      .filter((block) => block.includes('curl'));
+    assert.equal(blocks.length, 2, 'the API block and the event stream block');
+    const externalId = `stalled-tour-${run}`;
+    assert.equal(
+      (await call(keys.onboarding, 'POST', '/v1/applications', { applicationXml: applicationXml(externalId) })).status,
+      201,
+    );
+    const env = { ...process.env, ECA_API: base, ECA_API_KEY: keys.onboarding, EXTERNAL_ID: externalId };
+    const { stdout: answers } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', blocks[0]!], { env });
+    assert.match(answers, /^\{"applications":\[/);
+    // The page of the firm's applications, then the one read by EXTERNAL_ID.
+    assert.match(answers, new RegExp(`\\}\\{"workflowId":"${applicationWorkflowId(engine.sim.csid, externalId)}"`));
+    await eventsWritten(externalId);
+    // The stream never ends by itself: read it for a few seconds (timeout's exit code, 124, is expected).
+    const stream = await new Promise<string>((resolve) => {
+      execFile('timeout', ['4', 'bash', '-euo', 'pipefail', '-c', blocks[1]!], { env }, (_error, stdout) =>
+        resolve(stdout),
+      );
+    });
+    assert.match(stream, /^retry: \d+\nid: 0-0\n\n/);
+    assert.match(stream, /id: \d+-\d+\nevent: application\.\w+\ndata: \{"id":"evt_/);
   });
 
   it("a key of another firm never sees nor changes the firm's applications, on any route", async function () {

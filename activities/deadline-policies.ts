@@ -37,12 +37,12 @@ function usableEntries(csid: string, stored: DeadlinePolicy): DeadlinePolicy {
   return usable;
 }
 
-/** Without a store (no database configured), every firm follows the defaults. */
-export function createDeadlinePolicyActivities(policies: DeadlinePolicies | undefined) {
+/** A firm without a stored policy follows the defaults. */
+export function createDeadlinePolicyActivities(policies: DeadlinePolicies) {
   return {
     /** The effective policy of firm `csid`: its own entries over the defaults, for every deadline state. */
     async readDeadlinePolicy({ csid }: ReadDeadlinePolicyInput): Promise<DeadlinePolicy> {
-      const stored = await policies?.get(csid);
+      const stored = await policies.get(csid);
       return effectivePolicy(stored && usableEntries(csid, stored));
     },
   };

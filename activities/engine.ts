@@ -59,7 +59,7 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
    */
   stepFailureBounds?: StepFailureBounds;
-  /** How often the status sweep lists the waiting applications from visibility when it has the database (sweep.ts). */
+  /** How often the status sweep lists the waiting applications from visibility (sweep.ts). */
   sweepListingIntervalMs?: number;
   /** Told what each of the firm's status sweeps did (sweep.ts). */
   onSweep?: SweepActivityOptions['onSweep'];
@@ -70,11 +70,10 @@ export interface EngineActivityOptions extends StatusReaderOptions {
   /** Where the applications' lifecycle events are written: the event log in the engine's database (runtime/events.ts). */
   events: EventSink;
   /**
-   * The engine's database: webhook delivery (activities/webhooks.ts), the firms' deadline policies and the
-   * status sweep's snapshot (sweep.ts). Without it the worker delivers no webhooks, every firm follows the
-   * default deadlines and the sweep lists the waiting applications every slot.
+   * The engine's database: webhook delivery (activities/webhooks.ts), the firms' deadline policies, the
+   * status sweep's snapshot (sweep.ts) and the protocol each application started on.
    */
-  database?: Database;
+  database: Database;
   /** The payload codec's keys, which seal the webhook endpoints' secrets (the API process must use the same). */
   keyring?: CodecKeyring;
   /**
@@ -111,8 +110,8 @@ function applicationActivities(
   return byProtocol({
     protocolOf: options.webApi.protocolOf,
     adapters: { xml, webapi },
-    // With the database, each application stays on the protocol it started on.
-    ...(options.database && { pins: new ApplicationProtocols(options.database) }),
+    // Each application stays on the protocol it started on.
+    pins: new ApplicationProtocols(options.database),
   });
 }
 
@@ -120,18 +119,18 @@ export function createEngineActivities(options: EngineActivityOptions) {
   const { eca, store, now } = options;
   const ledger = options.ledger ?? dailyLedgerBeside(store);
   const statusReader = statusReaderOf(options);
-  // With the database, the status sweep compares against its snapshot there, which creates and resets register into.
-  const snapshot = options.database && new SweepSnapshot(options.database);
-  const registered = <T extends Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>>(
-    activities: T,
-  ): T => (snapshot ? registeringAccounts(activities, snapshot) : activities);
+  // The status sweep compares against its snapshot in the database, which creates and resets register into.
+  const snapshot = new SweepSnapshot(options.database);
   return {
     ledger,
     statusReader,
     activities: withStepFailurePolicy(
       {
         ...smokeActivities,
-        ...registered(withRidingEvents(applicationActivities(options, ledger, statusReader), options.events)),
+        ...registeringAccounts(
+          withRidingEvents(applicationActivities(options, ledger, statusReader), options.events),
+          snapshot,
+        ),
         ...createDocumentsActivities({
           eca,
           store,
@@ -153,10 +152,8 @@ export function createEngineActivities(options: EngineActivityOptions) {
         }),
         ...createRetentionActivities({ store }),
         ...createEventActivities(options.events),
-        // Without the database, every firm follows the default deadlines.
-        ...createDeadlinePolicyActivities(options.database && new DeadlinePolicies(options.database)),
-        ...(options.database &&
-          createWebhookActivities({ db: options.database, keyring: options.keyring, firms: options.firms })),
+        ...createDeadlinePolicyActivities(new DeadlinePolicies(options.database)),
+        ...createWebhookActivities({ db: options.database, keyring: options.keyring, firms: options.firms }),
       },
       {
         alert: options.onConfigurationError,

@@ -3,9 +3,9 @@
  * application is on: the XML service's (application.ts) or the Web API's (webapi-application.ts). The workflow
  * never knows which; nothing it records depends on it.
  *
- * With the engine's database, an application stays on the protocol it started on (runtime/application-protocols.ts):
+ * An application stays on the protocol it started on (runtime/application-protocols.ts, in the engine's database):
  * a firm moved to the Web API mid-run leaves its running applications on the XML service until they end, and
- * only its new applications start on the Web API. Without it, each call follows the firm's protocol of the moment.
+ * only its new applications start on the Web API.
  * A maintenance request's reads name the door the request went through (`protocol`), whatever the account's pin.
  */
 import type { ApplicationProtocols } from '../runtime/application-protocols.js';
@@ -16,8 +16,8 @@ export interface ProtocolAdapters {
   /** The firm's protocol (runtime/firm-brokerages.ts `protocolOf`). */
   protocolOf: (csid: string) => Promise<Protocol>;
   adapters: Record<Protocol, ApplicationActivities>;
-  /** The protocol each application started on; without it, the firm's protocol of the moment. */
-  pins?: ApplicationProtocols;
+  /** The protocol each application started on. */
+  pins: ApplicationProtocols;
 }
 
 type Input = { csid: string; protocol?: Protocol } & ({ externalId: string } | { accountId: string });
@@ -27,7 +27,6 @@ export function byProtocol({ protocolOf, adapters, pins }: ProtocolAdapters): Ap
     // A maintenance request's reads name the door it was sent through.
     if (input.protocol !== undefined) return Promise.resolve(input.protocol);
     const current = () => protocolOf(input.csid);
-    if (!pins) return current();
     const key = 'externalId' in input ? { externalId: input.externalId } : { accountId: input.accountId };
     return pins.of(input.csid, key, current);
   };
@@ -43,7 +42,7 @@ export function byProtocol({ protocolOf, adapters, pins }: ProtocolAdapters): Ap
       const protocol = await protocolFor(input);
       const outcome = await adapters[protocol].createAccount(input);
       // The account's reads and requests go where its create went.
-      if (outcome.created && pins) await pins.pin(input.csid, { accountId: outcome.accountId }, protocol);
+      if (outcome.created) await pins.pin(input.csid, { accountId: outcome.accountId }, protocol);
       return outcome;
     },
     readAccount: route('readAccount'),

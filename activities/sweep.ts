@@ -8,12 +8,12 @@
  * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
  * left N and P (opened, rejected, abandoned, closed), in shorter lists when the service refuses a list as a whole.
  *
- * What it compares the reads with: with the engine's database, its snapshot (runtime/sweep-snapshot.ts),
+ * What it compares the reads with: its snapshot in the engine's database (runtime/sweep-snapshot.ts),
  * the fingerprint it last saw or sent per account an application registered; so a quiet slot costs the
  * three calls and one database read whatever the number waiting. It lists the waiting applications from
  * Temporal's visibility, comparing what each last read itself (search attribute `EcaObserved`), when the
  * firm has no listing time in the database (a new or lost one) and every `listingIntervalMs`: the
- * applications stay the source of truth. Without a database, it lists them every slot.
+ * applications stay the source of truth.
  */
 import { CONFIGURATION_ERROR, REQUEST_ERROR } from '../domain/error-types.js';
 import { Context } from '@temporalio/activity';
@@ -49,10 +49,10 @@ export interface SweepActivityOptions {
   client?: Client;
   /**
    * The sweep's snapshot in the engine's database (runtime/sweep-snapshot.ts): slots compare against it
-   * and list the waiting applications only every `listingIntervalMs`. Without it, every slot lists them.
+   * and list the waiting applications only every `listingIntervalMs`.
    */
-  snapshot?: SweepSnapshot;
-  /** How often a slot lists the waiting applications from visibility when there is a snapshot (default 1 h). */
+  snapshot: SweepSnapshot;
+  /** How often a slot lists the waiting applications from visibility (default 1 h). */
   listingIntervalMs?: number;
   /** Accounts per getAccountStatus by id (default: the status reads' own, DEFAULT_MAX_ACCOUNTS_PER_CALL). */
   maxAccountsPerCall?: number;
@@ -194,12 +194,12 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
 
 /**
  * What a slot compares with: the snapshot's rows, and the waiting applications listed from visibility
- * when the listing is due. When the database fails, the slot lists and leaves the snapshot alone, as a
- * worker without a database does; `failure` says why and `tried` runs the slot's later writes the same way.
+ * when the listing is due. When the database fails, the slot lists and leaves the snapshot alone; `failure`
+ * says why and `tried` runs the slot's later writes the same way.
  */
 async function slotSources(
   client: Client,
-  snapshot: SweepSnapshot | undefined,
+  snapshot: SweepSnapshot,
   csid: string,
   began: number,
   listingIntervalMs: number,
@@ -213,8 +213,8 @@ async function slotSources(
       return undefined;
     }
   };
-  let store = snapshot;
-  const listedAt = snapshot && (await tried(() => snapshot.listedAt(csid)));
+  let store: SweepSnapshot | undefined = snapshot;
+  const listedAt = await tried(() => snapshot.listedAt(csid));
   if (failure.message) store = undefined;
   const listing = !store || listedAt === undefined || began - listedAt >= listingIntervalMs;
   const loading = store;

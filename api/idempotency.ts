@@ -11,7 +11,6 @@
  * the route ran (its key, its role, its body's schema, the rate limit) claims nothing. A route whose
  * success holds a secret (`'secret'`: a webhook's signing secret, an API key, a sign-on link) keeps no
  * body of it: a retry is answered 409 (`IDEMPOTENT_ANSWER_WITHHELD`) with the made resource's Location.
- * Without a database (the OpenAPI document's stub) the header is taken and nothing is kept.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -169,13 +168,8 @@ async function settle(keys: IdempotencyKeys, request: FastifyRequest, reply: Fas
  * The hooks: the key claimed once the request is authenticated and valid (preHandler, after the rate
  * limit), its answer kept as it is sent (onSend), the key released when no answer was kept (onResponse).
  */
-export function installIdempotency(
-  app: FastifyInstance,
-  database: Queryable | undefined,
-  keyring: CodecKeyring | undefined,
-): void {
+export function installIdempotency(app: FastifyInstance, database: Queryable, keyring: CodecKeyring | undefined): void {
   app.decorateRequest('idempotency', undefined);
-  if (!database) return;
   const keys = new IdempotencyKeys(database, { keyring });
   // A route's own preHandler, after those the routes already hold (the rate limit's, which adds its own per
   // route): a request over the limit claims nothing. Installed after the rate limit, this onRoute runs after its.

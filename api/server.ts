@@ -50,7 +50,7 @@ export interface ApiOptions {
   firms?: ApiFirms;
   /** The brokerage client of one firm, where no `firms` are given. */
   brokerage?: FirmBrokerage;
-  /** With `database`: the admin role's routes, the firms (this registry) and every firm's API keys. */
+  /** The admin role's routes: the firms (this registry) and every firm's API keys. */
   registry?: FirmRegistry;
   /**
    * Whether the service can serve: Temporal and the key database answer (see {@link readinessCheck}). What it
@@ -74,10 +74,10 @@ export interface ApiOptions {
   /** Where every answer is counted and timed (api/metrics.ts); served by the caller on a listener of its own. */
   metrics?: ApiMetrics;
   /**
-   * The engine's database, which the workers write the lifecycle events to: with it, the service serves
-   * them (/v1/events) and the firm's webhook endpoints and deadline policies.
+   * The engine's database, which the workers write the lifecycle events to: the service serves them
+   * (/v1/events), the firm's webhook endpoints and deadline policies, and keeps the idempotent answers.
    */
-  database?: Queryable;
+  database: Queryable;
   /** How event streams look for new events and keep quiet connections open. */
   eventStream?: EventStreamOptions;
   /** The payload codec's keys, which seal the webhook secrets: the workers' own (ECA_CODEC_KEYS); without, stored in the clear. */
@@ -155,17 +155,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   api.get('/openapi.json', { schema: { hide: true }, handler: () => Promise.resolve(app.swagger()) });
   applicationRoutes(app, options.engine);
   firmRoutes(api, options.engine, firms);
-  if (options.registry && options.database) adminRoutes(api, options.registry, options.database);
-  if (options.database) {
-    const ctxOf = contextOf(options.engine);
-    // An application's events are found by its external id, whichever reference the request gives.
-    const resolve = async (request: FastifyRequest, reference: string) =>
-      (await getState(ctxOf(request), reference)).externalId;
-    eventRoutes(app, new EventLog(options.database), resolve, options.eventStream);
-  }
-  if (options.database)
-    webhookRoutes(app, { database: options.database, engine: options.engine, keyring: options.keyring });
-  if (options.database) deadlineRoutes(app, options.database);
+  if (options.registry) adminRoutes(api, options.registry, options.database);
+  const ctxOf = contextOf(options.engine);
+  // An application's events are found by its external id, whichever reference the request gives.
+  const resolve = async (request: FastifyRequest, reference: string) =>
+    (await getState(ctxOf(request), reference)).externalId;
+  eventRoutes(app, new EventLog(options.database), resolve, options.eventStream);
+  webhookRoutes(app, { database: options.database, engine: options.engine, keyring: options.keyring });
+  deadlineRoutes(app, options.database);
   await app.ready();
   return app;
 }

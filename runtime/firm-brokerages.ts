@@ -29,8 +29,8 @@ export interface FirmBrokerageOptions {
   /** A call whose budget slot is further away is put off (runtime/call-budget.ts). */
   callWaitMaxMs?: number;
   ssoAllowInsecureLoopback?: boolean;
-  /** Where the firms' call budgets are kept; no pacing without it. */
-  database?: Database;
+  /** Where the firms' call budgets are kept. */
+  database: Database;
   /**
    * The transport of every brokerage call (tests); by default {@link brokerageFetch}, which connects only to
    * addresses a brokerage may have and never follows a redirect.
@@ -62,7 +62,7 @@ export class FirmBrokerages {
 
   constructor(
     readonly registry: FirmRegistry,
-    private readonly options: FirmBrokerageOptions = {},
+    private readonly options: FirmBrokerageOptions,
   ) {
     this.fetch =
       options.fetch ??
@@ -141,8 +141,7 @@ export class FirmBrokerages {
       maintenanceWindows: settings.maintenanceWindows,
       maintenanceTimeZone: settings.maintenanceTimeZone,
     });
-    const database = this.options.database;
-    return database && pacesCalls(budget) ? createCallBudget(database, record.csid, budget).pace : undefined;
+    return pacesCalls(budget) ? createCallBudget(this.options.database, record.csid, budget).pace : undefined;
   }
 
   private build(firm: ActiveFirm): EcaClient {

@@ -81,14 +81,14 @@ export function httpSystem(baseUrl: string, keys: { onboarding: string; staff: s
 export async function startDemoApi(
   engine: EngineBase,
   csid: string,
-  database?: Database,
+  database: Database,
   keyring?: CodecKeyring,
 ): Promise<{ url: string; onboardingKey: string; system: OnboardingSystem; close(): Promise<void> }> {
   const api = await startLocalApi(engine, {
     csid,
     roles: ['onboarding', 'staff'],
     rateLimitPerMinute: 1_000_000,
-    ...(database && { database }),
+    database,
     keyring,
   });
   return {

@@ -1,10 +1,7 @@
 /**
- * The onboarding API in this process on a loopback port, on the caller's database or an embedded one
- * in a temporary directory, with one key per role asked for: what the demo's onboarding system and the bench use.
+ * The onboarding API in this process on a loopback port, on the caller's database, with one key per role
+ * asked for: what the demo's onboarding system and the bench use.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EngineBase } from '../api/applications.js';
 import type { KeyVerifier } from '../api/auth.js';
 import { databaseKeyVerifier, DEFAULT_KEY_CACHE_MS } from '../api/keys.js';
@@ -12,7 +9,6 @@ import { buildApi } from '../api/server.js';
 import { createApiKey } from '../runtime/api-keys.js';
 import type { ApiRole } from '../runtime/api-keys.js';
 import type { CodecKeyring } from '../codec/keyring.js';
-import { openDatabase } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
 
 export interface LocalApi {
@@ -30,37 +26,29 @@ export async function startLocalApi(
     rateLimitPerMinute: number;
     /** Wraps the database's key check (the bench times it). */
     verifyKey?: (verify: KeyVerifier) => KeyVerifier;
-    /** The engine's database (its event log: the workers write to it); one of its own in a temporary directory otherwise. */
-    database?: Database;
+    /** The engine's database (its event log: the workers write to it), where the keys are made. */
+    database: Database;
     /** The workers' codec keys, which seal the webhook secrets (stored in the clear without). */
     keyring?: CodecKeyring;
   },
 ): Promise<LocalApi> {
-  const dir = await mkdtemp(join(tmpdir(), 'eca-local-api-'));
-  const parts: { close(): Promise<unknown> }[] = [];
-  const close = async () => {
-    for (const part of parts.reverse()) await part.close();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const db = options.database;
+  const keys: LocalApi['keys'] = {};
+  for (const role of options.roles) {
+    keys[role] = (await createApiKey(db, { csid: options.csid, role, name: `local ${role}` })).key;
+  }
+  const verify = databaseKeyVerifier(db, { cacheMs: DEFAULT_KEY_CACHE_MS });
+  const app = await buildApi({
+    engine,
+    verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+    database: db,
+    keyring: options.keyring,
+  });
   try {
-    const db = options.database ?? (await openDatabase(`pglite:${join(dir, 'database')}`));
-    if (!options.database) parts.push(db);
-    const keys: LocalApi['keys'] = {};
-    for (const role of options.roles) {
-      keys[role] = (await createApiKey(db, { csid: options.csid, role, name: `local ${role}` })).key;
-    }
-    const verify = databaseKeyVerifier(db, { cacheMs: DEFAULT_KEY_CACHE_MS });
-    const app = await buildApi({
-      engine,
-      verifyKey: options.verifyKey ? options.verifyKey(verify) : verify,
-      rateLimitPerMinute: options.rateLimitPerMinute,
-      database: db,
-      keyring: options.keyring,
-    });
-    parts.push(app);
-    return { url: await app.listen({ host: '127.0.0.1', port: 0 }), keys, close };
+    return { url: await app.listen({ host: '127.0.0.1', port: 0 }), keys, close: () => app.close() };
   } catch (error) {
-    await close().catch(() => undefined);
+    await app.close().catch(() => undefined);
     throw error;
   }
 }

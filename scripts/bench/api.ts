@@ -5,8 +5,8 @@
  *
  * - `client`: `startApplication` (the TypeScript client in this process);
  * - `api`: `POST /v1/applications` with JSON `{applicationXml}` to the service (api/) built in this
- *   process on 127.0.0.1, on the bench's Temporal connection, document store and task queue, with an
- *   embedded database in a temp dir and one onboarding key.
+ *   process on 127.0.0.1, on the bench's Temporal connection, document store, task queue and database,
+ *   with one onboarding key.
  *
  * Reads: once every application of the `api` side waits (the others are terminated), M reads through
  * the client (`getState`) and M through the API (`GET /v1/applications/{externalId}`) of those same
@@ -19,6 +19,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getState, startApplication } from '../../client/applications.js';
 import type { EngineContext } from '../../client/context.js';
+import type { Database } from '../../runtime/database/index.js';
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { cpuSeconds, cpuShare, percentile, pool, round, sleep } from './measure.js';
@@ -41,11 +42,12 @@ interface Service {
 }
 
 /** The API in this process over `ctx` (scripts/local-api.ts), with one onboarding key and its checks timed. */
-async function startService(ctx: EngineContext): Promise<Service> {
+async function startService(ctx: EngineContext, database: Database): Promise<Service> {
   const keyChecks: number[] = [];
   const { csid, ...engine } = ctx;
   const api = await startLocalApi(engine, {
     csid,
+    database,
     roles: ['onboarding'],
     rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
     verifyKey: (verify) => async (presented) => {
@@ -292,7 +294,7 @@ export async function apiPhase(bench: Bench, count: number) {
   const ctx = sweepContext(bench, SWEEP_SLOT_MS);
   await stopSweep(bench);
   await ensureStatusSweep(ctx, { force: true });
-  const service = await startService(ctx);
+  const service = await startService(ctx, bench.database);
   try {
     const { starts, kept } = await allStarts(bench, ctx, service, count);
     console.log(`  reads: ${API_READS} through the client and ${API_READS} through the API, alternating...`);

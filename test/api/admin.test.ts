@@ -45,7 +45,7 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
         store: new FileDocumentStore(join(dir, 'documents')),
       },
       verifyKey: databaseKeyVerifier(db, { cacheMs: 0 }),
-      firms: registeredFirms(new FirmBrokerages(registry)),
+      firms: registeredFirms(new FirmBrokerages(registry, { database: db })),
       registry,
       database: db,
       keyring,

@@ -63,6 +63,7 @@ describe('onboarding API (fuzz)', function () {
       logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: new FileDocumentStore(join(dir, 'documents')), taskQueue: 'api-fuzz' },
       verifyKey: databaseKeyVerifier(db),
+      database: db,
       // Every route is explored: a wrong key is answered 401, never refused for the address's earlier ones.
       failedKeysPerMinute: Number.MAX_SAFE_INTEGER,
       bodyLimit: 256 * 1024,

@@ -595,6 +595,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
         taskQueue: engine.taskQueue,
       },
       verifyKey: databaseKeyVerifier(db),
+      database: db,
     });
     try {
       const externalId = `happy-store-${run}`;
@@ -627,6 +628,7 @@ describe('onboarding API (dev server, worker, simulator, embedded database)', fu
       logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: engine.store, taskQueue: engine.taskQueue },
       verifyKey: databaseKeyVerifier(db),
+      database: db,
       bodyLimit: 4096,
       rateLimitPerMinute: 3,
     });

@@ -45,7 +45,7 @@ describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs 
         store: new FileDocumentStore(join(dir, 'documents')),
       },
       verifyKey: databaseKeyVerifier(db, { cacheMs: 0 }),
-      firms: registeredFirms(new FirmBrokerages(registry)),
+      firms: registeredFirms(new FirmBrokerages(registry, { database: db })),
       registry,
       database: db,
       keyring,
@@ -135,7 +135,7 @@ describe('onboarding API: a firm’s brokerage URLs are checked as webhook URLs 
     );
     assert.equal((await call('GET', '/v1/firms')).status, 200, 'the listing still reads every firm');
     assert.equal((await call('GET', '/v1/firms/OLD')).status, 200);
-    const brokerages = new FirmBrokerages(registry);
+    const brokerages = new FirmBrokerages(registry, { database: db });
     await assert.rejects(brokerages.clientFor('OLD'), (error: unknown) => {
       assert.ok(error instanceof FirmNotConfiguredError, String(error));
       assert.match(

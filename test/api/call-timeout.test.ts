@@ -17,6 +17,7 @@ import { devServerEnv } from '../support/servers.js';
 import { logWatch, watchedLogger } from '../support/log-watch.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
 import { until } from '../support/until.js';
+import { sharedEmbeddedDatabase } from '../support/databases.js';
 
 describe('onboarding API: every wait on the engine is bounded (dev server, no worker)', function () {
   this.timeout(60_000);
@@ -40,6 +41,7 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
         settings: { statusSource: 'poll' },
       },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid, role: 'staff' } : undefined),
+      database: await sharedEmbeddedDatabase(),
       callTimeoutMs: 400,
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -114,6 +116,7 @@ describe('onboarding API: a caller that leaves (Temporal out of reach)', functio
       metrics,
       engine: { client: new Client({ connection }), store },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-GONE', role: 'staff' } : undefined),
+      database: await sharedEmbeddedDatabase(),
     });
     // The service's only sign that its wait ended with the caller (the reply goes nowhere): its line.
     const gone = logWatch.count(/^the caller closed the connection before the answer$/);

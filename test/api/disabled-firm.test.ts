@@ -99,7 +99,7 @@ describe('onboarding API: a disabled firm registers, replays, resumes and stream
       logger: watchedLogger('eca-api'),
       engine: { client: env.client, store: new FileDocumentStore(join(dir, 'documents')), taskQueue },
       verifyKey: databaseKeyVerifier(db, { cacheMs: 0 }),
-      firms: registeredFirms(new FirmBrokerages(registry)),
+      firms: registeredFirms(new FirmBrokerages(registry, { database: db })),
       registry,
       database: db,
       keyring,

@@ -8,6 +8,7 @@ import { FailedKeys } from '../../api/auth.js';
 import { buildApi } from '../../api/server.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { watchedLogger } from '../support/log-watch.js';
+import { sharedEmbeddedDatabase } from '../support/databases.js';
 
 describe('onboarding API: requests without a valid key are limited per client address', function () {
   this.timeout(30_000);
@@ -24,6 +25,7 @@ describe('onboarding API: requests without a valid key are limited per client ad
       },
       verifyKey: (key) =>
         Promise.resolve(key === 'good' ? { keyId: 'good', csid: 'FIRM-K', role: 'staff' as const } : undefined),
+      database: await sharedEmbeddedDatabase(),
       failedKeysPerMinute: 3,
       // Temporal is out of reach: a request past the key check ends 504 at once instead of waiting.
       callTimeoutMs: 200,

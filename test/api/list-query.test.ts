@@ -13,6 +13,7 @@ import { buildApi } from '../../api/server.js';
 import { APPLICATION_STATES } from '../../domain/application-states.js';
 import { ACCOUNT_STATUS_LETTER_RULE } from '../../domain/account.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
+import { sharedEmbeddedDatabase } from '../support/databases.js';
 
 interface Problem {
   status: number;
@@ -35,6 +36,7 @@ describe('onboarding API: a query parameter outside its list is refused, naming 
         store: new FileDocumentStore(join(dir, 'documents')),
       },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-1', role: 'ops' } : undefined),
+      database: await sharedEmbeddedDatabase(),
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });

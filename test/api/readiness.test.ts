@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi, readinessCheck } from '../../api/server.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { logWatch, watchedLogger } from '../support/log-watch.js';
+import { sharedEmbeddedDatabase } from '../support/databases.js';
 
 describe('onboarding API: /readyz names the part that does not answer, never its error', function () {
   this.timeout(30_000);
@@ -33,6 +34,7 @@ describe('onboarding API: /readyz names the part that does not answer, never its
         store: new FileDocumentStore(join(dir, 'documents')),
       },
       verifyKey: () => Promise.resolve(undefined),
+      database: await sharedEmbeddedDatabase(),
       checkReady: readinessCheck({
         Temporal: () => Promise.resolve(),
         'the engine database': () => (databaseUp ? Promise.resolve() : Promise.reject(new Error(internal))),

@@ -114,7 +114,7 @@ describe('firms (runtime/firms)', function () {
     });
     const active = await firms.active('W-1');
     assert.deepEqual(Object.keys(active.keys), ['webApiPrivateKey']);
-    const brokerages = new FirmBrokerages(firms);
+    const brokerages = new FirmBrokerages(firms, { database: db });
     assert.ok(await brokerages.webApiClientFor('W-1'));
     await assert.rejects(
       brokerages.clientFor('W-1'),
@@ -143,7 +143,7 @@ describe('firms (runtime/firms)', function () {
   it('serves a rotation and a disable to another process within its cache time, with no restart', async function () {
     await registry().add({ csid: 'F', name: 'F', keys });
     const worker = registry();
-    const brokerages = new FirmBrokerages(worker);
+    const brokerages = new FirmBrokerages(worker, { database: db });
     const before = await brokerages.clientFor('F');
     assert.equal(await brokerages.clientFor('F'), before, 'the client is kept while the firm is unchanged');
 
@@ -169,7 +169,7 @@ describe('firms (runtime/firms)', function () {
   it('sends no write for a firm that may not call, and says so rather than leaving it in doubt', async function () {
     await registry().add({ csid: 'F', name: 'F', keys });
     await registry().disable('F', 'contract ended');
-    const dispatcher = new FirmBrokerages(registry()).dispatcher();
+    const dispatcher = new FirmBrokerages(registry(), { database: db }).dispatcher();
     const update = (csid: string) =>
       WriteAttempt.run(
         (attempt) => updateCall(dispatcher, { CSID: csid, xml: '<AccountManagement/>', attachments: [] }, attempt),
@@ -189,7 +189,11 @@ describe('firms (runtime/firms)', function () {
     await assert.rejects(
       WriteAttempt.run(
         (attempt) =>
-          updateCall(new FirmBrokerages(broken).dispatcher(), { CSID: 'F', xml: '<x/>', attachments: [] }, attempt),
+          updateCall(
+            new FirmBrokerages(broken, { database: db }).dispatcher(),
+            { CSID: 'F', xml: '<x/>', attachments: [] },
+            attempt,
+          ),
         updateInDoubt(false),
       ),
       (error: unknown) => error instanceof FirmLookupError && /connection refused/.test(error.message),

@@ -5,12 +5,14 @@
  * PostgreSQL database.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Postgres, postgresInstalled } from '../../scripts/cluster/postgres.js';
-import { seededEmbeddedUrl } from './database-template.js';
+import { openSeededDatabase, seededEmbeddedUrl } from './database-template.js';
+import type { Database } from '../../runtime/database/index.js';
 
 export interface Backend {
   readonly kind: 'embedded' | 'postgres';
@@ -85,4 +87,21 @@ export function useDatabaseBackends(): Backends {
     emptyUrl: newPostgres,
   };
   return { embedded, postgres: server, all: POSTGRES_INSTALLED ? [embedded, server] : [embedded] };
+}
+
+let shared: Promise<Database> | undefined;
+
+/**
+ * One embedded database for the whole test process, opened on first use (a new PGlite database costs seconds
+ * of CPU): the engine's database of harnesses whose tests do not read it themselves. What the engine keeps
+ * there is keyed by firm, and each simulator is a firm of its own (a fresh CSID), so tests do not meet.
+ * Removed as the process exits.
+ */
+export function sharedEmbeddedDatabase(): Promise<Database> {
+  shared ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eca-shared-db-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return openSeededDatabase(join(dir, 'database'));
+  })();
+  return shared;
 }

@@ -34,6 +34,7 @@ import type { CodecKeyring } from '../../codec/keyring.js';
 import { codecDataConverter } from '../../codec/data-converter.js';
 import { RecordedEvents } from './events.js';
 import { endTestWorkflows, timeSkippingEnv } from './servers.js';
+import { sharedEmbeddedDatabase } from './databases.js';
 import type { Database } from '../../runtime/database/index.js';
 import type { EventSink } from '../../activities/events.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
@@ -68,7 +69,7 @@ export interface EngineOptions {
   codec?: CodecKeyring;
   /** When an application's failing step is blocked (the worker's defaults otherwise). */
   stepFailureBounds?: StepFailureBounds;
-  /** The engine's database: the firms' deadline policies and webhook endpoints (defaults and none without). */
+  /** The engine's database (its deadline policies, webhook endpoints, sweep snapshot...); the process's shared one by default. */
   database?: Database;
   /** Paces the brokerage calls (EcaClientOptions.pace), e.g. with the firm's call budget; given the simulator's CSID. */
   pace?: (csid: string) => EcaClientOptions['pace'];
@@ -115,7 +116,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     statusReader: createStatusReader(eca, { windowMs: options.batchWindowMs ?? 20, maxBatch: 100 }),
     now,
     events: options.events ?? events,
-    ...(options.database && { database: options.database }),
+    database: options.database ?? (await sharedEmbeddedDatabase()),
     ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     // The status sweep lists and signals applications as the worker process does (same codec).
     client: new Client({

@@ -18,6 +18,7 @@ import { logWatch, watchedLogger } from '../support/log-watch.js';
 import { applicant, personalXml } from '../support/history-privacy.js';
 import { until } from '../support/until.js';
 import { sharedEmbeddedDatabase } from '../support/databases.js';
+import type { Database } from '../../runtime/database/index.js';
 
 describe('onboarding API: every wait on the engine is bounded (dev server, no worker)', function () {
   this.timeout(60_000);
@@ -29,6 +30,8 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
   let base: string;
 
   before(async function () {
+    // The embedded database opens first: seconds of initdb, more on a loaded machine.
+    this.timeout(120_000);
     env = await devServerEnv();
     dir = await mkdtemp(join(tmpdir(), 'eca-call-timeout-'));
     app = await buildApi({
@@ -82,9 +85,13 @@ describe('onboarding API: a caller that leaves (Temporal out of reach)', functio
   this.timeout(60_000);
   let dir: string;
   let app: FastifyInstance | undefined;
+  let database: Database;
 
   before(async function () {
+    // The embedded database opens first: seconds of initdb, more on a loaded machine.
+    this.timeout(120_000);
     dir = await mkdtemp(join(tmpdir(), 'eca-caller-gone-'));
+    database = await sharedEmbeddedDatabase();
   });
 
   after(async function () {
@@ -116,7 +123,7 @@ describe('onboarding API: a caller that leaves (Temporal out of reach)', functio
       metrics,
       engine: { client: new Client({ connection }), store },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid: 'FIRM-GONE', role: 'staff' } : undefined),
-      database: await sharedEmbeddedDatabase(),
+      database,
     });
     // The service's only sign that its wait ended with the caller (the reply goes nowhere): its line.
     const gone = logWatch.count(/^the caller closed the connection before the answer$/);

@@ -16,6 +16,8 @@ describe('onboarding API: requests without a valid key are limited per client ad
   let app: FastifyInstance | undefined;
 
   before(async function () {
+    // The embedded database opens first: seconds of initdb, more on a loaded machine.
+    this.timeout(120_000);
     dir = await mkdtemp(join(tmpdir(), 'eca-failed-keys-'));
     app = await buildApi({
       logger: watchedLogger('eca-api'),

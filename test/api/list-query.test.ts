@@ -29,6 +29,8 @@ describe('onboarding API: a query parameter outside its list is refused, naming 
   let base: string;
 
   before(async function () {
+    // The embedded database opens first: seconds of initdb, more on a loaded machine.
+    this.timeout(120_000);
     dir = await mkdtemp(join(tmpdir(), 'eca-list-query-'));
     app = await buildApi({
       engine: {

@@ -8,14 +8,19 @@ import { buildApi, readinessCheck } from '../../api/server.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { logWatch, watchedLogger } from '../support/log-watch.js';
 import { sharedEmbeddedDatabase } from '../support/databases.js';
+import type { Database } from '../../runtime/database/index.js';
 
 describe('onboarding API: /readyz names the part that does not answer, never its error', function () {
   this.timeout(30_000);
   let dir: string;
   let app: FastifyInstance | undefined;
+  let database: Database;
 
   before(async function () {
+    // The embedded database opens first: seconds of initdb, more on a loaded machine.
+    this.timeout(120_000);
     dir = await mkdtemp(join(tmpdir(), 'eca-readyz-'));
+    database = await sharedEmbeddedDatabase();
   });
 
   after(async function () {
@@ -34,7 +39,7 @@ describe('onboarding API: /readyz names the part that does not answer, never its
         store: new FileDocumentStore(join(dir, 'documents')),
       },
       verifyKey: () => Promise.resolve(undefined),
-      database: await sharedEmbeddedDatabase(),
+      database,
       checkReady: readinessCheck({
         Temporal: () => Promise.resolve(),
         'the engine database': () => (databaseUp ? Promise.resolve() : Promise.reject(new Error(internal))),

@@ -1,58 +1,28 @@
 import { appendFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Context, Suite } from 'mocha';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { LogLevel, LogMetadata } from '@temporalio/worker';
-import { temporalLogger } from '../../runtime/logger.js';
-import { stopRetiredServers, stopServers } from './servers.js';
+import type * as ServersModule from './servers.js';
 import { observeOutput } from '../../scripts/processes/child.js';
-import { logWatch, watchedLogger } from './log-watch.js';
+import { logWatch } from './log-watch.js';
 import { FUZZ_SEED, takeFuzzCounts } from './fuzz.js';
 
-/** A log line a test provokes on purpose: counted for the test to assert, not printed. */
-export interface ExpectedLog {
-  readonly pattern: RegExp;
-  seen: number;
-  /** Stops expecting it: later lines print again. */
-  done(): void;
-}
-
-const expected = new Set<ExpectedLog>();
+export { expectLog } from './expected-logs.js';
+export type { ExpectedLog } from './expected-logs.js';
 
 /**
- * Declares a log line the running test provokes (an alert it asserts, say): a passing test prints no
- * `[ERROR]` line, and a test that expects a line can check it was logged.
+ * Loads a helper as mocha loaded this hook and the test files (required, through tsx), so that it is the
+ * instance they share: the servers they started, the lines they expect.
  */
-export function expectLog(pattern: RegExp): ExpectedLog {
-  const entry: ExpectedLog = { pattern, seen: 0, done: () => expected.delete(entry) };
-  expected.add(entry);
-  return entry;
+const load = createRequire(import.meta.url);
+
+/**
+ * Whether this process has loaded Temporal's worker (a test file or a helper imported it, or
+ * `@temporalio/testing`): only then does a file need the runtime's logger and the test servers. A file
+ * without Temporal (a unit file) loads neither: the worker's runtime alone costs seconds of CPU.
+ */
+function temporalLoaded(): boolean {
+  return Object.keys(load.cache).some((path) => path.includes('/@temporalio/worker/'));
 }
-
-/** Every line, through the engine's logger, to the watch (log-watch.ts). */
-const watched = temporalLogger(watchedLogger('eca-worker'));
-
-/** The runtime's logger: every line to the watch; printed, less the lines a test expects. */
-class TestLogger extends DefaultLogger {
-  override log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    watched.log(level, message, meta);
-    // Every expectation that matches counts the line: one a failed test left behind takes none from the next.
-    let wasExpected = false;
-    for (const entry of expected) {
-      if (entry.pattern.test(message)) {
-        entry.seen++;
-        wasExpected = true;
-      }
-    }
-    if (!wasExpected) super.log(level, message, meta);
-  }
-}
-
-// Workers log every state change at INFO; tests keep warnings and errors only (TEST_LOG_LEVEL overrides).
-Runtime.install({
-  logger: new TestLogger((process.env.TEST_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'),
-  // Not the core's lines (the worker forwards them, workers/main.ts): forwarding holds every line 100 ms,
-  // and a test that expects a line reads it as soon as it is provoked.
-});
 
 // What every process a test starts writes is searched too (the worker, the API, the simulator, the servers).
 observeOutput((name, lines) => logWatch.readOutput(name, lines));
@@ -91,12 +61,19 @@ function recordFileTime(context: Context): void {
 export const mochaHooks = {
   beforeAll() {
     fileStarted = Date.now();
+    // Before the file's first hook: its workers and servers log through the test logger (temporal-runtime.ts).
+    if (temporalLoaded()) load('./temporal-runtime.js');
   },
   async afterAll(this: Context) {
     this.timeout(60_000);
     recordFileTime(this);
-    // A worker keeps its servers for its next file (servers.ts kills them as it exits).
-    await (parallelWorker ? stopRetiredServers() : stopServers());
+    // `TEST_TELL_TEMPORAL=1`: says whether the file loaded Temporal's worker (test/processes/root-hook.test.ts).
+    if (process.env.TEST_TELL_TEMPORAL) console.log(`@temporalio/worker loaded: ${temporalLoaded()}`);
+    if (temporalLoaded()) {
+      const { stopRetiredServers, stopServers } = load('./servers.js') as typeof ServersModule;
+      // A worker keeps its servers for its next file (servers.ts kills them as it exits).
+      await (parallelWorker ? stopRetiredServers() : stopServers());
+    }
     reportLogWatch();
     const counts = [...takeFuzzCounts()];
     if (counts.length) {

@@ -4,17 +4,24 @@
  * here; so is the output of every process a test starts (scripts/processes/child.ts). Each line is searched for
  * the personal data of the applicants the tests use, and hooks.ts fails the file that logged one.
  */
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { APPLICATION_XML_EXAMPLE } from '../../eca/application.js';
-import { MockActivityEnvironment } from '@temporalio/testing';
+import type * as EcaApplication from '../../eca/application.js';
+import type * as TemporalTesting from '@temporalio/testing';
 import type { Info } from '@temporalio/activity';
 import { createLogger, temporalLogger } from '../../runtime/logger.js';
 import type { PinoLogger } from '../../runtime/logger.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The personal data of the example application every test's applications start from (eca/application.ts). */
+/**
+ * The personal data of the example application every test's applications start from (eca/application.ts),
+ * read when the first line is: the XML service's module is loaded then, not for a file that logs nothing.
+ */
 function examplePersonalData(): RegExp[] {
+  const { APPLICATION_XML_EXAMPLE } = createRequire(import.meta.url)(
+    '../../eca/application.js',
+  ) as typeof EcaApplication;
   const value = (pattern: RegExp) => pattern.exec(APPLICATION_XML_EXAMPLE)?.[1] ?? '';
   const fields = [
     value(/<Name first="([^"]+)"/),
@@ -37,7 +44,11 @@ export interface LogFinding {
 }
 
 class LogWatch extends Writable {
-  readonly personal = examplePersonalData();
+  #personal: RegExp[] | undefined;
+  /** What each line is searched for: the example's fields and every applicant registered since. */
+  get personal(): RegExp[] {
+    return (this.#personal ??= examplePersonalData());
+  }
   #findings: LogFinding[] = [];
   /** What `count` asked for: each counts the engine's lines whose message matches its pattern. */
   readonly #counters = new Set<{ pattern: RegExp; seen: number }>();
@@ -105,7 +116,11 @@ export function watchedLogger(name: string): PinoLogger {
   return createLogger({ name, level: 'TRACE', format: 'json', destination: logWatch });
 }
 
-/** An activity environment whose `Context.current().log` is the engine's logger, to the watch. */
-export function watchedActivityEnvironment(info?: Partial<Info>): MockActivityEnvironment {
-  return new MockActivityEnvironment(info, { logger: temporalLogger(watchedLogger('eca-worker')) });
+/**
+ * An activity environment whose `Context.current().log` is the engine's logger, to the watch. Its package
+ * (which loads Temporal's worker) is loaded on first call: the root hook loads this module for every file.
+ */
+export function watchedActivityEnvironment(info?: Partial<Info>): TemporalTesting.MockActivityEnvironment {
+  const testing = createRequire(import.meta.url)('@temporalio/testing') as typeof TemporalTesting;
+  return new testing.MockActivityEnvironment(info, { logger: temporalLogger(watchedLogger('eca-worker')) });
 }

@@ -15,6 +15,8 @@ import { setupNamespace } from '../../client/setup.js';
 import { ECA_SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { until } from './until.js';
 import { listProcesses, PROC_AVAILABLE } from '../../scripts/processes/proc.js';
+// The servers' workers log through the test logger.
+import './temporal-runtime.js';
 
 let timeSkipping: Promise<TestWorkflowEnvironment> | undefined;
 let dev: Promise<TestWorkflowEnvironment> | undefined;

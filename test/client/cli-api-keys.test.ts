@@ -117,7 +117,7 @@ describe('eca api-keys (real executable)', function () {
       });
 
       it('refuses bad input with the invalid-input code, naming the option, before opening anything', async function () {
-        const untouched = await backend.freshUrl();
+        const untouched = await backend.emptyUrl();
         const role = await apiKeys(untouched, 'create --csid FIRM1 --role superuser --name x');
         assert.equal(role.code, 3, role.stderr);
         assert.equal(role.stderr, 'eca: --role: "superuser" is not one of onboarding, staff, ops, admin\n');

@@ -5,12 +5,11 @@
  * earlier attempt proved it sent nothing (write-attempt.ts); otherwise the workflow keeps looking.
  */
 import { randomBytes } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import type { CreateAccountsResponse, CreateResponseApplication, EcaClient } from '../eca/index.js';
 import type { DocumentRef, FormDocument } from '../domain/documents.js';
 import type { ApplicationActivities, CreateOutcome } from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
-import { applicationWorkflowId, legacyApplicationWorkflowId } from '../domain/workflow-ids.js';
+import { applicationWorkflowId } from '../domain/workflow-ids.js';
 import { EcaCryptoError } from '../eca/index.js';
 import { callBrokerage, CreateNotProcessed } from './brokerage-errors.js';
 import { referenceRefusal, validateApplicationXml, validateReference } from './reference-probe.js';
@@ -269,20 +268,5 @@ function keepResponseFile(
         })),
       }
     : { salt, externalId, responseFile, responseXml: response.responseXml?.reveal() };
-  return store.put(new TextEncoder().encode(JSON.stringify(kept)), { owner: applicationOwner(csid, externalId) });
-}
-
-/**
- * The owner of an application's documents: its workflow id, 1.0.0's form for an application started under
- * it (its retention releases that owner), today's otherwise.
- */
-function applicationOwner(csid: string, externalId: string): string {
-  const legacy = legacyApplicationWorkflowId(csid, externalId);
-  let running: string | undefined;
-  try {
-    running = Context.current().info.workflowExecution?.workflowId;
-  } catch {
-    running = undefined; // called outside an activity
-  }
-  return running === legacy ? legacy : applicationWorkflowId(csid, externalId);
+  return store.put(new TextEncoder().encode(JSON.stringify(kept)), { owner: applicationWorkflowId(csid, externalId) });
 }

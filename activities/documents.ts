@@ -2,13 +2,8 @@
  * The daily document submission's activities: read the forms directory into the document store,
  * submit the agreements and disclosures once, read the report, keep the day's record for create.
  */
-import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Client } from '@temporalio/client';
 import { quoteService } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
-import { DAILY_DOCUMENTS_WORKFLOW, legacyDocumentsWorkflowId } from '../domain/workflow-ids.js';
-import { EcaCsid } from '../domain/search-attributes.js';
 import type { DocumentsActivities, SubmissionOutcome } from '../workflows/documents/activities.js';
 import type { DailyDocumentsResult } from '../workflows/documents/messages.js';
 import type { DocumentStore } from '../runtime/document-store.js';
@@ -29,27 +24,11 @@ export interface DocumentsActivityOptions {
   now?: () => Date;
   /** Told when a firm's day is recorded (the worker keeps the time: an alert when a day is missed). */
   onRecorded?: (result: DailyDocumentsResult) => void;
-  /** The client that looks for a day's run under 1.0.0's id; the worker's own (the activity's context) by default. */
-  client?: Client;
   /** The firms on the Web API: each firm's protocol and client (runtime/firm-brokerages.ts); without it, all on XML. */
   webApi?: {
     protocolOf(csid: string): Promise<Protocol>;
     clientFor(csid: string): Promise<WebApiClient>;
   };
-}
-
-/** The firm's `dailyDocuments` run of `day` under 1.0.0's id, if any: its `EcaCsid` decides (CSIDs may prefix one another). */
-export async function legacyDocumentsRun(client: Client, csid: string, day: string): Promise<string | undefined> {
-  const workflowId = legacyDocumentsWorkflowId(csid, day);
-  try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    const ours =
-      description.type === DAILY_DOCUMENTS_WORKFLOW && description.typedSearchAttributes.get(EcaCsid) === csid;
-    return ours ? workflowId : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
 }
 
 /** A submission that may have been processed: never sent again (there is no look-up for one, on either door). */
@@ -158,11 +137,6 @@ export function createDocumentsActivities(options: DocumentsActivityOptions): Do
         },
         { inDoubt },
       );
-    },
-
-    async findLegacyDocumentsRun({ csid, day }) {
-      const workflowId = await legacyDocumentsRun(options.client ?? Context.current().client, csid, day);
-      return workflowId === undefined ? {} : { workflowId };
     },
 
     async recordDailyDocuments({ result, catalogue }) {

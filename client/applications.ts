@@ -18,12 +18,7 @@ import {
   retryUpdate,
   stateQuery,
 } from '../workflows/application/messages.js';
-import {
-  ACCOUNT_APPLICATION_WORKFLOW,
-  applicationWorkflowId,
-  DEFAULT_TASK_QUEUE,
-  legacyApplicationWorkflowId,
-} from '../domain/workflow-ids.js';
+import { ACCOUNT_APPLICATION_WORKFLOW, applicationWorkflowId, DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import type { ApplicationInput, ApplicationStateView, RejectedFile } from '../workflows/application/messages.js';
 import {
   EcaAccountId,
@@ -82,8 +77,6 @@ export interface StartedApplication {
  * (terminated, failed, timed out) may be started again (reuse policy ALLOW_DUPLICATE_FAILED_ONLY), so
  * no application is left at a dead end: the new run's create looks for the earlier run's file by
  * external id before anything is sent, and takes over its account instead of making a second one.
- * The same holds for an application of the firm started under 1.0.0's id (`application-<CSID>-<externalId>`):
- * running or completed, it is the existing one.
  */
 export async function startApplication(ctx: EngineContext, input: StartApplicationInput): Promise<StartedApplication> {
   return within(ctx, async () => {
@@ -115,15 +108,9 @@ async function storeAndStart(ctx: EngineContext, input: StartApplicationInput) {
   }
   const workflowId = applicationWorkflowId(ctx.csid, externalId);
   const documents = await storeDocuments(ctx.store, input.documents ?? [], workflowId);
-  const legacy = await legacyApplication(ctx, externalId);
-  if (legacy) {
-    // Nothing starts under today's id: what was stored for it is released (kept where 1.0.0's holds the same bytes).
-    await ctx.store.releaseWhenClosed(workflowId);
-    return { handle: legacy, workflowId: legacy.workflowId, externalId, ref, existed: true };
-  }
   const settings = input.settings ?? ctx.settings;
-  // Waiting applications wake on the firm's status sweep unless they poll on their own.
-  if (settings?.statusSource !== 'poll') await ensureStatusSweep({ ...ctx, settings });
+  // Waiting applications wake on the firm's status sweep.
+  await ensureStatusSweep({ ...ctx, settings });
   const { handle, existed } = await startOnce<typeof accountApplication>(ctx, ACCOUNT_APPLICATION_WORKFLOW, {
     workflowId,
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
@@ -138,28 +125,7 @@ async function storeAndStart(ctx: EngineContext, input: StartApplicationInput) {
   return { handle, workflowId, externalId, ref, existed };
 }
 
-/** Close statuses after which the reuse policy (ALLOW_DUPLICATE_FAILED_ONLY) lets the external id start again. */
-const RESTARTABLE = new Set(['FAILED', 'TERMINATED', 'CANCELLED', 'TIMED_OUT']);
-
-/**
- * The firm's application under 1.0.0's id that holds the external id (running or completed): the one a start
- * answers with, never a second workflow that would create a second account. Its EcaCsid decides whose it is.
- */
-async function legacyApplication(ctx: EngineContext, externalId: string): Promise<ApplicationHandle | undefined> {
-  const handle = ctx.client.workflow.getHandle<typeof accountApplication>(
-    legacyApplicationWorkflowId(ctx.csid, externalId),
-  );
-  try {
-    const description = await handle.describe();
-    const ours = description.typedSearchAttributes.get(EcaCsid) === ctx.csid;
-    return ours && !RESTARTABLE.has(description.status.name) ? handle : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
-
-/** Whether a workflow is there under `workflowId` and is the firm's (its EcaCsid: CSIDs may prefix one another in 1.0.0's ids). */
+/** Whether a workflow is there under `workflowId` and is the firm's (its EcaCsid). */
 async function isFirms(ctx: EngineContext, workflowId: string): Promise<boolean> {
   try {
     const description = await ctx.client.workflow.getHandle(workflowId).describe();
@@ -193,15 +159,12 @@ function startingView(csid: string, externalId: string, application: DocumentRef
 /**
  * Finds an application of the context's firm (its CSID) by external id, account id or workflow id.
  * Account ids are looked up through the `EcaAccountId` search attribute, within the firm; a workflow
- * id is taken only when the workflow belongs to the firm. An external id names today's id, then
- * 1.0.0's (an application started before 1.1 runs on under it).
+ * id is taken only when the workflow belongs to the firm.
  */
 export async function findApplication(ctx: EngineContext, reference: string): Promise<ApplicationHandle> {
   return within(ctx, async () => {
-    for (const workflowId of workflowIdsOf(ctx, reference)) {
-      // CSIDs may prefix one another (`application-AB-C-1` starts with `application-AB-`): the attribute decides.
-      if (await isFirms(ctx, workflowId)) return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
-    }
+    const workflowId = workflowIdOf(ctx, reference);
+    if (await isFirms(ctx, workflowId)) return ctx.client.workflow.getHandle<typeof accountApplication>(workflowId);
     const query = [
       `WorkflowType = '${ACCOUNT_APPLICATION_WORKFLOW}'`,
       `${EcaCsid.name} = ${visibilityString(ctx.csid)}`,
@@ -249,12 +212,10 @@ function isClosedWorkflowError(error: unknown): boolean {
 }
 
 /**
- * The workflow ids a reference may name within the context's firm, in the order they are tried: a workflow
- * id of the firm as it is (then, for today's form, 1.0.0's of the same external id), any other reference
- * as an external id: today's id, then 1.0.0's. A workflow found under 1.0.0's form is the firm's only by
- * its EcaCsid (or the CSID of its state). Checked first: Temporal refuses such ids with an internal error.
+ * The workflow id a reference names within the context's firm: a workflow id of the firm as it is, any
+ * other reference as an external id. Checked first: Temporal refuses such ids with an internal error.
  */
-function workflowIdsOf(ctx: EngineContext, reference: string): string[] {
+function workflowIdOf(ctx: EngineContext, reference: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (reference.length === 0 || reference.length > 255 || /[\x00-\x1f\x7f]/.test(reference)) {
     throw new InvalidInputError(
@@ -262,38 +223,31 @@ function workflowIdsOf(ctx: EngineContext, reference: string): string[] {
       'give an external id, account id or workflow id (1-255 printable characters)',
     );
   }
-  const prefix = applicationWorkflowId(ctx.csid, '');
-  if (reference.startsWith(prefix)) {
-    return [reference, legacyApplicationWorkflowId(ctx.csid, reference.slice(prefix.length))];
-  }
-  const byExternalId = [applicationWorkflowId(ctx.csid, reference), legacyApplicationWorkflowId(ctx.csid, reference)];
-  return reference.startsWith(legacyApplicationWorkflowId(ctx.csid, '')) ? [reference, ...byExternalId] : byExternalId;
+  return reference.startsWith(applicationWorkflowId(ctx.csid, ''))
+    ? reference
+    : applicationWorkflowId(ctx.csid, reference);
 }
 
 /**
- * An application's state. By external id or workflow id (the usual references) it is one query, or two for
- * an application started under 1.0.0's id: the answer's CSID says whether the workflow is the firm's (CSIDs
- * may prefix one another in 1.0.0's ids). Anything else, and a query that fails, goes the way of
+ * An application's state. By external id or workflow id (the usual references) it is one query, whose answer's
+ * CSID says whether the workflow is the firm's. Anything else, and a query that fails, goes the way of
  * `findApplication`, which checks the firm first: another firm's workflow is never reported on, not even
  * by its error.
  */
 export async function getState(ctx: EngineContext, reference: string): Promise<ApplicationStateView> {
   return within(ctx, async () => {
-    let failure: { workflowId: string; error: Error } | undefined;
-    for (const workflowId of workflowIdsOf(ctx, reference)) {
-      try {
-        const view = await ctx.client.workflow.getHandle(workflowId).query(stateQuery);
-        if (view.csid === ctx.csid) return view;
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) continue;
-        // A workflow is there that did not answer: whose it is, findApplication says.
-        failure = { workflowId, error: error as Error };
-        break;
-      }
+    const workflowId = workflowIdOf(ctx, reference);
+    let failure: Error | undefined;
+    try {
+      const view = await ctx.client.workflow.getHandle(workflowId).query(stateQuery);
+      if (view.csid === ctx.csid) return view;
+    } catch (error) {
+      // A workflow is there that did not answer: whose it is, findApplication says.
+      if (!(error instanceof WorkflowNotFoundError)) failure = error as Error;
     }
     const handle = await findApplication(ctx, reference);
     // The firm's own workflow failed the query: its error is the answer (it is not asked twice).
-    if (failure !== undefined && handle.workflowId === failure.workflowId) throw failure.error;
+    if (failure !== undefined && handle.workflowId === workflowId) throw failure;
     return handle.query(stateQuery);
   });
 }
@@ -320,8 +274,8 @@ export async function resubmit(
         `external_id "${summary.externalId}" is not this application's ("${state.externalId}")`,
       );
     }
-    // The application's document (its own workflow id: 1.0.0's for one started under it), with its meaning's
-    // digest: a later start of the external id compares it.
+    // The application's document (owned by its workflow), with its meaning's digest: a later start of the
+    // external id compares it.
     const ref = {
       ...(await ctx.store.put(bytes, { owner: handle.workflowId })),
       canonicalSha256: canonicalXmlSha256(bytes),

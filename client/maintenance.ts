@@ -8,11 +8,7 @@ import { maintenanceRequest, WebApiRequestError } from '../webapi/index.js';
 import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES, refuseFunction } from '../workflows/maintenance/functions.js';
 import type { FirmType } from '../workflows/maintenance/functions.js';
-import {
-  ACCOUNT_MAINTENANCE_WORKFLOW,
-  legacyMaintenanceWorkflowId,
-  maintenanceWorkflowId,
-} from '../domain/workflow-ids.js';
+import { ACCOUNT_MAINTENANCE_WORKFLOW, maintenanceWorkflowId } from '../domain/workflow-ids.js';
 import type { accountMaintenance } from '../workflows/maintenance/workflow.js';
 import type { EngineContext } from './context.js';
 import { readInput, storeDocuments } from './documents.js';
@@ -126,9 +122,6 @@ async function storeAndStart(
   bodyText: string,
   requestKey: string,
 ): Promise<StartedMaintenance> {
-  // The same request sent under 1.0.0's id is the request: nothing is stored or sent again.
-  const legacy = await legacyMaintenance(ctx, input.accountId, requestKey);
-  if (legacy) return { handle: legacy, workflowId: legacy.workflowId, existed: true };
   const workflowId = maintenanceWorkflowId(ctx.csid, input.accountId, requestKey);
   // The body and attachments (security answers, tax forms) are the request's: released once its
   // workflow has closed (activities/retention.ts), recorded before they are stored.
@@ -168,32 +161,8 @@ async function storeAndStart(
 }
 
 /**
- * The firm's request of this account and key under 1.0.0's id (`maintenance-<CSID>-<accountId>-<requestKey>`),
- * of any status (its reuse policy refuses the id again). 1.0.0's ids of two firms may be the same (CSIDs may
- * prefix one another; keys hold `-`): its EcaCsid and EcaAccountId decide, and with the CSID and the account
- * the id leaves one key.
- */
-async function legacyMaintenance(
-  ctx: EngineContext,
-  accountId: string,
-  requestKey: string,
-): Promise<WorkflowHandle<typeof accountMaintenance> | undefined> {
-  const handle = ctx.client.workflow.getHandle<typeof accountMaintenance>(
-    legacyMaintenanceWorkflowId(ctx.csid, accountId, requestKey),
-  );
-  try {
-    const attributes = (await handle.describe()).typedSearchAttributes;
-    const ours = attributes.get(EcaCsid) === ctx.csid && attributes.get(EcaAccountId) === accountId;
-    return ours ? handle : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
-
-/**
- * Whether the firm already made the request of this account and key (today's id or 1.0.0's): a start of it
- * answers with that one, so nothing about the account needs asking again.
+ * Whether the firm already made the request of this account and key: a start of it answers with that one,
+ * so nothing about the account needs asking again.
  */
 export async function existingMaintenance(ctx: EngineContext, accountId: string, requestKey: string): Promise<boolean> {
   return within(ctx, async () => {
@@ -201,11 +170,11 @@ export async function existingMaintenance(ctx: EngineContext, accountId: string,
       const attributes = (
         await ctx.client.workflow.getHandle(maintenanceWorkflowId(ctx.csid, accountId, requestKey)).describe()
       ).typedSearchAttributes;
-      if (attributes.get(EcaCsid) === ctx.csid) return true;
+      return attributes.get(EcaCsid) === ctx.csid;
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
     }
-    return (await legacyMaintenance(ctx, accountId, requestKey)) !== undefined;
   });
 }
 

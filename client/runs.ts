@@ -3,10 +3,10 @@
  * daily document submissions (`dailyDocuments`). A running one answers its state query; a closed one
  * its result; either way from the server alone when no worker is up (search attributes, status).
  */
-import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { within } from './abort.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ACCOUNT_MAINTENANCE_WORKFLOW, DAILY_DOCUMENTS_WORKFLOW, legacyFormOf } from '../domain/workflow-ids.js';
+import { ACCOUNT_MAINTENANCE_WORKFLOW, DAILY_DOCUMENTS_WORKFLOW } from '../domain/workflow-ids.js';
 import {
   EcaAccountId,
   EcaCsid,
@@ -119,11 +119,7 @@ async function answer(
   }
 }
 
-/**
- * One run of the firm, by workflow id: its status and what it answers. Today's id of a run started under
- * 1.0.0's (`maintenance-<CSID>-<account>-<key>`, `documents-<CSID>-<day>`) finds that one too; a run is the
- * firm's by its EcaCsid (CSIDs may prefix one another in 1.0.0's ids).
- */
+/** One run of the firm, by workflow id: its status and what it answers; a run is the firm's by its EcaCsid. */
 export async function runStatus(ctx: EngineContext, kind: RunKind, workflowId: string): Promise<RunStatus> {
   return within(ctx, async () => {
     const found = await describeRun(ctx, workflowId);
@@ -145,21 +141,12 @@ export async function runStatus(ctx: EngineContext, kind: RunKind, workflowId: s
   });
 }
 
-/** The run under `workflowId`, else (for today's form) the firm's under 1.0.0's form of it. */
+/** The run under `workflowId`, or undefined when there is none. */
 async function describeRun(ctx: EngineContext, workflowId: string) {
-  const legacy = legacyFormOf(workflowId);
-  let found: { workflowId: string; description: WorkflowExecutionDescription } | undefined;
-  for (const id of legacy === undefined ? [workflowId] : [workflowId, legacy]) {
-    try {
-      const description = await ctx.client.workflow.getHandle(id).describe();
-      // The first found answers, unless it is 1.0.0's of another firm.
-      if (id === workflowId || description.typedSearchAttributes.get(EcaCsid) === ctx.csid) {
-        found = { workflowId: id, description };
-        break;
-      }
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-    }
+  try {
+    return { workflowId, description: await ctx.client.workflow.getHandle(workflowId).describe() };
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
   }
-  return found;
 }

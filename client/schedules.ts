@@ -3,8 +3,7 @@
  * it again after changing the time, the time zone or the forms directory). The schedule starts
  * `dailyDocumentsTrigger`, which runs the day's `dailyDocuments` (id `documents:<CSID>:<yyyy-mm-dd>`)
  * at most once per day. Self-contained: a CLI command only needs to pass its options through. The
- * schedule is `daily-documents:<CSID>`; 1.0.0's `daily-documents-<CSID>` of the firm is still read, and
- * deleted when today's is set, so that the firm submits once a day.
+ * schedule is `daily-documents:<CSID>`.
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type {
@@ -16,11 +15,7 @@ import type {
 } from '@temporalio/client';
 import type { dailyDocumentsTrigger } from '../workflows/documents/workflow.js';
 import { type DailyDocumentsInput } from '../workflows/documents/messages.js';
-import {
-  DAILY_DOCUMENTS_TRIGGER_WORKFLOW,
-  dailyDocumentsScheduleId,
-  legacyDailyDocumentsScheduleId,
-} from '../domain/workflow-ids.js';
+import { DAILY_DOCUMENTS_TRIGGER_WORKFLOW, dailyDocumentsScheduleId } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
 import { EngineError, InvalidScheduleOptions } from './errors.js';
 
@@ -47,8 +42,6 @@ export interface DailyDocumentsSchedule {
   created: boolean;
   /** The next firings the server computed. */
   nextRuns: Date[];
-  /** The firm's schedule under 1.0.0's id, deleted now that this one is set. */
-  replaced?: string;
 }
 
 function isTimeZone(value: string): boolean {
@@ -117,36 +110,7 @@ export async function upsertDailyDocumentsSchedule(
       }));
   }
   const description = await client.schedule.getHandle(scheduleId).describe();
-  // Both would fire: the firm's schedule of 1.0.0 goes once this one is there.
-  const replaced = await legacySchedule(client, options.csid);
-  if (replaced) await onSchedule(replaced.scheduleId, () => replaced.delete()).catch(ignoreUnknown);
-  return {
-    scheduleId,
-    created,
-    nextRuns: description.info.nextActionTimes,
-    ...(replaced && { replaced: replaced.scheduleId }),
-  };
-}
-
-/** Deleted meanwhile: nothing left to delete. */
-function ignoreUnknown(error: unknown): void {
-  if (!(error instanceof EngineError && error.code === 'UNKNOWN_APPLICATION')) throw error;
-}
-
-/**
- * The firm's schedule under 1.0.0's id (`daily-documents-<CSID>`), if there is one. CSIDs may prefix one
- * another in 1.0.0's ids: it is the firm's when its action starts the trigger with the firm's CSID.
- */
-async function legacySchedule(client: Client, csid: string): Promise<ScheduleHandle | undefined> {
-  const handle = client.schedule.getHandle(legacyDailyDocumentsScheduleId(csid));
-  try {
-    const { action } = await handle.describe();
-    const input = action.args?.[0] as Partial<DailyDocumentsInput> | undefined;
-    return action.workflowType === DAILY_DOCUMENTS_TRIGGER_WORKFLOW && input?.csid === csid ? handle : undefined;
-  } catch (error) {
-    if (error instanceof ScheduleNotFoundError) return undefined;
-    throw error;
-  }
+  return { scheduleId, created, nextRuns: description.info.nextActionTimes };
 }
 
 /** A schedule of the firm as `schedules list` and `describe` show it. */
@@ -163,34 +127,13 @@ export interface ScheduleView {
 
 export type ScheduleAction = 'pause' | 'unpause' | 'trigger' | 'delete';
 
-/**
- * The firm's schedule, or refused as unknown: only this firm's schedule is ever read or changed here.
- * Without an id, today's (`daily-documents:<CSID>`), or 1.0.0's while the firm has only that one.
- */
-async function firmSchedule(client: Client, csid: string, scheduleId?: string): Promise<ScheduleHandle> {
+/** The firm's schedule (`daily-documents:<CSID>`), or refused: only this firm's schedule is ever read or changed here. */
+function firmSchedule(client: Client, csid: string, scheduleId?: string): ScheduleHandle {
   const current = dailyDocumentsScheduleId(csid);
-  const legacyId = legacyDailyDocumentsScheduleId(csid);
-  if (scheduleId !== undefined && scheduleId !== current && scheduleId !== legacyId) {
+  if (scheduleId !== undefined && scheduleId !== current) {
     throw new InvalidScheduleOptions(`schedule "${scheduleId}" is not firm ${csid}'s (${current})`);
   }
-  if (scheduleId === current) return client.schedule.getHandle(current);
-  const legacy = await legacySchedule(client, csid);
-  if (scheduleId === legacyId) {
-    if (legacy) return legacy;
-    throw new EngineError('UNKNOWN_APPLICATION', `no schedule "${scheduleId}" of firm ${csid}`);
-  }
-  if (legacy && !(await exists(client.schedule.getHandle(current)))) return legacy;
   return client.schedule.getHandle(current);
-}
-
-async function exists(handle: ScheduleHandle): Promise<boolean> {
-  try {
-    await handle.describe();
-    return true;
-  } catch (error) {
-    if (error instanceof ScheduleNotFoundError) return false;
-    throw error;
-  }
 }
 
 /** `action` on a schedule; a schedule that does not exist is an UNKNOWN_APPLICATION EngineError naming it. */
@@ -205,7 +148,7 @@ async function onSchedule<T>(scheduleId: string, action: () => Promise<T>): Prom
 
 /** The firm's schedule as it stands. */
 export async function describeSchedule(client: Client, csid: string, scheduleId?: string): Promise<ScheduleView> {
-  const handle = await firmSchedule(client, csid, scheduleId);
+  const handle = firmSchedule(client, csid, scheduleId);
   const description = await onSchedule(handle.scheduleId, () => handle.describe());
   const calendar = description.spec.calendars?.[0];
   return {
@@ -221,20 +164,14 @@ export async function describeSchedule(client: Client, csid: string, scheduleId?
   };
 }
 
-/** The schedules of the firm (the daily documents one, when it exists; 1.0.0's until today's replaces it). */
+/** The schedules of the firm: the daily documents one, when it exists. */
 export async function listSchedules(client: Client, csid: string): Promise<ScheduleView[]> {
-  const views: ScheduleView[] = [];
-  const ids = [dailyDocumentsScheduleId(csid), legacyDailyDocumentsScheduleId(csid)];
-  for await (const summary of client.schedule.list()) {
-    if (!ids.includes(summary.scheduleId)) continue;
-    try {
-      views.push(await describeSchedule(client, csid, summary.scheduleId));
-    } catch (error) {
-      // 1.0.0's id of another firm (CSIDs may prefix one another), or deleted meanwhile.
-      if (!(error instanceof EngineError && error.code === 'UNKNOWN_APPLICATION')) throw error;
-    }
+  try {
+    return [await describeSchedule(client, csid)];
+  } catch (error) {
+    if (error instanceof EngineError && error.code === 'UNKNOWN_APPLICATION') return [];
+    throw error;
   }
-  return views;
 }
 
 /**
@@ -247,7 +184,7 @@ export async function changeSchedule(
   action: ScheduleAction,
   options: { scheduleId?: string; note?: string } = {},
 ): Promise<string> {
-  const handle = await firmSchedule(client, csid, options.scheduleId);
+  const handle = firmSchedule(client, csid, options.scheduleId);
   await onSchedule(handle.scheduleId, async () => {
     if (action === 'pause') await handle.pause(options.note ?? 'paused with eca schedules pause');
     else if (action === 'unpause') await handle.unpause(options.note ?? 'unpaused with eca schedules unpause');

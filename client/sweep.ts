@@ -1,7 +1,6 @@
 /**
  * The firm's status sweep from the client side: started (or found running) with the first application
- * of a firm, and read by ops. One workflow per CSID, `status-sweep:<CSID>` (workflows/sweep); a sweep
- * 1.0.0 started as `status-sweep-<CSID>` is stopped once today's runs.
+ * of a firm, and read by ops. One workflow per CSID, `status-sweep:<CSID>` (workflows/sweep).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { shielded, within } from './abort.js';
@@ -10,7 +9,7 @@ import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { EcaCsid } from '../domain/search-attributes.js';
 import type { firmStatusSweep } from '../workflows/sweep/workflow.js';
 import { DEFAULT_SWEEP_INTERVAL, sweepStateQuery } from '../workflows/sweep/messages.js';
-import { FIRM_STATUS_SWEEP_WORKFLOW, legacySweepWorkflowId, sweepWorkflowId } from '../domain/workflow-ids.js';
+import { FIRM_STATUS_SWEEP_WORKFLOW, sweepWorkflowId } from '../domain/workflow-ids.js';
 import type { SweepInterval, SweepView } from '../workflows/sweep/messages.js';
 
 /** How long a process trusts that the sweep it started is still running before asking the server again. */
@@ -59,50 +58,13 @@ export async function ensureStatusSweep(
         typedSearchAttributes: [{ key: EcaCsid, value: ctx.csid }],
         staticSummary: `Status sweep of ${ctx.csid} every ${String(interval)}`,
       });
-      await stopLegacySweep(ctx, workflowId);
     });
     seen.set(key, Date.now());
     return { workflowId };
   });
 }
 
-/**
- * The firm's sweep under 1.0.0's id (`status-sweep-<CSID>`), when it runs: the firm has one sweep, so it is
- * ended once today's (`replaced`) runs. CSIDs may prefix one another in 1.0.0's ids: its EcaCsid decides.
- */
-async function legacySweep(ctx: Pick<EngineContext, 'client' | 'csid'>) {
-  const handle = ctx.client.workflow.getHandle(legacySweepWorkflowId(ctx.csid));
-  try {
-    const described = await handle.describe();
-    const ours =
-      described.typedSearchAttributes.get(EcaCsid) === ctx.csid && described.type === FIRM_STATUS_SWEEP_WORKFLOW;
-    return ours && described.status.name === 'RUNNING' ? handle : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
-
-async function stopLegacySweep(ctx: Pick<EngineContext, 'client' | 'csid'>, replaced: string): Promise<void> {
-  const legacy = await legacySweep(ctx);
-  if (legacy === undefined) return;
-  try {
-    await legacy.terminate(`replaced by the firm's status sweep ${replaced}`);
-  } catch (error) {
-    // Ended meanwhile (another client replaced it first).
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
-}
-
-/** What the firm's sweep did at its last slot (1.0.0's, while it is the one running). */
+/** What the firm's sweep did at its last slot. */
 export async function sweepState(ctx: Pick<EngineContext, 'client' | 'csid' | 'signal'>): Promise<SweepView> {
-  return within(ctx, async () => {
-    try {
-      return await ctx.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).query(sweepStateQuery);
-    } catch (error) {
-      const legacy = error instanceof WorkflowNotFoundError ? await legacySweep(ctx) : undefined;
-      if (legacy === undefined) throw error;
-      return legacy.query(sweepStateQuery);
-    }
-  });
+  return within(ctx, () => ctx.client.workflow.getHandle(sweepWorkflowId(ctx.csid)).query(sweepStateQuery));
 }

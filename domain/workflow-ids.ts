@@ -18,9 +18,7 @@ export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
  * Ids of one firm's workflows and schedules: `<kind>:<part>:…:<last>`. Every part before the last is
  * escaped (`%` → `%25`, `:` → `%3A`), so that it holds no `:`: the parts are read back from the id alone,
  * and no two (CSID, id) pairs give the same id, whatever characters a CSID, an external id or a request
- * key holds (1.0.0's `application-<CSID>-<externalId>` gave firm `A-X`'s `1` and firm `A`'s `X-1` the
- * same id). A kind is followed by `:`, never `-`: no such id equals one of 1.0.0's, which are kept below
- * (`legacy…`) so that the workflows started under them are still found.
+ * key holds (a `-` between parts would give firm `A-X`'s `1` and firm `A`'s `X-1` the same id).
  */
 
 /** A part of an id before its last one: `%` and `:` escaped (`%25`, `%3A`), everything else as it is. */
@@ -49,7 +47,7 @@ const FIRM_ID_PARTS: Readonly<Record<string, number>> = {
   'status-sweep': 1,
 };
 
-/** A firm-scoped id of today's form read back: its kind and its parts (the CSID first), or undefined. */
+/** A firm-scoped id read back: its kind and its parts (the CSID first), or undefined. */
 function parseFirmId(id: string): { kind: string; parts: string[] } | undefined {
   const colon = id.indexOf(':');
   if (colon < 0) return undefined;
@@ -71,16 +69,10 @@ function parseFirmId(id: string): { kind: string; parts: string[] } | undefined 
 
 /**
  * The CSID a firm-scoped id of today's form names (`application:<CSID>:<externalId>`,
- * `status-sweep:<CSID>`...), or undefined for any other id (1.0.0's forms, webhook deliveries, anything).
+ * `status-sweep:<CSID>`...), or undefined for any other id (webhook deliveries, anything).
  */
 export function csidOfWorkflowId(id: string): string | undefined {
   return parseFirmId(id)?.parts[0];
-}
-
-/** The 1.0.0 form of a firm-scoped id of today's form (`application:A:1` → `application-A-1`), or undefined. */
-export function legacyFormOf(id: string): string | undefined {
-  const parsed = parseFirmId(id);
-  return parsed && [parsed.kind, ...parsed.parts].join('-');
 }
 
 /** `application:<CSID>:<externalId>`: one workflow per application, found by every tool. */
@@ -119,40 +111,4 @@ export function documentsWorkflowId(csid: string, day: string): string {
 /** `daily-documents:<CSID>`: the firm's schedule. */
 export function dailyDocumentsScheduleId(csid: string): string {
   return firmId('daily-documents', [csid]);
-}
-
-/*
- * 1.0.0's ids, `<kind>-<CSID>-<rest>`: read only, for the workflows and schedules started under them. CSIDs
- * may prefix one another, so a workflow found under one of these is the firm's only when its `EcaCsid`
- * search attribute says so.
- */
-
-/** 1.0.0's `application-<CSID>-<externalId>`. */
-export function legacyApplicationWorkflowId(csid: string, externalId: string): string {
-  return `application-${csid}-${externalId}`;
-}
-
-/** 1.0.0's `documents-retention-<CSID>-<externalId>`. */
-export function legacyDocumentRetentionWorkflowId(csid: string, externalId: string): string {
-  return `documents-retention-${csid}-${externalId}`;
-}
-
-/** 1.0.0's `status-sweep-<CSID>`. */
-export function legacySweepWorkflowId(csid: string): string {
-  return `status-sweep-${csid}`;
-}
-
-/** 1.0.0's `maintenance-<CSID>-<accountId>-<requestKey>`. */
-export function legacyMaintenanceWorkflowId(csid: string, accountId: string, requestKey: string): string {
-  return `maintenance-${csid}-${accountId}-${requestKey}`;
-}
-
-/** 1.0.0's `documents-<CSID>-<yyyy-mm-dd>`. */
-export function legacyDocumentsWorkflowId(csid: string, day: string): string {
-  return `documents-${csid}-${day}`;
-}
-
-/** 1.0.0's `daily-documents-<CSID>`. */
-export function legacyDailyDocumentsScheduleId(csid: string): string {
-  return `daily-documents-${csid}`;
 }

@@ -49,7 +49,6 @@ function addSet(group: Command): void {
         out(format, schedule, () =>
           [
             `${schedule.created ? 'created' : 'updated'} schedule ${schedule.scheduleId}`,
-            ...(schedule.replaced ? [`  deleted the schedule of 1.0.0 ${schedule.replaced} (it replaces it)`] : []),
             ...schedule.nextRuns.slice(0, 3).map((run) => `  next run ${run.toISOString()}`),
           ].join('\n'),
         );

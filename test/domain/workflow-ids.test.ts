@@ -7,36 +7,21 @@ import {
   documentRetentionWorkflowId,
   documentsWorkflowId,
   escapeIdPart,
-  legacyApplicationWorkflowId,
-  legacyDailyDocumentsScheduleId,
-  legacyDocumentRetentionWorkflowId,
-  legacyDocumentsWorkflowId,
-  legacyFormOf,
-  legacyMaintenanceWorkflowId,
-  legacySweepWorkflowId,
   maintenanceWorkflowId,
   sweepWorkflowId,
   webhookDeliveryWorkflowId,
 } from '../../domain/workflow-ids.js';
 import { fc, fuzzParameters } from '../support/fuzz.js';
 
-/** Every firm-scoped id of one firm and its parts, with 1.0.0's form of each. */
+/** Every firm-scoped id of one firm and its parts. */
 function idsOf(csid: string, a: string, b: string) {
   return [
-    { kind: 'application', id: applicationWorkflowId(csid, a), legacy: legacyApplicationWorkflowId(csid, a) },
-    {
-      kind: 'documents-retention',
-      id: documentRetentionWorkflowId(csid, a),
-      legacy: legacyDocumentRetentionWorkflowId(csid, a),
-    },
-    {
-      kind: 'maintenance',
-      id: maintenanceWorkflowId(csid, a, b),
-      legacy: legacyMaintenanceWorkflowId(csid, a, b),
-    },
-    { kind: 'documents', id: documentsWorkflowId(csid, a), legacy: legacyDocumentsWorkflowId(csid, a) },
-    { kind: 'daily-documents', id: dailyDocumentsScheduleId(csid), legacy: legacyDailyDocumentsScheduleId(csid) },
-    { kind: 'status-sweep', id: sweepWorkflowId(csid), legacy: legacySweepWorkflowId(csid) },
+    { kind: 'application', id: applicationWorkflowId(csid, a) },
+    { kind: 'documents-retention', id: documentRetentionWorkflowId(csid, a) },
+    { kind: 'maintenance', id: maintenanceWorkflowId(csid, a, b) },
+    { kind: 'documents', id: documentsWorkflowId(csid, a) },
+    { kind: 'daily-documents', id: dailyDocumentsScheduleId(csid) },
+    { kind: 'status-sweep', id: sweepWorkflowId(csid) },
   ];
 }
 
@@ -62,8 +47,7 @@ describe('workflow ids (domain/workflow-ids)', function () {
     assert.equal(webhookDeliveryWorkflowId('ep-1'), 'webhook-delivery-ep-1');
   });
 
-  it('firm `A-X` with `1` and firm `A` with `X-1` get different ids (they shared one in 1.0.0)', function () {
-    assert.equal(legacyApplicationWorkflowId('A-X', '1'), legacyApplicationWorkflowId('A', 'X-1'));
+  it('firm `A-X` with `1` and firm `A` with `X-1` get different ids', function () {
     assert.notEqual(applicationWorkflowId('A-X', '1'), applicationWorkflowId('A', 'X-1'));
     assert.equal(applicationWorkflowId('A-X', '1'), 'application:A-X:1');
     assert.equal(applicationWorkflowId('A', 'X-1'), 'application:A:X-1');
@@ -96,12 +80,10 @@ describe('workflow ids (domain/workflow-ids)', function () {
     ];
     const ids = requests.map(([csid, account, key]) => maintenanceWorkflowId(csid, account, key));
     assert.equal(new Set(ids).size, requests.length, ids.join(' '));
-    // 1.0.0 gave the first three one id.
-    assert.equal(new Set(requests.slice(0, 3).map((r) => legacyMaintenanceWorkflowId(...r))).size, 1);
     for (const [index, id] of ids.entries()) assert.equal(csidOfWorkflowId(id), requests[index]![0]);
   });
 
-  it('reads no CSID out of other ids; a new-form id is never a 1.0.0 one, and names its 1.0.0 form', function () {
+  it('reads no CSID out of other ids', function () {
     for (const id of [
       'application-A-1',
       'status-sweep-A',
@@ -116,11 +98,7 @@ describe('workflow ids (domain/workflow-ids)', function () {
     ]) {
       assert.equal(csidOfWorkflowId(id), undefined, id);
     }
-    for (const { kind, id, legacy } of idsOf('A-X', '1', 'k')) {
-      assert.equal(legacyFormOf(id), legacy, kind);
-      assert.equal(legacyFormOf(legacy), undefined, kind);
-      assert.ok(id.startsWith(`${kind}:`) && legacy.startsWith(`${kind}-`), kind);
-    }
+    for (const { kind, id } of idsOf('A-X', '1', 'k')) assert.ok(id.startsWith(`${kind}:`), kind);
   });
 
   it('property: no two (kind, CSID, parts) give the same id, and the CSID reads back from each', function () {
@@ -138,8 +116,6 @@ describe('workflow ids (domain/workflow-ids)', function () {
               (['daily-documents', 'status-sweep'].includes(one.kind) ||
                 (a1 === a2 && (one.kind !== 'maintenance' || b1 === b2)));
             assert.equal(one.id === other.id, same, `${one.id} vs ${other.id}`);
-            // Today's ids and 1.0.0's never meet: a kind is followed by `:`, never by `-`.
-            assert.notEqual(one.id, other.legacy);
           }
           for (const [later, other] of first.entries()) if (later > index) assert.notEqual(one.id, other.id);
         }

@@ -4,11 +4,11 @@ import { rm } from 'node:fs/promises';
 import { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { accountApplication, dailyDocuments, dailyDocumentsTrigger } from '../../workflows/index.js';
+import { accountApplication, dailyDocumentsTrigger } from '../../workflows/index.js';
 import { stateQuery } from '../../workflows/application/messages.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
 import { addDays, dayIn } from '../../domain/days.js';
-import { documentsWorkflowId, legacyDocumentsWorkflowId } from '../../domain/workflow-ids.js';
+import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import type { DailyDocumentsResult } from '../../workflows/documents/messages.js';
 import { EcaCsid, EcaDocumentsAlert, EcaReplaceFormsBy } from '../../domain/search-attributes.js';
 import { applicationXml, startEngine } from '../support/engine.js';
@@ -115,26 +115,6 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
       assert.deepEqual(await createAttachments(harness), [`${TAX_FORM}.pdf`]);
       // zh-Hans: the Chinese agreement was not part of the (default-language) submission.
       assert.deepEqual(await createAttachments(harness, 'zh-Hans'), [`${AGREEMENT}.zh-Hans.pdf`, `${TAX_FORM}.pdf`]);
-    });
-  });
-
-  it("a day submitted under 1.0.0's id (`documents-<CSID>-<day>`) is the day's run: nothing is sent again", async function () {
-    const harness = await setUp();
-    await harness.worker.runUntil(async () => {
-      const today = dayIn(await env.currentTimeMs(), 'UTC');
-      const csid = harness.sim.csid;
-      // As 1.0.0's trigger ran it: the day's workflow under the id of 1.0.0.
-      const earlier = await client.workflow.execute(dailyDocuments, {
-        taskQueue: harness.taskQueue,
-        workflowId: legacyDocumentsWorkflowId(csid, today),
-        args: [{ csid, formsDir: formsDir!, timeZone: 'UTC', day: today }],
-        typedSearchAttributes: [{ key: EcaCsid, value: csid }],
-      });
-      assert.equal(earlier.accepted, true);
-      const day = await runDay(harness);
-      assert.deepEqual(day, { day: today, workflowId: legacyDocumentsWorkflowId(csid, today), ran: false });
-      assert.equal(harness.sim.control.calls().submitDocuments, 1);
-      await assert.rejects(client.workflow.getHandle(documentsWorkflowId(csid, today)).describe(), /not found/i);
     });
   });
 

@@ -10,7 +10,7 @@
  * the server without adding to history. The application neither continues as new nor ends with an
  * event unwritten.
  */
-import { condition, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { hasTag } from '../../domain/application-states.js';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { stateEventType } from '../../domain/events.js';
@@ -121,25 +121,21 @@ function settled(): Promise<void> {
 /**
  * Numbers events, keeps them until written, writes them in order.
  *
- * Riding (`EVENTS_RIDE_PATCH`): an event is not written by itself when it is made. The loop hands what is
+ * Events ride with steps: an event is not written by itself when it is made. The loop hands what is
  * unwritten to the activity it schedules next (`ride`), which writes it before it calls the brokerage;
  * what no step takes in the activation that made it (a wait follows, or a message arrived while a step
  * runs) is written alone by `writeAlone` (workflow.ts runs it beside the loop). Every write carries the
  * events from the oldest unwritten one, so two under way at once (a step's and one alone) overlap, and the
- * log takes them in turn (runtime/events.ts): each event is written once, in order. Before the patch,
- * every batch was written alone as soon as it was made.
+ * log takes them in turn (runtime/events.ts): each event is written once, in order.
  */
 export class EventOutbox {
   private readonly pending: NewEvent[] = [];
-  private writing: Promise<void> | undefined;
-  /** Riding: the last event number each write under way carries. */
+  /** The last event number each write under way carries. */
   private readonly carried: number[] = [];
 
   constructor(
     /** The number of the last event made (carried through continue-as-new). */
     private seq: number,
-    /** Whether events ride with the next step (the run took `EVENTS_RIDE_PATCH`). */
-    readonly riding = false,
   ) {}
 
   get lastSeq(): number {
@@ -148,10 +144,10 @@ export class EventOutbox {
 
   /** Whether every event made is written. */
   get written(): boolean {
-    return this.pending.length === 0 && this.writing === undefined;
+    return this.pending.length === 0;
   }
 
-  /** Riding: whether an event waits that no write under way carries. */
+  /** Whether an event waits that no write under way carries. */
   get unclaimed(): boolean {
     const through = Math.max(0, ...this.carried);
     return this.pending.some((event) => event.seq > through);
@@ -167,7 +163,6 @@ export class EventOutbox {
       ...(who.accountId !== undefined && { accountId: who.accountId }),
       at: Date.now(),
     });
-    if (!this.riding) this.write();
   }
 
   /** The application's key in the event log: its workflow id and first run id. */
@@ -176,23 +171,23 @@ export class EventOutbox {
     return `${info.workflowId}/${info.firstExecutionRunId}`;
   }
 
-  /** Riding: an event a step wrote itself (a create's `created`), taken as the next one, in the log already. */
+  /** An event a step wrote itself (a create's `created`), taken as the next one, in the log already. */
   adopt(event: NewEvent): void {
     this.seq = event.seq;
   }
 
   /**
-   * Riding: the events the next step carries (undefined when none wait, or before the patch). Call `rode`
-   * when the step ends, whatever its outcome.
+   * The events the next step carries (undefined when none wait). Call `rode` when the step ends, whatever
+   * its outcome.
    */
   ride(): NewEvent[] | undefined {
-    if (!this.riding || this.pending.length === 0) return undefined;
+    if (this.pending.length === 0) return undefined;
     const events = this.pending.slice(0, BATCH);
     this.carried.push(events.at(-1)!.seq);
     return events;
   }
 
-  /** Riding: the step that carried `events` ended; `written` when it completed (it wrote them first). */
+  /** The step that carried `events` ended; `written` when it completed (it wrote them first). */
   rode(events: NewEvent[] | undefined, written: boolean): void {
     if (!events) return;
     const through = events.at(-1)!.seq;
@@ -200,7 +195,7 @@ export class EventOutbox {
     if (written) this.settle(through);
   }
 
-  /** Riding: writes what waits unclaimed, alone, until nothing does (workflow.ts runs it beside the loop). */
+  /** Writes what waits unclaimed, alone, until nothing does (workflow.ts runs it beside the loop). */
   async writeAlone(): Promise<never> {
     for (;;) {
       await condition(() => this.unclaimed);
@@ -227,30 +222,5 @@ export class EventOutbox {
 
   private settle(through: number): void {
     while (this.pending.length > 0 && this.pending[0]!.seq <= through) this.pending.shift();
-  }
-
-  /** Starts writing what is pending, unless a write is under way (it goes on with the rest). */
-  private write(): void {
-    if (this.writing || this.pending.length === 0) return;
-    this.writing = this.writeAll().then(
-      () => {
-        this.writing = undefined;
-        // Events made while the last write's answer was on its way.
-        this.write();
-      },
-      (error: unknown) => {
-        // Only a cancelled workflow gets here (the write is retried without end): the events stay pending.
-        this.writing = undefined;
-        log.warn('events not written', { error: (error as Error).message });
-      },
-    );
-  }
-
-  private async writeAll(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.slice(0, BATCH);
-      await recordEvents({ events: batch });
-      this.pending.splice(0, batch.length);
-    }
   }
 }

@@ -8,7 +8,6 @@ import {
   ApplicationFailure,
   log,
   metricMeter,
-  patched,
   setCurrentDetails,
   upsertSearchAttributes,
   workflowInfo,
@@ -38,7 +37,6 @@ import { renderDetails } from './details.js';
 import { EventOutbox, eventsOfStep, STAFF_ACTIONS } from './events.js';
 import type { EventDraft } from './events.js';
 import type { NewEvent } from '../../domain/events.js';
-import { EVENTS_RIDE_PATCH } from '../patches.js';
 import { DOCUMENT_REJECTED } from './messages.js';
 import type {
   AccountObservation,
@@ -112,7 +110,7 @@ export class ApplicationRun {
     this.readFrom = input.carried?.readFrom;
     this.observation = input.carried?.observation;
     this.updatedAt = input.carried?.updatedAt;
-    this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0, patched(EVENTS_RIDE_PATCH));
+    this.outbox = new EventOutbox(input.carried?.eventSeq ?? 0);
     this.deadlineEntry = input.carried?.deadline?.entry;
     this.deadlineMarkAt = input.carried?.deadline?.markAt;
     if (!input.carried) {

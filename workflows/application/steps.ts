@@ -3,28 +3,11 @@
  * account is not found), the document retention left behind, and `blocked` for a step that fails in
  * a way no retry mends.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  ParentClosePolicy,
-  log,
-  patched,
-  sleep,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import {
-  applicationWorkflowId,
-  documentRetentionWorkflowId,
-  legacyApplicationWorkflowId,
-  legacyDocumentRetentionWorkflowId,
-} from '../../domain/workflow-ids.js';
-import { FIRM_SAFE_IDS_PATCH } from '../patches.js';
+import { ActivityFailure, ApplicationFailure, log, sleep, workflowInfo } from '@temporalio/workflow';
+import { applicationWorkflowId, documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 import type { ApplicationState } from '../../domain/application-states.js';
 import { lifecycleState, step } from '../lifecycle/index.js';
 import type { BlockedStep, LifecycleEffect, LifecycleEvent } from '../lifecycle/index.js';
-import { documentRetention } from '../retention/workflow.js';
 import type { CreatedEvent, CreateOutcome, RideReport } from './activities.js';
 import { eventsOfStep, finishApplication } from './events.js';
 import type { ApplicationRun } from './run.js';
@@ -116,14 +99,13 @@ export async function runCreate(run: ApplicationRun): Promise<Exclude<CreateOutc
 }
 
 /**
- * Riding: the `created` event the workflow makes when the create answers an account, numbered next, for
+ * The `created` event the workflow makes when the create answers an account, numbered next, for
  * the create to write itself (activities/event-riders.ts): the application waits after it, so no step would
  * carry it. Made by the lifecycle itself, so that it is the event the answer's step makes (run.ts `apply`).
  * The number stays free while the create runs: `creating` takes no staff message and has no deadline, so
  * nothing else makes an event meanwhile (a change there must keep it so, or give up this ride).
  */
 function createdEvent(run: ApplicationRun): CreatedEvent | undefined {
-  if (!run.outbox.riding) return undefined;
   const before = run.snapshot;
   const probe = { type: 'CREATED', accountId: '' } as const;
   const after = step(before, probe);
@@ -165,41 +147,7 @@ function stillUnknown(
 }
 
 /**
- * The retention workflow's id and the owner of the application's documents. 1.0.0's forms on a history
- * recorded before the patch, and for an application running under 1.0.0's id (its client stored the
- * documents under that id); today's otherwise.
- */
-function retentionIds(csid: string, externalId: string): { workflowId: string; owner: string } {
-  if (patched(FIRM_SAFE_IDS_PATCH) && workflowInfo().workflowId !== legacyApplicationWorkflowId(csid, externalId)) {
-    return {
-      workflowId: documentRetentionWorkflowId(csid, externalId),
-      owner: applicationWorkflowId(csid, externalId),
-    };
-  }
-  return {
-    workflowId: legacyDocumentRetentionWorkflowId(csid, externalId),
-    owner: legacyApplicationWorkflowId(csid, externalId),
-  };
-}
-
-/** Leaves a `documentRetention` workflow behind that deletes the application's documents in due time. */
-export async function startDocumentRetention(run: ApplicationRun, retentionMs: number): Promise<void> {
-  const { csid, externalId } = run;
-  const { workflowId, owner } = retentionIds(csid, externalId);
-  try {
-    await startChild(documentRetention, {
-      workflowId,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [{ csid, externalId, owner, finishedAt: Date.now(), retentionMs }],
-    });
-  } catch (error) {
-    // Already started (this workflow was reset to an earlier point and finished again): it stands.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}
-
-/**
- * Riding: the application's last activity writes its last events and starts the `documentRetention`
+ * The application's last activity writes its last events and starts the `documentRetention`
  * workflow (`retentionMs`; none when undefined), which runs on after the application closes: no child
  * workflow, and no workflow task of the application for it.
  */
@@ -208,7 +156,11 @@ export async function finish(run: ApplicationRun, retentionMs: number | undefine
   // Without a retention to start, events a write under way carries need no activity: the loop waits for it.
   const events = retentionMs === undefined && !run.outbox.unclaimed ? undefined : run.outbox.ride();
   if (!events && retentionMs === undefined) return;
-  const ids = retentionMs === undefined ? undefined : retentionIds(csid, externalId);
+  // The retention workflow, and the owner of the application's documents: its workflow.
+  const ids =
+    retentionMs === undefined
+      ? undefined
+      : { workflowId: documentRetentionWorkflowId(csid, externalId), owner: applicationWorkflowId(csid, externalId) };
   let finished = false;
   try {
     await finishApplication.executeWithOptions({ summary: ids ? 'last events, document retention' : 'last events' }, [

@@ -21,7 +21,7 @@ import type { ApplicationInput, ApplicationResult } from './messages.js';
 import { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { resolveSettings, settingsProblems } from './settings.js';
-import { blockOrThrow, createEvent, finish, runCreate, startDocumentRetention } from './steps.js';
+import { blockOrThrow, createEvent, finish, runCreate } from './steps.js';
 import { runUpdate, updateEvent } from './updates.js';
 import { awaitChange, readNow } from './waits.js';
 import { watchDeadlines } from './deadlines.js';
@@ -43,12 +43,10 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   installHandlers(run);
   run.sweepMode = settings.statusSource === 'sweep';
   run.publish();
-  if (run.outbox.riding) {
-    run.outbox.writeAlone().catch((error: unknown) => {
-      // Only a cancelled workflow gets here (the write is retried without end): the events stay unwritten.
-      if (!isCancellation(error)) log.warn('events not written', { error: (error as Error).message });
-    });
-  }
+  run.outbox.writeAlone().catch((error: unknown) => {
+    // Only a cancelled workflow gets here (the write is retried without end): the events stay unwritten.
+    if (!isCancellation(error)) log.warn('events not written', { error: (error as Error).message });
+  });
   watchDeadlines(run).catch((error: unknown) => {
     // A cancelled application's watch ends with it: nothing to say (the cancellation is in its history).
     if (isCancellation(error)) return;
@@ -79,8 +77,7 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
       switch (effect.kind) {
         case 'done': {
           const retentionMs = settings.documentRetention === null ? undefined : durationMs(settings.documentRetention);
-          if (run.outbox.riding) await finish(run, retentionMs);
-          else if (retentionMs !== undefined) await startDocumentRetention(run, retentionMs);
+          await finish(run, retentionMs);
           await condition(() => allHandlersFinished() && run.outbox.written);
           return run.result(effect.outcome);
         }

@@ -46,11 +46,6 @@ export interface DocumentsActivities {
   gatherForms(input: { csid: string; formsDir: string; day: string }): Promise<GatheredForms>;
   /** submitDocuments once, with these PDFs unchanged; the report is decrypted and read. */
   submitDailyDocuments(input: { csid: string; documents: FormDocument[] }): Promise<SubmissionOutcome>;
-  /**
-   * The firm's `dailyDocuments` run of the day under 1.0.0's id (`documents-<CSID>-<day>`), if there is one
-   * (of any status: the day's id takes one run); a workflow of another firm under that id is none.
-   */
-  findLegacyDocumentsRun(input: { csid: string; day: string }): Promise<{ workflowId?: string }>;
   /** Keeps the day's result and the forms catalogue where the create step of applications reads them. */
   recordDailyDocuments(input: { result: DailyDocumentsResult; catalogue: CatalogueForm[] }): Promise<void>;
 }

@@ -2,8 +2,7 @@
  * `dailyDocumentsTrigger`: what the firm's Temporal Schedule starts. It names the firm's day in the
  * schedule's time zone and runs that day's `dailyDocuments` as a child with the id
  * `documents:<CSID>:<day>` and a reuse policy that refuses a second run: the service takes one
- * submission a day, so a second firing (a manual trigger, a catch-up) finds the day done. A run of the
- * day under 1.0.0's id `documents-<CSID>-<day>` is the day's run too.
+ * submission a day, so a second firing (a manual trigger, a catch-up) finds the day done.
  *
  * `dailyDocuments`: gathers the firm's forms, submits the agreements and disclosures once, records
  * per form `Accepted` or the reason, raises an alert (search attributes, current details) for forms
@@ -14,7 +13,6 @@ import { FORMS_MANIFEST_INVALID, NON_RETRYABLE_ERROR_TYPES } from '../../domain/
 import {
   ApplicationFailure,
   executeChild,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -28,8 +26,7 @@ import { dayIn, isDay, isTimeZone } from '../../domain/days.js';
 import { renderDocumentsDetails } from './details.js';
 import { earliestReplaceBy, evaluateSubmission } from './evaluate.js';
 import { dailyDocumentsStateQuery } from './messages.js';
-import { documentsWorkflowId, legacyDocumentsWorkflowId } from '../../domain/workflow-ids.js';
-import { FIRM_SAFE_IDS_PATCH } from '../patches.js';
+import { documentsWorkflowId } from '../../domain/workflow-ids.js';
 import type {
   DailyDocumentsInput,
   DailyDocumentsResult,
@@ -79,15 +76,7 @@ function checkInput(input: DailyDocumentsInput): void {
 export async function dailyDocumentsTrigger(input: DailyDocumentsInput): Promise<DailyDocumentsTriggerResult> {
   checkInput(input);
   const day = input.day ?? dayIn(Date.now(), input.timeZone ?? 'UTC');
-  let workflowId = legacyDocumentsWorkflowId(input.csid, day);
-  if (patched(FIRM_SAFE_IDS_PATCH)) {
-    // A run of the day under 1.0.0's id (its schedule fired before the firm's was replaced) is the day's run.
-    const earlier = await files.findLegacyDocumentsRun.executeWithOptions({ summary: `1.0.0's run of ${day}` }, [
-      { csid: input.csid, day },
-    ]);
-    if (earlier.workflowId !== undefined) return { day, workflowId: earlier.workflowId, ran: false };
-    workflowId = documentsWorkflowId(input.csid, day);
-  }
+  const workflowId = documentsWorkflowId(input.csid, day);
   try {
     const result = await executeChild(dailyDocuments, {
       workflowId,

@@ -101,7 +101,7 @@ async function waitingApplications(client: Client, csid: string): Promise<Waitin
     const attributes = execution.typedSearchAttributes;
     const accountId = attributes.get(EcaAccountId);
     const observed = attributes.get(EcaObserved);
-    // Applications without EcaObserved poll on their own (statusSource 'poll').
+    // An application that has not published what it read yet is listed again at the next slot.
     if (accountId && observed) waiting.push({ workflowId: execution.workflowId, accountId, observed });
   }
   return waiting;

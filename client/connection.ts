@@ -29,7 +29,7 @@ export interface ConnectOptions {
 }
 
 function pollEvery(ms: number): NonNullable<EngineContext['settings']> {
-  return { pollIntervals: { tracking: ms, documents: ms, portal: ms, approval: ms } };
+  return { pollIntervals: { tracking: ms } };
 }
 
 export interface ConnectedEngine extends EngineContext {

@@ -8,8 +8,7 @@
  * - throughput: N happy applications start → Open, at a fixed number in flight; workflow tasks and
  *   activities per second (from the worker's Prometheus metrics); brokerage calls per operation per
  *   application; start → first activity p50/p99;
- * - waiting applications, in both modes on the same settings: per-application polls (`statusSource:
- *   'poll'`) and the firm's status sweep (`'sweep'`): brokerage calls, workflow tasks and activities
+ * - waiting applications woken by the firm's status sweep: brokerage calls, workflow tasks and activities
  *   per slot, worker RSS and heap, simulator status change → workflow transition p50/p99 (read from
  *   histories), pollNow → activity start p50/p99. Progress from visibility counts, never queries;
  * - onboarding API: N applications started through the client, then N through the HTTP service (api/,
@@ -23,8 +22,7 @@
  *   --ceiling 1000         no-op workflows            --concurrency 200         applications in flight
  *   --time-scale 200000    simulated/real time        --poll 1s                 poll interval (throughput)
  *   --slots 3              slots measured (1 when a slot is over a minute)
- *   --modes sweep,poll     waiting modes measured     --sweep-slot 10s          the sweep's slot
- *   --polls-per-second 25  sizes the per-application slot: max(10 s, waiting / this)
+ *   --sweep-slot 10s       the sweep's slot
  *   --api 300[,1000]       onboarding API phase sizes ('' skips it)
  *   --events 1000          events phase: applications whose events a webhook receiver gets ('' skips it)
  *   --api-reads 1000       reads on each side          --api-read-concurrency 10  reads in flight

@@ -27,7 +27,7 @@ type ScenarioName = (typeof SCENARIOS)[number]['name'];
 
 /** Poll intervals for a simulator whose business day passes in seconds. */
 export const DEMO_SETTINGS: NonNullable<EngineContext['settings']> = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 

@@ -19,7 +19,6 @@ import {
   FIRM_APPLICATIONS,
   FIRM_COUNTS,
   KEYS,
-  MODES,
   POLITE_SIZES,
   SIZES,
   SWEEP_SCALE_SIZES,
@@ -49,7 +48,7 @@ import type { SweepScale } from './sweep-scale.js';
 
 /**
  * The warm-up (not counted), the ceiling, then each throughput size, each onboarding API size and each
- * waiting size in each mode.
+ * waiting size.
  */
 async function runPhases(bench: Bench) {
   console.log(`Warm-up: ${WARM_UP} applications and 100 no-op workflows (not counted)...`);
@@ -95,11 +94,9 @@ async function runPhases(bench: Bench) {
   }
   const waiting: Waiting[] = [];
   for (const w of WAITING) {
-    for (const mode of MODES) {
-      console.log(`Waiting: ${w} applications in awaitingClient, ${mode} mode...`);
-      waiting.push(await waitingPhase(bench, w, mode));
-      console.log(`  ${JSON.stringify(waiting.at(-1))}`);
-    }
+    console.log(`Waiting: ${w} applications in awaitingClient...`);
+    waiting.push(await waitingPhase(bench, w));
+    console.log(`  ${JSON.stringify(waiting.at(-1))}`);
   }
   const workerAlone: WorkerAlone[] = [];
   for (const w of WORKER_ALONE_SIZES) {

@@ -15,9 +15,7 @@ export const { values } = parseArgs({
     'time-scale': { type: 'string', default: '200000' },
     poll: { type: 'string', default: '1s' },
     slots: { type: 'string', default: '3' },
-    modes: { type: 'string', default: 'sweep,poll' },
     'sweep-slot': { type: 'string', default: '10s' },
-    'polls-per-second': { type: 'string', default: '25' },
     api: { type: 'string', default: '300' },
     events: { type: 'string', default: '1000' },
     polite: { type: 'string', default: '' },
@@ -51,11 +49,7 @@ export const TIME_SCALE = Number(values['time-scale']);
 export const POLL = values.poll;
 export const SLOTS = Number(values.slots);
 export const BATCH_WINDOW_MS = Number(values['batch-window']);
-export const MODES = values.modes.split(',').filter(Boolean) as Array<'poll' | 'sweep'>;
-for (const mode of MODES as string[])
-  if (mode !== 'poll' && mode !== 'sweep') throw new Error(`--modes: unknown mode ${mode}`);
 export const SWEEP_SLOT_MS = parseDurationMs(values['sweep-slot'], '--sweep-slot', '"10s"');
-export const POLLS_PER_SECOND = Number(values['polls-per-second']);
 export const WARM_UP = 20;
 /** Threads for the engine's OpenPGP work (the worker's WORKER_CRYPTO_THREADS; 0: on the event loop). */
 export const CRYPTO_THREADS = Number(values['crypto-threads']);

@@ -49,21 +49,9 @@ function throughputTable(throughput: Throughput[], ceiling: Ceiling): string {
 
 function waitingTable(waiting: Waiting[]): string {
   return table(
-    [
-      'WAITING',
-      'MODE',
-      'SLOT',
-      'CALLS/SLOT',
-      'WFT/SLOT',
-      'ACT/SLOT',
-      'RSS',
-      'HEAP',
-      'REACTION P50/P99',
-      'POLLNOW→ACT P50/P99',
-    ],
+    ['WAITING', 'SLOT', 'CALLS/SLOT', 'WFT/SLOT', 'ACT/SLOT', 'RSS', 'HEAP', 'REACTION P50/P99', 'POLLNOW→ACT P50/P99'],
     waiting.map((w) => [
       String(w.waitingApplications),
-      w.mode,
       w.slot,
       String(w.brokerageCallsPerSlot),
       String(w.workflowTasksPerSlot),

@@ -239,7 +239,7 @@ export async function startBench(
     csid: sim.csid,
     taskQueue,
     sweepInterval: POLL,
-    settings: { pollIntervals: { tracking: POLL, documents: POLL, portal: POLL, approval: POLL } },
+    settings: { pollIntervals: { tracking: POLL } },
   };
   const pids = { server: server.child?.process.pid, simulator: sim.child?.process.pid };
   return {

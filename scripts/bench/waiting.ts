@@ -1,7 +1,6 @@
 /**
- * The waiting phase: W stalled applications wait in awaitingClient. `poll`: each reads its own account
- * every slot (max(10 s, W / polls-per-second)). `sweep`: the firm's sweep reads them all every
- * `--sweep-slot`. Progress from visibility counts, never queries.
+ * The waiting phase: W stalled applications wait in awaitingClient, and the firm's sweep reads them all
+ * every `--sweep-slot`. Progress from visibility counts, never queries.
  */
 import { startApplication } from '../../client/applications.js';
 import type { EngineContext } from '../../client/context.js';
@@ -21,7 +20,7 @@ import {
   scrape,
   sleep,
 } from './measure.js';
-import { POLLS_PER_SECOND, SLOTS, SWEEP_SLOT_MS } from './options.js';
+import { SLOTS, SWEEP_SLOT_MS } from './options.js';
 import { applicationXml } from './setup.js';
 import type { Bench } from './setup.js';
 
@@ -38,24 +37,14 @@ export async function stopSweep(bench: Bench): Promise<void> {
     .catch(() => undefined);
 }
 
-/**
- * The bench's context with a slot of `slotMs` for the firm's sweep and for the applications' own polls,
- * applications in `statusSource` mode (`sweep` unless said), on `taskQueue` if given.
- */
-export function sweepContext(
-  bench: Bench,
-  slotMs: number,
-  options: { taskQueue?: string; statusSource?: 'sweep' | 'poll' } = {},
-): EngineContext {
+/** The bench's context with a slot of `slotMs` for the firm's sweep, on `taskQueue` if given. */
+export function sweepContext(bench: Bench, slotMs: number, options: { taskQueue?: string } = {}): EngineContext {
   const interval = `${slotMs / 1000} seconds`;
   return {
     ...bench.ctx,
     ...(options.taskQueue && { taskQueue: options.taskQueue }),
     sweepInterval: slotMs,
-    settings: {
-      statusSource: options.statusSource ?? 'sweep',
-      pollIntervals: { tracking: interval, documents: interval, portal: interval, approval: interval },
-    },
+    settings: { pollIntervals: { tracking: interval } },
   };
 }
 
@@ -194,15 +183,15 @@ async function reactionTimes(bench: Bench, ids: string[], tag: string, slotMs: n
   return transitionTimes(bench, sample, changedAt);
 }
 
-/** `count` applications waiting in `mode`, measured (see the module comment), then terminated. */
-export async function waitingPhase(bench: Bench, count: number, mode: 'poll' | 'sweep') {
-  const slotMs = mode === 'sweep' ? SWEEP_SLOT_MS : Math.max(10_000, Math.ceil(count / POLLS_PER_SECOND) * 1000);
+/** `count` applications waiting, measured (see the module comment), then terminated. */
+export async function waitingPhase(bench: Bench, count: number) {
+  const slotMs = SWEEP_SLOT_MS;
   const slots = slotMs > 60_000 ? 1 : SLOTS;
   const interval = `${slotMs / 1000} seconds`;
-  const tag = `stalled-${mode}-w${count}-${bench.run}-`;
-  const phaseCtx = sweepContext(bench, slotMs, { statusSource: mode });
+  const tag = `stalled-w${count}-${bench.run}-`;
+  const phaseCtx = sweepContext(bench, slotMs);
   await stopSweep(bench);
-  if (mode === 'sweep') await ensureStatusSweep(phaseCtx, { force: true });
+  await ensureStatusSweep(phaseCtx, { force: true });
   const rssBefore = process.memoryUsage().rss;
   const { ids, startSeconds, settledSeconds } = await startWaiting(bench, phaseCtx, tag, count);
   const { memory, ...perSlot } = await measureSlots(bench, slotMs, slots);
@@ -211,7 +200,6 @@ export async function waitingPhase(bench: Bench, count: number, mode: 'poll' | '
 
   await endPhase(bench, ids);
   return {
-    mode,
     waitingApplications: count,
     slot: interval,
     slotsMeasured: slots,

@@ -28,7 +28,7 @@ import { applicant, personalXml } from '../support/history-privacy.js';
 import { openSeededDatabase, seededEmbeddedUrl } from '../support/database-template.js';
 
 const FAST = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 

@@ -41,7 +41,7 @@ describe('onboarding API: every wait on the engine is bounded (dev server, no wo
         client: env.client,
         store: new FileDocumentStore(join(dir, 'documents')),
         taskQueue: `nobody-${run}`,
-        settings: { statusSource: 'poll' },
+        settings: {},
       },
       verifyKey: (key) => Promise.resolve(key === 'k' ? { keyId: 'k', csid, role: 'staff' } : undefined),
       database: await sharedEmbeddedDatabase(),

@@ -22,7 +22,7 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
 const FAST: StartApplicationInput['settings'] = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 
@@ -148,7 +148,7 @@ describe('client API (dev server, worker, simulator)', function () {
 
   it("stops a call that waits when its signal aborts, with the signal's reason", async function () {
     // No worker polls this queue: a query of the application waits for one.
-    const idle = { ...ctx, taskQueue: `nobody-${run}`, settings: { ...FAST, statusSource: 'poll' as const } };
+    const idle = { ...ctx, taskQueue: `nobody-${run}`, settings: FAST };
     const { externalId, handle } = await startApplication(idle, { applicationXml: applicationXml(`idle-${run}`) });
     const began = Date.now();
     await assert.rejects(getState({ ...idle, signal: AbortSignal.timeout(500) }, externalId), { name: 'TimeoutError' });

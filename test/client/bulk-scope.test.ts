@@ -86,7 +86,7 @@ describe('eca bulk with two firms on a real server', function () {
       const handles: WorkflowHandle[] = [];
       for (let i = 0; i < 3; i++) {
         const xml = applicationXml(`bulk-${run}-${firm}${i}`);
-        handles.push((await startApplication(ctx, { applicationXml: xml, settings: { statusSource: 'poll' } })).handle);
+        handles.push((await startApplication(ctx, { applicationXml: xml })).handle);
       }
       firms[firm] = { ctx, handles };
     }

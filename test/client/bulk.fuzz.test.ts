@@ -131,9 +131,7 @@ describe('fuzz: eca bulk filters', function () {
         if (!a) a = ctx;
         for (let i = 0; i < 2; i++) {
           const xml = applicationXml(`fuzz-${run}-${csid.slice(5, 6)}${i}`);
-          handles.push(
-            (await startApplication(ctx, { applicationXml: xml, settings: { statusSource: 'poll' } })).handle,
-          );
+          handles.push((await startApplication(ctx, { applicationXml: xml })).handle);
         }
       }
     });

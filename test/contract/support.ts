@@ -152,7 +152,7 @@ export async function startRealApi(options: RealApiOptions = {}): Promise<RealAp
       store: engine.store,
       taskQueue: engine.taskQueue,
       settings: {
-        pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+        pollIntervals: { tracking: '1 second' },
         requestPollInterval: '1 second',
       },
     },

@@ -20,7 +20,7 @@ import { devServerEnv } from '../support/servers.js';
 import { saveHistory } from '../support/replay-fixtures.js';
 
 const FAST: ApplicationInput['settings'] = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 

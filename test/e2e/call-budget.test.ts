@@ -24,7 +24,7 @@ import { createCallBudget } from '../../runtime/call-budget.js';
 import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST: ApplicationInput['settings'] = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 

@@ -26,8 +26,8 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
 const FAST: ApplicationInput['settings'] = {
-  statusSource: 'poll',
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  safetyPollInterval: '1 second',
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 

@@ -41,8 +41,8 @@ import type { WebhookReceiver } from '../support/webhook-receiver.js';
 import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST = {
-  statusSource: 'poll' as const,
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  safetyPollInterval: '1 second',
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
 };
 /** How long a process answers a firm from memory here: rotations and disables reach the worker this fast. */

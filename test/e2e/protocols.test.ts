@@ -39,8 +39,8 @@ import { registerWebApiClient } from '../support/webapi-clients.js';
 import { openSeededDatabase } from '../support/database-template.js';
 
 const FAST: ApplicationInput['settings'] = {
-  statusSource: 'poll',
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  safetyPollInterval: '1 second',
+  pollIntervals: { tracking: '1 second' },
   requestPollInterval: '1 second',
   // A write whose answer was lost is looked for again after a second (doubling).
   createConfirmInterval: '1 second',
@@ -266,7 +266,8 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
   });
 
   it('wakes the Web API firm’s waiting applications from its status sweep, read through the Web API', async function () {
-    const { statusSource: _poll, ...sweptSettings } = FAST;
+    // Their own reads are a day away: the sweep wakes them.
+    const sweptSettings = { ...FAST, safetyPollInterval: '1 day' };
     await ensureStatusSweep({
       client: env.client,
       csid: csids.W,

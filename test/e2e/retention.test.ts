@@ -15,8 +15,8 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
 const FAST = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
-  statusSource: 'poll' as const,
+  pollIntervals: { tracking: '1 second' },
+  safetyPollInterval: '1 second',
 };
 
 describe('document retention (dev server, worker, simulator)', function () {

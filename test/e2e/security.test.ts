@@ -50,7 +50,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** How long the worker may take to stop on SIGTERM before the test kills it and fails. */
 const STOP_GRACE_MS = 20_000;
 const FAST: ApplicationInput['settings'] = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
 };
 const SCENARIOS = { happy: 'open', 'docs-required': 'open', 'portal-task': 'open', 'compliance-rejected': 'rejected' };
 

@@ -53,7 +53,7 @@ describe('status sweep (dev server, worker, simulator)', function () {
       taskQueue: engine.taskQueue,
       sweepInterval: SLOT_MS,
       settings: {
-        pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+        pollIntervals: { tracking: '1 second' },
         requestPollInterval: '1 second',
       },
     };

@@ -134,7 +134,7 @@ describe('staff in the Temporal UI (real browser, codec server)', function () {
     const workflowId = applicationWorkflowId(engine.sim.csid, externalId);
     const application = await engine.store.put(new TextEncoder().encode(applicationXml(externalId)));
     const settings = {
-      pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+      pollIntervals: { tracking: '1 second' },
       requestPollInterval: '1 second',
     };
     await ensureStatusSweep({ client, csid: engine.sim.csid, taskQueue: engine.taskQueue, settings });

@@ -86,9 +86,9 @@ describe('Worker Versioning: two builds side by side (dev server, workers, simul
           externalId,
           application,
           settings: {
-            pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+            pollIntervals: { tracking: '1 second' },
             requestPollInterval: '1 second',
-            statusSource: 'poll',
+            safetyPollInterval: '1 second',
           },
         },
       ],

@@ -13,8 +13,8 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
 const FAST = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
-  statusSource: 'poll' as const,
+  pollIntervals: { tracking: '1 second' },
+  safetyPollInterval: '1 second',
   // Were the proof lost, the create would be in doubt and end `unconfirmed` after this window.
   createConfirmInterval: '5 seconds',
   lostAnswerWindow: '30 seconds',

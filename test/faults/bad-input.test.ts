@@ -27,7 +27,7 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 
 const FAST = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
 };
 
 /** Operations that change something at the brokerage. */

@@ -54,7 +54,7 @@ type Scenario = keyof typeof EXPECTED;
 const SCENARIOS = Object.keys(EXPECTED) as Scenario[];
 
 const FAST = {
-  pollIntervals: { tracking: '1 second', documents: '1 second', portal: '1 second', approval: '1 second' },
+  pollIntervals: { tracking: '1 second' },
   // A write in doubt is looked up 5, 15, 35 and 75 s after (the 35-s look is past the listing lag), then
   // stops in `unconfirmed` for the staff.
   createConfirmInterval: '5 seconds',

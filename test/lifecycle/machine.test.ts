@@ -114,7 +114,7 @@ describe('lifecycle statechart', function () {
     it('a wanted document without one in hand waits for staff, then is submitted when provided', function () {
       let snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.documentWanted]);
       assert.equal(lifecycleState(snapshot), 'needsDocuments');
-      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'documents' });
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll' });
 
       snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
       assert.equal(lifecycleState(snapshot), 'submittingDocuments');
@@ -154,7 +154,7 @@ describe('lifecycle statechart', function () {
         });
       let snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, optional('To Be Sent')]);
       assert.equal(lifecycleState(snapshot), 'tracking');
-      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'tracking' });
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll' });
 
       // A document provided for it is submitted all the same.
       snapshot = step(snapshot, { type: 'PROVIDE_DOCUMENTS', documents: [proofOfAddress] });
@@ -182,7 +182,7 @@ describe('lifecycle statechart', function () {
     it('a `to complete` task waits for the portal', function () {
       const snapshot = run([{ type: 'VALIDATED' }, { type: 'CREATED', accountId: 'U1' }, statuses.portalTask]);
       assert.equal(lifecycleState(snapshot), 'awaitingClient');
-      assert.deepEqual(effectOf(snapshot), { kind: 'poll', cadence: 'portal' });
+      assert.deepEqual(effectOf(snapshot), { kind: 'poll' });
     });
 
     it('rejection by compliance ends the lifecycle', function () {

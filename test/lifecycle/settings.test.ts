@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { nextBusinessDayCheck, nextPollAt, nextSlot, resolveSettings } from '../../workflows/application/settings.js';
+import { nextSafetyPollAt, nextSlot, resolveSettings } from '../../workflows/application/settings.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -12,23 +12,10 @@ describe('poll scheduling', function () {
     assert.throws(() => nextSlot(0, 0), RangeError);
   });
 
-  it('checks the approval queue at the set time of the next business day', function () {
-    // Wednesday → Thursday 06:00
-    assert.equal(nextBusinessDayCheck(at('2026-03-04T15:00:00Z'), '06:00'), at('2026-03-05T06:00:00Z'));
-    // Friday → Monday, whatever the hour
-    assert.equal(nextBusinessDayCheck(at('2026-03-06T01:00:00Z'), '06:00'), at('2026-03-09T06:00:00Z'));
-    // Saturday → Monday
-    assert.equal(nextBusinessDayCheck(at('2026-03-07T12:00:00Z'), '07:30'), at('2026-03-09T07:30:00Z'));
-    assert.throws(() => nextBusinessDayCheck(0, '6am'), /HH:MM/);
-  });
-
-  it('uses an approval interval instead when one is set (compressed time)', function () {
-    const settings = resolveSettings({ pollIntervals: { approval: '1 second' } });
-    assert.equal(settings.pollIntervals.tracking, '15 minutes', 'other intervals keep their defaults');
-    assert.equal(nextPollAt(at('2026-03-06T01:00:00.400Z'), 'approval', settings), at('2026-03-06T01:00:01Z'));
-    assert.equal(
-      nextPollAt(at('2026-03-06T01:00:00Z'), 'approval', resolveSettings(undefined)),
-      at('2026-03-09T06:00:00Z'),
-    );
+  it("reads an application's own account on the slot of its safety interval", function () {
+    const settings = resolveSettings({ safetyPollInterval: '1 hour' });
+    assert.equal(settings.pollIntervals.tracking, '15 minutes', 'the other settings keep their defaults');
+    assert.equal(nextSafetyPollAt(at('2026-03-06T01:20:00Z'), settings), at('2026-03-06T02:00:00Z'));
+    assert.equal(nextSafetyPollAt(at('2026-03-06T01:20:00Z'), resolveSettings(undefined)), at('2026-03-07T00:00:00Z'));
   });
 });

@@ -185,7 +185,7 @@ export function stubbedEngine(): {
                 application: APPLICATION,
                 ...input,
                 // Nothing in a store to delete: no retention workflow holds the server's time skipping.
-                settings: { statusSource: 'poll', documentRetention: null, ...input.settings },
+                settings: { safetyPollInterval: '15 minutes', documentRetention: null, ...input.settings },
               },
             ],
           });

@@ -219,7 +219,7 @@ export async function startApplication(
         application,
         ...input,
         // Documents are kept: a retention workflow left behind would hold the shared server's time skipping.
-        settings: { statusSource: 'poll', documentRetention: null, ...input.settings },
+        settings: { safetyPollInterval: '15 minutes', documentRetention: null, ...input.settings },
       },
     ],
   });

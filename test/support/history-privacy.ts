@@ -7,15 +7,10 @@ import { applicationXml } from './engine.js';
 import { watchPersonalData } from './log-watch.js';
 
 /**
- * The patch ids of the engine's workflows (docs/architecture.md, "Changing workflow code"; workflows/patches.ts):
- * none at 1.0. A patch taken after it lists its id here, so that its marker (written in the clear) passes the checks.
+ * The patch ids of the engine's workflows (docs/architecture.md, "Changing workflow code"): none at 2.0. A patch
+ * taken after it lists its id here, so that its marker (written in the clear) passes the checks.
  */
-const PATCH_IDS: readonly string[] = [
-  // 1.1: ids that cannot collide across firms (the retention child, the documents' owner, the day's documents run).
-  'firm-safe-ids',
-  // 1.1: events ride with the next activity; the last activity starts the document retention.
-  'events-ride',
-];
+const PATCH_IDS: readonly string[] = [];
 
 export interface Applicant {
   first: string;

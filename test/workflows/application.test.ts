@@ -170,7 +170,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   it('sweep mode with no sweep running: the application reads its account itself after the safety interval', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'stalled', {
-      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+      settings: { safetyPollInterval: '6 hours' },
     });
     await harness.worker.runUntil(async () => {
       const waiting = await waitForState(handle, 'awaitingClient');
@@ -190,7 +190,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   it('sweep mode: a wake-up read before its wait, unlike what it last read, is not taken; the application reads itself at once', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'docs-required', {
-      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+      settings: { safetyPollInterval: '6 hours' },
     });
     const scheduledReads = async () =>
       ((await handle.fetchHistory()).events ?? []).filter(
@@ -229,7 +229,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   it('sweep mode: an application that has read nothing takes a wake-up read before its wait, unless read before its last update was decided', async function () {
     const harness = await setUp();
     const first = await start(harness, 'stalled', {
-      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours' },
+      settings: { safetyPollInterval: '6 hours' },
     });
     await harness.worker.runUntil(async () => {
       const waiting = await waitForState(first, 'awaitingClient');
@@ -256,7 +256,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
               csid: waiting.csid,
               externalId: waiting.externalId,
               application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
-              settings: { statusSource: 'sweep', documentRetention: null, safetyPollInterval: '6 hours' },
+              settings: { documentRetention: null, safetyPollInterval: '6 hours' },
               carried: {
                 lifecycle,
                 transitions: [],
@@ -305,7 +305,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
 
   it('a pollNow carried across continue-as-new makes the next run read at once, not at its slot', async function () {
     const harness = await setUp();
-    const first = await start(harness, 'stalled', { settings: { pollIntervals: { portal: '1 day' } } });
+    const first = await start(harness, 'stalled', { settings: { safetyPollInterval: '1 day' } });
     await harness.worker.runUntil(async () => {
       const waiting = await waitForState(first, 'awaitingClient');
       await first.terminate('test: its account is taken over by a carried run');
@@ -338,7 +338,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
               csid: waiting.csid,
               externalId: waiting.externalId,
               application: { sha1: 'a'.repeat(40), length: 1, ref: 'x' },
-              settings: { statusSource: 'poll', documentRetention: null, pollIntervals: { portal: '1 day' } },
+              settings: { documentRetention: null, safetyPollInterval: '1 day' },
               carried: { lifecycle, transitions: [], runs: 1, ...(pollRequested && { pollRequested }) },
             },
           ],
@@ -791,7 +791,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   it('continues as new in the middle of a long wait and carries its state', async function () {
     const harness = await setUp();
     const handle = await start(harness, 'portal-task', {
-      settings: { continueAsNewAfterEvents: 40, pollIntervals: { portal: '5 minutes' } },
+      settings: { continueAsNewAfterEvents: 40, safetyPollInterval: '5 minutes' },
     });
     await harness.worker.runUntil(async () => {
       const result = await handle.result();
@@ -868,7 +868,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const escalations = expectLog(/^deadline passed: escalated$/);
     try {
       const harness = await setUp({ database });
-      const handle = await start(harness, 'docs-required', { settings: { pollIntervals: { documents: '7 days' } } });
+      const handle = await start(harness, 'docs-required', { settings: { safetyPollInterval: '7 days' } });
       await harness.worker.runUntil(async () => {
         await waitForState(handle, 'needsDocuments');
         // Set after the application started waiting (under the defaults): read again within a day.

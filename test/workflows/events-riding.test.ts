@@ -46,7 +46,7 @@ describe('events riding with the steps (time-skipping server, stubbed activities
       replace: () => ({ releaseDocuments: () => Promise.resolve({ deleted: 0, kept: 0 }) }),
     });
     const handle = await engine.start('happy', {
-      settings: { statusSource: 'sweep', safetyPollInterval: '6 hours', documentRetention: '30 days' },
+      settings: { safetyPollInterval: '6 hours', documentRetention: '30 days' },
     });
     await engine.worker.runUntil(async () => {
       // No query, no skipped time: what the application wrote says it waits (a query may cost a task here).

@@ -15,8 +15,8 @@ import { ACCOUNT_APPLICATION_WORKFLOW } from '../../domain/workflow-ids.js';
 import { durationMs } from '../../domain/durations.js';
 import {
   lookPaceOf,
-  nextPollAt,
   nextSafetyPollAt,
+  nextSlot,
   resolveSettings,
   settingsProblems,
 } from '../../workflows/application/settings.js';
@@ -30,11 +30,11 @@ import { fc, fuzzParameters } from '../support/fuzz.js';
 const BAD: Array<[unknown, RegExp]> = [
   [{ pollIntervals: { tracking: '0s' } }, /settings.pollIntervals.tracking must be positive/],
   [{ pollIntervals: { tracking: 'soon' } }, /settings.pollIntervals.tracking must be a duration/],
-  [{ approvalCheckTime: '25:00' }, /settings.approvalCheckTime must be HH:MM/],
+  [{ pollIntervals: { portal: '1 hour' } }, /settings.pollIntervals.portal is not a poll interval/],
   [{ lostAnswerWindow: -5 }, /settings.lostAnswerWindow must be positive/],
   [{ safetyPollInterval: 1e-252 }, /settings.safetyPollInterval must be positive \(at least 1 ms\)/],
   [{ safetyPollInterval: 1.5 }, /settings.safetyPollInterval must be whole milliseconds/],
-  [{ statusSource: 'push' }, /settings.statusSource must be 'sweep' or 'poll'/],
+  [{ statusSource: 'poll' }, /settings.statusSource is not a setting/],
   [{ continueAsNewAfterEvents: 1.5 }, /settings.continueAsNewAfterEvents must be a whole number/],
   [
     { documentRetention: '1000 years' },
@@ -110,20 +110,12 @@ describe('fuzz: lifecycle settings', function () {
     const anything = fc.oneof(duration, fc.boolean(), fc.constant(null), fc.string({ maxLength: 6 }), fc.integer());
     const overrides = fc.record(
       {
-        pollIntervals: fc.oneof(
-          fc.record(
-            { tracking: duration, documents: duration, portal: duration, approval: duration },
-            { requiredKeys: [] },
-          ),
-          anything,
-        ),
-        approvalCheckTime: fc.oneof(fc.constantFrom('06:00', '23:59', '24:00', '6:00'), fc.string({ maxLength: 5 })),
+        pollIntervals: fc.oneof(fc.record({ tracking: duration, portal: duration }, { requiredKeys: [] }), anything),
         abandonedRetention: duration,
         continueAsNewAfterEvents: fc.oneof(fc.integer({ min: -5, max: 60_000 }), fc.double()),
         requestConfirmTimeout: duration,
         lostAnswerWindow: duration,
         createConfirmInterval: duration,
-        statusSource: fc.constantFrom('sweep', 'poll', 'push', ''),
         safetyPollInterval: duration,
         documentRetention: fc.oneof(duration, fc.constant(null)),
         extra: anything,
@@ -141,9 +133,7 @@ describe('fuzz: lifecycle settings', function () {
           return;
         }
         const settings = resolveSettings(given as SettingsOverrides);
-        for (const cadence of ['tracking', 'documents', 'portal', 'approval'] as const) {
-          assert.ok(nextPollAt(now, cadence, settings) > now);
-        }
+        assert.ok(nextSlot(now, settings.pollIntervals.tracking) > now);
         assert.ok(nextSafetyPollAt(now, settings) > now);
         lookPaceOf(settings, now);
         assert.ok(durationMs(settings.abandonedRetention) > 0 && durationMs(settings.requestConfirmTimeout) > 0);

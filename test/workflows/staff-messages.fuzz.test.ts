@@ -67,7 +67,7 @@ describe('fuzz: staff messages a Temporal client can send', function () {
       csid: engine.sim.csid,
       taskQueue: engine.taskQueue,
     };
-    const settings = { statusSource: 'poll' as const, pollIntervals: { tracking: '1 second', portal: '1 second' } };
+    const settings = { pollIntervals: { tracking: '1 second' }, safetyPollInterval: '1 second' };
     const started = await startApplication(ctx, {
       applicationXml: applicationXml(`stalled-fuzz-${randomUUID().slice(0, 6)}`),
       settings,

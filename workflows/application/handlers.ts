@@ -34,8 +34,8 @@ export function installHandlers(run: ApplicationRun): void {
   });
   installStaffUpdates(run);
   setHandler(accountObservedSignal, (incoming) => {
-    // Per-application polling takes no wake-ups; out-of-order deliveries keep the newest.
-    if (!run.sweepMode || !(incoming.observedAt > (run.observation?.observedAt ?? 0))) return;
+    // Out-of-order deliveries keep the newest.
+    if (!(incoming.observedAt > (run.observation?.observedAt ?? 0))) return;
     // Kept before the create is applied too (the sweep may read an account as its create returns).
     if (!forAccountOf(run, incoming)) return;
     run.observation = incoming;

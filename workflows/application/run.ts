@@ -20,7 +20,7 @@ import {
   startLifecycle,
   step,
 } from '../lifecycle/index.js';
-import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot, PollCadence } from '../lifecycle/index.js';
+import type { LifecycleContext, LifecycleEvent, LifecycleSnapshot } from '../lifecycle/index.js';
 import { durationMs } from '../../domain/durations.js';
 import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
 import type { AccountSnapshot, TaskView } from '../../domain/account.js';
@@ -50,7 +50,6 @@ import type {
   TransitionRecord,
 } from './messages.js';
 import { describeMessage } from './staff-input.js';
-import { nextPollAt } from './settings.js';
 import type { LifecycleSettings } from './settings.js';
 
 const MAX_TRANSITIONS_KEPT = 200;
@@ -68,8 +67,6 @@ export class ApplicationRun {
   pollRequested: boolean;
   /** Staff signals as taken (staff-signals.ts), shown in the current details. */
   staffNotices: StaffNotice[] = [];
-  /** Waits end on the status sweep's wake-ups rather than on poll slots (decided once, at the start). */
-  sweepMode = false;
   /** Fingerprint of the last account read, published as EcaObserved for the sweep to compare. */
   observed: string;
   /** The newest wake-up of the status sweep. */
@@ -179,7 +176,7 @@ export class ApplicationRun {
       { key: EcaExternalId, value: this.externalId },
       ...(context.accountId ? [{ key: EcaAccountId, value: context.accountId }] : []),
       ...(context.status ? [{ key: EcaAccountStatus, value: context.status }] : []),
-      ...(this.sweepMode ? [{ key: EcaObserved, value: this.observed }] : []),
+      { key: EcaObserved, value: this.observed },
     ];
     const signature = JSON.stringify(attributes.map(({ key, value }) => [key.name, value]));
     if (signature !== this.published) upsertSearchAttributes(attributes);
@@ -318,15 +315,6 @@ export class ApplicationRun {
         },
       }),
       ...(this.pollRequested && { pollRequested: this.pollRequested }),
-    };
-  }
-
-  /** Publishes the next poll slot of `cadence` and returns how long to wait for it, with the timer's summary. */
-  schedulePoll(cadence: PollCadence, settings: LifecycleSettings): { waitMs: number; summary: string } {
-    const nextPoll = nextPollAt(Date.now(), cadence, settings);
-    return {
-      waitMs: this.scheduleRead(nextPoll),
-      summary: `next ${cadence} poll at ${new Date(nextPoll).toISOString()}`,
     };
   }
 

@@ -2,17 +2,14 @@ import type { Duration } from '@temporalio/common';
 import { durationMs } from '../../domain/durations.js';
 import { lookPace } from '../requests.js';
 import type { RequestPace } from '../requests.js';
-import type { PollCadence } from '../lifecycle/index.js';
 
 /** How an application workflow paces itself; every field has a default. */
 export interface LifecycleSettings {
   /**
-   * Poll interval per waiting state; polls fall on shared wall-clock slots of this length. The
-   * approval queue is checked on the next business day unless `approval` is set (compressed time).
+   * `tracking`: the slot of the firm's status sweep (workflows/sweep) when a start of this application
+   * begins it; a sweep already running keeps its own, and a client's `sweepInterval` comes first.
    */
-  pollIntervals: Record<Exclude<PollCadence, 'approval'>, Duration> & { approval?: Duration };
-  /** Time of day (UTC, `HH:MM`) of the approval check on the next business day. */
-  approvalCheckTime: string;
+  pollIntervals: { tracking: Duration };
   /** How long an abandoned application waits for a reset before the workflow ends. */
   abandonedRetention: Duration;
   /** Continue-as-new after this many history events (or earlier when the server suggests it). */
@@ -35,14 +32,11 @@ export interface LifecycleSettings {
   /** The first wait between those looks; each next one doubles, up to 10 minutes. */
   createConfirmInterval: Duration;
   /**
-   * Where a waiting application learns that its account changed. `sweep`: the firm's status sweep
-   * (workflows/sweep) reads every pending account of the firm once a slot and wakes only the
-   * applications whose account changed; the application reads its account itself only on `pollNow`
-   * and after `safetyPollInterval` without a wake-up. `poll`: every application reads its own account
-   * each `pollIntervals` slot.
+   * A waiting application learns that its account changed from the firm's status sweep (workflows/sweep),
+   * which reads every pending account of the firm once a slot and wakes only the applications whose
+   * account changed. The application reads its account itself only on `pollNow` and after this long
+   * without a wake-up (a stopped sweep strands none).
    */
-  statusSource: 'sweep' | 'poll';
-  /** In `sweep` mode: an application's own read after this long without a wake-up (a stopped sweep strands none). */
   safetyPollInterval: Duration;
   /**
    * How long the documents of a finished application stay in the store (application XMLs, PDFs, an
@@ -54,20 +48,18 @@ export interface LifecycleSettings {
 }
 
 export const DEFAULT_SETTINGS: LifecycleSettings = {
-  pollIntervals: { tracking: '15 minutes', documents: '1 hour', portal: '1 hour' },
-  approvalCheckTime: '06:00',
+  pollIntervals: { tracking: '15 minutes' },
   abandonedRetention: '30 days',
   continueAsNewAfterEvents: 2_000,
   requestConfirmTimeout: '2 days',
   requestPollInterval: '1 minute',
   lostAnswerWindow: '1 hour',
   createConfirmInterval: '1 minute',
-  statusSource: 'sweep',
   safetyPollInterval: '1 day',
   documentRetention: '30 days',
 };
 
-/** What a caller may override: any field, and any single poll interval. */
+/** What a caller may override: any field. */
 export type SettingsOverrides = Partial<Omit<LifecycleSettings, 'pollIntervals'>> & {
   pollIntervals?: Partial<LifecycleSettings['pollIntervals']>;
 };
@@ -120,9 +112,9 @@ export function settingsProblems(overrides: unknown): string[] {
     } else {
       for (const [cadence, value] of Object.entries(intervals)) {
         problems.push(
-          ['tracking', 'documents', 'portal', 'approval'].includes(cadence)
+          cadence === 'tracking'
             ? durationProblem(`settings.pollIntervals.${cadence}`, value)
-            : `settings.pollIntervals.${cadence} is not a poll interval (tracking, documents, portal, approval)`,
+            : `settings.pollIntervals.${cadence} is not a poll interval (tracking)`,
         );
       }
     }
@@ -133,19 +125,11 @@ export function settingsProblems(overrides: unknown): string[] {
   if (given.documentRetention !== undefined && given.documentRetention !== null) {
     problems.push(durationProblem('settings.documentRetention', given.documentRetention));
   }
-  const time = given.approvalCheckTime;
-  if (time !== undefined && !(typeof time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(time))) {
-    problems.push(`settings.approvalCheckTime must be HH:MM (UTC), not ${JSON.stringify(time)}`);
-  }
   const events = given.continueAsNewAfterEvents;
   if (events !== undefined && !(Number.isInteger(events) && (events as number) >= 10 && (events as number) <= 50_000)) {
     problems.push(
       `settings.continueAsNewAfterEvents must be a whole number from 10 to 50000, not ${JSON.stringify(events)}`,
     );
-  }
-  const source = given.statusSource;
-  if (source !== undefined && source !== 'sweep' && source !== 'poll') {
-    problems.push(`settings.statusSource must be 'sweep' or 'poll', not ${JSON.stringify(source)}`);
   }
   return problems.filter((problem): problem is string => problem !== undefined);
 }
@@ -158,8 +142,6 @@ export function resolveSettings(overrides: SettingsOverrides | undefined): Lifec
   };
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 /** The first slot boundary after `now`: workflows with the same interval wake together. */
 export function nextSlot(now: number, interval: Duration): number {
   const ms = durationMs(interval);
@@ -169,24 +151,7 @@ export function nextSlot(now: number, interval: Duration): number {
   return next > now ? next : next + ms;
 }
 
-/** The approval check time on the next business day (Monday to Friday, UTC) after `now`. */
-export function nextBusinessDayCheck(now: number, checkTime: string): number {
-  const match = /^(\d{2}):(\d{2})$/.exec(checkTime);
-  if (!match) throw new TypeError(`approvalCheckTime must be HH:MM, got "${checkTime}"`);
-  const offset = (Number(match[1]) * 60 + Number(match[2])) * 60_000;
-  let day = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-  while ([0, 6].includes(new Date(day).getUTCDay())) day += DAY_MS;
-  return day + offset;
-}
-
-export function nextPollAt(now: number, cadence: PollCadence, settings: LifecycleSettings): number {
-  if (cadence === 'approval' && settings.pollIntervals.approval === undefined) {
-    return nextBusinessDayCheck(now, settings.approvalCheckTime);
-  }
-  return nextSlot(now, durationMs(settings.pollIntervals[cadence] ?? 0));
-}
-
-/** In `sweep` mode, when an application reads its account itself if no wake-up came. */
+/** When an application reads its account itself if no wake-up came. */
 export function nextSafetyPollAt(now: number, settings: LifecycleSettings): number {
   return nextSlot(now, durationMs(settings.safetyPollInterval));
 }

@@ -23,7 +23,7 @@ import { service } from './service.js';
 import { resolveSettings, settingsProblems } from './settings.js';
 import { blockOrThrow, createEvent, finish, runCreate } from './steps.js';
 import { runUpdate, updateEvent } from './updates.js';
-import { awaitChange, readNow } from './waits.js';
+import { awaitChange } from './waits.js';
 import { watchDeadlines } from './deadlines.js';
 
 const UPDATE_FUNCTIONS: Record<'submitDocuments' | 'abandon' | 'reset', UpdateFunction> = {
@@ -41,7 +41,6 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
   const settings = resolveSettings(input.settings);
   const run = new ApplicationRun(input, settings);
   installHandlers(run);
-  run.sweepMode = settings.statusSource === 'sweep';
   run.publish();
   run.outbox.writeAlone().catch((error: unknown) => {
     // Only a cancelled workflow gets here (the write is retried without end): the events stay unwritten.
@@ -62,7 +61,6 @@ export async function accountApplication(input: ApplicationInput): Promise<Appli
  * within one activation (a staff update's completion, the next step's first command) depends on how
  * many microtask turns lie between them, and a step moved into an async function of its own adds one.
  */
-// eslint-disable-next-line max-lines-per-function -- the steps' awaits stay in the loop, as said above
 async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
   const { settings } = run;
   for (;;) {
@@ -118,20 +116,9 @@ async function lifecycleLoop(run: ApplicationRun): Promise<ApplicationResult> {
           break;
         }
 
-        case 'poll': {
-          if (run.sweepMode) {
-            await awaitChange(run, account, seen);
-            break;
-          }
-          if (!run.pollRequested) {
-            const { waitMs, summary } = run.schedulePoll(effect.cadence, settings);
-            const woken = await condition(() => run.messages !== seen, waitMs, { summary });
-            // A staff message may have moved the lifecycle on: re-read the state before polling.
-            if (woken && !run.pollRequested) break;
-          }
-          await readNow(run, account);
+        case 'poll':
+          await awaitChange(run, account, seen);
           break;
-        }
 
         case 'awaitStaff':
           await condition(() => run.messages !== seen);

@@ -11,16 +11,13 @@ import type { FormDocument } from '../../domain/documents.js';
 
 export type LifecycleSnapshot = SnapshotFrom<LifecycleMachine>;
 
-/** How often a polling state reads the service; the workflow maps each to a configured interval. */
-export type PollCadence = 'tracking' | 'documents' | 'portal' | 'approval';
-
 export type LifecycleEffect =
   | { kind: 'validate' }
   | { kind: 'create' }
   | { kind: 'submitDocuments'; documents: FormDocument[] }
   | { kind: 'abandon' }
   | { kind: 'reset' }
-  | { kind: 'poll'; cadence: PollCadence }
+  | { kind: 'poll' }
   | { kind: 'awaitStaff' }
   | { kind: 'awaitReset' }
   | { kind: 'done'; outcome: LifecycleOutcome };
@@ -54,10 +51,10 @@ const EFFECTS: { [State in LifecycleState]: (context: LifecycleContext) => Lifec
   submittingDocuments: (context) => ({ kind: 'submitDocuments', documents: documentsToSubmit(context) }),
   abandoning: () => ({ kind: 'abandon' }),
   resetting: () => ({ kind: 'reset' }),
-  tracking: () => ({ kind: 'poll', cadence: 'tracking' }),
-  needsDocuments: () => ({ kind: 'poll', cadence: 'documents' }),
-  awaitingClient: () => ({ kind: 'poll', cadence: 'portal' }),
-  awaitingApproval: () => ({ kind: 'poll', cadence: 'approval' }),
+  tracking: () => ({ kind: 'poll' }),
+  needsDocuments: () => ({ kind: 'poll' }),
+  awaitingClient: () => ({ kind: 'poll' }),
+  awaitingApproval: () => ({ kind: 'poll' }),
   needsCorrection: () => ({ kind: 'awaitStaff' }),
   unconfirmed: () => ({ kind: 'awaitStaff' }),
   blocked: () => ({ kind: 'awaitStaff' }),

@@ -1,7 +1,7 @@
 /**
  * End to end: the Temporal dev server, a worker with the engine's activities and the simulator over
  * HTTP with compressed time, several applications at once, each to its expected final state.
- * The histories are the replay fixtures: `UPDATE_REPLAY_FIXTURES=1 npx mocha <this file>` rewrites them.
+ * The histories are replay fixtures: `UPDATE_REPLAY_FIXTURES=1 npx mocha <this file>` rewrites them.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import { EcaLifecycleState } from '../../domain/search-attributes.js';
 import { applicationXml, startEngine, storedForms } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
-import { saveHistory } from '../support/replay-fixtures.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 
 const FAST: ApplicationInput['settings'] = {
   pollIntervals: { tracking: '1 second' },
@@ -83,12 +83,10 @@ describe('end to end (dev server, worker, simulator)', function () {
     });
     assert.equal(engine.sim.control.calls().create, Object.keys(scenarios).length, 'one create per application');
 
-    if (process.env.UPDATE_REPLAY_FIXTURES) {
-      // `UPDATE_REPLAY_FIXTURES=<label>` records beside the existing fixtures (a new code path); `=1` replaces them.
-      const label = process.env.UPDATE_REPLAY_FIXTURES === '1' ? '' : `${process.env.UPDATE_REPLAY_FIXTURES}-`;
-      for (const [scenario, handle] of handles) await saveHistory(`${label}${scenario}`, await handle.fetchHistory());
-      const sweep = env.client.workflow.getHandle(sweepWorkflowId(engine.sim.csid));
-      await saveHistory(`${label}firm-sweep`, await sweep.fetchHistory());
-    }
+    for (const [scenario, handle] of handles)
+      await recordFixture(`application-${scenario}`, () => handle.fetchHistory());
+    await recordFixture('firm-sweep', () =>
+      env.client.workflow.getHandle(sweepWorkflowId(engine.sim.csid)).fetchHistory(),
+    );
   });
 });

@@ -20,7 +20,7 @@ import { ensureStatusSweep } from '../../client/sweep.js';
 import { startMaintenance } from '../../client/maintenance.js';
 import { attemptSignal } from '../../activities/attempt-signal.js';
 import { generateCodecKeyring } from '../../codec/keyring.js';
-import { applicationWorkflowId } from '../../domain/workflow-ids.js';
+import { applicationWorkflowId, sweepWorkflowId } from '../../domain/workflow-ids.js';
 import type { Database } from '../../runtime/database/index.js';
 import { FileDocumentStore } from '../../runtime/document-store.js';
 import { EventLog } from '../../runtime/events.js';
@@ -32,6 +32,7 @@ import { createEngineWorker } from '../../workers/engine-worker.js';
 import { accountApplication } from '../../workflows/index.js';
 import { abandonUpdate, provideDocumentsUpdate, stateQuery } from '../../workflows/application/messages.js';
 import type { ApplicationInput } from '../../workflows/application/messages.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 import { applicationXml, storedForms } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { until } from '../support/until.js';
@@ -198,6 +199,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       const [created] = records.externalIds;
       assert.equal(created?.accountsCreated, 1, `${firm}'s ${scenario}: one account`);
       assert.equal(created?.accounts[0]?.accountId, result.accountId, `${firm}'s ${scenario}: the workflow's account`);
+      if (firm === 'W') await recordFixture(`webapi-application-${scenario}`, () => handle.fetchHistory());
     }
 
     const calls = sim.control.calls();
@@ -236,6 +238,9 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
       body: protocol === 'webapi' ? '{ "newBaseCurrency": "EUR" }' : '<NewBaseCurrency>EUR</NewBaseCurrency>',
     });
     const result = await started.handle.result();
+    await recordFixture(`${protocol === 'webapi' ? 'webapi-' : ''}maintenance-processed`, () =>
+      started.handle.fetchHistory(),
+    );
     const { requests } = sim.control
       .records({ csid: csids[firm] })
       .accounts.find((account) => account.accountId === accountId)!;
@@ -300,6 +305,9 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     const calls = sim.control.calls();
     assert.ok((calls['webapi GET /gw/api/v1/accounts/status'] ?? 0) > 0, JSON.stringify(calls));
     assert.equal(calls.getAccountStatus ?? 0, 0, `no XML status read: ${JSON.stringify(calls)}`);
+    await recordFixture('webapi-firm-sweep', () =>
+      env.client.workflow.getHandle(sweepWorkflowId(csids.W)).fetchHistory(),
+    );
   });
 
   it('moves a firm to the Web API mid-run: its running applications end on the XML service, its new ones start on the Web API', async function () {

@@ -13,6 +13,7 @@ import { documentRetentionWorkflowId } from '../../domain/workflow-ids.js';
 import { applicationXml, pdf, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 
 const FAST = {
   pollIntervals: { tracking: '1 second' },
@@ -68,6 +69,7 @@ describe('document retention (dev server, worker, simulator)', function () {
         documentRetentionWorkflowId(engine.sim.csid, externalId),
       );
       assert.deepEqual(await retention.result(), { deleted: 3, kept: 1 });
+      await recordFixture('document-retention-deleted', () => retention.fetchHistory());
       const stored = new Set(await engine.store.list());
       for (const gone of [application, w9, credentials]) {
         assert.ok(!stored.has(gone.ref), `${gone.ref} is still stored`);

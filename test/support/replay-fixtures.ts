@@ -16,6 +16,14 @@ export async function saveHistory(name: string, history: History): Promise<void>
   await writeFile(`${REPLAY_FIXTURES_DIR}/${name}.history.pb`, HistoryType.encode(history).finish());
 }
 
+/**
+ * With `UPDATE_REPLAY_FIXTURES=1`, keeps the history `read` answers as the replay fixture `name`
+ * (`[webapi-]<workflow>-<scenario>`); otherwise reads nothing.
+ */
+export async function recordFixture(name: string, read: () => Promise<History>): Promise<void> {
+  if (process.env.UPDATE_REPLAY_FIXTURES) await saveHistory(name, await read());
+}
+
 export async function loadHistories(): Promise<Array<{ workflowId: string; history: History }>> {
   const files = (await readdir(REPLAY_FIXTURES_DIR)).filter((name) => name.endsWith('.history.pb')).sort();
   return Promise.all(

@@ -27,7 +27,7 @@ import {
   waitForState as waitForStateOn,
 } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
-import { saveHistory } from '../support/replay-fixtures.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 import { expectLog } from '../support/hooks.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
 import { EventLog } from '../../runtime/events.js';
@@ -58,11 +58,9 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
   /** Lets workflow time pass in steps until the application reaches `state`. */
   const waitForState = (handle: Handle, state: string) => waitForStateOn(engines.env, handle, state);
 
-  /** With `UPDATE_REPLAY_FIXTURES=<label>`, keeps the history as the replay fixture `<label>-<name>`. */
-  async function recordFixture(name: string, handle: Handle): Promise<void> {
-    const label = process.env.UPDATE_REPLAY_FIXTURES;
-    if (label && label !== '1') await saveHistory(`${label}-${name}`, await handle.fetchHistory());
-  }
+  /** Keeps the application's history as the replay fixture `application-<scenario>` (recordFixture). */
+  const keepFixture = (scenario: string, handle: Handle) =>
+    recordFixture(`application-${scenario}`, () => handle.fetchHistory());
 
   async function documentFor(harness: EngineHarness, formNumber: string, variant: string): Promise<FormDocument> {
     const ref = await harness.store.put(pdf(`${formNumber}-${variant}`));
@@ -442,7 +440,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       assert.deepEqual(abandoned.staffNotices?.at(-1)?.outcome, 'accepted');
       const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
       assert.match(details ?? '', /reset the application at the brokerage: `eca reset /);
-      await recordFixture('abandon-by-signal', handle);
+      await keepFixture('abandon-by-signal', handle);
       // Left running, its timers and polls would hold the shared server's time skipping for the next tests.
       await handle.terminate('test done');
     });
@@ -636,13 +634,8 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
       await never.executeUpdate(resubmitUpdate, { args: [xml] });
       assert.equal((await never.result()).outcome, 'open');
       assert.equal(harness.sim.control.calls().create, 3);
-      if (process.env.UPDATE_REPLAY_FIXTURES && process.env.UPDATE_REPLAY_FIXTURES !== '1') {
-        await saveHistory(`${process.env.UPDATE_REPLAY_FIXTURES}-create-listed-late`, await late.fetchHistory());
-        await saveHistory(
-          `${process.env.UPDATE_REPLAY_FIXTURES}-create-unconfirmed-resubmitted`,
-          await never.fetchHistory(),
-        );
-      }
+      await keepFixture('create-listed-late', late);
+      await keepFixture('create-unconfirmed-resubmitted', never);
       const records = harness.sim.control.records({ externalId: stopped.externalId });
       assert.equal(records.externalIds[0]?.accounts.length, 1);
     });
@@ -754,9 +747,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         'validating',
         'creating',
       ]);
-      if (process.env.UPDATE_REPLAY_FIXTURES && process.env.UPDATE_REPLAY_FIXTURES !== '1') {
-        await saveHistory(`${process.env.UPDATE_REPLAY_FIXTURES}-blocked-resubmitted`, await handle.fetchHistory());
-      }
+      await keepFixture('blocked-resubmitted', handle);
     });
   });
 
@@ -806,7 +797,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         events.map((_, i) => i + 1),
       );
       assert.equal(new Set(events.map((event) => event.id)).size, events.length);
-      await recordFixture('continued-as-new', handle);
+      await keepFixture('continued-as-new', handle);
     });
   });
 
@@ -878,7 +869,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
         await engines.env.sleep('3 days');
         const abandoned = await waitForState(handle, 'abandoned');
         assert.match(abandoned.abandonReason ?? '', /^deadline passed: needsDocuments for longer than 2d$/);
-        await recordFixture('deadline-escalated', handle);
+        await keepFixture('deadline-escalated', handle);
         await handle.terminate('test done');
       });
       const types = harness.events.all.map((event) => event.type);

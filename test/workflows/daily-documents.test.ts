@@ -15,7 +15,7 @@ import { applicationXml, startEngine } from '../support/engine.js';
 import type { EngineHarness } from '../support/engine.js';
 import { AGREEMENT, DISCLOSURE, rewriteForm, TAX_FORM, writeFormsDir } from '../support/forms.js';
 import { timeSkippingEnv } from '../support/servers.js';
-import { saveHistory } from '../support/replay-fixtures.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 import { until } from '../support/until.js';
 
 describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', function () {
@@ -48,8 +48,8 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
   }
 
   /**
-   * What the firm's schedule starts: the trigger, which runs the day's workflow as a child. With
-   * `UPDATE_REPLAY_FIXTURES=<label>` and a `fixture` name, its history is kept as the replay fixture `<label>-<fixture>`.
+   * What the firm's schedule starts: the trigger, which runs the day's workflow as a child. With a
+   * `fixture` name, its history and the day's are the replay fixtures `daily-documents-<fixture>` (recordFixture).
    */
   async function runDay(harness: EngineHarness, fixture?: string) {
     const workflowId = `trigger-${randomUUID()}`;
@@ -58,9 +58,15 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
       workflowId,
       args: [{ csid: harness.sim.csid, formsDir: formsDir!, timeZone: 'UTC' }],
     });
-    const label = process.env.UPDATE_REPLAY_FIXTURES;
-    if (fixture && label && label !== '1') {
-      await saveHistory(`${label}-${fixture}`, await client.workflow.getHandle(workflowId).fetchHistory());
+    if (fixture) {
+      await recordFixture(`daily-documents-trigger-${fixture}`, () =>
+        client.workflow.getHandle(workflowId).fetchHistory(),
+      );
+      if (result.ran) {
+        await recordFixture(`daily-documents-${fixture}`, () =>
+          client.workflow.getHandle(result.workflowId).fetchHistory(),
+        );
+      }
     }
     return result;
   }
@@ -91,7 +97,7 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
     const harness = await setUp();
     await harness.worker.runUntil(async () => {
       const today = dayIn(await env.currentTimeMs(), 'UTC');
-      const first = await runDay(harness, 'documents-trigger-ran');
+      const first = await runDay(harness, 'ran');
       assert.equal(first.ran, true);
       assert.equal(first.workflowId, documentsWorkflowId(harness.sim.csid, today));
       const result = first.result!;
@@ -108,7 +114,7 @@ describe('dailyDocuments workflow (time-skipping server, simulator over HTTP)', 
       assert.equal(attributes.get(EcaCsid), harness.sim.csid);
 
       // A second firing on the same day finds the day done: the service is called once.
-      const second = await runDay(harness, 'documents-trigger-day-done');
+      const second = await runDay(harness, 'day-done');
       assert.equal(second.ran, false);
       assert.equal(harness.sim.control.calls().submitDocuments, 1);
 

@@ -5,7 +5,7 @@
  * `standardwebhooks` package. Counted from the receiver's own records.
  */
 import { until } from '../support/until.js';
-import { saveHistory } from '../support/replay-fixtures.js';
+import { recordFixture } from '../support/replay-fixtures.js';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -234,11 +234,9 @@ describe('webhook delivery (workflows/webhooks)', function () {
         assertAllVerified();
         await deleted(endpoint);
         // Failed, paused, resumed and deleted: the replay fixture of the delivery workflow.
-        const label = process.env.UPDATE_REPLAY_FIXTURES;
-        if (label && label !== '1') {
-          const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(endpoint.id));
-          await saveHistory(`${label}-webhook-paused-resumed`, await handle.fetchHistory());
-        }
+        await recordFixture('webhook-delivery-paused-resumed', () =>
+          env.client.workflow.getHandle(webhookDeliveryWorkflowId(endpoint.id)).fetchHistory(),
+        );
       });
       assert.ok(gaveUp.seen >= 1);
     } finally {

@@ -22,8 +22,8 @@ export interface ConnectOptions {
   documentStore?: string;
   apiKey?: string;
   /**
-   * One poll interval for every waiting state, approval included (ECA_POLL_INTERVAL, e.g. `2 seconds`):
-   * for a simulator whose business days pass in seconds. Production leaves it unset.
+   * The slot of the firm's status sweep it starts (ECA_POLL_INTERVAL, e.g. `2 seconds`): for a simulator
+   * whose business days pass in seconds. Production leaves it unset.
    */
   pollInterval?: string;
 }

@@ -14,8 +14,7 @@ export interface DocumentRef {
   ref: string;
   /**
    * An application XML's only: SHA-256 (lower-case hex) of its canonical form (client/canonical-xml.ts), which
-   * tells the same application written differently from another. Absent on PDFs and on references made
-   * before 1.1 (histories recorded then have none).
+   * tells the same application written differently from another. Absent on PDFs.
    */
   canonicalSha256?: string;
 }

@@ -107,7 +107,7 @@ function time(ms: number | undefined): string {
  * The workflow's current details in the Temporal UI: state, account, tasks and next poll, so that a
  * person sees where the application stands without reading payloads. No personal data: task names
  * and states come from the brokerage's form catalogue. The staff commands name `workflowId`: the
- * workflow's own (1.0.0's form for an application started under it).
+ * workflow's own.
  */
 export function renderDetails(
   view: ApplicationStateView,

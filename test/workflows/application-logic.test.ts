@@ -165,8 +165,8 @@ describe('accountApplication workflow logic (time-skipping server, stubbed activ
 
   it('deadlines: reminders then overdue under the defaults, as events and in the state view; nothing else happens', async function () {
     const engine = await engines.setUp();
-    // Reads once a week: the month passes in few activities.
-    const handle = await engine.start('docs-required', { settings: { safetyPollInterval: '7 days' } });
+    // Reads once a day: the month passes in few activities.
+    const handle = await engine.start('docs-required', { settings: { safetyPollInterval: '1 day' } });
     await engine.worker.runUntil(async () => {
       const waiting = await waitForState(engine, handle, 'needsDocuments');
       assert.equal(waiting.deadline?.state, 'needsDocuments');
@@ -208,7 +208,7 @@ describe('accountApplication workflow logic (time-skipping server, stubbed activ
       const engine = await engines.setUp();
       // The activity checks a stored policy; this one answers as if it did not, with a deadline no duration reads.
       engine.brokerage.policy = { needsDocuments: { deadline: person.email, reminders: [], escalation: 'none' } };
-      const handle = await engine.start('docs-required', { settings: { safetyPollInterval: '7 days' } });
+      const handle = await engine.start('docs-required', { settings: { safetyPollInterval: '1 day' } });
       await engine.worker.runUntil(async () => {
         const waiting = await waitForState(engine, handle, 'needsDocuments');
         assert.equal(waiting.deadline, undefined, 'no deadline shown');

@@ -859,7 +859,7 @@ describe('accountApplication workflow (time-skipping server, simulator over HTTP
     const escalations = expectLog(/^deadline passed: escalated$/);
     try {
       const harness = await setUp({ database });
-      const handle = await start(harness, 'docs-required', { settings: { safetyPollInterval: '7 days' } });
+      const handle = await start(harness, 'docs-required', { settings: { safetyPollInterval: '1 day' } });
       await harness.worker.runUntil(async () => {
         await waitForState(handle, 'needsDocuments');
         // Set after the application started waiting (under the defaults): read again within a day.

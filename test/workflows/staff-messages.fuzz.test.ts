@@ -56,6 +56,8 @@ describe('fuzz: staff messages a Temporal client can send', function () {
   let handle: WorkflowHandle;
   // Each refused or unknown signal is logged by the workflow as a warning: expected here, by the hundred.
   const signalLines = expectLog(/^staff signal /);
+  // So is each malformed wake-up of the status sweep.
+  const wakeUpLines = expectLog(/^accountObserved signal ignored: /);
 
   before(async function () {
     env = await devServerEnv();
@@ -85,6 +87,7 @@ describe('fuzz: staff messages a Temporal client can send', function () {
     await engine.close();
     // After the worker stopped: its last log lines are out.
     signalLines.done();
+    wakeUpLines.done();
   });
 
   it('any name and arguments: accepted, or refused with a typed failure; the workflow never fails a task', async function () {

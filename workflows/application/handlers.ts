@@ -2,7 +2,7 @@
  * The application's message handlers: the `state` query, staff updates (validated against the
  * lifecycle before they are accepted), staff signals, `pollNow` and the status sweep's wake-ups.
  */
-import { setHandler } from '@temporalio/workflow';
+import { log, setHandler } from '@temporalio/workflow';
 import type { DocumentRef, FormDocument } from '../../domain/documents.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import {
@@ -18,7 +18,7 @@ import type { AbandonRequest, EmptyRequest } from './messages.js';
 import type { ApplicationRun } from './run.js';
 import { requireDocumentsInput, requireResubmitInput, requireStaffInput } from './staff-input.js';
 import { installStaffSignals } from './staff-signals.js';
-import { forAccountOf } from './waits.js';
+import { forAccountOf, isAccountObservation } from './waits.js';
 
 export function installHandlers(run: ApplicationRun): void {
   setHandler(stateQuery, () => run.view());
@@ -33,7 +33,11 @@ export function installHandlers(run: ApplicationRun): void {
     publish: () => run.publish(),
   });
   installStaffUpdates(run);
-  setHandler(accountObservedSignal, (incoming) => {
+  setHandler(accountObservedSignal, (incoming: unknown) => {
+    if (!isAccountObservation(incoming)) {
+      log.warn('accountObserved signal ignored: not a wake-up of the status sweep');
+      return;
+    }
     // Out-of-order deliveries keep the newest.
     if (!(incoming.observedAt > (run.observation?.observedAt ?? 0))) return;
     // Kept before the create is applied too (the sweep may read an account as its create returns).

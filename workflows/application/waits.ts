@@ -1,6 +1,6 @@
 /**
- * The lifecycle's reads of the account: a read now, and (`sweep` mode) the wait for the status sweep's
- * wake-up with a safety poll, which ends early on a staff message or `pollNow`.
+ * The lifecycle's reads of the account: a read now, and the wait for the status sweep's wake-up with a
+ * safety read, which ends early on a staff message or `pollNow`.
  */
 import { condition } from '@temporalio/workflow';
 import { NO_OBSERVATION, observationFingerprint } from '../../domain/observation.js';
@@ -9,7 +9,7 @@ import type { ApplicationRun } from './run.js';
 import { service } from './service.js';
 import { nextSafetyPollAt } from './settings.js';
 
-/** Reads the account now (a poll slot, `pollNow`, a safety poll). */
+/** Reads the account now (`pollNow`, a safety read, a wake-up older than the wait). */
 export async function readNow(run: ApplicationRun, account: { csid: string; accountId: string }): Promise<void> {
   run.pollRequested = false;
   run.nextPoll = undefined;
@@ -20,6 +20,37 @@ export async function readNow(run: ApplicationRun, account: { csid: string; acco
   run.observe(status, began);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const optional = (value: unknown, type: 'string' | 'number' | 'boolean') =>
+  value === undefined || typeof value === type;
+
+/**
+ * Whether a signal's input is a wake-up as the sweep sends it. Anyone with a Temporal client can send the
+ * signal: anything else is ignored, never a failed workflow task.
+ */
+export function isAccountObservation(value: unknown): value is AccountObservation {
+  if (!isObject(value) || !Number.isFinite(value.observedAt) || !isObject(value.account)) return false;
+  if (!optional(value.accountId, 'string') || !(value.readUntil === undefined || Number.isFinite(value.readUntil))) {
+    return false;
+  }
+  const { account } = value;
+  if (typeof account.status !== 'string' || !optional(account.stateText, 'string')) return false;
+  if (!optional(account.description, 'string') || !Array.isArray(account.tasks)) return false;
+  return account.tasks.every(
+    (task: unknown) =>
+      isObject(task) &&
+      typeof task.formNumber === 'string' &&
+      typeof task.formName === 'string' &&
+      typeof task.action === 'string' &&
+      optional(task.state, 'string') &&
+      optional(task.reason, 'string') &&
+      optional(task.isRequiredForApproval, 'boolean') &&
+      optional(task.isOnlineTask, 'boolean') &&
+      optional(task.url, 'string') &&
+      optional(task.urlExpiresAt, 'string'),
+  );
+}
+
 /** Whether a wake-up is of the application's account (or of none it knows yet). */
 export function forAccountOf(run: ApplicationRun, observation: AccountObservation): boolean {
   const current = run.snapshot.context.accountId;
@@ -27,7 +58,7 @@ export function forAccountOf(run: ApplicationRun, observation: AccountObservatio
 }
 
 /**
- * `sweep` mode: waits for the sweep's wake-up, a staff message or the safety poll. A wake-up is taken
+ * Waits for the sweep's wake-up, a staff message or the safety read. A wake-up is taken
  * when the sweep's reads began after this wait began: an older read may predate the application's own
  * last step (a submission, say). An older wake-up is not sent again (the sweep's snapshot holds it as
  * sent), so one that may be newer than what the application knows makes it read its account itself:

@@ -6,11 +6,16 @@
  */
 import { buildDocumentSubmissionXml, buildUpdateRequestXml } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
-import type { ApplicationActivities, ApplicationUpdateFunction } from '../workflows/application/activities.js';
+import type {
+  ApplicationActivities,
+  ApplicationUpdateFunction,
+  UpdateOutcome,
+} from '../workflows/application/activities.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import { createCreationActivities } from './create.js';
 import type { CreationOptions } from './create.js';
-import { withAttemptSignal } from './attempt-signal.js';
+import { registerReset } from './sweep-snapshot.js';
+import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import { confirmedByEffect, requestByFile, shownInEffect } from './request-status.js';
 import { statusReaderOf } from './status.js';
 import { signedForms } from './stored.js';
@@ -26,6 +31,11 @@ export interface ApplicationActivityOptions extends StatusReaderOptions {
    * form when the day's submission was accepted, every PDF otherwise). The caller's list when unset.
    */
   createDocuments?: CreationOptions['createDocuments'];
+  /**
+   * The status sweep's snapshot: a create registers the account it established, an accepted reset the
+   * account it brings back (sweep-snapshot.ts). Nothing is registered without it.
+   */
+  snapshot?: SweepSnapshot;
 }
 
 export function createApplicationActivities(options: ApplicationActivityOptions): ApplicationActivities {
@@ -49,7 +59,13 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
   }
 
   return {
-    ...createCreationActivities({ eca, store, now, createDocuments: options.createDocuments }),
+    ...createCreationActivities({
+      eca,
+      store,
+      now,
+      createDocuments: options.createDocuments,
+      snapshot: options.snapshot,
+    }),
 
     readAccount({ csid, accountId }) {
       return statusReader.read(csid, accountId);
@@ -59,25 +75,25 @@ export function createApplicationActivities(options: ApplicationActivityOptions)
       return accountRequestFiles(eca, csid, accountId);
     },
 
-    sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent, lookOnly }) {
-      return withAttemptSignal(() =>
-        WriteAttempt.run(async (attempt) => {
-          // An earlier attempt (of this activity, of the workflow's step before a staff retry, or one whose
-          // answer was lost) may have left a request the service lists: never send twice.
-          if (mayHaveSent || !attempt.maySend) {
-            const earlier = await updates.earlier(csid, accountId, known);
-            if (earlier) return earlier;
-            // Not listed (the listing may never name it): its effect on the account shows it was processed.
-            const forms = documents.map((document) => document.formNumber);
-            if (await shownInEffect(eca, { csid, accountId, functionName, forms })) {
-              return { accepted: true, recovered: true, inEffect: true };
-            }
+    async sendApplicationUpdate({ csid, accountId, functionName, known, documents = [], mayHaveSent, lookOnly }) {
+      const outcome = await WriteAttempt.run<UpdateOutcome>(async (attempt) => {
+        // An earlier attempt (of this activity, of the workflow's step before a staff retry, or one whose
+        // answer was lost) may have left a request the service lists: never send twice.
+        if (mayHaveSent || !attempt.maySend) {
+          const earlier = await updates.earlier(csid, accountId, known);
+          if (earlier) return earlier;
+          // Not listed (the listing may never name it): its effect on the account shows it was processed.
+          const forms = documents.map((document) => document.formNumber);
+          if (await shownInEffect(eca, { csid, accountId, functionName, forms })) {
+            return { accepted: true, recovered: true, inEffect: true };
           }
-          // Nothing listed yet proves nothing: only a staff retry (`mayHaveSent`) sends then.
-          if (!attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };
-          return updates.send(csid, updateXml(accountId, functionName, documents), documents, attempt);
-        }, updateInDoubt(lookOnly)),
-      );
+        }
+        // Nothing listed yet proves nothing: only a staff retry (`mayHaveSent`) sends then.
+        if (!attempt.maySend) return { accepted: false, unknown: 'no new request file listed yet' };
+        return updates.send(csid, updateXml(accountId, functionName, documents), documents, attempt);
+      }, updateInDoubt(lookOnly));
+      await registerReset(options.snapshot, { csid, accountId, functionName }, outcome);
+      return outcome;
     },
 
     async readRequestByFile({ csid, accountId, responseFile, functionName, forms }) {

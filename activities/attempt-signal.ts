@@ -1,12 +1,14 @@
 /**
  * The activity attempt's abort signal: no attempt outlives its start-to-close timeout. Temporal starts
  * the next attempt when the timeout fires; an HTTP call of the earlier attempt still in flight then could
- * reach the brokerage after the next attempt's lookup (a second account, a second request). Work run
- * through `withAttemptSignal` gets a signal that aborts when the activity is cancelled or a margin before
- * its start-to-close timeout, and the brokerage client aborts every call with it (`attemptSignal`).
+ * reach the brokerage after the next attempt's lookup (a second account, a second request). Every activity
+ * runs with a signal that aborts when the activity is cancelled or a margin before its start-to-close
+ * timeout (`attemptSignalInterceptor`, an activity inbound interceptor every engine worker installs:
+ * activities/engine.ts `engineActivityInterceptors`), and the brokerage client aborts every call with it
+ * (`attemptSignal`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Context } from '@temporalio/activity';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 
 const current = new AsyncLocalStorage<AbortSignal>();
 
@@ -18,27 +20,16 @@ export function attemptSignal(): AbortSignal | undefined {
   return current.getStore();
 }
 
-/** Runs `work` with a signal that aborts on cancellation and before the start-to-close timeout. */
-export function withAttemptSignal<T>(work: () => Promise<T>): Promise<T> {
-  let context: Context;
-  try {
-    context = Context.current();
-  } catch {
-    return work(); // called outside an activity (tests of the plain functions)
-  }
-  const signals = [context.cancellationSignal];
-  const { startToCloseTimeoutMs } = context.info;
-  if (startToCloseTimeoutMs > 0) {
-    signals.push(AbortSignal.timeout(Math.max(startToCloseTimeoutMs - ABORT_MARGIN_MS, 1_000)));
-  }
-  return current.run(AbortSignal.any(signals), work);
-}
-
-/** The attempt number of the activity running now; 1 outside an activity (the plain functions in tests). */
-export function currentAttempt(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
-  }
-}
+/** Runs each activity attempt with a signal that aborts on cancellation and before the start-to-close timeout. */
+export const attemptSignalInterceptor: ActivityInterceptorsFactory = (context) => ({
+  inbound: {
+    execute(input, next) {
+      const signals = [context.cancellationSignal];
+      const { startToCloseTimeoutMs } = context.info;
+      if (startToCloseTimeoutMs > 0) {
+        signals.push(AbortSignal.timeout(Math.max(startToCloseTimeoutMs - ABORT_MARGIN_MS, 1_000)));
+      }
+      return current.run(AbortSignal.any(signals), () => next(input));
+    },
+  },
+});

@@ -23,7 +23,9 @@
  * Transport failures (timeouts, 5xx, dropped connections) and every other error pass unchanged.
  */
 import type { StepFailureBounds } from '../runtime/defaults.js';
-import { Context } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
+import type { Info } from '@temporalio/activity';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { DocumentCorrupted, DocumentNotFound, DocumentUndecryptable } from '../runtime/document-store.js';
 import {
@@ -78,14 +80,6 @@ export interface FailureStreak {
   elapsedMs: number;
 }
 
-function log(level: 'error' | 'warn', message: string, attributes: Record<string, unknown>): void {
-  try {
-    Context.current().log[level](message, attributes);
-  } catch {
-    // Outside an activity: the failure itself says it.
-  }
-}
-
 /**
  * The failure one attempt's error becomes under the policy; undefined: the error passes unchanged.
  * `streak` counts the attempts in a row that met a configuration error or an anomaly, so a transport
@@ -102,7 +96,7 @@ export function stepFailure(
   // A disabled firm is a decision, not a mistake to fix: no alert; its applications stop in `blocked` at
   // once, and its other work (sweep, maintenance, daily documents) waits, tried again now and then.
   if (error instanceof FirmDisabledError) {
-    log('warn', text, { kind: 'firm-disabled' });
+    log.warn(text, { kind: 'firm-disabled' });
     if (bounds) return typedFailure(error, { message: `${text}: the application is blocked`, nonRetryable: true });
     return ApplicationFailure.create({
       type: error.name,
@@ -116,7 +110,7 @@ export function stepFailure(
   if (waited) return waited;
   const configuration = configurationErrorKind(error);
   if (configuration) {
-    log('error', `configuration error (${configuration}): ${text}`, { kind: configuration });
+    log.error(`configuration error (${configuration}): ${text}`, { kind: configuration });
     alert?.(configuration, error);
     if (bounds && streak.elapsedMs >= bounds.blockAfterMs) {
       return typedFailure(error, {
@@ -133,7 +127,7 @@ export function stepFailure(
   }
   const anomaly = anomalyKind(error);
   if (!anomaly) return undefined;
-  log('warn', `${anomaly} (${streak.attempts} attempt(s) in a row): ${text}`, { kind: anomaly });
+  log.warn(`${anomaly} (${streak.attempts} attempt(s) in a row): ${text}`, { kind: anomaly });
   const last = bounds && (anomaly === 'document-corrupted' || streak.attempts >= bounds.anomalyAttempts);
   if (!last) return typedFailure(error, { message: `${text} (${anomaly}); the step is retried`, nonRetryable: false });
   return typedFailure(error, {
@@ -155,77 +149,50 @@ export interface StepFailurePolicy {
 /** Streaks kept per worker; a step retried on another worker starts its count again (never sooner). */
 const MAX_STREAKS = 10_000;
 
-interface CallInfo {
-  key: string;
-  attempt: number;
-  scheduledAt: number;
-  workflowType?: string;
-  activityType: string;
-}
-
-function callInfo(name: string): CallInfo {
-  try {
-    const info = Context.current().info;
-    const execution = info.workflowExecution;
-    return {
-      key: `${execution?.workflowId ?? ''}/${execution?.runId ?? ''}/${info.activityId}`,
-      attempt: info.attempt,
-      scheduledAt: info.currentAttemptScheduledTimestampMs,
-      workflowType: info.workflowType,
-      activityType: info.activityType,
-    };
-  } catch {
-    // Outside an activity (tests of the plain functions): a first attempt.
-    return { key: name, attempt: 1, scheduledAt: 0, activityType: name };
-  }
+/** The streak's key: one activity of one workflow run, whatever its attempt. */
+function streakKey(info: Info): string {
+  const execution = info.workflowExecution;
+  return `${execution?.workflowId ?? ''}/${execution?.runId ?? ''}/${info.activityId}`;
 }
 
 /**
- * The activities with failures turned by the policy above: configuration errors always alerted and
- * retryable; for the bounded calls, configuration errors and anomalies past the bounds non-retryable.
+ * The policy as an activity inbound interceptor, installed by every engine worker on all its activities
+ * (activities/engine.ts `engineActivityInterceptors`): configuration errors always alerted and retryable;
+ * for the bounded calls, configuration errors and anomalies past the bounds non-retryable.
  */
-export function withStepFailurePolicy<T extends Record<string, unknown>>(activities: T, policy: StepFailurePolicy): T {
+export function stepFailureInterceptor(policy: StepFailurePolicy): ActivityInterceptorsFactory {
   const workflows = new Set(policy.bounded?.workflows ?? []);
   const boundedActivities = new Set(policy.bounded?.activities ?? []);
   const streaks = new Map<string, { attempt: number; at: number }>();
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, activity] of Object.entries(activities)) {
-    if (typeof activity !== 'function') {
-      wrapped[name] = activity;
-      continue;
-    }
-    wrapped[name] = async (...args: unknown[]): Promise<unknown> => {
-      const call = callInfo(name);
-      try {
-        const result = await (activity as (...values: unknown[]) => Promise<unknown>)(...args);
-        streaks.delete(call.key);
-        return result;
-      } catch (error) {
-        // Put off by the call budget: nothing was sent, and a streak neither grows nor ends.
-        if (error instanceof EcaDeferredError) throw deferredFailure(error);
-        if (configurationErrorKind(error) === undefined && anomalyKind(error) === undefined) {
-          streaks.delete(call.key);
-          throw error;
+  return ({ info }) => ({
+    inbound: {
+      async execute(input, next) {
+        const key = streakKey(info);
+        try {
+          const result = await next(input);
+          streaks.delete(key);
+          return result;
+        } catch (error) {
+          // Put off by the call budget: nothing was sent, and a streak neither grows nor ends.
+          if (error instanceof EcaDeferredError) throw deferredFailure(error);
+          if (configurationErrorKind(error) === undefined && anomalyKind(error) === undefined) {
+            streaks.delete(key);
+            throw error;
+          }
+          const scheduledAt = info.currentAttemptScheduledTimestampMs;
+          let first = streaks.get(key);
+          if (!first) {
+            first = { attempt: info.attempt, at: scheduledAt };
+            if (streaks.size >= MAX_STREAKS) streaks.delete(streaks.keys().next().value!);
+            streaks.set(key, first);
+          }
+          const streak = { attempts: info.attempt - first.attempt + 1, elapsedMs: Math.max(scheduledAt - first.at, 0) };
+          const isBounded = workflows.has(info.workflowType ?? '') && boundedActivities.has(info.activityType);
+          const turned = stepFailure(error, streak, isBounded ? policy.bounds : undefined, policy.alert);
+          if (turned?.nonRetryable) streaks.delete(key);
+          throw turned ?? error;
         }
-        let first = streaks.get(call.key);
-        if (!first) {
-          first = { attempt: call.attempt, at: call.scheduledAt };
-          if (streaks.size >= MAX_STREAKS) streaks.delete(streaks.keys().next().value!);
-          streaks.set(call.key, first);
-        }
-        const streak = {
-          attempts: call.attempt - first.attempt + 1,
-          elapsedMs: Math.max(call.scheduledAt - first.at, 0),
-        };
-        const isBounded =
-          call.workflowType !== undefined &&
-          workflows.has(call.workflowType) &&
-          boundedActivities.has(call.activityType);
-        const turned = stepFailure(error, streak, isBounded ? policy.bounds : undefined, policy.alert);
-        if (turned?.nonRetryable) streaks.delete(call.key);
-        throw turned ?? error;
-      }
-    };
-  }
-  return wrapped as T;
+      },
+    },
+  });
 }

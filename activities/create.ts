@@ -13,7 +13,8 @@ import { applicationWorkflowId } from '../domain/workflow-ids.js';
 import { EcaCryptoError } from '../eca/index.js';
 import { callBrokerage, CreateNotProcessed } from './brokerage-errors.js';
 import { referenceRefusal, validateApplicationXml, validateReference } from './reference-probe.js';
-import { withAttemptSignal } from './attempt-signal.js';
+import { registerCreated } from './sweep-snapshot.js';
+import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import { applicationFileName, findCreatedAccount } from './find-account.js';
 import { readAttachments, readText } from './stored.js';
 import { WriteAttempt } from './write-attempt.js';
@@ -29,6 +30,8 @@ export interface CreationOptions {
     documents: FormDocument[];
     now: Date;
   }) => Promise<FormDocument[]>;
+  /** The status sweep's snapshot, where a create registers the account it established (sweep-snapshot.ts). */
+  snapshot?: SweepSnapshot;
 }
 
 type CreationActivities = Pick<ApplicationActivities, 'validateApplication' | 'createAccount'>;
@@ -41,62 +44,61 @@ export function createCreationActivities(options: CreationOptions): CreationActi
       return validateApplicationXml(eca, csid, await readText(store, application));
     },
 
-    createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
-      return withAttemptSignal(() =>
-        WriteAttempt.run(
-          async (attempt) => {
-            // Before every attempt: a processed file for this external id means never create again.
-            const settled = new Set(settledFiles ?? []);
-            const earlier = await earlierCreate(options, csid, externalId, settled);
-            if (earlier) return earlier;
-            if (!attempt.maySend) {
-              // An earlier create may have been processed and not be listed yet: the workflow looks again.
-              return { created: false, unknown: { reason: 'getResponseFile lists no file for the external id yet' } };
-            }
+    async createAccount({ csid, externalId, application, documents, settledFiles, lookOnly }) {
+      const outcome = await WriteAttempt.run<CreateOutcome>(
+        async (attempt) => {
+          // Before every attempt: a processed file for this external id means never create again.
+          const settled = new Set(settledFiles ?? []);
+          const earlier = await earlierCreate(options, csid, externalId, settled);
+          if (earlier) return earlier;
+          if (!attempt.maySend) {
+            // An earlier create may have been processed and not be listed yet: the workflow looks again.
+            return { created: false, unknown: { reason: 'getResponseFile lists no file for the external id yet' } };
+          }
 
-            const applicationXml = await readText(store, application);
-            const attached = options.createDocuments
-              ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
-              : documents;
-            const attachments = await readAttachments(store, attached);
-            const sent = await attempt.send(() =>
-              callBrokerage(() =>
-                // The XML's name in the archive is the engine's own, one per application (find-account.ts).
-                eca.create({
-                  CSID: csid,
-                  applicationXml,
-                  attachments,
-                  xmlFileName: applicationFileName(csid, externalId),
-                }),
-              ),
+          const applicationXml = await readText(store, application);
+          const attached = options.createDocuments
+            ? await options.createDocuments({ csid, applicationXml, documents, now: now() })
+            : documents;
+          const attachments = await readAttachments(store, attached);
+          const sent = await attempt.send(() =>
+            callBrokerage(() =>
+              // The XML's name in the archive is the engine's own, one per application (find-account.ts).
+              eca.create({
+                CSID: csid,
+                applicationXml,
+                attachments,
+                xmlFileName: applicationFileName(csid, externalId),
+              }),
+            ),
+          );
+          if ('unknown' in sent) return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
+          const response = sent.answer;
+          if (!response.isProcessed) {
+            // The spec's "not processed": the next attempt may send again.
+            attempt.answeredNotProcessed();
+            throw await notProcessed(eca, csid);
+          }
+          if (alreadyProcessed(response, externalId)) {
+            // The service says an earlier create of this external id was processed: find its account.
+            const found = await earlierCreate(options, csid, externalId, settled);
+            return (
+              found ?? {
+                created: false,
+                unknown: { reason: 'create answered Already processed; getResponseFile lists no file yet' },
+              }
             );
-            if ('unknown' in sent)
-              return { created: false, unknown: { reason: sent.unknown, sentAt: now().getTime() } };
-            const response = sent.answer;
-            if (!response.isProcessed) {
-              // The spec's "not processed": the next attempt may send again.
-              attempt.answeredNotProcessed();
-              throw await notProcessed(eca, csid);
-            }
-            if (alreadyProcessed(response, externalId)) {
-              // The service says an earlier create of this external id was processed: find its account.
-              const found = await earlierCreate(options, csid, externalId, settled);
-              return (
-                found ?? {
-                  created: false,
-                  unknown: { reason: 'create answered Already processed; getResponseFile lists no file yet' },
-                }
-              );
-            }
-            return settleCreated(options, { csid, externalId, response, attached, settled });
-          },
-          {
-            lookOnly,
-            // Sent, or maybe sent by an earlier attempt, and not established: the workflow looks again.
-            inDoubt: (reason) => ({ created: false, unknown: { reason } }),
-          },
-        ),
+          }
+          return settleCreated(options, { csid, externalId, response, attached, settled });
+        },
+        {
+          lookOnly,
+          // Sent, or maybe sent by an earlier attempt, and not established: the workflow looks again.
+          inDoubt: (reason) => ({ created: false, unknown: { reason } }),
+        },
       );
+      await registerCreated(options.snapshot, csid, outcome);
+      return outcome;
     },
   };
 }

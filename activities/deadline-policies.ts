@@ -2,7 +2,7 @@
  * The deadline policy an application follows (domain/deadlines.ts), read by the application workflow
  * each time it enters a waiting state, so that a firm's change applies without restarting anything.
  */
-import { Context } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { stateClasses } from '../domain/application-states.js';
 import { effectivePolicy, stateDeadlineProblems } from '../domain/deadlines.js';
 import type { DeadlinePolicy, StateDeadline } from '../domain/deadlines.js';
@@ -10,15 +10,6 @@ import type { DeadlinePolicies } from '../runtime/deadline-policies.js';
 
 export interface ReadDeadlinePolicyInput {
   csid: string;
-}
-
-/** Logs through the activity's logger; outside an activity (tests of the plain functions), nowhere. */
-function warn(message: string, meta: Record<string, unknown>): void {
-  try {
-    Context.current().log.warn(message, meta);
-  } catch {
-    // not in an activity
-  }
 }
 
 /**
@@ -32,7 +23,7 @@ function usableEntries(csid: string, stored: DeadlinePolicy): DeadlinePolicy {
     if (entry === undefined) continue;
     const problems = entry === null ? [] : stateDeadlineProblems(state, entry);
     if (problems.length === 0) usable[state] = entry;
-    else warn('a stored deadline is not valid; the default applies to its state', { csid, state, problems });
+    else log.warn('a stored deadline is not valid; the default applies to its state', { csid, state, problems });
   }
   return usable;
 }

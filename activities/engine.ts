@@ -1,8 +1,13 @@
 /**
  * Every activity of the engine, built from one brokerage client and one document store: what a
  * worker registers. The worker process, the demo and the tests all assemble their activities here.
+ *
+ * What every activity runs under is not here but in the worker's activity inbound interceptors
+ * (`engineActivityInterceptors`, installed by workers/engine-worker.ts `createEngineWorker`): the
+ * step-failure policy (configuration-errors.ts) and the attempt's abort signal (attempt-signal.ts).
  */
 import type { Client } from '@temporalio/client';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { createApplicationActivities } from './application.js';
 import { createWebApiApplicationActivities } from './webapi-application.js';
 import type { WebApiApplicationOptions } from './webapi-application.js';
@@ -20,12 +25,12 @@ import { planCreateDocuments } from './forms.js';
 import { createMaintenanceActivities } from './maintenance.js';
 import * as smokeActivities from './smoke.js';
 import { createSweepActivities } from './sweep.js';
-import { registeringAccounts } from './sweep-snapshot.js';
 import { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
 import type { SweepActivityOptions } from './sweep.js';
 import { createRetentionActivities } from './retention.js';
-import { withStepFailurePolicy } from './configuration-errors.js';
+import { stepFailureInterceptor } from './configuration-errors.js';
+import { attemptSignalInterceptor } from './attempt-signal.js';
 import { DEFAULT_STEP_FAILURE_BOUNDS } from '../runtime/defaults.js';
 import type { ConfigurationAlert } from './configuration-errors.js';
 import type { StepFailureBounds } from '../runtime/defaults.js';
@@ -52,13 +57,6 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    * to their safety polls.
    */
   client?: Client;
-  /** Told of every attempt that meets a configuration error (the worker counts them); they are logged anyway. */
-  onConfigurationError?: ConfigurationAlert;
-  /**
-   * When an application's step stops retrying a configuration error or an anomaly and the application
-   * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
-   */
-  stepFailureBounds?: StepFailureBounds;
   /** How often the status sweep lists the waiting applications from visibility (sweep.ts). */
   sweepListingIntervalMs?: number;
   /** Told what each of the firm's status sweeps did (sweep.ts). */
@@ -91,11 +89,40 @@ export interface EngineActivityOptions extends StatusReaderOptions {
 /** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
 const BLOCKING_STEPS = ['validateApplication', 'createAccount', 'sendApplicationUpdate', 'readAccount'] as const;
 
+export interface EngineInterceptorOptions {
+  /** Told of every attempt that meets a configuration error (the worker counts them); they are logged anyway. */
+  onConfigurationError?: ConfigurationAlert;
+  /**
+   * When an application's step stops retrying a configuration error or an anomaly and the application
+   * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
+   */
+  stepFailureBounds?: StepFailureBounds;
+}
+
+/**
+ * The activity inbound interceptors every activity of an engine worker runs under, outermost first: the
+ * step-failure policy (its failure streaks kept per worker, so one call per worker), then the attempt's
+ * abort signal.
+ */
+export function engineActivityInterceptors(options: EngineInterceptorOptions = {}): ActivityInterceptorsFactory[] {
+  return [
+    stepFailureInterceptor({
+      alert: options.onConfigurationError,
+      // An application's steps end in its `blocked` state past the bounds; other workflows keep retrying.
+      bounds: options.stepFailureBounds ?? DEFAULT_STEP_FAILURE_BOUNDS,
+      bounded: { workflows: [ACCOUNT_APPLICATION_WORKFLOW], activities: BLOCKING_STEPS },
+    }),
+    attemptSignalInterceptor,
+  ];
+}
+
 /** The application's activities: the XML service's, and the Web API's beside them when firms may be on it. */
 function applicationActivities(
   options: EngineActivityOptions,
   ledger: DailyDocumentsLedger,
   statusReader: ReturnType<typeof statusReaderOf>,
+  // Creates and resets register their accounts in it.
+  snapshot: SweepSnapshot,
 ): ApplicationActivities {
   const { eca, store, now } = options;
   const xml = createApplicationActivities({
@@ -104,9 +131,10 @@ function applicationActivities(
     statusReader,
     now,
     createDocuments: (input) => planCreateDocuments(ledger, input),
+    snapshot,
   });
   if (!options.webApi) return xml;
-  const webapi = createWebApiApplicationActivities({ clientFor: options.webApi.clientFor, store, now });
+  const webapi = createWebApiApplicationActivities({ clientFor: options.webApi.clientFor, store, now, snapshot });
   return byProtocol({
     protocolOf: options.webApi.protocolOf,
     adapters: { xml, webapi },
@@ -124,43 +152,32 @@ export function createEngineActivities(options: EngineActivityOptions) {
   return {
     ledger,
     statusReader,
-    activities: withStepFailurePolicy(
-      {
-        ...smokeActivities,
-        ...registeringAccounts(
-          withRidingEvents(applicationActivities(options, ledger, statusReader), options.events),
-          snapshot,
-        ),
-        ...createDocumentsActivities({
-          eca,
-          store,
-          ledger,
-          now,
-          onRecorded: options.onDailyDocumentsRecorded,
-          ...(options.webApi && { webApi: options.webApi }),
-        }),
-        ...createMaintenanceActivities({ eca, store, now, ...(options.webApi && { webApi: options.webApi }) }),
-        ...createSweepActivities({
-          eca,
-          client: options.client,
-          snapshot,
-          listingIntervalMs: options.sweepListingIntervalMs,
-          maxAccountsPerCall: options.maxAccountsPerCall,
-          onSweep: options.onSweep,
-          onSweepFailed: options.onSweepFailed,
-          ...(options.webApi && { webApi: options.webApi }),
-        }),
-        ...createRetentionActivities({ store }),
-        ...createEventActivities(options.events),
-        ...createDeadlinePolicyActivities(new DeadlinePolicies(options.database)),
-        ...createWebhookActivities({ db: options.database, keyring: options.keyring, firms: options.firms }),
-      },
-      {
-        alert: options.onConfigurationError,
-        // An application's steps end in its `blocked` state past the bounds; other workflows keep retrying.
-        bounds: options.stepFailureBounds ?? DEFAULT_STEP_FAILURE_BOUNDS,
-        bounded: { workflows: [ACCOUNT_APPLICATION_WORKFLOW], activities: BLOCKING_STEPS },
-      },
-    ),
+    activities: {
+      ...smokeActivities,
+      ...withRidingEvents(applicationActivities(options, ledger, statusReader, snapshot), options.events),
+      ...createDocumentsActivities({
+        eca,
+        store,
+        ledger,
+        now,
+        onRecorded: options.onDailyDocumentsRecorded,
+        ...(options.webApi && { webApi: options.webApi }),
+      }),
+      ...createMaintenanceActivities({ eca, store, now, ...(options.webApi && { webApi: options.webApi }) }),
+      ...createSweepActivities({
+        eca,
+        client: options.client,
+        snapshot,
+        listingIntervalMs: options.sweepListingIntervalMs,
+        maxAccountsPerCall: options.maxAccountsPerCall,
+        onSweep: options.onSweep,
+        onSweepFailed: options.onSweepFailed,
+        ...(options.webApi && { webApi: options.webApi }),
+      }),
+      ...createRetentionActivities({ store }),
+      ...createEventActivities(options.events),
+      ...createDeadlinePolicyActivities(new DeadlinePolicies(options.database)),
+      ...createWebhookActivities({ db: options.database, keyring: options.keyring, firms: options.firms }),
+    },
   };
 }

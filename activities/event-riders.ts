@@ -17,16 +17,6 @@ import type { EventSink } from './events.js';
 
 type RidingSteps = Pick<ApplicationActivities, 'validateApplication' | 'createAccount'>;
 
-/** This attempt's number, and whether it was given up (its time is out, or the worker is shutting down). */
-function attemptOf(): { attempt: number; cancelled: boolean } {
-  try {
-    const context = Context.current();
-    return { attempt: context.info.attempt, cancelled: context.cancellationSignal.aborted };
-  } catch {
-    return { attempt: 1, cancelled: false }; // called outside an activity: the plain functions in tests
-  }
-}
-
 /** Writes the events a step carries; answers whether they are in the log. */
 async function writeCarried(sink: EventSink, events: NewEvent[] | undefined): Promise<RideReport> {
   if (!events?.length) return {};
@@ -54,17 +44,18 @@ export function withRidingEvents<T extends RidingSteps>(steps: T, sink: EventSin
       const report = await writeCarried(sink, input.events);
       const { created } = input;
       if (!created) return { ...(await steps.createAccount(input)), ...report };
-      const { attempt } = attemptOf();
+      const context = Context.current();
       // Only a retried attempt can follow one that wrote the event (a completed one answered it).
-      const kept = attempt > 1 ? await sink.find(created.application, created.seq) : undefined;
+      const kept = context.info.attempt > 1 ? await sink.find(created.application, created.seq) : undefined;
       if (kept?.accountId !== undefined && kept.type === 'application.created') {
         // An earlier attempt made or found the account and told it: that account, whatever a look would find now.
         return { created: true, accountId: kept.accountId, recovered: true, events: [kept], ...report };
       }
       const outcome: CreateOutcome = await steps.createAccount(input);
-      // The number is taken by another event (the workflow makes this one itself), the attempt was given up, or
-      // the events before it are not in the log (it may not come before them): the workflow writes it alone.
-      if (!outcome.created || kept || attemptOf().cancelled || report.eventsWritten === false) {
+      // The number is taken by another event (the workflow makes this one itself), the attempt was given up (its
+      // time is out, or the worker is shutting down), or the events before it are not in the log (it may not
+      // come before them): the workflow writes it alone.
+      if (!outcome.created || kept || context.cancellationSignal.aborted || report.eventsWritten === false) {
         return { ...outcome, ...report };
       }
       const event: NewEvent = {

@@ -6,7 +6,6 @@ import { buildUpdateRequestXml } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import type { MaintenanceActivities } from '../workflows/maintenance/activities.js';
-import { withAttemptSignal } from './attempt-signal.js';
 import { WriteAttempt } from './write-attempt.js';
 import { readText } from './stored.js';
 import { createUpdateSender, updateInDoubt } from './update-sender.js';
@@ -37,26 +36,24 @@ export function createMaintenanceActivities(options: MaintenanceActivityOptions)
         return webApi(input);
       }
       const { csid, accountId, functionName, body, attributes, attachments, known, lookOnly } = input;
-      return withAttemptSignal(() =>
-        WriteAttempt.run(async (attempt) => {
-          // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
-          if (!attempt.maySend) {
-            const earlier = await updates.earlier(csid, accountId, known);
-            if (earlier) return earlier;
-          }
-          if (!attempt.maySend)
-            return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request file listed' };
-          // The body is read and wrapped before the call: a request eca/ refuses there fails at once.
-          const xml = async () =>
-            buildUpdateRequestXml({
-              accountId,
-              functionName,
-              bodyXml: body ? await readText(store, body) : undefined,
-              attributes,
-            });
-          return updates.send(csid, xml, attachments, attempt);
-        }, updateInDoubt(lookOnly)),
-      );
+      return WriteAttempt.run(async (attempt) => {
+        // An earlier attempt may have sent it (write-attempt.ts): the request it made, if listed now.
+        if (!attempt.maySend) {
+          const earlier = await updates.earlier(csid, accountId, known);
+          if (earlier) return earlier;
+        }
+        if (!attempt.maySend)
+          return { accepted: false, unknown: 'an earlier attempt may have sent it; no new request file listed' };
+        // The body is read and wrapped before the call: a request eca/ refuses there fails at once.
+        const xml = async () =>
+          buildUpdateRequestXml({
+            accountId,
+            functionName,
+            bodyXml: body ? await readText(store, body) : undefined,
+            attributes,
+          });
+        return updates.send(csid, xml, attachments, attempt);
+      }, updateInDoubt(lookOnly));
     },
   };
 }

@@ -58,31 +58,21 @@ export interface RetentionActivityOptions {
   client?: Client;
 }
 
-function workerClient(): Client | undefined {
-  try {
-    return Context.current().client;
-  } catch {
-    return undefined; // an activity environment without a client
-  }
-}
-
 export function createRetentionActivities(options: RetentionActivityOptions): RetentionActivities {
   return {
     async releaseDocuments({ owner }) {
       const report = await options.store.release(owner);
-      const client = options.client ?? workerClient();
-      if (client) {
-        // The application's documents are released whatever the sweep meets: it is swept again next time.
-        try {
-          const swept = await releaseClosedOwners(options.store, client);
-          if (swept.released > 0 || swept.unreadable > 0) {
-            Context.current().log.info('documents of closed workflows released', { ...swept });
-          }
-        } catch (error) {
-          Context.current().log.warn('the sweep of closed workflows failed; the next release sweeps again', {
-            error: error instanceof Error ? error.name : 'unknown',
-          });
+      const client = options.client ?? Context.current().client;
+      // The application's documents are released whatever the sweep meets: it is swept again next time.
+      try {
+        const swept = await releaseClosedOwners(options.store, client);
+        if (swept.released > 0 || swept.unreadable > 0) {
+          Context.current().log.info('documents of closed workflows released', { ...swept });
         }
+      } catch (error) {
+        Context.current().log.warn('the sweep of closed workflows failed; the next release sweeps again', {
+          error: error instanceof Error ? error.name : 'unknown',
+        });
       }
       return report;
     },

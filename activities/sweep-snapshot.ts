@@ -2,12 +2,12 @@
  * The status sweep's side of its snapshot (runtime/sweep-snapshot.ts): what a slot writes back, and the
  * registration of the accounts applications create or reset.
  */
-import { Context } from '@temporalio/activity';
+import { activityInfo, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import { NO_OBSERVATION } from '../domain/observation.js';
-import type { ApplicationActivities } from '../workflows/application/activities.js';
+import type { ApplicationUpdateFunction, CreateOutcome, UpdateOutcome } from '../workflows/application/activities.js';
 import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 
 /** Statuses after which an account's application is done with it: its row leaves once the application knows. */
@@ -72,43 +72,47 @@ async function closedApplications(
 }
 
 /**
- * The application activities with `createAccount` registering, in the sweep's snapshot, each account its
- * create established, and `sendApplicationUpdate` each account a ResetAbandonedAccount it sent or found
- * brings back: the sweep reads it from its next
- * slot without listing anything. A registration that fails is logged and the step goes on (a failed
- * attempt would make a create only look from then on); the sweep's next listing finds the application.
+ * The registration, in the sweep's snapshot, of the accounts applications create or reset: the XML and
+ * Web API adapters' `createAccount` register each account its create established, and their
+ * `sendApplicationUpdate` each account a ResetAbandonedAccount it sent or found brings back: the sweep
+ * reads it from its next slot without listing anything. A registration that fails is logged and the step
+ * goes on (a failed attempt would make a create only look from then on); the sweep's next listing finds
+ * the application. Without a snapshot (an adapter built alone), nothing is registered.
  */
-export function registeringAccounts<T extends Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>>(
-  activities: T,
-  snapshot: SweepSnapshot,
-): T {
-  const register = async (csid: string, accountId: string, fingerprint?: string): Promise<void> => {
-    const { info, log } = Context.current();
-    const workflowId = info.workflowExecution?.workflowId;
-    if (!workflowId) return;
-    try {
-      await snapshot.register(csid, accountId, workflowId, fingerprint);
-    } catch (error) {
-      log.warn('account not registered with the status sweep; its next listing finds the application', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  };
-  return {
-    ...activities,
-    async createAccount(input) {
-      const outcome = await activities.createAccount(input);
-      // The application has read nothing of its new account yet.
-      if (outcome.created) await register(input.csid, outcome.accountId, NO_OBSERVATION);
-      return outcome;
-    },
-    async sendApplicationUpdate(input) {
-      const outcome = await activities.sendApplicationUpdate(input);
-      // Only a reset identified by its response file: one found again among several is `unconfirmed`.
-      if (input.functionName === 'ResetAbandonedAccount' && outcome.accepted && outcome.responseFile !== undefined) {
-        await register(input.csid, input.accountId);
-      }
-      return outcome;
-    },
-  };
+export async function registerCreated(
+  snapshot: SweepSnapshot | undefined,
+  csid: string,
+  outcome: CreateOutcome,
+): Promise<void> {
+  // The application has read nothing of its new account yet.
+  if (outcome.created) await register(snapshot, csid, outcome.accountId, NO_OBSERVATION);
+}
+
+/** See {@link registerCreated}: the account an accepted ResetAbandonedAccount brings back. */
+export async function registerReset(
+  snapshot: SweepSnapshot | undefined,
+  input: { csid: string; accountId: string; functionName: ApplicationUpdateFunction },
+  outcome: UpdateOutcome,
+): Promise<void> {
+  // Only a reset identified by its response file: one found again among several is `unconfirmed`.
+  if (input.functionName === 'ResetAbandonedAccount' && outcome.accepted && outcome.responseFile !== undefined) {
+    await register(snapshot, input.csid, input.accountId);
+  }
+}
+
+async function register(
+  snapshot: SweepSnapshot | undefined,
+  csid: string,
+  accountId: string,
+  fingerprint?: string,
+): Promise<void> {
+  const workflowId = activityInfo().workflowExecution?.workflowId;
+  if (!snapshot || !workflowId) return;
+  try {
+    await snapshot.register(csid, accountId, workflowId, fingerprint);
+  } catch (error) {
+    log.warn('account not registered with the status sweep; its next listing finds the application', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }

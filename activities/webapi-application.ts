@@ -34,7 +34,8 @@ import type {
 } from '../workflows/application/activities.js';
 import { applicationJsonOf, documentJson } from './application-json.js';
 import { earlierCreate, unlistedAfterCreate } from './webapi-earlier-create.js';
-import { withAttemptSignal } from './attempt-signal.js';
+import { registerCreated, registerReset } from './sweep-snapshot.js';
+import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
 import { WriteAttempt } from './write-attempt.js';
@@ -44,6 +45,11 @@ export interface WebApiApplicationOptions {
   clientFor: (csid: string) => Promise<WebApiClient>;
   store: DocumentStore;
   now?: () => Date;
+  /**
+   * The status sweep's snapshot: a create registers the account it established, an accepted reset the
+   * account it brings back (sweep-snapshot.ts). Nothing is registered without it.
+   */
+  snapshot?: SweepSnapshot;
 }
 
 const DAY_MS = 86_400_000;
@@ -327,13 +333,13 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
       }
     },
 
-    createAccount(input) {
-      return withAttemptSignal(() =>
-        WriteAttempt.run((attempt) => create(attempt, input), {
-          lookOnly: input.lookOnly,
-          inDoubt: (reason) => ({ created: false, unknown: { reason } }),
-        }),
-      );
+    async createAccount(input) {
+      const outcome = await WriteAttempt.run<CreateOutcome>((attempt) => create(attempt, input), {
+        lookOnly: input.lookOnly,
+        inDoubt: (reason) => ({ created: false, unknown: { reason } }),
+      });
+      await registerCreated(options.snapshot, input.csid, outcome);
+      return outcome;
     },
 
     async readAccount({ csid, accountId }) {
@@ -344,10 +350,10 @@ export function createWebApiApplicationActivities(options: WebApiApplicationOpti
       return accountRequests(await clientFor(csid), accountId, now());
     },
 
-    sendApplicationUpdate(input) {
-      return withAttemptSignal(() =>
-        WriteAttempt.run((attempt) => update(attempt, input), updateInDoubt(input.lookOnly)),
-      );
+    async sendApplicationUpdate(input) {
+      const outcome = await WriteAttempt.run((attempt) => update(attempt, input), updateInDoubt(input.lookOnly));
+      await registerReset(options.snapshot, input, outcome);
+      return outcome;
     },
 
     async readRequestByFile(input) {

@@ -14,7 +14,6 @@ import { maintenanceRequest, WebApiAnswerError, WebApiHttpError, WebApiRequestEr
 import type { StatusResponse, WebApiClient } from '../webapi/index.js';
 import type { UpdateOutcome } from '../workflows/application/activities.js';
 import type { UpdateFunctionRequest } from '../workflows/maintenance/activities.js';
-import { withAttemptSignal } from './attempt-signal.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
 import { answeredRequest, earlierRequest } from './webapi-application.js';
@@ -122,6 +121,5 @@ export function createWebApiMaintenance(
     return answeredRequest(api, sent.answer, input, now());
   }
 
-  return (input) =>
-    withAttemptSignal(() => WriteAttempt.run((attempt) => send(attempt, input), updateInDoubt(input.lookOnly)));
+  return (input) => WriteAttempt.run((attempt) => send(attempt, input), updateInDoubt(input.lookOnly));
 }

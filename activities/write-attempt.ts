@@ -64,15 +64,6 @@ interface NotSentProof {
   notSentAttempt: number;
 }
 
-function attemptInfo(): { attempt: number; details: unknown } {
-  try {
-    const info = Context.current().info;
-    return { attempt: info.attempt, details: info.heartbeatDetails };
-  } catch {
-    return { attempt: 1, details: undefined }; // outside an activity: the plain functions in tests
-  }
-}
-
 /** The outcome of one send: the answer, or why it is unknown whether the service processed it. */
 export type Sent<T> = { answer: T } | { unknown: string; cause?: unknown };
 
@@ -91,10 +82,11 @@ export class WriteAttempt {
   private readonly attempt: number;
 
   private constructor(lookOnly: boolean) {
-    const { attempt, details } = attemptInfo();
+    const { info } = Context.current();
+    const { attempt } = info;
     this.attempt = attempt;
-    const earlierProvedNothingSent =
-      attempt === 1 || (details as NotSentProof | undefined)?.notSentAttempt === attempt - 1;
+    const details = info.heartbeatDetails as NotSentProof | undefined;
+    const earlierProvedNothingSent = attempt === 1 || details?.notSentAttempt === attempt - 1;
     this.maySend = !lookOnly && earlierProvedNothingSent;
   }
 
@@ -138,10 +130,6 @@ export class WriteAttempt {
   }
 
   private leaveProof(): void {
-    try {
-      Context.current().heartbeat({ notSentAttempt: this.attempt } satisfies NotSentProof);
-    } catch {
-      // Outside an activity there is no next attempt.
-    }
+    Context.current().heartbeat({ notSentAttempt: this.attempt } satisfies NotSentProof);
   }
 }

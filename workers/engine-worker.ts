@@ -16,6 +16,8 @@ import { pingWorker } from '../activities/smoke.js';
 import { packageManifest } from '../runtime/package-info.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
+import { engineActivityInterceptors } from '../activities/engine.js';
+import type { EngineInterceptorOptions } from '../activities/engine.js';
 
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 
@@ -97,7 +99,11 @@ const quietBundlerLogger = {
   error: (message: string) => console.error(message),
 };
 
-export interface EngineWorkerOptions {
+/**
+ * `onConfigurationError` and `stepFailureBounds` are the step-failure policy's, which every activity of the
+ * worker runs under, with the attempt's abort signal (activities/engine.ts `engineActivityInterceptors`).
+ */
+export interface EngineWorkerOptions extends EngineInterceptorOptions {
   connection: NativeConnection;
   namespace?: string;
   taskQueue?: string;
@@ -138,6 +144,7 @@ export interface EngineWorkerOptions {
       | 'workerDeploymentOptions'
       | 'useVersioning'
       | 'buildId'
+      | 'interceptors'
     >
   > &
     IsolateTimeout;
@@ -166,13 +173,19 @@ export function packageDeployment(): WorkerDeployment {
 
 /** A worker hosting the engine's workflows and activities on one task queue. */
 export async function createEngineWorker(options: EngineWorkerOptions): Promise<Worker> {
+  const traced = options.tracing ? await tracingOptions(options.tracing) : undefined;
   const workerOptions: WorkerOptions & IsolateTimeout = {
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle: await workflowBundleOption(options.codec !== undefined, options.tracing !== undefined),
     activities: options.activities ?? { pingWorker },
-    ...(options.tracing ? await tracingOptions(options.tracing) : {}),
+    ...(traced && { sinks: traced.sinks }),
+    interceptors: {
+      ...traced?.interceptors,
+      // The activity spans first, around the engine's own: they see what the step-failure policy made of a failure.
+      activity: [...(traced?.interceptors?.activity ?? []), ...engineActivityInterceptors(options)],
+    },
     ...(options.codec
       ? { dataConverter: codecDataConverter(options.codec, { plaintext: options.plaintext ?? 'refuse' }) }
       : {}),

@@ -285,13 +285,13 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     ...(codec ? { dataConverter: codecDataConverter(codec) } : {}),
   });
+  // Configuration errors, sweeps and daily documents counted for the alert rules (workers/metrics.ts).
+  const { onConfigurationError, ...counted } = activityMetrics(meter);
   const { activities } = createEngineActivities({
     eca,
     store,
     client,
-    // Configuration errors, sweeps and daily documents counted for the alert rules (workers/metrics.ts).
-    ...activityMetrics(meter),
-    stepFailureBounds: config.steps,
+    ...counted,
     batchWindowMs: config.polling.batchWindowMs,
     maxAccountsPerCall: config.polling.maxAccountsPerCall,
     sweepListingIntervalMs: config.polling.sweepListingIntervalMs,
@@ -312,6 +312,9 @@ async function main(): Promise<void> {
     codec,
     plaintext,
     activities,
+    // The step-failure policy every activity runs under: its alert counted, its bounds configured.
+    onConfigurationError,
+    stepFailureBounds: config.steps,
     tracing,
     deployment,
     tuning: workerTuning(config),

@@ -30,7 +30,7 @@ import {
 } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
-import type { EngineActivityOptions } from '../activities/engine.js';
+import type { EngineActivityOptions, EngineInterceptorOptions } from '../activities/engine.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { EcaLifecycleState } from '../domain/search-attributes.js';
 
@@ -144,10 +144,15 @@ export function startLifecycleGauge(options: {
   return { refresh, stop: () => clearInterval(timer) };
 }
 
-/** The engine activities' hooks that feed the worker's metrics (configuration errors, sweeps, daily documents). */
+/**
+ * The hooks that feed the worker's metrics: the step-failure policy's alert of configuration errors (a
+ * worker option, activities/engine.ts `engineActivityInterceptors`), and the activities' sweeps and daily
+ * documents.
+ */
 export function activityMetrics(
   meter: MetricMeter,
-): Pick<EngineActivityOptions, 'onConfigurationError' | 'onSweep' | 'onSweepFailed' | 'onDailyDocumentsRecorded'> {
+): Pick<EngineInterceptorOptions, 'onConfigurationError'> &
+  Pick<EngineActivityOptions, 'onSweep' | 'onSweepFailed' | 'onDailyDocumentsRecorded'> {
   const configurationErrors = meter.createCounter(
     'eca_configuration_errors',
     'attempt',

@@ -5,10 +5,14 @@ import { openDatabase } from '../../runtime/database/index.js';
 import type { Database } from '../../runtime/database/index.js';
 import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { registeringAccounts } from '../../activities/sweep-snapshot.js';
-import type { ApplicationActivities, CreateOutcome } from '../../workflows/application/activities.js';
+import { registerCreated, registerReset } from '../../activities/sweep-snapshot.js';
+import type {
+  ApplicationUpdateFunction,
+  CreateOutcome,
+  UpdateOutcome,
+} from '../../workflows/application/activities.js';
 import { useDatabaseBackends } from '../support/databases.js';
-import { watchedActivityEnvironment } from '../support/log-watch.js';
+import { logWatch, watchedActivityEnvironment } from '../support/log-watch.js';
 
 describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
   this.timeout(120_000);
@@ -84,54 +88,26 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
         await snapshot.record('F4', [], 'upsert');
       });
 
-      it('the activities register the account a create established and the one an accepted reset brought back, nothing else', async function () {
-        type Registered = Pick<ApplicationActivities, 'createAccount' | 'sendApplicationUpdate'>;
-        const inner: Registered = {
-          createAccount: (input) =>
-            Promise.resolve<CreateOutcome>(
-              input.externalId === 'made'
-                ? { created: true, accountId: 'A1', userName: 'u1', recovered: false }
-                : { created: false, errors: ['refused'], settledFiles: [] },
-            ),
-          sendApplicationUpdate: (input) =>
-            Promise.resolve(
-              input.accountId === 'A9'
-                ? { accepted: false, error: 'refused' }
-                : input.accountId === 'A8'
-                  ? { accepted: true, recovered: true }
-                  : { accepted: true, responseFile: `${input.accountId}_20261127_0001_0001.xml` },
-            ),
-        };
-        const activities = registeringAccounts(inner, snapshot);
+      it('a create registers the account it established and an accepted reset the one it brought back, nothing else', async function () {
         const inWorkflow = (workflowId: string) =>
           new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'r1' } });
-        const application = { sha1: 'a'.repeat(40), length: 1, ref: 'x' };
-        await inWorkflow('w-made').run(activities.createAccount, {
-          csid: 'F6',
-          externalId: 'made',
-          application,
-          documents: [],
-        });
-        await inWorkflow('w-refused').run(activities.createAccount, {
-          csid: 'F6',
-          externalId: 'refused',
-          application,
-          documents: [],
-        });
+        const made: CreateOutcome = { created: true, accountId: 'A1', userName: 'u1', recovered: false };
+        const refused: CreateOutcome = { created: false, errors: ['refused'], settledFiles: [] };
+        await inWorkflow('w-made').run(() => registerCreated(snapshot, 'F6', made));
+        await inWorkflow('w-refused').run(() => registerCreated(snapshot, 'F6', refused));
+        // Without a snapshot (an adapter built alone) nothing is registered, nor does anything fail.
+        await inWorkflow('w-alone').run(() => registerCreated(undefined, 'F6', { ...made, accountId: 'A0' }));
         // A2 accepted; A3 an abandon; A8 found again among several new requests (not identified); A9 refused.
-        const updates = [
-          ['w-reset', 'A2', 'ResetAbandonedAccount'],
-          ['w-abandon', 'A3', 'AbandonAccount'],
-          ['w-ambiguous-reset', 'A8', 'ResetAbandonedAccount'],
-          ['w-refused-reset', 'A9', 'ResetAbandonedAccount'],
-        ] as const;
-        for (const [workflowId, accountId, functionName] of updates) {
-          await inWorkflow(workflowId).run(activities.sendApplicationUpdate, {
-            csid: 'F6',
-            known: [],
-            accountId,
-            functionName,
-          });
+        const updates: Array<[string, string, ApplicationUpdateFunction, UpdateOutcome]> = [
+          ['w-reset', 'A2', 'ResetAbandonedAccount', { accepted: true, responseFile: 'A2_20261127_0001_0001.xml' }],
+          ['w-abandon', 'A3', 'AbandonAccount', { accepted: true, responseFile: 'A3_20261127_0001_0001.xml' }],
+          ['w-ambiguous-reset', 'A8', 'ResetAbandonedAccount', { accepted: true, recovered: true }],
+          ['w-refused-reset', 'A9', 'ResetAbandonedAccount', { accepted: false, error: 'refused' }],
+        ];
+        for (const [workflowId, accountId, functionName, outcome] of updates) {
+          await inWorkflow(workflowId).run(() =>
+            registerReset(snapshot, { csid: 'F6', accountId, functionName }, outcome),
+          );
         }
         assert.deepEqual(
           (await snapshot.load('F6')).sort((a, b) => a.accountId.localeCompare(b.accountId)),
@@ -148,33 +124,21 @@ describe('status sweep snapshot (runtime/sweep-snapshot)', function () {
         await gone.close();
         const created: CreateOutcome = { created: true, accountId: 'U7654321', userName: 'u7', recovered: false };
         const reset = { accepted: true as const, responseFile: 'U7654321_20261127_0001_0001.xml' };
-        const activities = registeringAccounts(
-          { createAccount: () => Promise.resolve(created), sendApplicationUpdate: () => Promise.resolve(reset) },
-          new SweepSnapshot(gone),
-        );
+        const unreachable = new SweepSnapshot(gone);
         // The engine's logger, to the run's log watch: the warning is read there, not printed.
         const inWorkflow = watchedActivityEnvironment({
           workflowExecution: { workflowId: 'application-F7-ext-1', runId: 'r1' },
         });
-        const application = { sha1: 'a'.repeat(40), length: 1, ref: 'x' };
-        assert.deepEqual(
-          await inWorkflow.run(activities.createAccount, {
-            csid: 'F7',
-            externalId: 'ext-1',
-            application,
-            documents: [],
-          }),
-          created,
+        const warned = logWatch.count(/^account not registered with the status sweep; its next listing finds/);
+        await inWorkflow.run(() => registerCreated(unreachable, 'F7', created));
+        await inWorkflow.run(() =>
+          registerReset(
+            unreachable,
+            { csid: 'F7', accountId: 'U7654321', functionName: 'ResetAbandonedAccount' },
+            reset,
+          ),
         );
-        assert.deepEqual(
-          await inWorkflow.run(activities.sendApplicationUpdate, {
-            csid: 'F7',
-            known: [],
-            accountId: 'U7654321',
-            functionName: 'ResetAbandonedAccount',
-          }),
-          reset,
-        );
+        assert.equal(warned.seen, 2, 'each failed registration is logged, and the step goes on');
       });
 
       it('keeps when the firm was last listed', async function () {

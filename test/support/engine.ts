@@ -77,7 +77,7 @@ export interface EngineOptions {
   events?: EventSink;
   /** Worker Versioning: the worker polls as this build of a worker deployment. */
   deployment?: WorkerDeployment;
-  /** Activities in place of the engine's (one that fails, or answers as another build's would), by name; outside the step-failure policy the engine's own run under. */
+  /** Activities in place of the engine's (one that fails, or answers as another build's would), by name; under the worker's interceptors as the engine's own. */
   replace?: Partial<Record<keyof ReturnType<typeof createEngineActivities>['activities'], AnyActivity>>;
 }
 
@@ -117,7 +117,6 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     now,
     events: options.events ?? events,
     database: options.database ?? (await sharedEmbeddedDatabase()),
-    ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     // The status sweep lists and signals applications as the worker process does (same codec).
     client: new Client({
       connection: env.connection,
@@ -135,6 +134,7 @@ export async function startEngine(env: TestWorkflowEnvironment, options: EngineO
     taskQueue,
     codec: options.codec,
     activities: workerActivities,
+    ...(options.stepFailureBounds && { stepFailureBounds: options.stepFailureBounds }),
     ...(options.deployment && { deployment: options.deployment }),
   });
   return {

@@ -13,6 +13,7 @@ import { ecaClientFor } from '../../simulator/client.js';
 import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import { applicationXml } from '../support/engine.js';
+import { inActivity } from '../support/activity-context.js';
 
 describe('the kept response file of a create', function () {
   let sim: RunningSimulator;
@@ -29,7 +30,7 @@ describe('the kept response file of a create', function () {
 
   it('carries a random salt: the SHA-1 of its reference is not the hash of the fields it keeps', async function () {
     const store = new FileDocumentStore(join(dir, 'documents'), { keyring: generateCodecKeyring() });
-    const engine = createApplicationActivities({ eca: ecaClientFor(sim, { retry: 0 }), store });
+    const engine = inActivity(createApplicationActivities({ eca: ecaClientFor(sim, { retry: 0 }), store }));
     const application = await store.put(new TextEncoder().encode(applicationXml('happy-salt')));
     const created = await engine.createAccount({
       csid: sim.csid,

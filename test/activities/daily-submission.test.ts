@@ -7,6 +7,7 @@ import { createDocumentsActivities } from '../../activities/documents.js';
 import type { DailyDocumentsLedger } from '../../activities/forms.js';
 import type { EcaClient, SubmitDocumentsResponse } from '../../eca/index.js';
 import type { DocumentStore } from '../../runtime/document-store.js';
+import { inActivity } from '../support/activity-context.js';
 
 const form = { formNumber: '3024', fileName: '3024.pdf', sha1: 'a'.repeat(40), length: 3, ref: 'pdf' };
 
@@ -15,7 +16,7 @@ function submitting(answer: Omit<SubmitDocumentsResponse, 'sent'>) {
     submitDocuments: () => Promise.resolve({ ...answer, sent: [] }),
   } as unknown as EcaClient;
   const store = { get: () => Promise.resolve(new TextEncoder().encode('PDF')) } as unknown as DocumentStore;
-  return createDocumentsActivities({ eca, store, ledger: {} as DailyDocumentsLedger });
+  return inActivity(createDocumentsActivities({ eca, store, ledger: {} as DailyDocumentsLedger }));
 }
 
 describe('daily submission: the answer on spec fields', function () {

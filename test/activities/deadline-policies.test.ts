@@ -9,6 +9,8 @@ import type { StateDeadline } from '../../domain/deadlines.js';
 import type { Database } from '../../runtime/database/index.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
 import { openSeededDatabase } from '../support/database-template.js';
+import { inActivity } from '../support/activity-context.js';
+import { logWatch } from '../support/log-watch.js';
 
 describe('readDeadlinePolicy (activities/deadline-policies)', function () {
   this.timeout(120_000);
@@ -48,7 +50,8 @@ describe('readDeadlinePolicy (activities/deadline-policies)', function () {
   });
 
   it('falls back to the default for a stored entry that no longer validates', async function () {
-    const { readDeadlinePolicy } = createDeadlinePolicyActivities(policies);
+    const { readDeadlinePolicy } = inActivity(createDeadlinePolicyActivities(policies));
+    const warned = logWatch.count(/^a stored deadline is not valid; the default applies to its state$/);
     const own: StateDeadline = { deadline: '2h', reminders: [], escalation: 'alert' };
     // Written past the store's checks, as a hand edit or an older rule would leave it.
     await db.query('INSERT INTO deadline_policies (csid, policy) VALUES ($1, $2::jsonb)', [
@@ -56,5 +59,6 @@ describe('readDeadlinePolicy (activities/deadline-policies)', function () {
       JSON.stringify({ unconfirmed: own, blocked: { deadline: 'soon', reminders: [], escalation: 'none' }, other: 1 }),
     ]);
     assert.deepEqual(await readDeadlinePolicy({ csid: 'FIRM3' }), { ...DEFAULT_DEADLINE_POLICY, unconfirmed: own });
+    assert.equal(warned.seen, 1, 'the entry left out is logged');
   });
 });

@@ -6,12 +6,12 @@ import {
   anomalyKind,
   configurationErrorKind,
   FIRM_DISABLED_RETRY_MS,
-  stepFailure,
   stepFailureInterceptor,
 } from '../../activities/configuration-errors.js';
 import { engineActivityInterceptors } from '../../activities/engine.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../../domain/workflow-ids.js';
 import { callBrokerage } from '../../activities/brokerage-errors.js';
+import { stepFailureInActivity } from '../support/activity-context.js';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../domain/error-types.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../../runtime/firm-errors.js';
 import type { StepFailureBounds } from '../../runtime/defaults.js';
@@ -33,40 +33,45 @@ const first = { attempts: 1, elapsedMs: 0 };
 /** The policy's own log of each failure is left out: the failures are what is asserted. */
 const quiet = () => ({ logger: new DefaultLogger('ERROR', () => undefined) });
 
-/** `stepFailure` as the interceptor calls it: in an activity, whose log it writes to. */
-function failureOf(...args: Parameters<typeof stepFailure>): Promise<ApplicationFailure | undefined> {
-  return new MockActivityEnvironment(undefined, quiet()).run(() => Promise.resolve(stepFailure(...args)));
-}
-
 describe('step-failure policy: what an activity failure means for an application', function () {
   it('retries configuration errors with an alert, then blocks after the configured time in a row', async function () {
     const alerts: string[] = [];
     const error = new EcaCryptoError('passphrase', 'wrong passphrase');
-    const early = await failureOf(error, { attempts: 7, elapsedMs: 59_000 }, bounds, (kind) => alerts.push(kind));
+    const early = await stepFailureInActivity(error, { attempts: 7, elapsedMs: 59_000 }, bounds, (kind) =>
+      alerts.push(kind),
+    );
     assert.ok(early instanceof ApplicationFailure);
     assert.equal(early.nonRetryable, false);
-    const late = await failureOf(new DocumentNotFound('gone'), { attempts: 8, elapsedMs: 60_000 }, bounds, (kind) =>
-      alerts.push(kind),
+    const late = await stepFailureInActivity(
+      new DocumentNotFound('gone'),
+      { attempts: 8, elapsedMs: 60_000 },
+      bounds,
+      (kind) => alerts.push(kind),
     );
     assert.equal(late?.nonRetryable, true);
     assert.equal(late?.type, 'DocumentNotFound');
     assert.deepEqual(alerts, ['keys', 'document-store']);
     // Unbounded calls (other workflows, reads) keep retrying.
-    assert.equal((await failureOf(error, { attempts: 99, elapsedMs: 1e9 }, undefined))?.nonRetryable, false);
+    assert.equal(
+      (await stepFailureInActivity(error, { attempts: 99, elapsedMs: 1e9 }, undefined))?.nonRetryable,
+      false,
+    );
   });
 
   it('blocks a disabled firm’s application step at once, and puts its other work off without an alert', async function () {
     const alerts: string[] = [];
     const disabled = new FirmDisabledError('F1', 'contract ended');
-    const step = await failureOf(disabled, first, bounds, (kind) => alerts.push(kind));
+    const step = await stepFailureInActivity(disabled, first, bounds, (kind) => alerts.push(kind));
     assert.equal(step?.nonRetryable, true);
     assert.match(step?.message ?? '', /contract ended.*the application is blocked/);
-    const other = await failureOf(disabled, { attempts: 40, elapsedMs: 1e9 }, undefined, (kind) => alerts.push(kind));
+    const other = await stepFailureInActivity(disabled, { attempts: 40, elapsedMs: 1e9 }, undefined, (kind) =>
+      alerts.push(kind),
+    );
     assert.equal(other?.nonRetryable, false);
     assert.equal(other?.nextRetryDelay, FIRM_DISABLED_RETRY_MS);
     assert.equal(alerts.length, 0, 'a decision is no configuration error');
     // A firm the deployment does not know is one: alerted, retried, blocked past the bound.
-    const unknown = await failureOf(
+    const unknown = await stepFailureInActivity(
       new FirmNotConfiguredError('F2'),
       { attempts: 9, elapsedMs: 60_000 },
       bounds,
@@ -78,23 +83,32 @@ describe('step-failure policy: what an activity failure means for an application
 
   it('blocks anomalies after the attempts in a row, a corrupted document at once; transient 4xx and transport errors pass', async function () {
     const refusal = new EcaHttpError('create', 403, '{"first_name":"Ada","reason":"forbidden"}');
-    assert.equal((await failureOf(refusal, { attempts: 2, elapsedMs: 10_000 }, bounds))?.nonRetryable, false);
-    const blocked = await failureOf(refusal, { attempts: 3, elapsedMs: 20_000 }, bounds);
+    assert.equal(
+      (await stepFailureInActivity(refusal, { attempts: 2, elapsedMs: 10_000 }, bounds))?.nonRetryable,
+      false,
+    );
+    const blocked = await stepFailureInActivity(refusal, { attempts: 3, elapsedMs: 20_000 }, bounds);
     assert.equal(blocked?.nonRetryable, true);
     // A response body may echo what was sent: only the operation and the status are kept.
     assert.match(blocked?.message ?? '', /^create: HTTP 403 /);
     assert.doesNotMatch(blocked?.message ?? '', /Ada/);
-    assert.equal((await failureOf(new EcaSchemaError('result', 'not an array'), first, bounds))?.nonRetryable, false);
-    assert.equal((await failureOf(new DocumentCorrupted('bytes differ'), first, bounds))?.nonRetryable, true);
+    assert.equal(
+      (await stepFailureInActivity(new EcaSchemaError('result', 'not an array'), first, bounds))?.nonRetryable,
+      false,
+    );
+    assert.equal(
+      (await stepFailureInActivity(new DocumentCorrupted('bytes differ'), first, bounds))?.nonRetryable,
+      true,
+    );
     for (const status of [408, 425, 429, 500, 503]) {
       assert.equal(anomalyKind(new EcaHttpError('create', status, '')), undefined, `HTTP ${status}`);
       assert.equal(
-        await failureOf(new EcaHttpError('create', status, ''), { attempts: 50, elapsedMs: 0 }, bounds),
+        await stepFailureInActivity(new EcaHttpError('create', status, ''), { attempts: 50, elapsedMs: 0 }, bounds),
         undefined,
       );
     }
     assert.equal(
-      await failureOf(new EcaNetworkError('create', 'ECONNRESET'), { attempts: 50, elapsedMs: 0 }, bounds),
+      await stepFailureInActivity(new EcaNetworkError('create', 'ECONNRESET'), { attempts: 50, elapsedMs: 0 }, bounds),
       undefined,
     );
   });
@@ -103,12 +117,14 @@ describe('step-failure policy: what an activity failure means for an application
     const alerts: string[] = [];
     const entry = new AccountEntryError('getAccountStatus: the account is not under the advisor account');
     assert.equal(anomalyKind(entry), 'account-entry');
-    const early = await failureOf(entry, first, bounds, (kind) => alerts.push(kind));
+    const early = await stepFailureInActivity(entry, first, bounds, (kind) => alerts.push(kind));
     assert.ok(early instanceof ApplicationFailure);
     assert.equal(early.nonRetryable, false);
     assert.equal(early.type, 'AccountEntryError');
     assert.match(early.message, /\(account-entry\); the step is retried$/);
-    const blocked = await failureOf(entry, { attempts: 3, elapsedMs: 20_000 }, bounds, (kind) => alerts.push(kind));
+    const blocked = await stepFailureInActivity(entry, { attempts: 3, elapsedMs: 20_000 }, bounds, (kind) =>
+      alerts.push(kind),
+    );
     assert.equal(blocked?.nonRetryable, true);
     assert.match(
       blocked?.message ?? '',
@@ -116,16 +132,19 @@ describe('step-failure policy: what an activity failure means for an application
     );
     // An anomaly is no configuration error: no alert. Unbounded calls keep retrying.
     assert.deepEqual(alerts, []);
-    assert.equal((await failureOf(entry, { attempts: 99, elapsedMs: 1e9 }, undefined))?.nonRetryable, false);
+    assert.equal(
+      (await stepFailureInActivity(entry, { attempts: 99, elapsedMs: 1e9 }, undefined))?.nonRetryable,
+      false,
+    );
   });
 
   it('on the Web API: waits as a 429 or 503 asks, blocks refusals after the attempts, and takes a refused client for keys', async function () {
-    const limited = await failureOf(new WebApiHttpError('createAccount', 429, '', 7_000), first, bounds);
+    const limited = await stepFailureInActivity(new WebApiHttpError('createAccount', 429, '', 7_000), first, bounds);
     assert.equal(limited?.nonRetryable, false);
     assert.equal(limited?.nextRetryDelay, 7_000);
     assert.match(limited?.message ?? '', /createAccount: HTTP 429; the service asked to wait 7 s/);
     // However long it goes on: the service's own wait, never a block.
-    const busy = await failureOf(
+    const busy = await stepFailureInActivity(
       new WebApiHttpError('accountStatus', 503, '', 1_000),
       { attempts: 50, elapsedMs: 1e9 },
       bounds,
@@ -143,12 +162,17 @@ describe('step-failure policy: what an activity failure means for an application
       'a 5xx is retried as a transport error',
     );
     assert.equal(
-      (await failureOf(new WebApiHttpError('manageAccounts', 400, ''), { attempts: 3, elapsedMs: 0 }, bounds))
-        ?.nonRetryable,
+      (
+        await stepFailureInActivity(
+          new WebApiHttpError('manageAccounts', 400, ''),
+          { attempts: 3, elapsedMs: 0 },
+          bounds,
+        )
+      )?.nonRetryable,
       true,
     );
     const alerts: string[] = [];
-    await failureOf(
+    await stepFailureInActivity(
       new WebApiAuthError('client-1', 400, 'the token endpoint refused the client'),
       first,
       bounds,

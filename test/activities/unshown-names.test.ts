@@ -16,6 +16,7 @@ import { startSimulator } from '../../simulator/server.js';
 import type { RunningSimulator } from '../../simulator/server.js';
 import type { Unpromised } from '../../simulator/unpromised.js';
 import type { ApplicationActivities } from '../../workflows/application/activities.js';
+import { inActivity } from '../support/activity-context.js';
 import { applicationXml } from '../support/engine.js';
 import { op, WEDNESDAY_10H } from '../simulator/helpers.js';
 
@@ -40,10 +41,9 @@ describe('names and dates the spec does not tie together (simulator settings, ov
   async function begin(unpromised: Unpromised[], fetch?: typeof globalThis.fetch) {
     const running = await startSimulator({ startTime: WEDNESDAY_10H, unpromised });
     sim = running;
-    const engine: ApplicationActivities = createApplicationActivities({
-      eca: ecaClientFor(running, { retry: 0, ...(fetch && { fetch }) }),
-      store,
-    });
+    const engine: ApplicationActivities = inActivity(
+      createApplicationActivities({ eca: ecaClientFor(running, { retry: 0, ...(fetch && { fetch }) }), store }),
+    );
     return { sim: running, engine };
   }
 

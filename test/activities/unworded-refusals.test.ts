@@ -6,7 +6,8 @@
  * is asked about with the same keys, never from the words of a text.
  */
 import assert from 'node:assert/strict';
-import { configurationErrorKind, stepFailure } from '../../activities/configuration-errors.js';
+import { configurationErrorKind } from '../../activities/configuration-errors.js';
+import { stepFailureInActivity } from '../support/activity-context.js';
 import { useSimulatorActivities } from '../support/simulator-activities.js';
 
 const bounds = { blockAfterMs: 60_000, anomalyAttempts: 3 };
@@ -81,8 +82,11 @@ describe('refusals told apart on spec fields (simulator over HTTP, unpromised re
     assert.equal(world.sim.control.calls().create, 2);
     assert.ok(failure);
     assert.equal(configurationErrorKind(failure), undefined, 'not blamed on the keys');
-    assert.equal(stepFailure(failure, { attempts: 2, elapsedMs: 10_000 }, bounds)?.nonRetryable, false);
-    const blocked = stepFailure(failure, { attempts: 3, elapsedMs: 20_000 }, bounds);
+    assert.equal(
+      (await stepFailureInActivity(failure, { attempts: 2, elapsedMs: 10_000 }, bounds))?.nonRetryable,
+      false,
+    );
+    const blocked = await stepFailureInActivity(failure, { attempts: 3, elapsedMs: 20_000 }, bounds);
     assert.equal(blocked?.nonRetryable, true);
     assert.equal(blocked?.type, 'CreateNotProcessed');
     assert.match(blocked?.message ?? '', /XML format is invalid, wrong keys, or the service is down/);

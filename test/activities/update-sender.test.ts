@@ -9,6 +9,7 @@ import { createUpdateSender } from '../../activities/update-sender.js';
 import { EcaHttpError, EcaRequestError } from '../../eca/index.js';
 import type { EcaClient, UpdateRequest, UpdateResponse } from '../../eca/index.js';
 import type { DocumentRef } from '../../domain/documents.js';
+import { inActivity } from '../support/activity-context.js';
 import type { DocumentStore } from '../../runtime/document-store.js';
 
 const pdf: DocumentRef & { fileName: string } = { sha1: 'a'.repeat(40), length: 3, ref: 'pdf', fileName: 'a.pdf' };
@@ -106,7 +107,7 @@ describe('update sender', function () {
     const sent: UpdateRequest[] = [];
     const documents = store();
     const answer = () => Promise.resolve({ fileData: { name: 'm1.xml', xml: '' }, raw: {} });
-    const maintenance = createMaintenanceActivities({ eca: eca(answer, sent), store: documents });
+    const maintenance = inActivity(createMaintenanceActivities({ eca: eca(answer, sent), store: documents }));
     const input = {
       csid: 'F1',
       accountId: 'U1234567',

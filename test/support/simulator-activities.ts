@@ -11,11 +11,12 @@ import { ecaClientFor } from '../../simulator/client.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/server.js';
 import type { ApplicationActivities } from '../../workflows/application/activities.js';
 import { applicationXml } from './engine.js';
+import { inActivity } from './activity-context.js';
 
 export interface SimulatorActivities {
   readonly sim: RunningSimulator;
   readonly store: FileDocumentStore;
-  /** The activities, on a client that does not retry (and calls through `fetch` when given). */
+  /** The activities, each call a first attempt (activity-context.ts), on a client that does not retry (and calls through `fetch` when given). */
   activities(fetch?: typeof globalThis.fetch): ApplicationActivities;
   /** A createAccount input for a stored application XML of `externalId` (edited by `edit`). */
   input(
@@ -56,10 +57,12 @@ export function useSimulatorActivities(options: SimulatorOptions = {}): Simulato
     },
     activities(fetch) {
       const { sim: current, store: documents } = running();
-      return createApplicationActivities({
-        eca: ecaClientFor(current, { retry: 0, ...(fetch && { fetch }) }),
-        store: documents,
-      });
+      return inActivity(
+        createApplicationActivities({
+          eca: ecaClientFor(current, { retry: 0, ...(fetch && { fetch }) }),
+          store: documents,
+        }),
+      );
     },
     async input(externalId, edit) {
       const { sim: current, store: documents } = running();

@@ -5,13 +5,17 @@
  *   const config = loadWorkerConfig();
  *   const connection = await NativeConnection.connect(await temporalConnectionOptions(config.temporal));
  *   const worker = await createEngineWorker({ connection, activities: createEngineActivities({ ... }) });
+ *
+ * `createEngineWorker` runs every activity under the engine's activity interceptors (the step-failure
+ * policy, the attempt's abort signal); a worker created otherwise needs `engineActivityInterceptors()` in
+ * its `interceptors.activity`.
  */
 export { createEngineWorker, DEFAULT_TASK_QUEUE, WORKFLOW_BUNDLE_DIR_ENV } from './engine-worker.js';
 export { packageDeployment } from './engine-worker.js';
 export type { EngineWorkerOptions, WorkerDeployment } from './engine-worker.js';
 export { assertSearchAttributes, SearchAttributesMissingError } from './search-attributes.js';
-export { createEngineActivities } from '../activities/engine.js';
-export type { EngineActivityOptions } from '../activities/engine.js';
+export { createEngineActivities, engineActivityInterceptors } from '../activities/engine.js';
+export type { EngineActivityOptions, EngineInterceptorOptions } from '../activities/engine.js';
 export { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 export type { WorkerConfig } from '../runtime/config.js';
 export { temporalConnectionOptions } from '../runtime/temporal-connection.js';

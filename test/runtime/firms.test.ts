@@ -17,6 +17,7 @@ import { WriteAttempt } from '../../activities/write-attempt.js';
 import { updateCall, updateInDoubt } from '../../activities/update-sender.js';
 import { FirmBrokerages } from '../../runtime/firm-brokerages.js';
 import { useDatabaseBackends } from '../support/databases.js';
+import { watchedActivityEnvironment } from '../support/log-watch.js';
 
 const PASSPHRASE = 'firm passphrase';
 
@@ -170,10 +171,13 @@ describe('firms (runtime/firms)', function () {
     await registry().add({ csid: 'F', name: 'F', keys });
     await registry().disable('F', 'contract ended');
     const dispatcher = new FirmBrokerages(registry(), { database: db }).dispatcher();
+    // Each a first attempt in an activity context, as a worker runs it.
     const update = (csid: string) =>
-      WriteAttempt.run(
-        (attempt) => updateCall(dispatcher, { CSID: csid, xml: '<AccountManagement/>', attachments: [] }, attempt),
-        updateInDoubt(false),
+      watchedActivityEnvironment().run(() =>
+        WriteAttempt.run(
+          (attempt) => updateCall(dispatcher, { CSID: csid, xml: '<AccountManagement/>', attachments: [] }, attempt),
+          updateInDoubt(false),
+        ),
       );
     await assert.rejects(update('F'), FirmDisabledError);
     await assert.rejects(update('NOPE'), FirmNotConfiguredError);
@@ -187,14 +191,16 @@ describe('firms (runtime/firms)', function () {
       FirmDisabledError,
     );
     await assert.rejects(
-      WriteAttempt.run(
-        (attempt) =>
-          updateCall(
-            new FirmBrokerages(broken, { database: db }).dispatcher(),
-            { CSID: 'F', xml: '<x/>', attachments: [] },
-            attempt,
-          ),
-        updateInDoubt(false),
+      watchedActivityEnvironment().run(() =>
+        WriteAttempt.run(
+          (attempt) =>
+            updateCall(
+              new FirmBrokerages(broken, { database: db }).dispatcher(),
+              { CSID: 'F', xml: '<x/>', attachments: [] },
+              attempt,
+            ),
+          updateInDoubt(false),
+        ),
       ),
       (error: unknown) => error instanceof FirmLookupError && /connection refused/.test(error.message),
     );

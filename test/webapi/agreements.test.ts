@@ -17,6 +17,7 @@ import type { WebApiClient } from '../../webapi/index.js';
 import { start } from '../simulator/helpers.js';
 import { storedForms } from '../support/engine.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
+import { inActivity } from '../support/activity-context.js';
 
 describe('Web API agreements and disclosures against the simulator: the daily submission through the other door', function () {
   this.timeout(30_000);
@@ -26,15 +27,17 @@ describe('Web API agreements and disclosures against the simulator: the daily su
   const clients = new Map<string, WebApiClient>();
 
   const activities = () =>
-    createDocumentsActivities({
-      eca: {} as never,
-      store: new FileDocumentStore(join(dir, 'documents')),
-      ledger: {} as DailyDocumentsLedger,
-      webApi: {
-        protocolOf: () => Promise.resolve('webapi'),
-        clientFor: (csid) => Promise.resolve(clients.get(csid)!),
-      },
-    });
+    inActivity(
+      createDocumentsActivities({
+        eca: {} as never,
+        store: new FileDocumentStore(join(dir, 'documents')),
+        ledger: {} as DailyDocumentsLedger,
+        webApi: {
+          protocolOf: () => Promise.resolve('webapi'),
+          clientFor: (csid) => Promise.resolve(clients.get(csid)!),
+        },
+      }),
+    );
   const submit = (csid: string) => activities().submitDailyDocuments({ csid, documents: forms });
   const path = 'webapi POST /gw/api/v1/accounts/documents';
 

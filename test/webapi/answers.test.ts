@@ -20,6 +20,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance.js';
 import { applicationXml } from '../support/engine.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
+import { inActivity } from '../support/activity-context.js';
 
 const POST = 'webapi POST /gw/api/v1/accounts';
 
@@ -53,11 +54,13 @@ describe('Web API answers the document allows, against the simulator', function 
       fetcher && { fetch: fetcher },
     );
   const activitiesOf = (api: WebApiClient) =>
-    createWebApiApplicationActivities({
-      clientFor: () => Promise.resolve(api),
-      store,
-      now: () => new Date(sim.control.clock().epochMs),
-    });
+    inActivity(
+      createWebApiApplicationActivities({
+        clientFor: () => Promise.resolve(api),
+        store,
+        now: () => new Date(sim.control.clock().epochMs),
+      }),
+    );
 
   before(async function () {
     ({ sim } = await start());
@@ -285,11 +288,13 @@ describe('Web API answers the document allows, against the simulator', function 
     try {
       const bodies = new FileDocumentStore(dir2);
       const body = await bodies.put(new TextEncoder().encode(JSON.stringify({ newExternalId: 'crm-500' })));
-      const outcome = await createMaintenanceActivities({
-        eca: {} as never,
-        store: bodies,
-        webApi: { clientFor: () => Promise.resolve(api) },
-      }).sendUpdateFunction({
+      const outcome = await inActivity(
+        createMaintenanceActivities({
+          eca: {} as never,
+          store: bodies,
+          webApi: { clientFor: () => Promise.resolve(api) },
+        }),
+      ).sendUpdateFunction({
         csid: sim.csid,
         accountId: wrong,
         functionName: 'UpdateExternalId',

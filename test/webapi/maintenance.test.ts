@@ -19,6 +19,7 @@ import type { UpdateFunctionRequest } from '../../workflows/maintenance/activiti
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
 import { until } from '../support/until.js';
+import { inActivity } from '../support/activity-context.js';
 
 describe('Web API account maintenance against the simulator: one update function as its account management request', function () {
   this.timeout(30_000);
@@ -30,11 +31,9 @@ describe('Web API account maintenance against the simulator: one update function
   const patch = 'webapi PATCH /gw/api/v1/accounts';
 
   const send = (input: Partial<UpdateFunctionRequest> & { functionName: string }) =>
-    createMaintenanceActivities({
-      eca: {} as never,
-      store,
-      webApi: { clientFor: () => Promise.resolve(client) },
-    }).sendUpdateFunction({ csid: sim.csid, accountId, attachments: [], known: [], protocol: 'webapi', ...input });
+    inActivity(
+      createMaintenanceActivities({ eca: {} as never, store, webApi: { clientFor: () => Promise.resolve(client) } }),
+    ).sendUpdateFunction({ csid: sim.csid, accountId, attachments: [], known: [], protocol: 'webapi', ...input });
   const body = async (json: unknown) => store.put(new TextEncoder().encode(JSON.stringify(json)));
   const requestsOf = (functionName: string) =>
     sim.control
@@ -126,7 +125,9 @@ describe('Web API account maintenance against the simulator: one update function
   it('ends a request the brokerage refuses as it came, or answers with an error, REJECTED in its words: never resent', async function () {
     const readOnly = registerWebApiClient(sim, { clientId: 'maint-ro', csid: sim.csid, scopes: ['accounts.read'] });
     const refusedBy = (api: WebApiClient) =>
-      createMaintenanceActivities({ eca: {} as never, store, webApi: { clientFor: () => Promise.resolve(api) } });
+      inActivity(
+        createMaintenanceActivities({ eca: {} as never, store, webApi: { clientFor: () => Promise.resolve(api) } }),
+      );
     sim.control.resetCalls();
     const input = {
       csid: sim.csid,
@@ -156,7 +157,7 @@ describe('Web API account maintenance against the simulator: one update function
       error: 'update refused: manageAccounts: the service answered an error «Account is closed»',
     });
     // A worker without Web API clients never ends a request it only looks for.
-    const without = createMaintenanceActivities({ eca: {} as never, store });
+    const without = inActivity(createMaintenanceActivities({ eca: {} as never, store }));
     assert.ok('unknown' in (await without.sendUpdateFunction({ ...input, lookOnly: true })));
     const notSent = await without.sendUpdateFunction(input);
     assert.match('error' in notSent ? (notSent.error ?? '') : '', /^not sent/);

@@ -2,7 +2,8 @@
  * The application workflow's activities: every call to the brokerage service, through `eca/`.
  * Transport failures are thrown (the workflow's retry policy backs off); refusals by the service come
  * back as results the lifecycle handles; broken configuration or input fails without retry
- * (brokerage-errors.ts).
+ * (brokerage-errors.ts). A create and an accepted reset register their account with the status sweep
+ * (sweep-snapshot.ts).
  */
 import { buildDocumentSubmissionXml, buildUpdateRequestXml } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';

@@ -1,5 +1,6 @@
 /**
- * What an activity's failure means, decided once for every engine activity.
+ * What an activity's failure means, decided once for every engine activity: `stepFailureInterceptor`, an
+ * activity inbound interceptor every engine worker installs (activities/engine.ts `engineActivityInterceptors`).
  *
  * - **Configuration errors**: the firm's keys or the worker's document store are wrong (a wrong
  *   passphrase, a missing key, a store directory the clients do not share), or the firm is not configured

@@ -2,7 +2,8 @@
  * The application's validation and its create, idempotent by external id: before every attempt the
  * service is asked what it holds for the external id (getResponseFile), and a processed file means the
  * application is never created again, only its account looked up. A create is sent again only when the
- * earlier attempt proved it sent nothing (write-attempt.ts); otherwise the workflow keeps looking.
+ * earlier attempt proved it sent nothing (write-attempt.ts); otherwise the workflow keeps looking. The
+ * account a create established is registered with the status sweep (sweep-snapshot.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { CreateAccountsResponse, CreateResponseApplication, EcaClient } from '../eca/index.js';

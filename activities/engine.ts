@@ -101,8 +101,8 @@ export interface EngineInterceptorOptions {
 
 /**
  * The activity inbound interceptors every activity of an engine worker runs under, outermost first: the
- * step-failure policy (its failure streaks kept per worker, so one call per worker), then the attempt's
- * abort signal.
+ * step-failure policy, then the attempt's abort signal. Each call makes a policy of its own, which keeps
+ * the failure streaks of the worker given it: one call per worker (workers/engine-worker.ts).
  */
 export function engineActivityInterceptors(options: EngineInterceptorOptions = {}): ActivityInterceptorsFactory[] {
   return [
@@ -116,12 +116,14 @@ export function engineActivityInterceptors(options: EngineInterceptorOptions = {
   ];
 }
 
-/** The application's activities: the XML service's, and the Web API's beside them when firms may be on it. */
+/**
+ * The application's activities: the XML service's, and the Web API's beside them when firms may be on it.
+ * Each adapter registers the accounts it creates or resets in the sweep's `snapshot`.
+ */
 function applicationActivities(
   options: EngineActivityOptions,
   ledger: DailyDocumentsLedger,
   statusReader: ReturnType<typeof statusReaderOf>,
-  // Creates and resets register their accounts in it.
   snapshot: SweepSnapshot,
 ): ApplicationActivities {
   const { eca, store, now } = options;

@@ -6,7 +6,8 @@
  * - validate: the document has no dry-run operation, so the application is checked here against the
  *   document's types (application-json.ts); the brokerage's own checks answer at create.
  * - create: `GET /gw/api/v1/accounts?externalId=` before every attempt and after the send; the account is
- *   what that look-up names, never what the create's answer says (the document does not describe it).
+ *   what that look-up names, never what the create's answer says (the document does not describe it). Creates
+ *   and accepted resets register their accounts with the status sweep (sweep-snapshot.ts), as on the XML service.
  * - updates: `PATCH /gw/api/v1/accounts` (abandon, reset, document submission); a request is named by the
  *   `requestId` the answer gives, and looked up with `GET /gw/api/v1/requests` (which gives no reason for a
  *   rejection). The `responseFile` of the port holds that id.

@@ -106,8 +106,9 @@ async function register(
   accountId: string,
   fingerprint?: string,
 ): Promise<void> {
+  if (!snapshot) return;
   const workflowId = activityInfo().workflowExecution?.workflowId;
-  if (!snapshot || !workflowId) return;
+  if (!workflowId) return;
   try {
     await snapshot.register(csid, accountId, workflowId, fingerprint);
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document's examples: one per component a request or an answer carries, one per answer whose
  * schema has no component, and one per path parameter. api/contract.ts puts them in the document; Redocly's
- * lint (test/contract) checks each against its schema.
+ * lint (test/e2e/contract) checks each against its schema.
  */
 
 const AT = '2026-11-02T14:05:09.120Z';

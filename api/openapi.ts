@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document, generated from the routes' zod schemas: `npm run openapi` writes
- * docs/openapi.json; `npm run openapi -- --check` (and test/api/openapi.test.ts) fails when it is stale.
+ * docs/openapi.json; `npm run openapi -- --check` (and test/unit/api/openapi.test.ts) fails when it is stale.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * docs/cli.md, the CLI reference: the exit-code table (client/cli/exit-codes.ts) and every command's own
  * help, generated so that they cannot drift. `npm run docs:cli` writes the file; `npm run docs:cli --
- * --check` (and test/client/cli-reference.test.ts) fails when it is stale.
+ * --check` (and test/unit/client/cli-reference.test.ts) fails when it is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';

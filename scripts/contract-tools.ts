@@ -1,5 +1,5 @@
 /**
- * The contract tests' tools (test/contract/), fetched once into the per-user cache (scripts/cache.ts):
+ * The contract tests' tools (test/e2e/contract/), fetched once into the per-user cache (scripts/cache.ts):
  *
  * - the OpenAPI Generator CLI jar, from Maven Central over HTTPS (or with `mvn dependency:copy` when that
  *   fails), its SHA-1 checked against the `.sha1` file published beside it;

@@ -5,7 +5,7 @@
  * tests and the cluster summary use, is whole; a Prometheus UI comes with compose's image.
  *
  * The alert rules, compose's configuration and the dashboard are files under deploy/, edited by hand and
- * tested with promtool (test/deploy/prometheus.test.ts); the cluster loads the same rules file.
+ * tested with promtool (test/e2e/deploy/prometheus.test.ts); the cluster loads the same rules file.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

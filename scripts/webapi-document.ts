@@ -5,7 +5,7 @@
  *
  * `npm run webapi:document -- <document.json>` keeps the part of a full document the checks walk in
  * test/fixtures/webapi/ib-rest-api.subset.json (schemas without their descriptions and examples, the paths the
- * client calls); test/webapi/document.test.ts checks the shapes against that file, so a new copy of the
+ * client calls); test/unit/webapi/document.test.ts checks the shapes against that file, so a new copy of the
  * document shows, by the test's failures, where the engine's shapes part from it.
  */
 import { readFile, writeFile } from 'node:fs/promises';

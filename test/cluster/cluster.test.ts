@@ -211,7 +211,7 @@ describe('the production topology: a Temporal cluster on PostgreSQL, every part 
     const prometheus = cluster.prometheus!;
     // What the rules and the dashboard read, from the real scrape of the fleet's workers and Temporal services.
     // Series that only exist after an event (a configuration error, a failed workflow task, an empty poll,
-    // a daily documents run, a missed schedule) are checked against the code in test/deploy/prometheus.test.ts.
+    // a daily documents run, a missed schedule) are checked against the code in test/e2e/deploy/prometheus.test.ts.
     const names = new Set(await prometheus.metricNames());
     const scraped = [
       'up',

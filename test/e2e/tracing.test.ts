@@ -23,7 +23,7 @@ import { cliEnv, devServerEnv } from '../support/servers.js';
 import { seedEmbedded } from '../support/database-template.js';
 
 const ECA = fileURLToPath(new URL('../../bin/eca.js', import.meta.url));
-/** The receiver here reads JSON bodies (the SDK's default is http/protobuf: test/runtime/tracing.test.ts). */
+/** The receiver here reads JSON bodies (the SDK's default is http/protobuf: test/e2e/runtime/tracing.test.ts). */
 const OTLP_JSON = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
 
 interface Span {

@@ -1,6 +1,6 @@
 /**
  * Bad input gets a clear, typed error and changes nothing: no workflow started or moved, no call that
- * changes anything at the brokerage. (test/client covers a malformed XML, a missing file, a non-PDF
+ * changes anything at the brokerage. (test/{unit,e2e}/client covers a malformed XML, a missing file, a non-PDF
  * document and abandon on a finished application; these are the rest.)
  */
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
  * dozens. The template is made once per user and schema (the migrations and PGlite's version) by the
  * engine's own open (openDatabase), kept in the tools' cache (scripts/cache.ts), and copied into a test's
  * directory before the engine opens it there. The first open of a new directory stays tested on its own
- * (test/runtime/database.test.ts opens new directories without a template).
+ * (test/e2e/runtime/database.test.ts opens new directories without a template).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

@@ -67,7 +67,7 @@ export const mochaHooks = {
   async afterAll(this: Context) {
     this.timeout(60_000);
     recordFileTime(this);
-    // `TEST_TELL_TEMPORAL=1`: says whether the file loaded Temporal's worker (test/processes/root-hook.test.ts).
+    // `TEST_TELL_TEMPORAL=1`: says whether the file loaded Temporal's worker (test/e2e/processes/root-hook.test.ts).
     if (process.env.TEST_TELL_TEMPORAL) console.log(`@temporalio/worker loaded: ${temporalLoaded()}`);
     if (temporalLoaded()) {
       const { stopRetiredServers, stopServers } = load('./servers.js') as typeof ServersModule;

@@ -19,7 +19,7 @@ import type { ApplicationStateView } from '../../workflows/application/messages.
 import type { ApplicationActivities } from '../../workflows/application/activities.js';
 import { applicationXml, startApplication, timeSkippingEngine } from '../support/engine.js';
 import type { RunningSimulator } from '../../simulator/server.js';
-import { start } from '../simulator/helpers.js';
+import { start } from '../unit/simulator/helpers.js';
 import { registerWebApiClient } from '../support/webapi-clients.js';
 
 describe('an external id another firm used at the brokerage, on the Web API (time-skipping server, simulator over HTTP)', function () {

@@ -106,7 +106,12 @@ describe('firms on the Web API: the registry builds their client, paced by their
       (result) => result.status === 'rejected' && result.reason instanceof EcaDeferredError,
     ).length;
     assert.ok(deferred >= 1, `calls at once past one a second: ${JSON.stringify(results.map((r) => r.status))}`);
-    assert.equal(sim.control.calls()['webapi GET /gw/api/v1/accounts'], 3 - deferred, 'a deferred call is not sent');
+    // On a busy machine the first call can miss its slot too, and all three are put off: none is sent then.
+    assert.equal(
+      sim.control.calls()['webapi GET /gw/api/v1/accounts'] ?? 0,
+      3 - deferred,
+      'a deferred call is not sent',
+    );
   });
 
   it('makes a Web API firm’s SSO sessions through the Web API, and an XML firm’s through sso/create', async function () {

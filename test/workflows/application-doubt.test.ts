@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
-import type { FormDocument } from '../../domain/documents.js';
-import type { accountApplication } from '../../workflows/index.js';
 import {
   abandonUpdate,
   provideDocumentsUpdate,
@@ -11,16 +8,7 @@ import {
   retryUpdate,
   stateQuery,
 } from '../../workflows/application/messages.js';
-import type { ApplicationInput } from '../../workflows/application/messages.js';
-import {
-  applicationXml,
-  pdf,
-  startApplication,
-  timeSkippingEngine,
-  waitForState as waitForStateOn,
-} from '../support/engine.js';
-import type { EngineHarness } from '../support/engine.js';
-import { recordFixture } from '../support/replay-fixtures.js';
+import { applicationXml, startApplication } from '../support/engine.js';
 import { expectLog } from '../support/hooks.js';
 import { DeadlinePolicies } from '../../runtime/deadline-policies.js';
 import { EventLog } from '../../runtime/events.js';
@@ -30,35 +18,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSeededDatabase } from '../support/database-template.js';
-
-type Handle = WorkflowHandle<typeof accountApplication>;
+import { applicationWorkflowTests } from '../support/application-workflow.js';
 
 describe('accountApplication workflow: answers lost, doubtful or refused, long waits (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
-  const engines = timeSkippingEngine();
-  const { setUp } = engines;
-
-  /** An application of the simulator's `scenario`, the example's XML edited by `edit`. */
-  function start(
-    harness: EngineHarness,
-    scenario: string,
-    input: Partial<ApplicationInput> = {},
-    edit?: (xml: string) => string,
-  ): Promise<Handle> {
-    return startApplication(engines.env, harness, scenario, { input, xml: (id) => applicationXml(id, edit) });
-  }
-
-  /** Lets workflow time pass in steps until the application reaches `state`. */
-  const waitForState = (handle: Handle, state: string) => waitForStateOn(engines.env, handle, state);
-
-  /** Keeps the application's history as the replay fixture `application-<scenario>` (recordFixture). */
-  const keepFixture = (scenario: string, handle: Handle) =>
-    recordFixture(`application-${scenario}`, () => handle.fetchHistory());
-
-  async function documentFor(harness: EngineHarness, formNumber: string, variant: string): Promise<FormDocument> {
-    const ref = await harness.store.put(pdf(`${formNumber}-${variant}`));
-    return { ...ref, formNumber, fileName: `form-${formNumber}-${variant}.pdf` };
-  }
+  const { engines, setUp, start, waitForState, keepFixture, documentFor } = applicationWorkflowTests();
 
   it('a create whose response is lost makes exactly one account', async function () {
     let lost = 0;

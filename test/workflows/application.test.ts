@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
-import type { FormDocument } from '../../domain/documents.js';
 import { persistLifecycle, startLifecycle, step } from '../../workflows/lifecycle/index.js';
 import type { LifecycleEvent } from '../../workflows/lifecycle/index.js';
 import { accountApplication } from '../../workflows/index.js';
@@ -17,45 +15,12 @@ import {
   stateQuery,
   accountObservedSignal,
 } from '../../workflows/application/messages.js';
-import type { ApplicationInput } from '../../workflows/application/messages.js';
-import {
-  applicationXml,
-  pdf,
-  startApplication,
-  timeSkippingEngine,
-  waitForState as waitForStateOn,
-} from '../support/engine.js';
-import type { EngineHarness } from '../support/engine.js';
-import { recordFixture } from '../support/replay-fixtures.js';
-
-type Handle = WorkflowHandle<typeof accountApplication>;
+import { applicationXml } from '../support/engine.js';
+import { applicationWorkflowTests } from '../support/application-workflow.js';
 
 describe('accountApplication workflow (time-skipping server, simulator over HTTP)', function () {
   this.timeout(120_000);
-  const engines = timeSkippingEngine();
-  const { setUp } = engines;
-
-  /** An application of the simulator's `scenario`, the example's XML edited by `edit`. */
-  function start(
-    harness: EngineHarness,
-    scenario: string,
-    input: Partial<ApplicationInput> = {},
-    edit?: (xml: string) => string,
-  ): Promise<Handle> {
-    return startApplication(engines.env, harness, scenario, { input, xml: (id) => applicationXml(id, edit) });
-  }
-
-  /** Lets workflow time pass in steps until the application reaches `state`. */
-  const waitForState = (handle: Handle, state: string) => waitForStateOn(engines.env, handle, state);
-
-  /** Keeps the application's history as the replay fixture `application-<scenario>` (recordFixture). */
-  const keepFixture = (scenario: string, handle: Handle) =>
-    recordFixture(`application-${scenario}`, () => handle.fetchHistory());
-
-  async function documentFor(harness: EngineHarness, formNumber: string, variant: string): Promise<FormDocument> {
-    const ref = await harness.store.put(pdf(`${formNumber}-${variant}`));
-    return { ...ref, formNumber, fileName: `form-${formNumber}-${variant}.pdf` };
-  }
+  const { engines, setUp, start, waitForState, keepFixture, documentFor } = applicationWorkflowTests();
 
   it('happy path: validated, created, reviewed, opened by the next business day', async function () {
     const harness = await setUp();

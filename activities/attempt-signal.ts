@@ -4,7 +4,7 @@
  * reach the brokerage after the next attempt's lookup (a second account, a second request). Every activity
  * runs with a signal that aborts when the activity is cancelled or a margin before its start-to-close
  * timeout (`attemptSignalInterceptor`, an activity inbound interceptor every engine worker installs:
- * activities/engine.ts `engineActivityInterceptors`), and the brokerage client aborts every call with it
+ * activities/interceptors.ts `engineActivityInterceptors`), and the brokerage client aborts every call with it
  * (`attemptSignal`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

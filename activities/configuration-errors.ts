@@ -1,6 +1,6 @@
 /**
  * What an activity's failure means, decided once for every engine activity: `stepFailureInterceptor`, an
- * activity inbound interceptor every engine worker installs (activities/engine.ts `engineActivityInterceptors`).
+ * activity inbound interceptor every engine worker installs (activities/interceptors.ts `engineActivityInterceptors`).
  *
  * - **Configuration errors**: the firm's keys or the worker's document store are wrong (a wrong
  *   passphrase, a missing key, a store directory the clients do not share), or the firm is not configured
@@ -158,7 +158,7 @@ function streakKey(info: Info): string {
 
 /**
  * The policy as an activity inbound interceptor, installed by every engine worker on all its activities
- * (activities/engine.ts `engineActivityInterceptors`): configuration errors always alerted and retryable;
+ * (activities/interceptors.ts `engineActivityInterceptors`): configuration errors always alerted and retryable;
  * for the bounded calls, configuration errors and anomalies past the bounds non-retryable.
  */
 export function stepFailureInterceptor(policy: StepFailurePolicy): ActivityInterceptorsFactory {

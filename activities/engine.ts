@@ -3,11 +3,10 @@
  * worker registers. The worker process, the demo and the tests all assemble their activities here.
  *
  * What every activity runs under is not here but in the worker's activity inbound interceptors
- * (`engineActivityInterceptors`, installed by workers/engine-worker.ts `createEngineWorker`): the
- * step-failure policy (configuration-errors.ts) and the attempt's abort signal (attempt-signal.ts).
+ * (interceptors.ts `engineActivityInterceptors`, installed by workers/engine-worker.ts `createEngineWorker`):
+ * the step-failure policy (configuration-errors.ts) and the attempt's abort signal (attempt-signal.ts).
  */
 import type { Client } from '@temporalio/client';
-import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { createApplicationActivities } from './application.js';
 import { createWebApiApplicationActivities } from './webapi-application.js';
 import type { WebApiApplicationOptions } from './webapi-application.js';
@@ -29,12 +28,6 @@ import { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import type { ApplicationActivities } from '../workflows/application/activities.js';
 import type { SweepActivityOptions } from './sweep.js';
 import { createRetentionActivities } from './retention.js';
-import { stepFailureInterceptor } from './configuration-errors.js';
-import { attemptSignalInterceptor } from './attempt-signal.js';
-import { DEFAULT_STEP_FAILURE_BOUNDS } from '../runtime/defaults.js';
-import type { ConfigurationAlert } from './configuration-errors.js';
-import type { StepFailureBounds } from '../runtime/defaults.js';
-import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { createEventActivities } from './events.js';
 import { createDeadlinePolicyActivities } from './deadline-policies.js';
 import { DeadlinePolicies } from '../runtime/deadline-policies.js';
@@ -84,36 +77,6 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    * Without it every firm is on the XML service.
    */
   webApi?: Pick<WebApiApplicationOptions, 'clientFor'> & Pick<ProtocolAdapters, 'protocolOf'>;
-}
-
-/** The application's activities that write, validate or read its account: past the bounds they stop it in `blocked`. */
-const BLOCKING_STEPS = ['validateApplication', 'createAccount', 'sendApplicationUpdate', 'readAccount'] as const;
-
-export interface EngineInterceptorOptions {
-  /** Told of every attempt that meets a configuration error (the worker counts them); they are logged anyway. */
-  onConfigurationError?: ConfigurationAlert;
-  /**
-   * When an application's step stops retrying a configuration error or an anomaly and the application
-   * is blocked (configuration-errors.ts); the other workflows keep retrying configuration errors.
-   */
-  stepFailureBounds?: StepFailureBounds;
-}
-
-/**
- * The activity inbound interceptors every activity of an engine worker runs under, outermost first: the
- * step-failure policy, then the attempt's abort signal. Each call makes a policy of its own, which keeps
- * the failure streaks of the worker given it: one call per worker (workers/engine-worker.ts).
- */
-export function engineActivityInterceptors(options: EngineInterceptorOptions = {}): ActivityInterceptorsFactory[] {
-  return [
-    stepFailureInterceptor({
-      alert: options.onConfigurationError,
-      // An application's steps end in its `blocked` state past the bounds; other workflows keep retrying.
-      bounds: options.stepFailureBounds ?? DEFAULT_STEP_FAILURE_BOUNDS,
-      bounded: { workflows: [ACCOUNT_APPLICATION_WORKFLOW], activities: BLOCKING_STEPS },
-    }),
-    attemptSignalInterceptor,
-  ];
 }
 
 /**

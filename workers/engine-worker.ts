@@ -16,8 +16,8 @@ import { pingWorker } from '../activities/smoke.js';
 import { packageManifest } from '../runtime/package-info.js';
 import { codecDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter.js';
 import type { CodecKeyring } from '../codec/keyring.js';
-import { engineActivityInterceptors } from '../activities/engine.js';
-import type { EngineInterceptorOptions } from '../activities/engine.js';
+import { engineActivityInterceptors } from '../activities/interceptors.js';
+import type { EngineInterceptorOptions } from '../activities/interceptors.js';
 
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 
@@ -101,7 +101,7 @@ const quietBundlerLogger = {
 
 /**
  * `onConfigurationError` and `stepFailureBounds` are the step-failure policy's, which every activity of the
- * worker runs under, with the attempt's abort signal (activities/engine.ts `engineActivityInterceptors`).
+ * worker runs under, with the attempt's abort signal (activities/interceptors.ts `engineActivityInterceptors`).
  */
 export interface EngineWorkerOptions extends EngineInterceptorOptions {
   connection: NativeConnection;

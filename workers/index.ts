@@ -14,8 +14,10 @@ export { createEngineWorker, DEFAULT_TASK_QUEUE, WORKFLOW_BUNDLE_DIR_ENV } from 
 export { packageDeployment } from './engine-worker.js';
 export type { EngineWorkerOptions, WorkerDeployment } from './engine-worker.js';
 export { assertSearchAttributes, SearchAttributesMissingError } from './search-attributes.js';
-export { createEngineActivities, engineActivityInterceptors } from '../activities/engine.js';
-export type { EngineActivityOptions, EngineInterceptorOptions } from '../activities/engine.js';
+export { createEngineActivities } from '../activities/engine.js';
+export type { EngineActivityOptions } from '../activities/engine.js';
+export { engineActivityInterceptors } from '../activities/interceptors.js';
+export type { EngineInterceptorOptions } from '../activities/interceptors.js';
 export { ConfigurationError, loadWorkerConfig } from '../runtime/config.js';
 export type { WorkerConfig } from '../runtime/config.js';
 export { temporalConnectionOptions } from '../runtime/temporal-connection.js';

@@ -30,7 +30,8 @@ import {
 } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
-import type { EngineActivityOptions, EngineInterceptorOptions } from '../activities/engine.js';
+import type { EngineActivityOptions } from '../activities/engine.js';
+import type { EngineInterceptorOptions } from '../activities/interceptors.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { EcaLifecycleState } from '../domain/search-attributes.js';
 
@@ -146,7 +147,7 @@ export function startLifecycleGauge(options: {
 
 /**
  * The hooks that feed the worker's metrics: the step-failure policy's alert of configuration errors (a
- * worker option, activities/engine.ts `engineActivityInterceptors`), and the activities' sweeps and daily
+ * worker option, activities/interceptors.ts `engineActivityInterceptors`), and the activities' sweeps and daily
  * documents.
  */
 export function activityMetrics(

@@ -3,7 +3,7 @@
  * (write-attempt.ts), heartbeats and logs through the context. Each call runs in a MockActivityEnvironment of
  * its own, whose log is the engine's logger to the log watch (log-watch.ts): a first attempt unless `info`
  * says otherwise. Without the worker's interceptors: a test that needs them gives them to the environment
- * (activities/engine.ts `engineActivityInterceptors`).
+ * (activities/interceptors.ts `engineActivityInterceptors`).
  */
 import type { Info } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';

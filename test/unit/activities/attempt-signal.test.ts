@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ABORT_MARGIN_MS, attemptSignal, attemptSignalInterceptor } from '../../../activities/attempt-signal.js';
-import { engineActivityInterceptors } from '../../../activities/engine.js';
+import { engineActivityInterceptors } from '../../../activities/interceptors.js';
 
 const quiet = { logger: new DefaultLogger('ERROR', () => undefined) };
 

@@ -8,7 +8,7 @@ import {
   FIRM_DISABLED_RETRY_MS,
   stepFailureInterceptor,
 } from '../../../activities/configuration-errors.js';
-import { engineActivityInterceptors } from '../../../activities/engine.js';
+import { engineActivityInterceptors } from '../../../activities/interceptors.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../../../domain/workflow-ids.js';
 import { callBrokerage } from '../../../activities/brokerage-errors.js';
 import { stepFailureInActivity } from '../../support/activity-context.js';

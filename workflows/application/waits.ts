@@ -10,7 +10,7 @@ import { service } from './service.js';
 import { nextSafetyPollAt } from './settings.js';
 
 /** Reads the account now (`pollNow`, a safety read, a wake-up older than the wait). */
-export async function readNow(run: ApplicationRun, account: { csid: string; accountId: string }): Promise<void> {
+async function readNow(run: ApplicationRun, account: { csid: string; accountId: string }): Promise<void> {
   run.pollRequested = false;
   run.nextPoll = undefined;
   const began = Date.now();

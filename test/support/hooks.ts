@@ -42,9 +42,13 @@ function reportLogWatch(): void {
 /** Whether this process is one of mocha's parallel workers, which run several files each. */
 const parallelWorker = process.env.MOCHA_WORKER_ID !== undefined;
 
-/** `TEST_FILE_TIMES=<file>`: the time in ms and the path of each file npm test runs (of the whole run in one process). */
+/**
+ * `TEST_FILE_TIMES=<file>`: for each file npm test runs, a line of its time in ms, the CPU in ms of the test
+ * process (not of the processes it starts, nor of the servers) and its path.
+ */
 const fileTimes = process.env.TEST_FILE_TIMES;
 let fileStarted = 0;
+let fileCpu = process.cpuUsage();
 
 function recordFileTime(context: Context): void {
   if (!fileTimes) return;
@@ -54,13 +58,16 @@ function recordFileTime(context: Context): void {
     suite.suites.forEach(visit);
   };
   if (context.test?.parent) visit(context.test.parent);
-  appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${[...files].join(',')}\n`);
+  const cpu = process.cpuUsage(fileCpu);
+  const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${cpuMs}\t${[...files].join(',')}\n`);
 }
 
 /** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`; a parallel worker runs them per file. */
 export const mochaHooks = {
   beforeAll() {
     fileStarted = Date.now();
+    fileCpu = process.cpuUsage();
     // Before the file's first hook: its workers and servers log through the test logger (temporal-runtime.ts).
     if (temporalLoaded()) load('./temporal-runtime.js');
   },

@@ -15,7 +15,8 @@ import { environmentFirmOf, FirmBrokerages } from '../runtime/firm-brokerages.js
 import { FirmRegistry } from '../runtime/firms.js';
 import { registeredFirms } from './firm.js';
 import { loadWorkerConfig } from '../runtime/config.js';
-import { announcer, createLogger, LOG_FORMATS } from '../runtime/logger.js';
+import { announcer, createLogger } from '../runtime/logger.js';
+import { LOG_FORMATS } from '../runtime/log-format.js';
 import { databaseUrlFromEnv, openDatabase } from '../runtime/database/index.js';
 import { DEFAULT_DATABASE_URL } from '../runtime/database/url.js';
 import { DEFAULT_DOCUMENT_STORE } from '../runtime/document-store-location.js';

@@ -14,10 +14,9 @@ import {
 } from './defaults.js';
 import { DEFAULT_TASK_QUEUE } from '../domain/workflow-ids.js';
 import { ConfigurationError } from './config-error.js';
-import { LOG_FORMATS } from './logger.js';
-import { OPERATION_PATHS } from '../eca/index.js';
+import { LOG_FORMATS } from './log-format.js';
+import { OPERATIONS } from '../eca/web-client/operations.js';
 import { MaintenanceWindowsText, TimeZoneName } from './firm-settings.js';
-import type { EcaOperation } from '../eca/index.js';
 import { DEFAULT_DOCUMENT_STORE, parseDocumentStoreLocation } from './document-store-location.js';
 import { loadTemporalProfile } from './temporal-profile.js';
 import type { TemporalProfile } from './temporal-profile.js';
@@ -40,8 +39,6 @@ export const DEFAULT_CRYPTO_THREADS = Math.max(1, Math.min(4, availableParalleli
 export { ConfigurationError };
 
 const durationMs = z.coerce.number().int().positive();
-
-const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
 
 /** `operation=N,…` as an object; anything else is left for the schema to judge. */
 function operationCounts(value: unknown): unknown {
@@ -97,7 +94,7 @@ const schema = z.object({
     callsPerSecond: positiveInt.optional(),
     /** The same per operation: `create=2,validateXML=5` in the environment, an object in the file. */
     callsPerSecondByOperation: z
-      .preprocess(operationCounts, z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt))
+      .preprocess(operationCounts, z.partialRecord(z.enum(OPERATIONS), positiveInt))
       .optional(),
     /** A call whose slot in the budget is further away than this is put off, its activity retried then. */
     callWaitMaxMs: durationMs.default(20_000),

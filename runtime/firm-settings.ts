@@ -6,10 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import * as openpgp from 'openpgp';
-import { OPERATION_PATHS } from '../eca/index.js';
-import type { EcaOperation } from '../eca/index.js';
-import { loadPrivateKey, loadPublicKey } from '../eca/crypto.js';
+import { OPERATIONS } from '../eca/web-client/operations.js';
 import { isTimeZone } from '../domain/days.js';
 import { parseMaintenanceWindows } from '../domain/maintenance-windows.js';
 import { FIRM_TYPES } from '../domain/firm-types.js';
@@ -87,7 +84,6 @@ export const WebApiSettingsSchema = z.strictObject({
 });
 export type WebApiSettings = z.infer<typeof WebApiSettingsSchema>;
 
-const ECA_OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];
 const positiveInt = z.number().int().positive();
 
 /** The brokerage's maintenance windows as written (`03:00-03:30; Sun 22:00-02:00`), checked. */
@@ -125,7 +121,7 @@ export const FirmSettingsSchema = z
     firmTypes: z.array(z.enum(FIRM_TYPES)).default([]),
     /** The firm's brokerage calls a second, across every worker (runtime/call-budget.ts); no cap unless set. */
     callsPerSecond: positiveInt.optional(),
-    callsPerSecondByOperation: z.partialRecord(z.enum(ECA_OPERATIONS), positiveInt).optional(),
+    callsPerSecondByOperation: z.partialRecord(z.enum(OPERATIONS), positiveInt).optional(),
     /** No brokerage call inside: `03:00-03:30; Sun 22:00-02:00`. */
     maintenanceWindows: MaintenanceWindowsText,
     maintenanceTimeZone: TimeZoneName.default('UTC'),
@@ -213,6 +209,8 @@ export function storedFirmSettings(input: unknown): FirmSettings {
 export async function armoredKey(bytes: Uint8Array, kind: 'private' | 'public'): Promise<string> {
   const text = Buffer.from(bytes).toString('utf8');
   if (text.includes('-----BEGIN PGP')) return text;
+  // OpenPGP is loaded only where a key is read: most commands that load firm settings hold none.
+  const openpgp = await import('openpgp');
   try {
     // A binary key: armored as it is (a protected private key stays protected).
     return kind === 'private'
@@ -269,6 +267,7 @@ export async function checkFirmKeys(keys: FirmKeys): Promise<FirmKeys> {
     if (!keys[name])
       throw new FirmInputError(name, 'the OpenPGP keys go together: both, or neither for a firm on the Web API alone');
   }
+  const { loadPrivateKey, loadPublicKey } = await import('../eca/crypto.js');
   const firmPrivateKey = await read('firmPrivateKey', async () => {
     const text = await armoredKeyText(keys.firmPrivateKey!, 'private');
     await loadPrivateKey(text, keys.passphrase);

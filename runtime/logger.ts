@@ -26,8 +26,7 @@ import { withholdService } from '../eca/errors.js';
 
 export type { PinoLogger };
 
-export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+import type { LogFormat } from './log-format.js';
 
 /** What a redacted field reads. */
 export const REDACTED = '[redacted]';

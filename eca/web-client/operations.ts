@@ -16,3 +16,6 @@ export const OPERATION_PATHS = {
   getFileDetails: '/ws/eca/getFileDetails',
 } as const;
 export type EcaOperation = keyof typeof OPERATION_PATHS;
+
+/** Every operation's name, as a non-empty tuple for schemas that enumerate them. */
+export const OPERATIONS = Object.keys(OPERATION_PATHS) as [EcaOperation, ...EcaOperation[]];

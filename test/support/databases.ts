@@ -41,8 +41,12 @@ export function describeOnPostgres(title: string, suite: (this: Mocha.Suite) => 
   else describe.skip(`${title} (PostgreSQL is not installed here)`, suite);
 }
 
-/** Registers the `before` / `after` hooks that start and stop the backends; call it inside a describe. */
-export function useDatabaseBackends(): Backends {
+/**
+ * Registers the `before` / `after` hooks that start and stop the backends; call it inside a describe.
+ * `postgres: false` leaves PostgreSQL unstarted, for a file whose tests run on the embedded lane alone.
+ */
+export function useDatabaseBackends(options: { postgres?: boolean } = {}): Backends {
+  const withPostgres = POSTGRES_INSTALLED && options.postgres !== false;
   let dir = '';
   let postgres: Postgres | undefined;
   let admin: pg.Pool | undefined;
@@ -51,9 +55,9 @@ export function useDatabaseBackends(): Backends {
   before(async function () {
     this.timeout(120_000);
     dir = await mkdtemp(join(tmpdir(), 'eca-db-'));
-    if (!POSTGRES_INSTALLED) {
-      if (!toldMissing)
-        console.log('      PostgreSQL is not installed here: database tests run on the embedded lane only');
+    if (!withPostgres) {
+      if (POSTGRES_INSTALLED || toldMissing) return;
+      console.log('      PostgreSQL is not installed here: database tests run on the embedded lane only');
       toldMissing = true;
       return;
     }
@@ -86,7 +90,7 @@ export function useDatabaseBackends(): Backends {
     freshUrl: newPostgres,
     emptyUrl: newPostgres,
   };
-  return { embedded, postgres: server, all: POSTGRES_INSTALLED ? [embedded, server] : [embedded] };
+  return { embedded, postgres: server, all: withPostgres ? [embedded, server] : [embedded] };
 }
 
 let shared: Promise<Database> | undefined;

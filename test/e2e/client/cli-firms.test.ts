@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '../../../eca/crypto.js';
 import { formatCodecKeys, generateCodecKeyring } from '../../../codec/keyring.js';
 import { exitCodeOf } from '../../../client/cli/exit-codes.js';
+import { openDatabase } from '../../../runtime/database/index.js';
+import type { Database } from '../../../runtime/database/index.js';
 import { useDatabaseBackends } from '../../support/databases.js';
 
 const ECA = fileURLToPath(new URL('../../../bin/eca.js', import.meta.url));
@@ -22,14 +24,21 @@ interface Run {
 
 describe('eca firms (real executable)', function () {
   this.timeout(120_000);
-  const backends = useDatabaseBackends();
+  const backends = useDatabaseBackends({ postgres: false });
   let url: string;
+  // The test process holds the database, as a running worker or API server would: each CLI run connects
+  // through the holder's socket instead of opening PGlite itself (seconds of CPU a run).
+  let held: Database | undefined;
   let folder: string;
   const codecKeys = formatCodecKeys(generateCodecKeyring('k1'));
   const files = { firm: '', rotated: '', brokerage: '', passphrase: '' };
   const secrets: string[] = [];
 
-  function eca(words: string[], env: Record<string, string> = { ECA_CODEC_KEYS: codecKeys }): Promise<Run> {
+  function eca(
+    words: string[],
+    env: Record<string, string> = { ECA_CODEC_KEYS: codecKeys },
+    database: string = url,
+  ): Promise<Run> {
     const {
       ECA_DATABASE_URL: _url,
       ECA_CSID: _csid,
@@ -40,7 +49,7 @@ describe('eca firms (real executable)', function () {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        [ECA, 'firms', ...words, '--database', url],
+        [ECA, 'firms', ...words, '--database', database],
         { env: { ...inherited, NO_COLOR: '1', ...env } },
         (error, stdout, stderr) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
@@ -58,6 +67,7 @@ describe('eca firms (real executable)', function () {
 
   before(async function () {
     url = await backends.embedded.freshUrl();
+    held = await openDatabase(url);
     folder = await mkdtemp(join(tmpdir(), 'eca-firms-cli-'));
     const passphrase = 'cli firm passphrase';
     const [firm, rotated, brokerage] = await Promise.all([
@@ -78,6 +88,7 @@ describe('eca firms (real executable)', function () {
   });
 
   after(async function () {
+    await held?.close();
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
@@ -195,23 +206,19 @@ describe('eca firms (real executable)', function () {
     assert.match(clean(await eca(['show', 'U-3'])).stdout, /10\.1\.2\.3:8443/);
   });
 
-  it('takes a binary key file, and reads the firms without the codec keys', async function () {
+  it('takes a binary key file, and reads the firms without the codec keys, opening a database no one holds', async function () {
+    const own = await backends.embedded.freshUrl();
     const binary = join(folder, 'firm.gpg');
     const armored = await readFile(files.firm, 'utf8');
     await writeFile(binary, (await openpgp.readPrivateKey({ armoredKey: armored })).write(), { mode: 0o600 });
     clean(
-      await eca([
-        'add',
-        'BIN',
-        '--firm-key',
-        binary,
-        '--brokerage-key',
-        files.brokerage,
-        '--passphrase-file',
-        files.passphrase,
-      ]),
+      await eca(
+        ['add', 'BIN', '--firm-key', binary, '--brokerage-key', files.brokerage, '--passphrase-file', files.passphrase],
+        { ECA_CODEC_KEYS: codecKeys },
+        own,
+      ),
     );
-    const listed = clean(await eca(['list'], {}));
+    const listed = clean(await eca(['list'], {}, own));
     assert.match(listed.stdout, /BIN/);
   });
 

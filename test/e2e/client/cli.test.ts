@@ -7,10 +7,12 @@ import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { applicationWorkflowId, documentsWorkflowId, maintenanceWorkflowId } from '../../../domain/workflow-ids.js';
+import { stateQuery } from '../../../workflows/application/messages.js';
 import type { ApplicationStateView } from '../../../workflows/application/messages.js';
-import { formatCodecKeys, generateCodecKeyring } from '../../../codec/index.js';
+import { codecDataConverter, formatCodecKeys, generateCodecKeyring } from '../../../codec/index.js';
 import { applicationXml, pdf, startEngine } from '../../support/engine.js';
 import type { EngineHarness } from '../../support/engine.js';
 import { writeFormsDir } from '../../support/forms.js';
@@ -29,6 +31,7 @@ describe('eca CLI (real executable)', function () {
   let env: TestWorkflowEnvironment;
   let engine: EngineHarness;
   let running: Promise<void>;
+  let client: Client;
   let dir: string;
   const run = randomUUID().slice(0, 6);
   const codec = generateCodecKeyring();
@@ -62,6 +65,25 @@ describe('eca CLI (real executable)', function () {
     return JSON.parse(result.stdout) as ApplicationStateView;
   }
 
+  /**
+   * The application's status, read through the CLI once the workflow's own state says `done`: the waiting
+   * asks the workflow from the test process (every 100 ms, for at most 30 s), so that a test spawns the CLI
+   * for what it checks, not for every poll.
+   */
+  async function statusWhen(
+    externalId: string,
+    done: (state: ApplicationStateView) => boolean,
+  ): Promise<ApplicationStateView> {
+    const handle = client.workflow.getHandle(applicationWorkflowId(engine.sim.csid, externalId));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const state = await handle.query(stateQuery).catch(() => undefined);
+      if ((state && done(state)) || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return statusOf(externalId);
+  }
+
   /** A failure is one line on stderr, with no stack trace. */
   function assertOneLineError(result: Run, pattern: RegExp): void {
     assert.notEqual(result.code, 0);
@@ -76,6 +98,7 @@ describe('eca CLI (real executable)', function () {
     env = await devServerEnv();
     engine = await startEngine(env, { simulator: { timeScale: 20_000 }, codec });
     running = engine.worker.run();
+    client = new Client({ connection: env.connection, dataConverter: codecDataConverter(codec) });
     dir = await mkdtemp(join(tmpdir(), 'eca-cli-'));
   });
 
@@ -102,11 +125,7 @@ describe('eca CLI (real executable)', function () {
       existed: true,
     });
 
-    let state = await statusOf(externalId);
-    for (let i = 0; i < 100 && state.lifecycleState !== 'awaitingClient' && !state.done; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      state = await statusOf(externalId);
-    }
+    const state = await statusWhen(externalId, (view) => view.lifecycleState === 'awaitingClient' || view.done);
     assert.equal(state.lifecycleState, 'awaitingClient');
     const text = await eca(['status', externalId]);
     assert.match(text.stdout, /state\s+awaitingClient/);
@@ -141,11 +160,7 @@ describe('eca CLI (real executable)', function () {
     assert.match(result.stdout, /2 started, 0 already existed, 1 failed/);
     assert.match(result.stdout, /c\.xml\s+failed\s+.*malformed XML/);
 
-    let state = await statusOf(`happy-a-${run}`);
-    for (let i = 0; i < 150 && !state.done; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      state = await statusOf(`happy-a-${run}`);
-    }
+    const state = await statusWhen(`happy-a-${run}`, (view) => view.done);
     assert.equal(state.lifecycleState, 'open');
     assert.ok(state.userName);
     const sso = await eca(['sso', state.userName, '--ip', '203.0.113.7', '--landing', 'statements', '--json']);
@@ -296,13 +311,8 @@ describe('eca CLI (real executable)', function () {
     assert.doesNotMatch(text.stdout, /\x1b\[2J/, 'the screen is not cleared in a pipe');
     assert.match(text.stdout, /running\n/);
 
-    for (const name of ['p', 'q', 'r']) {
-      let state = await statusOf(`stalled-${name}-${run}`);
-      for (let i = 0; i < 100 && state.lifecycleState !== 'awaitingClient'; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        state = await statusOf(`stalled-${name}-${run}`);
-      }
-    }
+    for (const name of ['p', 'q', 'r'])
+      await statusWhen(`stalled-${name}-${run}`, (view) => view.lifecycleState === 'awaitingClient');
     const query = `EcaExternalId IN ('stalled-p-${run}', 'stalled-q-${run}')`;
     const dry = await eca(['bulk', 'abandon', '--query', query, '--dry-run', '-o', 'json']);
     assert.equal(dry.code, 0, dry.stderr);
@@ -334,11 +344,7 @@ describe('eca CLI (real executable)', function () {
     assert.equal(abandoned.code, 0, abandoned.stderr);
     assert.equal((JSON.parse(abandoned.stdout) as { completed: number }).completed, 2);
     for (const name of ['p', 'q']) {
-      let state = await statusOf(`stalled-${name}-${run}`);
-      for (let i = 0; i < 100 && state.lifecycleState !== 'abandoned'; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        state = await statusOf(`stalled-${name}-${run}`);
-      }
+      const state = await statusWhen(`stalled-${name}-${run}`, (view) => view.lifecycleState === 'abandoned');
       assert.equal(state.lifecycleState, 'abandoned');
       assert.ok(state.staffNotices?.some((notice) => notice.name === 'abandon' && notice.outcome === 'accepted'));
     }
@@ -356,22 +362,16 @@ describe('eca CLI (real executable)', function () {
     await writeFile(identity, pdf(`${externalId} identity`));
     await writeFile(address, pdf(`${externalId} address`));
     await writeFile(otherAddress, pdf(`${externalId} address, a newer one`));
-    /** The application's status once `done` says so (asked at most 150 times). */
-    const statusWhen = async (done: (state: ApplicationStateView) => boolean): Promise<ApplicationStateView> => {
-      let state = await statusOf(externalId);
-      for (let i = 0; i < 150 && !done(state); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        state = await statusOf(externalId);
-      }
-      return state;
-    };
-    const asked = await statusWhen((state) => state.lifecycleState === 'needsDocuments');
+    const asked = await statusWhen(externalId, (state) => state.lifecycleState === 'needsDocuments');
     assert.equal(asked.lifecycleState, 'needsDocuments');
     const provided = await eca(['provide-docs', externalId, `8001:${identity}`, `8002:${address}`]);
     assert.equal(provided.code, 0, provided.stderr);
     const rejectedTask = (state: ApplicationStateView) =>
       state.pendingTasks.find((task) => task.formNumber === '8002' && task.state === 'Rejected');
-    const rejected = await statusWhen((state) => state.lifecycleState === 'needsDocuments' && !!rejectedTask(state));
+    const rejected = await statusWhen(
+      externalId,
+      (state) => state.lifecycleState === 'needsDocuments' && !!rejectedTask(state),
+    );
     assert.ok(rejectedTask(rejected), `no rejection in ${JSON.stringify(rejected.pendingTasks)}`);
 
     const again = await eca(['provide-docs', externalId, `8002:${address}`]);

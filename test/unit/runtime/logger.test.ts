@@ -14,7 +14,8 @@ import {
   scrubText,
   temporalLogger,
 } from '../../../runtime/logger.js';
-import type { LogFormat, LoggerOptions } from '../../../runtime/logger.js';
+import type { LoggerOptions } from '../../../runtime/logger.js';
+import type { LogFormat } from '../../../runtime/log-format.js';
 import { APPLICATION_XML_EXAMPLE } from '../../../eca/application.js';
 import { accountSnapshot } from '../../../activities/status.js';
 import { EcaHttpError, quoteService, WITHHELD_SERVICE_TEXT } from '../../../eca/index.js';

@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Context, Suite } from 'mocha';
 import type * as ServersModule from './servers.js';
@@ -44,11 +44,24 @@ const parallelWorker = process.env.MOCHA_WORKER_ID !== undefined;
 
 /**
  * `TEST_FILE_TIMES=<file>`: for each file npm test runs, a line of its time in ms, the CPU in ms of the test
- * process (not of the processes it starts, nor of the servers) and its path.
+ * process, the CPU in ms of the processes it started and that have ended (the CLI runs, not the servers;
+ * `-` off Linux) and its path.
  */
 const fileTimes = process.env.TEST_FILE_TIMES;
 let fileStarted = 0;
 let fileCpu = process.cpuUsage();
+let fileChildrenMs: number | undefined;
+
+/** The CPU in ms of this process's ended children (Linux's cutime + cstime, in 10 ms ticks). */
+function childrenCpuMs(): number | undefined {
+  try {
+    // The fields after the command's closing parenthesis: cutime and cstime are the 14th and 15th of them.
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 function recordFileTime(context: Context): void {
   if (!fileTimes) return;
@@ -60,7 +73,9 @@ function recordFileTime(context: Context): void {
   if (context.test?.parent) visit(context.test.parent);
   const cpu = process.cpuUsage(fileCpu);
   const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
-  appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${cpuMs}\t${[...files].join(',')}\n`);
+  const children = childrenCpuMs();
+  const childrenMs = children === undefined || fileChildrenMs === undefined ? '-' : children - fileChildrenMs;
+  appendFileSync(fileTimes, `${Date.now() - fileStarted}\t${cpuMs}\t${childrenMs}\t${[...files].join(',')}\n`);
 }
 
 /** Root hooks (mocha's root hook plugin), loaded through `.mocharc.json`; a parallel worker runs them per file. */
@@ -68,6 +83,7 @@ export const mochaHooks = {
   beforeAll() {
     fileStarted = Date.now();
     fileCpu = process.cpuUsage();
+    fileChildrenMs = childrenCpuMs();
     // Before the file's first hook: its workers and servers log through the test logger (temporal-runtime.ts).
     if (temporalLoaded()) load('./temporal-runtime.js');
   },

@@ -27,7 +27,9 @@ interface Run {
 }
 
 describe('eca CLI (real executable)', function () {
-  this.timeout(120_000);
+  // A guard against a hang, not a timing: a test here runs up to a dozen CLI processes, each seconds of CPU on a
+  // loaded machine.
+  this.timeout(300_000);
   let env: TestWorkflowEnvironment;
   let engine: EngineHarness;
   let running: Promise<void>;

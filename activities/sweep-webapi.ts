@@ -13,7 +13,7 @@
 import type { AccountSnapshot, TaskView } from '../domain/account.js';
 import { pages } from '../webapi/index.js';
 import type { AccountStatusResponse, WebApiClient } from '../webapi/index.js';
-import type { Counted, SlotReads } from './sweep.js';
+import type { Counted, SlotReads } from './sweep-slot.js';
 import { requestWindow, taskView } from './webapi-application.js';
 
 /** How long tasks read for an account in a no-action state stand for it while its status and state stay. */

@@ -32,7 +32,7 @@ import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_SWEEP_LISTING_INTERVAL_MS } from '../runtime/defaults.js';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import { remember } from './sweep-snapshot.js';
-import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
+import type { Candidate, Compared, Counted, SignalOutcome, SlotReads } from './sweep-slot.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 import { lookUpInParts } from './account-lists.js';
@@ -263,17 +263,6 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
     (seen.fingerprint === candidate.fingerprint ? unchanged : changed).push(seen);
   }
   return { unknown, changed, unchanged };
-}
-
-/** Passes a brokerage call through, counting it. */
-export type Counted = <T>(call: Promise<T>) => Promise<T>;
-
-/** One slot's reads of the firm's accounts, on its protocol. */
-export interface SlotReads {
-  /** The accounts the slot's first reads listed as in progress. */
-  pending: ReadonlySet<string>;
-  /** The snapshots of these accounts: the listed ones, the others read by id; unknown ones missing or errors. */
-  snapshotsOf(accountIds: string[]): Promise<ReadonlyMap<string, AccountSnapshot | Error>>;
 }
 
 /** The XML service's reads: getAccountStatus N and P, getPendingTasks; the others by id, `perCall` a call. */

@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problems.js';
 import type { ApiRole } from '../runtime/api-keys.js';
-import type { ApiFirms } from './firm.js';
 import type { FirmRecord } from '../runtime/firms.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../client/errors.js';
 
@@ -119,6 +118,15 @@ export class FailedKeys {
   }
 }
 
+/** What the checks ask of the firms: whether one may take new work (api/firm.ts's `ApiFirms` is one). */
+export interface ActiveFirms {
+  /**
+   * Resolves when the firm may take new work (an application, a maintenance request, an SSO link): its
+   * record, where the firms are registered.
+   */
+  requireActive(csid: string): Promise<FirmRecord | void>;
+}
+
 /**
  * Checks the key and the role of every request to a route that names its roles. Requests without a valid
  * key are limited per client address (`failedKeys`, {@link FailedKeys}): past it, 429 with Retry-After.
@@ -127,7 +135,7 @@ export function installAuth(
   app: FastifyInstance,
   verify: KeyVerifier,
   failedKeys: FailedKeys,
-  firms?: Pick<ApiFirms, 'requireActive'>,
+  firms?: ActiveFirms,
 ): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('refusalNow', undefined);
@@ -177,10 +185,7 @@ export function installAuth(
 }
 
 /** Why the firm works no more, if it does not (a stream of a disabled firm ends as one of a revoked key does). */
-async function firmRefusal(
-  firms: Pick<ApiFirms, 'requireActive'> | undefined,
-  csid: string,
-): Promise<StreamRefusal | undefined> {
+async function firmRefusal(firms: ActiveFirms | undefined, csid: string): Promise<StreamRefusal | undefined> {
   try {
     await firms?.requireActive(csid);
     return undefined;

@@ -14,13 +14,13 @@ import type { WebApiClient } from '../webapi/index.js';
 import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
 import { ONBOARDING, principalOf, READERS } from './auth.js';
+import type { ActiveFirms } from './auth.js';
 import type { Api, ContextOf, EngineBase } from './applications.js';
 import { contextOf, documentsOf } from './applications.js';
 import { FirmNotConfiguredError } from '../client/errors.js';
 import { ApiProblem } from './problems.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import type { FirmBrokerages } from '../runtime/firm-brokerages.js';
-import type { FirmRecord } from '../runtime/firms.js';
 import { DocumentUpload, isoTime, problems, queryBoolean } from './schemas.js';
 
 /** The brokerage client of one firm: a service that serves that firm alone (tests, embedding). */
@@ -33,15 +33,10 @@ export interface FirmBrokerage {
  * The firms the service serves: each firm's brokerage client (SSO links, languages), and whether a firm
  * may take new work. Both throw FirmNotConfiguredError or FirmDisabledError, answered as problems.
  */
-export interface ApiFirms {
+export interface ApiFirms extends ActiveFirms {
   brokerageOf(csid: string): Promise<EcaClient>;
   /** What makes the firm's SSO sessions, through the door of its protocol. */
   ssoOf(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>>;
-  /**
-   * Resolves when the firm may take new work (an application, a maintenance request, an SSO link): its
-   * record, where the firms are registered.
-   */
-  requireActive(csid: string): Promise<FirmRecord | void>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
   /** The protocol the firm is on now: its maintenance requests go through that door. */

@@ -31,7 +31,7 @@ export interface DocumentsActivityOptions {
   };
 }
 
-/** A submission that may have been processed: never sent again (there is no look-up for one, on either door). */
+/** A submission that may have been processed: never sent again (there is no look-up for one, on either protocol). */
 const inDoubt = (error: string): SubmissionOutcome => ({ processed: false, ambiguous: true, error });
 const MAY_HAVE_BEEN_PROCESSED =
   'an earlier attempt may have been processed (its answer was lost) and the service offers no look-up: not sent again';

@@ -6,7 +6,7 @@
  * An application stays on the protocol it started on (runtime/application-protocols.ts, in the engine's database):
  * a firm moved to the Web API mid-run leaves its running applications on the XML service until they end, and
  * only its new applications start on the Web API.
- * A maintenance request's reads name the door the request went through (`protocol`), whatever the account's pin.
+ * A maintenance request's reads name the protocol the request was sent on (`protocol`), whatever the account's pin.
  */
 import type { ApplicationProtocols } from '../runtime/application-protocols.js';
 import type { Protocol } from '../runtime/firm-settings.js';
@@ -24,7 +24,7 @@ type Input = { csid: string; protocol?: Protocol } & ({ externalId: string } | {
 
 export function byProtocol({ protocolOf, adapters, pins }: ProtocolAdapters): ApplicationActivities {
   const protocolFor = (input: Input): Promise<Protocol> => {
-    // A maintenance request's reads name the door it was sent through.
+    // A maintenance request's reads name the protocol it was sent on.
     if (input.protocol !== undefined) return Promise.resolve(input.protocol);
     const current = () => protocolOf(input.csid);
     const key = 'externalId' in input ? { externalId: input.externalId } : { accountId: input.accountId };

@@ -124,7 +124,7 @@ function frame(logged: LoggedEvent): string {
   return `id: ${formatCursor(logged.cursor)}\nevent: ${logged.event.type}\ndata: ${JSON.stringify(logged.event)}\n\n`;
 }
 
-/** Why a stream may not start, as the problem the same request would get from a door of new work. */
+/** Why a stream may not start, as the problem the same request would get from a route of new work. */
 function refuseStream(refusal: StreamRefusal | undefined): void {
   if (!refusal) return;
   if (refusal.code === 'UNAUTHENTICATED') {

@@ -35,11 +35,11 @@ export interface FirmBrokerage {
  */
 export interface ApiFirms extends ActiveFirms {
   brokerageOf(csid: string): Promise<EcaClient>;
-  /** What makes the firm's SSO sessions, through the door of its protocol. */
+  /** What makes the firm's SSO sessions, on its protocol. */
   ssoOf(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
-  /** The protocol the firm is on now: its maintenance requests go through that door. */
+  /** The protocol the firm is on now: its maintenance requests are sent on it. */
   protocolOf(csid: string): Promise<Protocol>;
   /** The firm's types for update functions (runtime/firms.ts); empty: not set, any type the caller names. */
   firmTypesOf(csid: string): Promise<readonly string[]>;
@@ -175,7 +175,7 @@ const LanguagesRequest = z
   .strictObject({ lang1: languageCode, lang2: languageCode.optional() })
   .meta({ id: 'LanguagesRequest', description: 'Preferred languages, short lower-case codes (en, zh, fra).' });
 
-/** A maintenance request's body, either door: a few kilobytes, at most 1 MiB. */
+/** A maintenance request's body, on either protocol: a few kilobytes, at most 1 MiB. */
 const MAX_BODY_CHARACTERS = 1024 * 1024;
 
 const MaintenanceRequest = z
@@ -300,11 +300,11 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       const { attachments, bodyJson, ...input } = request.body;
       const ctx = ctxOf(request);
       // A request made before (its key) is that request, whatever the brokerage or the firm's protocol says now:
-      // its door is the one its body was written for.
+      // its protocol is the one its body was written for.
       const made =
         input.requestKey !== undefined && (await existingMaintenance(ctx, input.accountId, input.requestKey));
       const protocol = made ? (bodyJson === undefined ? 'xml' : 'webapi') : await firms.protocolOf(ctx.csid);
-      doorFits(protocol, request.body);
+      bodyFits(protocol, request.body);
       const types = await firms.firmTypesOf(ctx.csid);
       if (types.length > 0 && !types.includes(input.firmType)) {
         throw new ApiProblem(
@@ -328,8 +328,8 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
   runRoutes(api, ctxOf, 'documents', '/v1/daily-documents', 'DailyDocuments', 'DailyDocuments');
 }
 
-/** A request written for the other door is refused, naming the field, before anything is stored or sent. */
-function doorFits(protocol: Protocol, body: z.infer<typeof MaintenanceRequest>): void {
+/** A request written for the other protocol is refused, naming the field, before anything is stored or sent. */
+function bodyFits(protocol: Protocol, body: z.infer<typeof MaintenanceRequest>): void {
   if (protocol === 'webapi') {
     for (const field of ['body', 'attributes', 'attachments'] as const) {
       if (body[field] !== undefined) {

@@ -24,7 +24,7 @@ export interface StartMaintenanceInput {
   /** A function of the service's tables, e.g. `ChangeBaseCurrency`. */
   functionName: string;
   /**
-   * The door it goes through (the firm's protocol; default `xml`). On `webapi` the body is the JSON of the
+   * The protocol it is sent on (the firm's; default `xml`). On `webapi` the body is the JSON of the
    * document's member for the function (`{ "newBaseCurrency": "EUR" }`), its `accountId` set by the engine, and
    * there are no attributes or attachments (documents go inside the JSON).
    */

@@ -246,7 +246,7 @@ export async function environmentFirmOf(config: WorkerConfig['brokerage']): Prom
 
 export type { EcaClientOptions };
 
-/** The XML operation whose budget a Web API call takes: the same work through the other door. */
+/** The XML operation whose budget a Web API call takes: the same work on the other protocol. */
 const BUDGET_OPERATION: Record<string, EcaOperation> = {
   createAccount: 'create',
   manageAccounts: 'update',

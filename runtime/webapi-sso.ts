@@ -1,6 +1,6 @@
 /**
  * The XML service's `ssoCreate` over the Web API's browser sessions (`POST /gw/api/v1/sso-browser-sessions`),
- * so that an SSO link (client/brokerage.ts) takes either door with the same checks: the user name and IP
+ * so that an SSO link (client/brokerage.ts) takes either protocol with the same checks: the user name and IP
  * before anything is sent, the URL after (https, the environment's hosts, no credentials), and the same
  * expiry. The document states no lifetime for a browser session: the link says 60 s after the call began, the
  * XML service's lifetime, the shortest the engine knows (a link shown as expiring early is asked for again; one

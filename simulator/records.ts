@@ -8,18 +8,18 @@ export interface ExternalIdRecords {
   accountsCreated: number;
   /** Creates the simulator processed for the external id (response files, failures included). */
   createsProcessed: number;
-  /** `via`: the door the create came through (`xml`: the XML service's create; `webapi`: POST /gw/api/v1/accounts). */
-  accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string; via: Door }>;
+  /** `via`: the protocol the create came through (`xml`: the XML service's create; `webapi`: POST /gw/api/v1/accounts). */
+  accounts: Array<{ accountId: string; csid: string; createdAt: string; responseFileName: string; via: Via }>;
 }
 
 /** One update request as received (one function of one update call). */
-/** The door a write came through. */
-export type Door = 'xml' | 'webapi';
+/** The protocol a write came through. */
+export type Via = 'xml' | 'webapi';
 
 export interface RequestRecordView {
   requestId: string;
-  /** The door the request came through (update, or PATCH /gw/api/v1/accounts). */
-  via: Door;
+  /** The protocol the request came through (update, or PATCH /gw/api/v1/accounts). */
+  via: Via;
   functionName: string;
   /** The update response file that answered the call (shared by the functions of one call). */
   responseFileName: string;

@@ -40,7 +40,7 @@ async function maintain(
         accountId,
         functionName,
         firmType: options.firmType,
-        protocol: options.protocol ?? doorOfBody(body),
+        protocol: options.protocol ?? protocolOfBody(body),
         body,
         attachments,
         requestKey: options.requestKey,
@@ -69,8 +69,8 @@ async function maintain(
   );
 }
 
-/** The door a body was written for, when the firm's protocol is not given: a JSON body is the Web API's. */
-function doorOfBody(body: string | undefined): Protocol {
+/** The protocol a body was written for, when the firm's protocol is not given: a JSON body is the Web API's. */
+function protocolOfBody(body: string | undefined): Protocol {
   if (body === undefined) return 'xml';
   return /^\s*\{/.test(body) || /\.json$/i.test(body.trim()) ? 'webapi' : 'xml';
 }
@@ -91,7 +91,7 @@ export function addMaintenanceCommands(program: Command): void {
     .addOption(
       new Option(
         '--protocol <name>',
-        "the firm's protocol, the door the request goes through (default: webapi for a JSON body, else xml)",
+        "the firm's protocol, the one the request is sent on (default: webapi for a JSON body, else xml)",
       )
         .choices([...PROTOCOLS])
         .env('ECA_PROTOCOL'),

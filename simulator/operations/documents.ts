@@ -79,7 +79,7 @@ function againstArchive(store: Store, check: FileCheck, at: number): ReportDocum
 }
 
 /**
- * Decides a day's agreements and disclosures (either door): each file checked, then against its form's archived
+ * Decides a day's agreements and disclosures (either protocol): each file checked, then against its form's archived
  * original; the day's accepted forms recorded for the firm under the report file's name.
  */
 export function decideSubmission(

@@ -45,7 +45,7 @@ export const createSso: Operation = async (ctx, request) => {
 
 /**
  * A portal session for a user of one of the firm's accounts, bound to `ip`: its URL, or undefined when the firm
- * holds no account of that user (another firm's user is as unknown as none). Both doors make sessions so.
+ * holds no account of that user (another firm's user is as unknown as none). Both protocols make sessions so.
  */
 export function portalSession(
   store: Store,

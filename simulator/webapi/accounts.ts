@@ -1,6 +1,6 @@
 /**
  * The Web API's account reads on the simulator: the same brokerage as the XML service (one store), reached
- * through another door. A client reads only its own firm's accounts.
+ * through another protocol. A client reads only its own firm's accounts.
  *
  * Where the document is silent, the hardest reading (simulator/README.md, "Web API"): an account that is
  * not the client's firm's, or none at all, is answered 200 with `hasError` (the document's account answers

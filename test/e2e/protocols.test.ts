@@ -4,7 +4,7 @@
  * scenario reach their final states, one staff abandon among them; by the simulator's records each has one
  * account, W's calls all went through the Web API (W holds no OpenPGP keys, as a firm that joined on the Web
  * API, so no XML call of W's can even be made), and X's all through the XML service. Each firm's open account is
- * maintained through its firm's door, an account opened on the XML service through the Web API once its firm
+ * maintained on its firm's protocol, an account opened on the XML service through the Web API once its firm
  * has moved.
  */
 import assert from 'node:assert/strict';
@@ -227,7 +227,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     assert.ok((calls.update ?? 0) >= 2, JSON.stringify(calls));
   });
 
-  /** One update function for the account, through the door of the firm's protocol, followed to its decision. */
+  /** One update function for the account, on the firm's protocol, followed to its decision. */
   async function maintained(firm: Firm, accountId: string, protocol: 'xml' | 'webapi') {
     const ctx = { client: env.client, store, csid: csids[firm], taskQueue, pollIntervalMs: 1_000 };
     const started = await startMaintenance(ctx, {
@@ -247,7 +247,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     return { result, requests: requests.filter((request) => request.functionName === 'ChangeBaseCurrency') };
   }
 
-  it('maintains each firm’s open account through its own door, followed to PROCESSED there', async function () {
+  it('maintains each firm’s open account on its own protocol, followed to PROCESSED there', async function () {
     const accounts = await Promise.all(
       (['X', 'W'] as const).map(async (firm) => (await (await started(firm, 'happy', '-maint')).result()).accountId!),
     );
@@ -356,7 +356,7 @@ describe('two protocols: one worker for a firm on the XML service and a firm on 
     await check(running, before, 'xml');
     await check(fresh, after, 'webapi');
 
-    // An account opened on the XML service is maintained through the firm's door of now: the Web API.
+    // An account opened on the XML service is maintained on the firm's protocol of now: the Web API.
     const opened = running.find(({ scenario }) => scenario === 'happy')!;
     const { result, requests } = await maintained('M', (await opened.handle.result()).accountId!, 'webapi');
     assert.equal(result.status, 'PROCESSED', JSON.stringify(result));

@@ -20,7 +20,7 @@ describeFaults('fault injection, answers lost (real processes: dev server, simul
       name: 'create response lost',
       taskQueue,
       applications: APPLICATIONS,
-      faultKinds: 'create lost-response (both doors)',
+      faultKinds: 'create lost-response (both protocols)',
       // Half the fleet is on each protocol (world.ts): lose the creates' answers on both.
       before: (w) =>
         simulatorFaults(w, [
@@ -33,7 +33,7 @@ describeFaults('fault injection, answers lost (real processes: dev server, simul
   it("update's and submitDocuments' responses are lost after the service processed them", async function () {
     const taskQueue = suite.nextQueue();
     await suite.world.worker('worker', taskQueue);
-    // One docs-required application in four sends one DocumentSubmission: lose half of their answers, on each door.
+    // One docs-required application in four sends one DocumentSubmission: lose half of their answers, on each protocol.
     const lostUpdates = Math.ceil(APPLICATIONS / 8);
     let submissions: Array<{ day: string }> = [];
     await runFleet(suite.world, {

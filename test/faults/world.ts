@@ -83,7 +83,7 @@ function lagSettings(range: string): Record<string, { minMs: number; maxMs: numb
   return Object.fromEntries(operations.map((operation) => [operation, { minMs, maxMs }]));
 }
 
-/** Create calls through either door: the XML service's create and the Web API's POST /gw/api/v1/accounts. */
+/** Create calls on either protocol: the XML service's create and the Web API's POST /gw/api/v1/accounts. */
 function createCalls(calls: Record<string, number>): number {
   return (calls.create ?? 0) + (calls['webapi POST /gw/api/v1/accounts'] ?? 0);
 }

@@ -6,7 +6,7 @@
  * not listed yet. So the application waits in doubt for the lost-answer window and stops in `unconfirmed`, and
  * the reason says what staff need: the Web API lists no application under the external id for this firm after
  * an answered create, and external ids are brokerage-wide, so one another firm holds is refused and never
- * listed here. The simulator's answers on each of those doors are checked first, as the engine reads them.
+ * listed here. The simulator's answers on each of those routes are checked first, as the engine reads them.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -21,7 +21,7 @@ export interface AccountRef {
 }
 
 /**
- * A request's reads with the door it was sent through (maintenance: the protocol of its body); without
+ * A request's reads with the protocol it was sent on (maintenance: the protocol of its body); without
  * `protocol`, the application's (activities/protocol-router.ts).
  */
 export type RequestRef = AccountRef & { protocol?: Protocol };

@@ -11,7 +11,7 @@ export interface UpdateFunctionRequest {
   csid: string;
   accountId: string;
   functionName: string;
-  /** The door: the XML service (the default) or the Web API, where `body` is the member's JSON. */
+  /** The protocol: the XML service (the default) or the Web API, where `body` is the member's JSON. */
   protocol?: Protocol;
   /** The function element's content, an XML fragment in the document store. */
   body?: DocumentRef;

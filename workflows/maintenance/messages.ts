@@ -22,7 +22,7 @@ export interface MaintenanceInput {
   /** A function of the spec's tables (`ChangeBaseCurrency`...). */
   functionName: string;
   /**
-   * The door it is sent through, and its reads: `xml` (the default, and every request started before 2.0),
+   * The protocol it is sent on, and its reads: `xml` (the default, and every request started before 2.0),
    * or `webapi`, where the body is the JSON of the document's member for the function (webapi/maintenance.ts).
    */
   protocol?: Protocol;

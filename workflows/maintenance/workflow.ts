@@ -144,24 +144,24 @@ class MaintenanceTracker {
   }
 }
 
-/** The door the request goes through, named to each of its activities: its reads go where it was sent. */
-function doorOf(input: MaintenanceInput): { protocol: Protocol } {
+/** The protocol the request is sent on, named to each of its activities: its reads go where it was sent. */
+function protocolOf(input: MaintenanceInput): { protocol: Protocol } {
   return { protocol: input.protocol ?? 'xml' };
 }
 
 /** Sends the update, after listing the account's requests so that a retry can find the one it sent. */
 async function send(input: MaintenanceInput, tracker: MaintenanceTracker): Promise<UpdateOutcome> {
   const { csid, accountId, functionName } = input;
-  const door = doorOf(input);
+  const protocol = protocolOf(input);
   const known = await reader.listAccountRequests.executeWithOptions({ summary: 'getAmRequestStatus before update' }, [
-    { csid, accountId, ...door },
+    { csid, accountId, ...protocol },
   ]);
   tracker.sentAt = Date.now();
   const request = {
     csid,
     accountId,
     functionName,
-    ...door,
+    ...protocol,
     body: input.body,
     attributes: input.attributes,
     attachments: input.attachments ?? [],
@@ -218,7 +218,7 @@ async function followByFile(
     const wait = await tracker.follow(
       () =>
         reader.readRequestByFile.executeWithOptions({ summary: `getAmRequestStatus ${responseFile}` }, [
-          { csid, accountId, responseFile, ...doorOf(input) },
+          { csid, accountId, responseFile, ...protocolOf(input) },
         ]),
       responseFile,
       Date.now() + confirmMs,

@@ -168,7 +168,7 @@ describe('onboarding API: the admin role manages firms and API keys, and nothing
     for (const url of ['/v1/firms', '/v1/api-keys']) assert.equal((await call(staff, 'GET', url)).status, 403, url);
   });
 
-  it('refuses a maintenance request written for the other door, and the XML service to a firm without its keys', async function () {
+  it('refuses a maintenance request written for the other protocol, and the XML service to a firm without its keys', async function () {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await registry.add({
       csid: 'WEBF',

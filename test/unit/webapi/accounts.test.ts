@@ -1,5 +1,5 @@
 /**
- * One brokerage, two doors: an account the XML service made, read through the Web API (status, pending
+ * One brokerage, two protocols: an account the XML service made, read through the Web API (status, pending
  * tasks) by its own firm's client, and by no other firm's.
  */
 import assert from 'node:assert/strict';

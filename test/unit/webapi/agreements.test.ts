@@ -2,7 +2,7 @@
  * The day's agreements and disclosures through the Web API (`POST /gw/api/v1/accounts/documents`) against the
  * simulator: submitted by the daily submission's activity for a firm on the Web API, recorded for the day by
  * the brokerage's own records, refused for a non-disclosed firm, and never sent again when an answer is lost
- * (there is no look-up for a submission, on either door).
+ * (there is no look-up for a submission, on either protocol).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import { storedForms } from '../../support/engine.js';
 import { registerWebApiClient } from '../../support/webapi-clients.js';
 import { inActivity } from '../../support/activity-context.js';
 
-describe('Web API agreements and disclosures against the simulator: the daily submission through the other door', function () {
+describe('Web API agreements and disclosures against the simulator: the daily submission on the other protocol', function () {
   this.timeout(30_000);
   let sim: RunningSimulator;
   let dir: string;

@@ -14,7 +14,7 @@ import { applicationXml } from '../../support/engine.js';
 import { start } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../../support/webapi-clients.js';
 
-describe('Web API browser sessions against the simulator: SSO links through the other door', function () {
+describe('Web API browser sessions against the simulator: SSO links on the other protocol', function () {
   this.timeout(30_000);
   let sim: RunningSimulator;
   let api: WebApiClient;

@@ -47,7 +47,7 @@ describe('Web API account writes against the simulator: create, look up, documen
     await sim.close();
   });
 
-  it('creates the account of an application, found by its external id through both doors and by no other firm', async function () {
+  it('creates the account of an application, found by its external id on both protocols and by no other firm', async function () {
     const accountId = await created('docs-required-w1');
     assert.equal(sim.control.accountByExternalId('docs-required-w1')?.accountId, accountId);
     assert.equal((await api.accountStatus(accountId)).status, sim.control.account(accountId)?.status);

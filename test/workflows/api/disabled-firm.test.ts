@@ -1,5 +1,5 @@
 /**
- * A disabled firm's doors that push its events out (api/webhooks.ts, api/events.ts, activities/webhooks.ts):
+ * A disabled firm's routes that push its events out (api/webhooks.ts, api/events.ts, activities/webhooks.ts):
  * the API over real HTTP on an embedded PostgreSQL (PGlite) with the firms' registry and real API keys,
  * Temporal's time-skipping test server with a worker running the webhook delivery activities, and a
  * receiver over real HTTP. The firm is disabled and enabled by an admin key, over HTTP too.
@@ -170,12 +170,12 @@ describe('onboarding API: a disabled firm registers, replays, resumes and stream
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
   };
 
-  /** The problem every door of new work answers a disabled firm with. */
-  function assertDisabled(answer: Answer, door: string): void {
-    assert.equal(answer.status, 403, `${door}: ${JSON.stringify(answer.body)}`);
-    assert.match(answer.contentType, /^application\/problem\+json/, door);
-    assert.equal(answer.body.code, 'FIRM_DISABLED', door);
-    assert.match(String(answer.body.detail), new RegExp(`firm ${CSID} is disabled \\(${REASON}\\)`), door);
+  /** The problem every route of new work answers a disabled firm with. */
+  function assertDisabled(answer: Answer, route: string): void {
+    assert.equal(answer.status, 403, `${route}: ${JSON.stringify(answer.body)}`);
+    assert.match(answer.contentType, /^application\/problem\+json/, route);
+    assert.equal(answer.body.code, 'FIRM_DISABLED', route);
+    assert.match(String(answer.body.detail), new RegExp(`firm ${CSID} is disabled \\(${REASON}\\)`), route);
   }
 
   it('refuses register, replay and resume while disabled, holds the deliveries, and delivers them all once enabled', async function () {
@@ -216,13 +216,13 @@ describe('onboarding API: a disabled firm registers, replays, resumes and stream
       return endpoint.backlog === 0 ? endpoint : undefined;
     });
     assert.equal(caughtUp.delivered, 4);
-    // And the doors open again.
+    // And the routes open again.
     assert.equal((await call(keys.staff, 'POST', `/v1/webhooks/${id}/replay`, { after: 'start' })).status, 200);
     await until('the replay', () => receiver.acknowledged().length === 8);
   });
 
   async function refusedWhileDisabled(id: string): Promise<void> {
-    // Every door that would send the firm's log somewhere: refused with the problem of the other doors.
+    // Every route that would send the firm's log somewhere: refused with the problem of the other routes.
     assertDisabled(await call(keys.staff, 'POST', '/v1/webhooks', { url: `${receiver.url}/new` }), 'register');
     assertDisabled(
       await call(keys.staff, 'POST', '/v1/webhooks', { url: `${receiver.url}/all`, after: 'start' }),

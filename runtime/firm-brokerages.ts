@@ -16,6 +16,7 @@ import type { Resolver } from './checked-fetch.js';
 import { ConfigurationError } from './config-error.js';
 import { FirmInputError, FirmLookupError, FirmNotConfiguredError, isFirmError } from './firm-errors.js';
 import { WebApiClient } from '../webapi/index.js';
+import type { WebApiClientOptions } from '../webapi/index.js';
 import type { Protocol } from './firm-settings.js';
 import type { WorkerConfig } from './config.js';
 import { webApiSso } from './webapi-sso.js';
@@ -38,6 +39,8 @@ export interface FirmBrokerageOptions {
   fetch?: typeof fetch;
   /** How the default transport resolves names (tests); the system's resolver unless given. */
   resolve?: Resolver;
+  /** Told of every Web API call as it ends (the worker's metrics; the XML clients are counted around them). */
+  onWebApiCall?: WebApiClientOptions['onCall'];
 }
 
 /**
@@ -116,6 +119,7 @@ export class FirmBrokerages {
       ...(webApi.scopes !== undefined && { scopes: webApi.scopes }),
       ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
       ...(pace && { pace: (operation: string) => webApiPaced(pace, operation) }),
+      ...(this.options.onWebApiCall && { onCall: this.options.onWebApiCall }),
       fetch: this.fetch,
     });
     this.webApiClients.set(csid, { version: firm.version, client });

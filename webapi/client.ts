@@ -14,9 +14,10 @@ import {
   WebApiAnswerError,
   WebApiHttpError,
   WebApiRequestError,
-  WebApiSchemaError,
 } from './errors.js';
 import { signJwt } from './jwt.js';
+import { pages } from './pages.js';
+import type { AccountStatusRequest } from './pages.js';
 import type { JwtClaims } from './jwt.js';
 import { retryAfterMs, TokenSource } from './oauth.js';
 import type { TokenSourceOptions } from './oauth.js';
@@ -52,16 +53,6 @@ export const SIGNED_BODY_LIFETIME_S = 60;
 /** The content type of a signed body (the document's copies show it as text). */
 export const SIGNED_BODY_TYPE = 'application/jwt';
 
-/** `AccountStatusRequest` (and `RequestDetailsRequest`, the same fields): within the dates (`YYYY-MM-DD`), a page at a time. */
-export interface AccountStatusRequest {
-  startDate: string;
-  endDate: string;
-  status?: string;
-  offset?: number;
-  /** 1 to 1000 (the document's bounds). */
-  limit?: number;
-}
-
 /** The narrowing fields of an enumeration read, named as the document names its query parameters. */
 export interface EnumerationQuery {
   currency?: string;
@@ -73,12 +64,23 @@ export interface EnumerationQuery {
   userName?: string;
 }
 
+/** One call as it ended, for whoever counts them (the worker's metrics). */
+export interface WebApiCallRecord {
+  operation: string;
+  /** From the call's start, its wait for a turn in the budget included. */
+  durationMs: number;
+  /** What the call threw; the field is absent when it answered. */
+  error?: unknown;
+}
+
 export interface WebApiClientOptions extends TokenSourceOptions {
   /**
    * Waits for the call's turn in the firm's call budget before anything is sent (runtime/call-budget.ts), by
    * the client's operation name; what it throws is thrown as it is, and nothing is sent.
    */
   pace?: (operation: string) => Promise<void>;
+  /** Told of every call as it ends, answered or not; what it throws is ignored. */
+  onCall?: (call: WebApiCallRecord) => void;
 }
 
 export class WebApiClient {
@@ -255,6 +257,33 @@ export class WebApiClient {
     schema: z.ZodType<T>,
     signed?: Record<string, unknown>,
   ): Promise<T> {
+    const { onCall } = this.options;
+    if (!onCall) return this.answer(operation, method, path, schema, signed);
+    const started = performance.now();
+    const told = (failure?: { error: unknown }) => {
+      try {
+        onCall({ operation, durationMs: Math.round(performance.now() - started), ...failure });
+      } catch {
+        // Counting a call never changes its outcome.
+      }
+    };
+    try {
+      const answer = await this.answer(operation, method, path, schema, signed);
+      told();
+      return answer;
+    } catch (error) {
+      told({ error });
+      throw error;
+    }
+  }
+
+  private async answer<T>(
+    operation: string,
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    schema: z.ZodType<T>,
+    signed?: Record<string, unknown>,
+  ): Promise<T> {
     await this.options.pace?.(operation);
     let response = await this.send(operation, method, path, signed);
     if (response.status === 401) {
@@ -330,41 +359,6 @@ function isDay(text: string): boolean {
   if (!match) return false;
   const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
   return day.toISOString().slice(0, 10) === text;
-}
-
-/**
- * Every item within the request's dates: the pages read in turn, each of `limit` (1000 unless told), until
- * {@link lastPage}.
- */
-export async function* pages<T>(
-  operation: string,
-  request: AccountStatusRequest,
-  read: (page: AccountStatusRequest) => Promise<{ items: T[]; total: number | undefined }>,
-): AsyncGenerator<T> {
-  let offset = request.offset ?? 0;
-  let previous: string | undefined;
-  for (;;) {
-    const { items, total } = await read({ limit: 1000, ...request, offset });
-    // A service that ignored `offset` would answer the first page for ever: a page again is not the next one.
-    const page = JSON.stringify(items);
-    if (items.length > 0 && page === previous) {
-      throw new WebApiSchemaError(operation, 'offset', `the page at ${offset} repeats the one before it`);
-    }
-    previous = page;
-    yield* items;
-    offset += items.length;
-    if (lastPage(items.length, offset, total)) return;
-  }
-}
-
-/**
- * Whether a page read up to `offset` (the items before it and its own) ends the listing: an empty page, or
- * the `total` reached. The document requires no `total`: without one, only an empty page ends it, since a
- * short page may be the service's own cap on `limit`. An empty page ends it with a total too: the total may
- * have shrunk between pages.
- */
-export function lastPage(items: number, offset: number, total: number | undefined): boolean {
-  return items === 0 || (total !== undefined && offset >= total);
 }
 
 function accountPath(accountId: string, what: string): string {

@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './jwt.js';
 export * from './oauth.js';
 export * from './client.js';
+export * from './pages.js';
 export * from './schemas.js';
 export * from './application.js';
 export * from './maintenance.js';

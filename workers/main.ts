@@ -35,7 +35,14 @@ import {
   CODEC_DISABLED_ENV,
   configuredCodecKeyring,
 } from '../codec/keyring.js';
-import { activityMetrics, instrumentEcaClient, startLifecycleGauge } from './metrics.js';
+import {
+  activityMetrics,
+  brokerageCallMetrics,
+  instrumentEcaClient,
+  startLifecycleGauge,
+  webApiCallRecorder,
+} from './metrics.js';
+import type { BrokerageCallMetrics } from './metrics.js';
 import { DatabaseError, databaseUrlFromEnv, openDatabase, redactUrl } from '../runtime/database/index.js';
 import type { Database } from '../runtime/database/index.js';
 import { EventLog } from '../runtime/events.js';
@@ -137,7 +144,12 @@ function commandLine(argv: string[]): number | undefined {
  * The brokerage client of every firm (runtime/firm-brokerages.ts): each call on the keys and budget of the
  * firm it is for, read from the engine's database; the firm of ECA_CSID (if set) seeded there first.
  */
-async function firmBrokerages(config: WorkerConfig, database: Database, keyring: CodecKeyring | undefined) {
+async function firmBrokerages(
+  config: WorkerConfig,
+  database: Database,
+  keyring: CodecKeyring | undefined,
+  metrics: BrokerageCallMetrics,
+) {
   const registry = new FirmRegistry(database, { keyring, environmentFirm: await environmentFirmOf(config.brokerage) });
   const seeded = await registry.seedEnvironment();
   const brokerages = new FirmBrokerages(registry, {
@@ -147,6 +159,7 @@ async function firmBrokerages(config: WorkerConfig, database: Database, keyring:
     callWaitMaxMs: config.brokerage.callWaitMaxMs,
     ssoAllowInsecureLoopback: config.brokerage.ssoAllowInsecureLoopback,
     database,
+    onWebApiCall: webApiCallRecorder(metrics),
   });
   return { brokerages, seeded, firms: await registry.list() };
 }
@@ -271,11 +284,13 @@ async function main(): Promise<void> {
   const databaseUrl = databaseUrlFromEnv(process.env);
   const database = await openDatabase(databaseUrl);
   const budget = callBudgetOf(config.brokerage);
-  const { brokerages, seeded, firms } = await firmBrokerages(config, database, codec);
+  // Every brokerage call counted and timed, on both protocols (workers/metrics.ts).
+  const callMetrics = brokerageCallMetrics(meter);
+  const { brokerages, seeded, firms } = await firmBrokerages(config, database, codec, callMetrics);
   if (seeded === 'managed-elsewhere') {
     log.warn(`firm ${config.brokerage.csid} is managed with eca firms: ECA_CSID's settings and keys are not used`);
   }
-  const eca = instrumentEcaClient(brokerages.dispatcher(), meter);
+  const eca = instrumentEcaClient(brokerages.dispatcher(), callMetrics);
   const connection = await connectTemporal(config.temporal);
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });

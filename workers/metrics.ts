@@ -2,8 +2,8 @@
  * The engine's own Prometheus metrics, exported beside the SDK runtime's (`temporal_*`) by the same
  * endpoint (`ECA_METRICS_ADDRESS`): the SDK's metric meter feeds Temporal Core's Prometheus exporter.
  *
- * - `eca_brokerage_calls{operation,outcome}`            calls to the brokerage service (counter)
- * - `eca_brokerage_call_duration_ms{operation}`         their duration (histogram)
+ * - `eca_brokerage_calls{protocol,operation,outcome}`   calls to the brokerage, on either protocol (counter)
+ * - `eca_brokerage_call_duration_ms{protocol,operation}` their duration (histogram)
  * - `eca_poll_batch_size{operation}`                    account ids per merged status read (histogram)
  * - `eca_applications{lifecycle_state}`                 applications per lifecycle state (gauge, from visibility)
  * - `eca_lifecycle_transitions{from,to,event}`          state changes, from the workflows (counter; workflows/)
@@ -22,6 +22,7 @@ import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import {
   EcaCryptoError,
+  EcaDeferredError,
   EcaHttpError,
   EcaNetworkError,
   EcaRequestError,
@@ -29,33 +30,51 @@ import {
   EcaTimeoutError,
 } from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
+import {
+  JwtError,
+  WebApiAuthError,
+  WebApiError,
+  WebApiHttpError,
+  WebApiRequestError,
+  WebApiSchemaError,
+} from '../webapi/index.js';
+import type { WebApiCallRecord } from '../webapi/index.js';
+import type { Protocol } from '../domain/protocols.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
 import type { EngineActivityOptions } from '../activities/engine.js';
 import type { EngineInterceptorOptions } from '../activities/interceptors.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { EcaLifecycleState } from '../domain/search-attributes.js';
 
-/** A transport-level outcome: business refusals inside a 200 answer count as `ok`. */
+/**
+ * A call's outcome at the transport, on either protocol: business refusals inside a 200 answer count as `ok`
+ * (the Web API's `hasError` answers included), and a call the firm's budget put off, never sent, as `deferred`.
+ */
 export function callOutcome(error: unknown): string {
-  if (error instanceof EcaHttpError) return error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  if (error instanceof EcaDeferredError) return 'deferred';
+  if (error instanceof EcaHttpError || error instanceof WebApiHttpError) {
+    return error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  }
   if (error instanceof EcaTimeoutError) return 'timeout';
   if (error instanceof EcaNetworkError) return 'network';
-  if (error instanceof EcaSchemaError) return 'bad_response';
-  if (error instanceof EcaCryptoError) return 'crypto';
-  if (error instanceof EcaRequestError) return 'bad_request';
+  if (error instanceof WebApiError && error.code === 'WEBAPI_NETWORK') {
+    return (error.cause as Error | undefined)?.name === 'TimeoutError' ? 'timeout' : 'network';
+  }
+  if (error instanceof EcaSchemaError || error instanceof WebApiSchemaError) return 'bad_response';
+  if (error instanceof EcaCryptoError || error instanceof WebApiAuthError || error instanceof JwtError) return 'crypto';
+  if (error instanceof EcaRequestError || error instanceof WebApiRequestError) return 'bad_request';
   return 'error';
 }
 
-/** Operations whose request lists account ids: the merged status reads of polling. */
-const BATCHED_OPERATIONS = new Set(['getAccountStatus', 'getPendingTasks']);
+/** The counter and the histogram of the brokerage's calls, shared by the clients of both protocols. */
+export interface BrokerageCallMetrics {
+  /** Counts one call as it ended, with its outcome ({@link callOutcome}, or `ok`). */
+  record(protocol: Protocol, operation: string, durationMs: number, outcome: string): void;
+  batchSize: ReturnType<MetricMeter['createHistogram']>;
+}
 
-/** The brokerage client with every call counted and timed; the calls themselves are unchanged. */
-export function instrumentEcaClient(eca: EcaClient, meter: MetricMeter): EcaClient {
-  const calls = meter.createCounter(
-    'eca_brokerage_calls',
-    'call',
-    'Calls to the brokerage service by operation and outcome',
-  );
+export function brokerageCallMetrics(meter: MetricMeter): BrokerageCallMetrics {
+  const calls = meter.createCounter('eca_brokerage_calls', 'call', 'Calls to the brokerage by operation and outcome');
   const duration = meter.createHistogram('eca_brokerage_call_duration_ms', 'int', 'ms', 'Duration of brokerage calls');
   const batchSize = meter.createHistogram(
     'eca_poll_batch_size',
@@ -63,6 +82,26 @@ export function instrumentEcaClient(eca: EcaClient, meter: MetricMeter): EcaClie
     'account',
     'Account ids per merged status read (getAccountStatus, getPendingTasks)',
   );
+  return {
+    record(protocol, operation, durationMs, outcome) {
+      calls.add(1, { protocol, operation, outcome });
+      duration.record(durationMs, { protocol, operation });
+    },
+    batchSize,
+  };
+}
+
+/** What the Web API clients tell of each call (runtime/firm-brokerages.ts `onWebApiCall`), counted. */
+export function webApiCallRecorder(metrics: BrokerageCallMetrics): (call: WebApiCallRecord) => void {
+  return (call) =>
+    metrics.record('webapi', call.operation, call.durationMs, 'error' in call ? callOutcome(call.error) : 'ok');
+}
+
+/** Operations whose request lists account ids: the merged status reads of polling. */
+const BATCHED_OPERATIONS = new Set(['getAccountStatus', 'getPendingTasks']);
+
+/** The brokerage client with every call counted and timed; the calls themselves are unchanged. */
+export function instrumentEcaClient(eca: EcaClient, metrics: BrokerageCallMetrics): EcaClient {
   const instrumented: Record<string, unknown> = {};
   for (const [operation, call] of Object.entries(eca) as [string, unknown][]) {
     if (typeof call !== 'function') {
@@ -72,7 +111,7 @@ export function instrumentEcaClient(eca: EcaClient, meter: MetricMeter): EcaClie
     instrumented[operation] = async (...args: unknown[]): Promise<unknown> => {
       if (BATCHED_OPERATIONS.has(operation)) {
         const ids = (args[0] as { accountIds?: unknown } | undefined)?.accountIds;
-        batchSize.record(Array.isArray(ids) ? ids.length : 1, { operation });
+        metrics.batchSize.record(Array.isArray(ids) ? ids.length : 1, { operation });
       }
       const started = performance.now();
       let outcome = 'ok';
@@ -82,8 +121,7 @@ export function instrumentEcaClient(eca: EcaClient, meter: MetricMeter): EcaClie
         outcome = callOutcome(error);
         throw error;
       } finally {
-        calls.add(1, { operation, outcome });
-        duration.record(Math.round(performance.now() - started), { operation });
+        metrics.record('xml', operation, Math.round(performance.now() - started), outcome);
       }
     };
   }

@@ -257,44 +257,35 @@ export class WebApiClient {
     schema: z.ZodType<T>,
     signed?: Record<string, unknown>,
   ): Promise<T> {
-    const { onCall } = this.options;
-    if (!onCall) return this.answer(operation, method, path, schema, signed);
     const started = performance.now();
-    const told = (failure?: { error: unknown }) => {
-      try {
-        onCall({ operation, durationMs: Math.round(performance.now() - started), ...failure });
-      } catch {
-        // Counting a call never changes its outcome.
-      }
-    };
+    let failure: { error: unknown } | undefined;
     try {
-      const answer = await this.answer(operation, method, path, schema, signed);
-      told();
-      return answer;
+      await this.options.pace?.(operation);
+      let response = await this.send(operation, method, path, signed);
+      if (response.status === 401) {
+        // Refused before anything was done: a new token, once.
+        response = await this.send(operation, method, path, signed);
+      }
+      const text = await response.text();
+      if (!response.ok) {
+        throw new WebApiHttpError(operation, response.status, excerpt(text), retryAfterMs(response));
+      }
+      return readAnswer(operation, text, schema);
     } catch (error) {
-      told({ error });
+      failure = { error };
       throw error;
+    } finally {
+      this.told(operation, started, failure);
     }
   }
 
-  private async answer<T>(
-    operation: string,
-    method: 'GET' | 'POST' | 'PATCH',
-    path: string,
-    schema: z.ZodType<T>,
-    signed?: Record<string, unknown>,
-  ): Promise<T> {
-    await this.options.pace?.(operation);
-    let response = await this.send(operation, method, path, signed);
-    if (response.status === 401) {
-      // Refused before anything was done: a new token, once.
-      response = await this.send(operation, method, path, signed);
+  /** Tells `onCall` of a call that ended; counting a call never changes its outcome. */
+  private told(operation: string, started: number, failure: { error: unknown } | undefined): void {
+    try {
+      this.options.onCall?.({ operation, durationMs: Math.round(performance.now() - started), ...failure });
+    } catch {
+      // What the hook throws is ignored (WebApiClientOptions.onCall).
     }
-    const text = await response.text();
-    if (!response.ok) {
-      throw new WebApiHttpError(operation, response.status, excerpt(text), retryAfterMs(response));
-    }
-    return readAnswer(operation, text, schema);
   }
 
   private async send(

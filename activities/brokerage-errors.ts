@@ -1,85 +1,53 @@
 /**
- * What the brokerage's errors mean for an activity, decided once for every activity that calls it.
+ * What the brokerage's errors mean for an activity, decided once for every activity that calls it, on either
+ * protocol: by the error's kind (domain/brokerage-errors.ts), which each protocol's library gives its errors.
  *
- * - **Request errors** (`EcaRequestError`): eca/ refused the input before sending it. A retry sends the
- *   same, so the activity fails at once, non-retryable, typed by the error's name. Not an address refused
- *   before connecting (`EcaAddressRefusedError`): see redirects.
- * - **Refusals** (an HTTP 4xx answer): the service said no to this request. A write whose result can
- *   say so (an update, the daily submission) returns it as its outcome, whatever the 4xx: the workflow
- *   reads the answer as given. Anywhere else a refusal is an anomaly for the step-failure policy
- *   (configuration-errors.ts), which leaves 408, 425 and 429 to the retry policy, since they say "later".
- * - **Unreadable answers** (`EcaSchemaError`): an anomaly as well, and so is a create answered
- *   `isProcessed` false while the keys are fine (`CreateNotProcessed`).
- * - **Key errors** (`EcaCryptoError`): configuration errors, retried with an alert.
- * - **Redirects** (`EcaRedirectError`, `WebApiRedirectError`: a 3xx, never followed): the firm's brokerage URL
- *   does not name the service itself; a configuration error of the firm, retried with an alert, never a transient
- *   fault. So is an address refused before connecting (`EcaAddressRefusedError`, `WebApiRequestError` naming
- *   `baseUrl`: nothing was sent), which a fixed URL or another DNS answer mends.
- * - **Deferrals** (`EcaDeferredError`): the firm's call budget put the call off before sending it; the
- *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure.
+ * - **Invalid requests**: the library refused the input before sending it. A retry sends the same, so the
+ *   activity fails at once, non-retryable, typed by the error's name.
+ * - **Refusals** (an HTTP 4xx answer): the service said no to this request. A write whose result can say so
+ *   (an update, the daily submission) returns it as its outcome, whatever the 4xx: the workflow reads the
+ *   answer as given. Anywhere else a refusal (kind `refused`) is an anomaly for the step-failure policy
+ *   (configuration-errors.ts), which leaves the 4xx answers that say "later" (408, 425, 429) to the retry policy.
+ * - **Unreadable answers** (kind `answer`): an anomaly as well, and so is a create answered `isProcessed`
+ *   false while the keys are fine (`CreateNotProcessed`).
+ * - **Keys and credentials** (kind `credentials`): configuration errors, retried with an alert.
+ * - **The firm's address** (kind `address`: a redirect, never followed, or an address refused before
+ *   connecting): a configuration error of the firm, retried with an alert, never a transient fault.
+ * - **Deferrals** (kind `put-off`, no status): the firm's call budget put the call off before sending it; the
+ *   activity is retried when the budget has room (`deferredFailure`), and the step counts no failure. An
+ *   answer that asked to wait (`Retry-After`) is retried then (`retryAfterFailure`).
  * - Anything else (timeouts, 5xx, dropped connections) is transport and is thrown as is: the workflow's
  *   retry policy backs off.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  EcaAddressRefusedError,
-  EcaCryptoError,
-  EcaHttpError,
-  EcaRedirectError,
-  EcaRequestError,
-  EcaSchemaError,
-} from '../eca/index.js';
-import type { EcaDeferredError } from '../eca/index.js';
-import {
-  WebApiAnswerError,
-  WebApiAuthError,
-  WebApiHttpError,
-  WebApiRedirectError,
-  WebApiSchemaError,
-} from '../webapi/index.js';
+import { BrokerageError, isBrokerageError } from '../domain/brokerage-errors.js';
 import { CREATE_NOT_PROCESSED } from '../domain/error-types.js';
-
-/** 4xx answers that say "later", not "never". */
-const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
 
 /**
  * An HTTP 4xx answer. `transient`: whether 408, 425 and 429 count as refusals too, as they do for a
  * write that reports the refusal as its outcome; the step-failure policy retries them like a 5xx.
  */
-export function isRefusal(error: unknown, options: { transient: boolean }): error is EcaHttpError {
+export function isRefusal(error: unknown, options: { transient: boolean }): error is BrokerageError {
   return (
-    error instanceof EcaHttpError &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    (options.transient || !TRANSIENT_4XX.has(error.status))
+    error instanceof BrokerageError &&
+    error.status !== undefined &&
+    (error.kind === 'refused' || (options.transient && error.kind === 'put-off'))
   );
+}
+
+/** Put off before anything was sent (the firm's call budget, the brokerage's maintenance window). */
+export function isDeferral(error: unknown): error is BrokerageError & { retryAfterMs: number } {
+  return isBrokerageError(error, 'put-off') && error.status === undefined && error.retryAfterMs !== undefined;
 }
 
 /** Brokerage failures a retry may not mend: an answer the engine cannot read, a lasting refusal. */
 export type BrokerageAnomaly = 'brokerage-answer' | 'brokerage-refusal' | 'create-not-processed';
 
 export function brokerageAnomaly(error: unknown): BrokerageAnomaly | undefined {
-  if (error instanceof EcaSchemaError || error instanceof WebApiSchemaError) return 'brokerage-answer';
-  // The Web API's refusals of a request as it came (the document's 400, 403, 404, 415; an account answer
-  // with `hasError`): a retry sends the same request.
-  if (error instanceof WebApiHttpError && [400, 403, 404, 415].includes(error.status)) return 'brokerage-refusal';
-  if (error instanceof WebApiAnswerError) return 'brokerage-refusal';
   if (error instanceof CreateNotProcessed) return 'create-not-processed';
-  if (isRefusal(error, { transient: false })) return 'brokerage-refusal';
+  if (isBrokerageError(error, 'answer')) return 'brokerage-answer';
+  if (isBrokerageError(error, 'refused')) return 'brokerage-refusal';
   return undefined;
-}
-
-/**
- * The worker's keys are wrong or missing: fixing the configuration mends it, not a retry. On the Web API: the
- * token endpoint refuses the firm's client (its id, key or assertion).
- */
-export function isKeyError(error: unknown): error is EcaCryptoError | WebApiAuthError {
-  return error instanceof EcaCryptoError || error instanceof WebApiAuthError;
-}
-
-/** A brokerage call answered a redirect (never followed): the firm's URL must be fixed. */
-export function isRedirect(error: unknown): error is EcaRedirectError | WebApiRedirectError {
-  return error instanceof EcaRedirectError || error instanceof WebApiRedirectError;
 }
 
 /**
@@ -88,18 +56,21 @@ export function isRedirect(error: unknown): error is EcaRedirectError | WebApiRe
  */
 export function describeError(error: Error): string {
   // Fixed words and the status: no body is quoted.
-  if (isRedirect(error)) return error.message;
-  if (error instanceof EcaHttpError || error instanceof WebApiHttpError)
-    return `${error.operation}: HTTP ${error.status}`;
+  if (error instanceof BrokerageError && error.kind !== 'address' && error.status !== undefined) {
+    const { operation } = error as { operation?: unknown };
+    if (typeof operation === 'string') return `${operation}: HTTP ${error.status}`;
+  }
   return error.message;
 }
 
 /**
- * The Web API asked how long to wait (a 429's or a 503's `Retry-After`): the activity is retried then,
+ * The service asked how long to wait (a 429's or a 503's `Retry-After`): the activity is retried then,
  * whatever its retry policy's backoff. Undefined for any other error.
  */
 export function retryAfterFailure(error: unknown): ApplicationFailure | undefined {
-  if (!(error instanceof WebApiHttpError) || error.retryAfterMs === undefined) return undefined;
+  if (!(error instanceof BrokerageError) || error.status === undefined || error.retryAfterMs === undefined) {
+    return undefined;
+  }
   return ApplicationFailure.create({
     type: error.name,
     message: `${describeError(error)}; the service asked to wait ${Math.ceil(error.retryAfterMs / 1000)} s`,
@@ -137,7 +108,7 @@ export async function callBrokerage<T>(call: () => Promise<T>): Promise<T> {
 /** One brokerage call under the policy above, at a call site whose outcome reports a refusal (any 4xx). */
 export async function callBrokerageOrRefusal<T>(
   call: () => Promise<T>,
-): Promise<{ answer: T; refusal?: never } | { refusal: EcaHttpError }> {
+): Promise<{ answer: T; refusal?: never } | { refusal: BrokerageError }> {
   try {
     return { answer: await call() };
   } catch (error) {
@@ -151,16 +122,14 @@ export async function callBrokerageOrRefusal<T>(
  * address too (the step-failure policy's configuration error of the firm).
  */
 function asBrokerageFailure(error: unknown): unknown {
-  return error instanceof EcaRequestError && !(error instanceof EcaAddressRefusedError)
-    ? typedFailure(error, { nonRetryable: true })
-    : error;
+  return isBrokerageError(error, 'invalid-request') ? typedFailure(error, { nonRetryable: true }) : error;
 }
 
 /**
  * A call the firm's call budget put off (runtime/call-budget.ts): nothing was sent, and the activity is
  * retried when the budget has room, whatever its retry policy's backoff. Not a failure of the step.
  */
-export function deferredFailure(error: EcaDeferredError): ApplicationFailure {
+export function deferredFailure(error: BrokerageError & { retryAfterMs: number }): ApplicationFailure {
   return ApplicationFailure.create({
     type: error.name,
     message: error.message,

@@ -33,16 +33,14 @@ import {
   brokerageAnomaly,
   deferredFailure,
   describeError,
-  isKeyError,
-  isRedirect,
+  isDeferral,
   retryAfterFailure,
   typedFailure,
 } from './brokerage-errors.js';
-import { EcaAddressRefusedError, EcaDeferredError } from '../eca/index.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
+import { isBrokerageError } from '../domain/brokerage-errors.js';
 import { AccountEntryError } from './status.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
-import { WebApiRequestError } from '../webapi/index.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store' | 'firm';
 
@@ -56,12 +54,12 @@ export type AnomalyKind = BrokerageAnomaly | 'document-corrupted' | 'account-ent
 export type ConfigurationAlert = (kind: ConfigurationErrorKind, error: Error) => void;
 
 export function configurationErrorKind(error: unknown): ConfigurationErrorKind | undefined {
-  if (isKeyError(error)) return 'keys';
+  // The firm's keys, or the credentials the service refuses.
+  if (isBrokerageError(error, 'credentials')) return 'keys';
   if (error instanceof FirmDisabledError || error instanceof FirmNotConfiguredError) return 'firm';
   // The firm's brokerage URL answers a redirect (never followed), or its address was refused before connecting
-  // (runtime/checked-fetch.ts), on either protocol: its settings are what to fix.
-  if (isRedirect(error) || error instanceof EcaAddressRefusedError) return 'firm';
-  if (error instanceof WebApiRequestError && error.parameter === 'baseUrl') return 'firm';
+  // (runtime/checked-fetch.ts): its settings are what to fix.
+  if (isBrokerageError(error, 'address')) return 'firm';
   if (error instanceof DocumentNotFound || error instanceof DocumentUndecryptable) return 'document-store';
   return undefined;
 }
@@ -175,7 +173,7 @@ export function stepFailureInterceptor(policy: StepFailurePolicy): ActivityInter
           return result;
         } catch (error) {
           // Put off by the call budget: nothing was sent, and a streak neither grows nor ends.
-          if (error instanceof EcaDeferredError) throw deferredFailure(error);
+          if (isDeferral(error)) throw deferredFailure(error);
           if (configurationErrorKind(error) === undefined && anomalyKind(error) === undefined) {
             streaks.delete(key);
             throw error;

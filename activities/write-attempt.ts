@@ -21,43 +21,22 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { REQUEST_ERROR } from '../domain/error-types.js';
-import { EcaCryptoError, EcaDeferredError, EcaNetworkError, EcaRequestError } from '../eca/index.js';
+import { BrokerageError } from '../domain/brokerage-errors.js';
 import { describeError } from './brokerage-errors.js';
 import { FirmLookupError, isFirmError } from '../runtime/firm-errors.js';
-import { WebApiAuthError, WebApiError, WebApiHttpError, WebApiRequestError } from '../webapi/index.js';
-
-/** Network failures before a connection exists: no byte of the request reached the service. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * Whether the failure of a create or update call proves that the service did not process it: refused
- * before sending (eca/ checks its input, and seals the payload, before any HTTP request; the call budget
- * defers a call before it too; the firm's client is had before it), or a connection that never opened. An HTTP status proves nothing (the
- * spec shows none for failures), nor does an answer that cannot be read or opened.
+ * Whether the failure of a create or update call proves that the service did not process it: the failure
+ * says so itself (domain/brokerage-errors.ts `notProcessed`: refused before sending, put off by the call
+ * budget, sealing failed, a connection never opened, a status its protocol's document gives for a request
+ * refused as it came), or the firm's client was never had. An answer that cannot be read or opened proves
+ * nothing, nor does a status the document does not give so.
  */
 export function provesNotProcessed(error: unknown): boolean {
-  if (error instanceof EcaRequestError || error instanceof EcaDeferredError) return true;
+  if (error instanceof BrokerageError) return error.notProcessed;
   // The firm's client was never had (runtime/firm-brokerages.ts): no request was made.
   if (isFirmError(error) || error instanceof FirmLookupError) return true;
-  if (error instanceof ApplicationFailure) return error.type === REQUEST_ERROR; // an EcaRequestError, typed
-  if (error instanceof EcaCryptoError) return error.stage === 'seal';
-  if (error instanceof EcaNetworkError) return NOT_CONNECTED.has(error.detail);
-  return webApiProvesNotProcessed(error);
-}
-
-/**
- * The Web API's: input refused before sending, no token had (nothing else was sent), a connection never
- * opened, or a status the document gives for a request refused as it came (400, 401, 403, 415). A 5xx, a
- * 429 or an answer that cannot be read proves nothing.
- */
-function webApiProvesNotProcessed(error: unknown): boolean {
-  if (error instanceof WebApiRequestError || error instanceof WebApiAuthError) return true;
-  if (error instanceof WebApiHttpError) return [400, 401, 403, 415].includes(error.status);
-  if (error instanceof WebApiError && error.code === 'WEBAPI_NETWORK') {
-    const code = ((error.cause as { cause?: { code?: unknown } } | undefined)?.cause?.code ?? '') as string;
-    return NOT_CONNECTED.has(code);
-  }
-  return false;
+  return error instanceof ApplicationFailure && error.type === REQUEST_ERROR; // an EcaRequestError, typed
 }
 
 interface NotSentProof {

@@ -6,10 +6,11 @@ import { z } from 'zod';
 import { createSsoUrl, setLanguages } from '../client/brokerage.js';
 import { listRuns, runStatus, startMaintenance } from '../client/index.js';
 import { existingMaintenance } from '../client/maintenance.js';
-import { EcaDeferredError, LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
+import { LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { WebApiAnswerError, WebApiHttpError } from '../webapi/index.js';
+import { BrokerageError } from '../domain/brokerage-errors.js';
 import type { WebApiClient } from '../webapi/index.js';
 import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
@@ -55,8 +56,7 @@ async function ownAccount(eca: EcaClient, csid: string, accountId: string): Prom
     answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
   } catch (error) {
     // The firm's call budget or the brokerage's maintenance window puts the question off: so does the caller.
-    if (!(error instanceof EcaDeferredError)) throw error;
-    throw putOff(accountId, error, error.retryAfterMs);
+    throw deferred(accountId, error);
   }
   const entry = answer.accounts.find((account) => account.accountId === accountId);
   if (!entry || entry.isError) throw notTheFirms(accountId);
@@ -103,7 +103,7 @@ export async function ownWebApiAccount(api: WebApiClient, accountId: string): Pr
 
 /** The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller. */
 function deferred(accountId: string, error: unknown): unknown {
-  const wait = error instanceof EcaDeferredError || error instanceof WebApiHttpError ? error.retryAfterMs : undefined;
+  const wait = error instanceof BrokerageError ? error.retryAfterMs : undefined;
   return wait === undefined ? error : putOff(accountId, error as Error, wait);
 }
 

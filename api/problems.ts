@@ -4,12 +4,11 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { EngineError, FirmInputError, InvalidInputError, isFirmError } from '../client/errors.js';
+import { brokerageErrorCode, EngineError, FirmInputError, InvalidInputError, isFirmError } from '../client/errors.js';
 import type { EngineErrorCode } from '../client/errors.js';
 import { ConfigurationError } from '../runtime/config-error.js';
 import { ApiKeyInputError } from '../runtime/api-keys.js';
-import { EcaError } from '../eca/errors.js';
-import { WebApiError } from '../webapi/errors.js';
+import { BrokerageError } from '../domain/brokerage-errors.js';
 import { abortKind } from './call-timeout.js';
 
 /** The problems the service answers with, besides the client API's own codes. */
@@ -145,12 +144,7 @@ function fromError(error: unknown): { code: ApiProblemCode; detail: string; fiel
   if (error instanceof FirmInputError) return { code: error.code, detail: error.message, field: error.field };
   if (error instanceof ApiKeyInputError) return { code: 'INVALID_INPUT', detail: error.message, field: error.field };
   if (isFirmError(error)) return { code: error.code, detail: error.message };
-  if (error instanceof EcaError) {
-    return { code: error.code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
-  }
-  if (error instanceof WebApiError) {
-    return { code: error.code === 'WEBAPI_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED', detail: error.message };
-  }
+  if (error instanceof BrokerageError) return { code: brokerageErrorCode(error), detail: error.message };
   if (abortKind(error) === 'timeout') {
     return {
       code: 'TIMEOUT',

@@ -3,6 +3,7 @@
  * alone on one line.
  */
 import { durationMs } from '../domain/durations.js';
+import type { BrokerageError } from '../domain/brokerage-errors.js';
 import type { Duration } from '@temporalio/common';
 import type { RejectedFile } from '../workflows/application/messages.js';
 
@@ -21,6 +22,11 @@ export type EngineErrorCode =
   | 'FIRM_DISABLED';
 
 export { FirmDisabledError, FirmInputError, FirmNotConfiguredError, isFirmError } from '../runtime/firm-errors.js';
+
+/** A brokerage call's failure, on either protocol: input refused before sending, or the brokerage's (or its transport's). */
+export function brokerageErrorCode(error: BrokerageError): EngineErrorCode {
+  return error.kind === 'invalid-request' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED';
+}
 
 export class EngineError extends Error {
   override readonly name: string = 'EngineError';

@@ -4,7 +4,12 @@
  * Every message is built from fixed text plus identifiers (parameter names, paths, status codes); none ever carries
  * a payload, a key, a password or personal data. The one text of the service's a message holds, an answer's
  * excerpt, is quoted ({@link quoteService}), so that a log can withhold it.
+ *
+ * Every error is a {@link BrokerageError} of the XML service (`protocol` `xml`): its kind and whether it proves
+ * that nothing was processed are this library's reading of the spec, which shows no status for a failure.
  */
+import { BrokerageError, CallPutOff } from '../domain/brokerage-errors.js';
+import type { BrokerageErrorKind } from '../domain/brokerage-errors.js';
 
 /**
  * The service's own words (an error entry's text, an answer's excerpt) as a message of the engine quotes them:
@@ -30,18 +35,20 @@ export function withholdService(text: string): string {
 export type EcaErrorCode =
   'ECA_REQUEST' | 'ECA_HTTP' | 'ECA_TIMEOUT' | 'ECA_NETWORK' | 'ECA_SCHEMA' | 'ECA_CRYPTO' | 'ECA_DEFERRED';
 
-export class EcaError extends Error {
+export abstract class EcaError extends BrokerageError {
+  readonly protocol = 'xml';
   readonly code: EcaErrorCode;
 
   constructor(code: EcaErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
   }
 }
 
 /** Input rejected before anything was sent; `parameter` names the offending request parameter (a path for nested input). */
 export class EcaRequestError extends EcaError {
+  readonly kind: BrokerageErrorKind = 'invalid-request';
+  readonly notProcessed = true;
   readonly parameter: string;
 
   constructor(parameter: string, message: string, options?: { cause?: unknown }) {
@@ -57,14 +64,23 @@ export class EcaRequestError extends EcaError {
  * (a DNS answer may change too), never a request that fails for good.
  */
 export class EcaAddressRefusedError extends EcaRequestError {
+  override readonly kind = 'address';
+
   constructor(parameter: 'baseUrl' | 'preferenceUrl', message: string) {
     super(parameter, message);
   }
 }
 
-/** The service answered with a non-2xx status. */
+/** 4xx answers that say "later", not "never". */
+const LATER_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
+
+/**
+ * The service answered with a non-2xx status. The spec shows no status for a failure, so none proves that
+ * nothing was processed; a 4xx other than 408, 425 and 429 is a refusal of the request as sent.
+ */
 export class EcaHttpError extends EcaError {
-  readonly status: number;
+  readonly notProcessed = false;
+  override readonly status: number;
   /** A short excerpt of the response body with payloads, file data, keys and secrets redacted. */
   readonly bodyExcerpt: string;
   readonly operation: string;
@@ -74,6 +90,12 @@ export class EcaHttpError extends EcaError {
     this.operation = operation;
     this.status = status;
     this.bodyExcerpt = bodyExcerpt;
+  }
+
+  get kind(): BrokerageErrorKind {
+    if (isRedirectStatus(this.status)) return 'address';
+    if (this.status >= 500 || this.status < 400) return 'transport';
+    return LATER_4XX.has(this.status) ? 'put-off' : 'refused';
   }
 }
 
@@ -113,13 +135,15 @@ export function addressRefusal(error: unknown): string | undefined {
  * service and the call may be made again after `retryAfterMs`.
  */
 export class EcaDeferredError extends EcaError {
+  readonly kind = 'put-off';
+  readonly notProcessed = true;
   readonly operation: string;
-  readonly retryAfterMs: number;
+  override readonly retryAfterMs: number;
   /** Why, in fixed words (a call budget spent for now, say). */
   readonly reason: string;
 
   constructor(operation: string, retryAfterMs: number, reason: string) {
-    super('ECA_DEFERRED', `${operation}: not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`);
+    super('ECA_DEFERRED', `${operation}: ${new CallPutOff(retryAfterMs, reason).message}`);
     this.operation = operation;
     this.retryAfterMs = retryAfterMs;
     this.reason = reason;
@@ -127,6 +151,9 @@ export class EcaDeferredError extends EcaError {
 }
 
 export class EcaTimeoutError extends EcaError {
+  readonly kind = 'transport';
+  readonly notProcessed = false;
+  override readonly timedOut = true;
   readonly operation: string;
   readonly timeoutMs: number;
 
@@ -137,7 +164,12 @@ export class EcaTimeoutError extends EcaError {
   }
 }
 
+/** Network failures before a connection exists: no byte of the request reached the service. */
+const NOT_CONNECTED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
 export class EcaNetworkError extends EcaError {
+  readonly kind = 'transport';
+  override readonly timedOut = false;
   readonly operation: string;
   /** The system error code (`ECONNREFUSED`, `ECONNRESET`, ...) or the error's name when there is none. */
   readonly detail: string;
@@ -147,10 +179,17 @@ export class EcaNetworkError extends EcaError {
     this.operation = operation;
     this.detail = detail;
   }
+
+  /** A connection that never opened: nothing of the call reached the service. */
+  get notProcessed(): boolean {
+    return NOT_CONNECTED.has(this.detail);
+  }
 }
 
 /** A response (JSON body, XML file, CSV) did not have the expected shape; `path` locates the failing part. */
 export class EcaSchemaError extends EcaError {
+  readonly kind: BrokerageErrorKind = 'answer';
+  readonly notProcessed = false;
   readonly path: string;
 
   constructor(path: string, message: string, options?: { cause?: unknown }) {
@@ -170,6 +209,7 @@ export type EcaCryptoPart =
 
 /** The OpenPGP envelope failed; `key` names the key or part that is wrong or missing. */
 export class EcaCryptoError extends EcaError {
+  readonly kind = 'credentials';
   readonly key: EcaCryptoPart;
   /** `seal`: while sealing a request, so nothing was sent. Unset: anywhere else, an answer's opening included. */
   readonly stage?: 'seal';
@@ -178,6 +218,11 @@ export class EcaCryptoError extends EcaError {
     super('ECA_CRYPTO', `${key}: ${message}`, options);
     this.key = key;
     if (options?.stage) this.stage = options.stage;
+  }
+
+  /** Only a request that failed to seal was never sent; an answer that cannot be opened came from a call. */
+  get notProcessed(): boolean {
+    return this.stage === 'seal';
   }
 }
 

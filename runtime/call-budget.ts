@@ -10,14 +10,14 @@
  * a new one instead, and slots are spaced (1000 + 2 × LATE_MS) / N ms apart: so however late within
  * that allowance calls leave, no second holds more than N as they leave (what the network adds is
  * outside the engine; the workers' clocks must agree within `LATE_MS`). A call whose slot is further
- * away than `maxWaitMs` is not sent at all: `EcaDeferredError` says when to try again (its
- * activity is retried then, see activities/brokerage-errors.ts), so that no activity waits long
+ * away than `maxWaitMs` is not sent at all: `CallPutOff` says when to try again (the client throws it on as
+ * its protocol's `put-off` error, and its activity is retried then, see activities/brokerage-errors.ts), so that no activity waits long
  * inside its timeout. A call that falls in one of the brokerage's maintenance windows
  * (`ECA_MAINTENANCE_WINDOWS`) is deferred the same way, to the window's end: waits that come due in a
  * window move past it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { EcaDeferredError } from '../eca/index.js';
+import { CallPutOff } from '../domain/brokerage-errors.js';
 import type { EcaOperation } from '../eca/index.js';
 import type { Database } from './database/index.js';
 import { maintenanceEnd, parseMaintenanceWindows } from '../domain/maintenance-windows.js';
@@ -46,7 +46,7 @@ export function slotSpacingMs(perSecond: number): number {
 const ALL = '*';
 
 export interface CallBudget {
-  /** Waits for the call's slot (EcaClientOptions.pace), or throws EcaDeferredError when it is too far. */
+  /** Waits for the call's slot (EcaClientOptions.pace), or throws CallPutOff when it is too far. */
   readonly pace: (operation: EcaOperation, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -105,11 +105,11 @@ export function createCallBudget(
   }
 
   /** Defers the call to the end of the maintenance window it falls in, if any. */
-  function closedUntil(operation: EcaOperation): void {
+  function closedUntil(): void {
     if (!settings.maintenance) return;
     const now = clock.now();
     const end = maintenanceEnd(settings.maintenance.windows, now, settings.maintenance.timeZone);
-    if (end !== undefined) throw new EcaDeferredError(operation, end - now, 'the brokerage is in a maintenance window');
+    if (end !== undefined) throw new CallPutOff(end - now, 'the brokerage is in a maintenance window');
   }
 
   /** The call's slot: reserved when within `maxWaitMs`, only looked at otherwise. */
@@ -139,17 +139,17 @@ export function createCallBudget(
 
   return {
     async pace(operation, signal) {
-      closedUntil(operation);
+      closedUntil();
       const scopes = scopesOf(operation);
       if (scopes.length === 0) return;
       for (;;) {
         const { at, reserved } = await reserve(scopes);
         const wait = at - clock.now();
-        if (!reserved) throw new EcaDeferredError(operation, wait, "the firm's call budget is taken for now");
+        if (!reserved) throw new CallPutOff(wait, "the firm's call budget is taken for now");
         if (wait > 0) await clock.sleep(wait, signal);
         if (clock.now() - at <= LATE_MS) break;
       }
-      closedUntil(operation); // a window that opened while the call waited for its slot
+      closedUntil(); // a window that opened while the call waited for its slot
     },
   };
 }

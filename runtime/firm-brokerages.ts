@@ -4,7 +4,7 @@
  * EcaClient for all firms: each call goes out on the client of the firm its request names (`CSID`), which
  * the activities take from the workflow that calls them.
  */
-import { createEcaClient, EcaDeferredError } from '../eca/index.js';
+import { createEcaClient } from '../eca/index.js';
 import type { EcaClient, EcaClientOptions, EcaOperation } from '../eca/index.js';
 import { callBudgetOf, createCallBudget, pacesCalls } from './call-budget.js';
 import type { Database } from './database/index.js';
@@ -264,19 +264,10 @@ const BUDGET_OPERATION: Record<string, EcaOperation> = {
   enumerations: 'getEnumerations',
 };
 
-/**
- * A Web API call waits for its slot in the firm's budget, under the XML operation of the same work. Whatever
- * stops the wait, nothing was sent: a failure of the pacing itself is a deferral too (as eca/'s own pacing).
- */
-async function webApiPaced(pace: (operation: EcaOperation) => Promise<void>, operation: string): Promise<void> {
+/** A Web API call waits for its slot in the firm's budget under the XML operation of the same work. */
+function webApiPaced(pace: (operation: EcaOperation) => Promise<void>, operation: string): Promise<void> {
   const budgeted = BUDGET_OPERATION[operation];
-  if (!budgeted) return;
-  try {
-    await pace(budgeted);
-  } catch (error) {
-    if (error instanceof EcaDeferredError) throw error;
-    throw new EcaDeferredError(budgeted, 1000, 'the pacing before it failed');
-  }
+  return budgeted ? pace(budgeted) : Promise.resolve();
 }
 
 /** A key variable's armored text (it holds the key or a path to one); a file that cannot be read is named. */

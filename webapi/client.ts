@@ -13,8 +13,10 @@ import {
   transportFailure,
   WebApiAnswerError,
   WebApiHttpError,
+  WebApiDeferredError,
   WebApiRequestError,
 } from './errors.js';
+import { paceOrDefer } from '../domain/brokerage-errors.js';
 import { signJwt } from './jwt.js';
 import { pages } from './pages.js';
 import type { AccountStatusRequest } from './pages.js';
@@ -76,7 +78,8 @@ export interface WebApiCallRecord {
 export interface WebApiClientOptions extends TokenSourceOptions {
   /**
    * Waits for the call's turn in the firm's call budget before anything is sent (runtime/call-budget.ts), by
-   * the client's operation name; what it throws is thrown as it is, and nothing is sent.
+   * the client's operation name. Whatever stops the wait, nothing is sent, and the call throws a
+   * `WebApiDeferredError` (domain/brokerage-errors.ts `paceOrDefer`).
    */
   pace?: (operation: string) => Promise<void>;
   /** Told of every call as it ends, answered or not; what it throws is ignored. */
@@ -260,7 +263,14 @@ export class WebApiClient {
     const started = performance.now();
     let failure: { error: unknown } | undefined;
     try {
-      await this.options.pace?.(operation);
+      const { pace } = this.options;
+      if (pace) {
+        await paceOrDefer(
+          () => pace(operation),
+          undefined,
+          (waitMs, reason) => new WebApiDeferredError(operation, waitMs, reason),
+        );
+      }
       let response = await this.send(operation, method, path, signed);
       if (response.status === 401) {
         // Refused before anything was done: a new token, once.

@@ -2,9 +2,15 @@
  * Typed errors of the brokerage's Web API library. As in eca/errors.ts, a message is fixed text plus
  * identifiers (client id, key id, status, field names): never a token, an assertion, a key or a body, and
  * the service's own words only quoted.
+ *
+ * Every error is a {@link BrokerageError} of the Web API (`protocol` `webapi`): its kind, and whether it proves
+ * that nothing was processed, read from the OpenAPI document's statuses (400, 401, 403 and 415 answer a request
+ * refused as it came; a 5xx, a 429 or an answer that cannot be read proves nothing).
  */
 
 import type { ZodType } from 'zod';
+import { BrokerageError } from '../domain/brokerage-errors.js';
+import type { BrokerageErrorKind } from '../domain/brokerage-errors.js';
 
 export type WebApiErrorCode =
   | 'WEBAPI_REQUEST'
@@ -13,48 +19,96 @@ export type WebApiErrorCode =
   | 'WEBAPI_NETWORK'
   | 'WEBAPI_SCHEMA'
   | 'WEBAPI_JWT'
-  | 'WEBAPI_ANSWER';
+  | 'WEBAPI_ANSWER'
+  | 'WEBAPI_DEFERRED';
 
-export class WebApiError extends Error {
+export abstract class WebApiError extends BrokerageError {
+  readonly protocol = 'webapi';
   readonly code: WebApiErrorCode;
 
   constructor(code: WebApiErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
   }
 }
 
-/** Input refused before anything was sent; `parameter` names what is wrong. */
+/**
+ * Input refused before anything was sent; `parameter` names what is wrong. `baseUrl`: the client's address,
+ * refused before connecting (runtime/checked-fetch.ts), which the firm's settings or a DNS answer mend.
+ */
 export class WebApiRequestError extends WebApiError {
+  readonly kind: BrokerageErrorKind;
+  readonly notProcessed = true;
+
   constructor(
     readonly parameter: string,
     message: string,
   ) {
     super('WEBAPI_REQUEST', `${parameter}: ${message}`);
+    this.kind = parameter === 'baseUrl' ? 'address' : 'invalid-request';
   }
 }
 
 /** The token endpoint refused the client (its assertion, its key, its id): nothing else is sent until fixed. */
 export class WebApiAuthError extends WebApiError {
+  readonly kind = 'credentials';
+  readonly notProcessed = true;
+
   constructor(
     readonly clientId: string,
-    readonly status: number,
+    override readonly status: number,
     message: string,
   ) {
     super('WEBAPI_AUTH', `client ${clientId}: ${message}`);
   }
 }
 
+/** The document's statuses for a request refused as it came: nothing was processed, and a retry sends the same. */
+const REFUSED_AS_SENT: ReadonlySet<number> = new Set([400, 403, 404, 415]);
+/** 4xx answers that say "later", not "never". */
+const LATER_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
+
 /** An answer with a non-2xx status; `retryAfterMs` when the service said how long to wait (429, 503). */
 export class WebApiHttpError extends WebApiError {
   constructor(
     readonly operation: string,
-    readonly status: number,
+    override readonly status: number,
     readonly bodyExcerpt: string,
-    readonly retryAfterMs?: number,
+    override readonly retryAfterMs?: number,
   ) {
     super('WEBAPI_HTTP', `${operation}: HTTP ${status}`);
+  }
+
+  get kind(): BrokerageErrorKind {
+    if (this.status >= 300 && this.status < 400) return 'address';
+    // Refused twice, the second time with a new token: the firm's client is what the service refuses.
+    if (this.status === 401) return 'credentials';
+    if (REFUSED_AS_SENT.has(this.status)) return 'refused';
+    if (LATER_4XX.has(this.status)) return 'put-off';
+    return 'transport';
+  }
+
+  /** 404 is left out: the document gives it for an account or a request it does not know, after the fact. */
+  get notProcessed(): boolean {
+    return [400, 401, 403, 415].includes(this.status);
+  }
+}
+
+/**
+ * Not sent: the firm's pacing (`WebApiClientOptions.pace`) put the call off, so nothing reached the service
+ * and the call may be made again after `retryAfterMs`.
+ */
+export class WebApiDeferredError extends WebApiError {
+  readonly kind = 'put-off';
+  readonly notProcessed = true;
+
+  constructor(
+    readonly operation: string,
+    override readonly retryAfterMs: number,
+    /** Why, in fixed words (a call budget spent for now, say). */
+    readonly reason: string,
+  ) {
+    super('WEBAPI_DEFERRED', `${operation}: not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`);
   }
 }
 
@@ -96,11 +150,35 @@ function addressRefusal(error: unknown): string | undefined {
 export function transportFailure(operation: string, error: unknown): WebApiError {
   const refused = addressRefusal(error);
   if (refused !== undefined) return new WebApiRequestError('baseUrl', refused);
-  return new WebApiError('WEBAPI_NETWORK', `${operation}: ${(error as Error).name}`, { cause: error });
+  return new WebApiNetworkError(operation, error);
+}
+
+/** Network failures before a connection exists: no byte of the request reached the service. */
+const NOT_CONNECTED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** The call's fetch failed: no answer in time, or a connection that failed (`cause`: the fetch's failure). */
+export class WebApiNetworkError extends WebApiError {
+  readonly kind = 'transport';
+  override readonly timedOut: boolean;
+  /** A connection that never opened (the fetch's own cause names its system error): nothing reached the service. */
+  readonly notProcessed: boolean;
+
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super('WEBAPI_NETWORK', `${operation}: ${(cause as Error).name}`, { cause });
+    this.timedOut = (cause as Error | undefined)?.name === 'TimeoutError';
+    const code = (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+    this.notProcessed = typeof code === 'string' && NOT_CONNECTED.has(code);
+  }
 }
 
 /** The answer is not of the document's shape; `path` names the first field that is not. */
 export class WebApiSchemaError extends WebApiError {
+  readonly kind = 'answer';
+  readonly notProcessed = false;
+
   constructor(
     readonly operation: string,
     readonly path: string,
@@ -126,6 +204,10 @@ export function readAnswer<T>(operation: string, text: string, schema: ZodType<T
 
 /** A JSON Web Token that is malformed, badly signed, expired or not for this use; `reason` says which. */
 export class JwtError extends WebApiError {
+  /** In a call, the firm's own key or token is what cannot be used. */
+  readonly kind = 'credentials';
+  readonly notProcessed = true;
+
   constructor(readonly reason: string) {
     super('WEBAPI_JWT', `JWT refused: ${reason}`);
   }
@@ -136,6 +218,9 @@ export class JwtError extends WebApiError {
  * service's words are kept quoted (eca/errors.ts `quoteService`), for logs to withhold.
  */
 export class WebApiAnswerError extends WebApiError {
+  readonly kind = 'refused';
+  readonly notProcessed = false;
+
   constructor(
     readonly operation: string,
     readonly errorDescription: string | undefined,

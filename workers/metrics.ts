@@ -20,24 +20,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
-import {
-  EcaCryptoError,
-  EcaDeferredError,
-  EcaHttpError,
-  EcaNetworkError,
-  EcaRequestError,
-  EcaSchemaError,
-  EcaTimeoutError,
-} from '../eca/index.js';
 import type { EcaClient } from '../eca/index.js';
-import {
-  JwtError,
-  WebApiAuthError,
-  WebApiError,
-  WebApiHttpError,
-  WebApiRequestError,
-  WebApiSchemaError,
-} from '../webapi/index.js';
+import { BrokerageError } from '../domain/brokerage-errors.js';
 import type { WebApiCallRecord } from '../webapi/index.js';
 import type { Protocol } from '../domain/protocols.js';
 import { lifecycleMachine } from '../workflows/lifecycle/index.js';
@@ -51,19 +35,22 @@ import { EcaLifecycleState } from '../domain/search-attributes.js';
  * (the Web API's `hasError` answers included), and a call the firm's budget put off, never sent, as `deferred`.
  */
 export function callOutcome(error: unknown): string {
-  if (error instanceof EcaDeferredError) return 'deferred';
-  if (error instanceof EcaHttpError || error instanceof WebApiHttpError) {
-    return error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  if (!(error instanceof BrokerageError)) return 'error';
+  if (error.kind === 'credentials') return 'crypto';
+  if (error.status !== undefined) return error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  switch (error.kind) {
+    case 'put-off':
+      return 'deferred';
+    case 'transport':
+      return error.timedOut ? 'timeout' : 'network';
+    case 'answer':
+      return 'bad_response';
+    case 'invalid-request':
+    case 'address':
+      return 'bad_request';
+    default:
+      return 'error';
   }
-  if (error instanceof EcaTimeoutError) return 'timeout';
-  if (error instanceof EcaNetworkError) return 'network';
-  if (error instanceof WebApiError && error.code === 'WEBAPI_NETWORK') {
-    return (error.cause as Error | undefined)?.name === 'TimeoutError' ? 'timeout' : 'network';
-  }
-  if (error instanceof EcaSchemaError || error instanceof WebApiSchemaError) return 'bad_response';
-  if (error instanceof EcaCryptoError || error instanceof WebApiAuthError || error instanceof JwtError) return 'crypto';
-  if (error instanceof EcaRequestError || error instanceof WebApiRequestError) return 'bad_request';
-  return 'error';
 }
 
 /** The counter and the histogram of the brokerage's calls, shared by the clients of both protocols. */

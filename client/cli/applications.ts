@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { APPLICATION_STATES } from '../../domain/application-states.js';
 import { ACCOUNT_STATUS_LETTER, ACCOUNT_STATUS_LETTER_RULE } from '../../domain/account.js';
-import { EcaError } from '../../eca/errors.js';
+import { BrokerageError } from '../../domain/brokerage-errors.js';
 import type { ConnectedEngine } from '../connection.js';
 import { EngineError } from '../errors.js';
 import { paintState } from './color.js';
@@ -39,7 +39,7 @@ async function applyOne(engine: ConnectedEngine, item: BatchItem): Promise<Batch
       detail: started.workflowId,
     };
   } catch (error) {
-    if (!(error instanceof EngineError || error instanceof EcaError)) throw error;
+    if (!(error instanceof EngineError || error instanceof BrokerageError)) throw error;
     return { application: item.application, outcome: 'failed', detail: error.message, code: errorCode(error) };
   }
 }

@@ -3,12 +3,12 @@
  * exit code it ends with: one per class of error (exit-codes.ts).
  */
 import { CommanderError } from 'commander';
-import { EcaError } from '../../eca/errors.js';
+import { BrokerageError } from '../../domain/brokerage-errors.js';
 import { DatabaseError } from '../../runtime/database/errors.js';
-import { EngineError, InvalidScheduleOptions, isFirmError } from '../errors.js';
+import { brokerageErrorCode, EngineError, InvalidScheduleOptions, isFirmError } from '../errors.js';
 import { OnboardingApiError } from '../api-http.js';
 import { paint } from './color.js';
-import { apiErrorCode, ecaErrorCode, exitCodeOf } from './exit-codes.js';
+import { apiErrorCode, exitCodeOf } from './exit-codes.js';
 import type { CliErrorCode, ErrorCode } from './exit-codes.js';
 
 /** A failure only the command line knows: a wait past its timeout, an action not confirmed. */
@@ -29,7 +29,7 @@ export function errorCode(error: unknown): ErrorCode {
   if (error instanceof CliError) return error.code;
   if (error instanceof EngineError || isFirmError(error)) return error.code;
   if (error instanceof OnboardingApiError) return apiErrorCode(error.code);
-  if (error instanceof EcaError) return ecaErrorCode(error.code);
+  if (error instanceof BrokerageError) return brokerageErrorCode(error);
   if (error instanceof InvalidScheduleOptions) return 'INVALID_INPUT';
   // A database URL that names no backend is configuration; anything else is a failure to reach or migrate it.
   if (error instanceof DatabaseError) return error.problem === 'url' ? 'CONFIGURATION' : 'FAILED';

@@ -3,7 +3,6 @@
  * the message. The table in docs/cli.md is generated from this one (`npm run docs:cli`), and a test fails
  * when the two differ.
  */
-import type { EcaErrorCode } from '../../eca/errors.js';
 import type { EngineErrorCode } from '../errors.js';
 
 /** Failures the command line itself knows about, besides the client API's and the eca library's. */
@@ -54,11 +53,6 @@ export const EXIT_CODES: readonly ExitCode[] = [
 /** The exit code of an error code. */
 export function exitCodeOf(code: ErrorCode): number {
   return EXIT_CODES.find((row) => row.code === code)?.exitCode ?? 1;
-}
-
-/** The eca library's errors: input it refused before sending, or the brokerage's (or its transport's) failure. */
-export function ecaErrorCode(code: EcaErrorCode): EngineErrorCode {
-  return code === 'ECA_REQUEST' ? 'INVALID_INPUT' : 'BROKERAGE_REFUSED';
 }
 
 /**

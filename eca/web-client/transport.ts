@@ -21,6 +21,7 @@ import {
   isRedirectStatus,
   safeBodyExcerpt,
 } from '../errors.js';
+import { paceOrDefer } from '../../domain/brokerage-errors.js';
 import { responseSchemas, validateResponse } from '../schemas/index.js';
 import type { EcaEnvironment } from '../sso.js';
 import { OPERATION_PATHS } from './operations.js';
@@ -123,27 +124,17 @@ function boundedBodyRead(timeoutMs: number): { signal: AbortSignal; read: (body:
   };
 }
 
-/**
- * The caller's pacing before a request (`EcaClientOptions.pace`). Whatever stops it, nothing was sent, and
- * the caller is told so: a failure of the pacing itself (its database, say) or the call's signal aborting
- * while it waited is an `EcaDeferredError` too, never a network error that would leave a write in doubt.
- */
-async function paced(
+/** The caller's pacing before a request (`EcaClientOptions.pace`): whatever stops it, an `EcaDeferredError`. */
+function paced(
   pace: NonNullable<EcaClientOptions['pace']>,
   operation: EcaOperation,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  let failed = false;
-  try {
-    await pace(operation, signal);
-  } catch (error) {
-    if (error instanceof EcaDeferredError) throw error;
-    failed = true;
-  }
-  if (signal?.aborted) {
-    throw new EcaDeferredError(operation, 0, 'the call was cancelled or timed out while it waited for its slot');
-  }
-  if (failed) throw new EcaDeferredError(operation, 1000, 'the pacing before it failed');
+  return paceOrDefer(
+    () => pace(operation, signal),
+    signal,
+    (waitMs, reason) => new EcaDeferredError(operation, waitMs, reason),
+  );
 }
 
 /** The library's tracer: spans go nowhere until the process registers an OpenTelemetry SDK. */

@@ -5,7 +5,7 @@
  * refusals, and how long the applications took; counted by the engine: the calls it put off.
  */
 import { startApplication } from '../../client/applications.js';
-import { EcaDeferredError } from '../../eca/index.js';
+import { CallPutOff } from '../../domain/brokerage-errors.js';
 import { createCallBudget } from '../../runtime/call-budget.js';
 import type { SecondCount } from '../../simulator/rate-cap.js';
 import { round } from './measure.js';
@@ -30,7 +30,7 @@ export async function politePhase(bench: Bench, count: number, cap: number): Pro
   const budget = createCallBudget(bench.database, sim.csid, { perSecond: cap, maxWaitMs: 20_000 });
   pacing.pace = (operation) =>
     budget.pace(operation).catch((error: unknown) => {
-      if (error instanceof EcaDeferredError) deferred++;
+      if (error instanceof CallPutOff) deferred++;
       throw error;
     });
   const prefix = `happy-polite-${bench.run}-${count}`;

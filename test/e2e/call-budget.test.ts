@@ -19,7 +19,7 @@ import type { EngineHarness } from '../support/engine.js';
 import { devServerEnv } from '../support/servers.js';
 import { expectLog } from '../support/hooks.js';
 import type { ExpectedLog } from '../support/hooks.js';
-import { EcaDeferredError } from '../../eca/index.js';
+import { CallPutOff } from '../../domain/brokerage-errors.js';
 import { createCallBudget } from '../../runtime/call-budget.js';
 import { openSeededDatabase } from '../support/database-template.js';
 
@@ -56,7 +56,7 @@ describe('call budget end to end (dev server, worker, simulator with a rate cap)
         const budget = createCallBudget(db, csid, { perSecond: CAP - 1, maxWaitMs: 3_000 });
         return (operation) =>
           budget.pace(operation).catch((error: unknown) => {
-            if (error instanceof EcaDeferredError) deferred++;
+            if (error instanceof CallPutOff) deferred++;
             throw error;
           });
       },

@@ -1,6 +1,6 @@
 /** The firm's call budget (runtime/call-budget.ts) on both database backends. */
 import assert from 'node:assert/strict';
-import { EcaDeferredError } from '../../../eca/index.js';
+import { CallPutOff } from '../../../domain/brokerage-errors.js';
 import type { EcaOperation } from '../../../eca/index.js';
 import { openDatabase } from '../../../runtime/database/index.js';
 import type { Database } from '../../../runtime/database/index.js';
@@ -121,8 +121,7 @@ describe('call budget (runtime/call-budget)', function () {
           () => assert.fail('a third call within a second was not deferred'),
           (error: unknown) => error,
         );
-        assert.ok(deferred instanceof EcaDeferredError, String(deferred));
-        assert.equal(deferred.operation, 'create');
+        assert.ok(deferred instanceof CallPutOff, String(deferred));
         assert.ok(deferred.retryAfterMs > 600 && deferred.retryAfterMs <= 1100, `again in ${deferred.retryAfterMs} ms`);
         const [{ next_at: nextAt }] = (await db.query<{ next_at: string }>(
           "SELECT next_at FROM call_budget WHERE csid = 'FIRM-D' AND scope = '*'",
@@ -147,7 +146,7 @@ describe('call budget (runtime/call-budget)', function () {
           () => assert.fail('a call went out in the window'),
           (error: unknown) => error,
         );
-        assert.ok(deferred instanceof EcaDeferredError, String(deferred));
+        assert.ok(deferred instanceof CallPutOff, String(deferred));
         assert.equal(deferred.retryAfterMs, 3 * 60 * 60_000, 'again at 02:00, when the window ends');
         assert.match(deferred.message, /maintenance window/);
         assert.deepEqual(await db.query("SELECT scope FROM call_budget WHERE csid = 'FIRM-E'"), []);

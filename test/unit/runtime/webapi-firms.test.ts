@@ -9,8 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCodecKeyring } from '../../../codec/keyring.js';
-import { EcaDeferredError } from '../../../eca/index.js';
-import { WebApiAuthError } from '../../../webapi/index.js';
+import { WebApiAuthError, WebApiDeferredError } from '../../../webapi/index.js';
 import type { Database } from '../../../runtime/database/index.js';
 import { FirmBrokerages } from '../../../runtime/firm-brokerages.js';
 import { FirmNotConfiguredError } from '../../../runtime/firm-errors.js';
@@ -103,7 +102,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
     sim.control.resetCalls();
     const results = await Promise.allSettled([1, 2, 3].map(() => client.applicationByExternalId('nobody')));
     const deferred = results.filter(
-      (result) => result.status === 'rejected' && result.reason instanceof EcaDeferredError,
+      (result) => result.status === 'rejected' && result.reason instanceof WebApiDeferredError,
     ).length;
     assert.ok(deferred >= 1, `calls at once past one a second: ${JSON.stringify(results.map((r) => r.status))}`);
     // On a busy machine the first call can miss its slot too, and all three are put off: none is sent then.

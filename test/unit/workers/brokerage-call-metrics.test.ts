@@ -9,7 +9,8 @@ import type { EcaClient } from '../../../eca/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import {
   WebApiAuthError,
-  WebApiError,
+  WebApiDeferredError,
+  WebApiNetworkError,
   WebApiHttpError,
   WebApiRequestError,
   WebApiSchemaError,
@@ -71,25 +72,21 @@ describe('brokerage call metrics, on both protocols', function () {
   });
 
   it('names the same outcomes for the errors of both protocols', function () {
-    const timeout = new WebApiError('WEBAPI_NETWORK', 'accountStatus: TimeoutError', {
-      cause: new DOMException('timed out', 'TimeoutError'),
-    });
+    const timeout = new WebApiNetworkError('accountStatus', new DOMException('timed out', 'TimeoutError'));
     const cases: Array<[unknown, string]> = [
       [new EcaHttpError('create', 503, ''), 'http_5xx'],
       [new WebApiHttpError('createAccount', 503, ''), 'http_5xx'],
       [new EcaHttpError('create', 400, ''), 'http_4xx'],
       [new WebApiHttpError('createAccount', 415, ''), 'http_4xx'],
       [timeout, 'timeout'],
-      [
-        new WebApiError('WEBAPI_NETWORK', 'accountStatus: TypeError', { cause: new TypeError('fetch failed') }),
-        'network',
-      ],
+      [new WebApiNetworkError('accountStatus', new TypeError('fetch failed')), 'network'],
       [new EcaSchemaError('accounts', 'not an array'), 'bad_response'],
       [new WebApiSchemaError('accountStatus', 'status', 'not a letter'), 'bad_response'],
       [new WebApiAuthError('client-1', 401, 'the token endpoint refused the assertion'), 'crypto'],
       [new EcaRequestError('accountIds', 'empty'), 'bad_request'],
       [new WebApiRequestError('baseUrl', 'a link-local address'), 'bad_request'],
       [new EcaDeferredError('getAccountStatus', 1000, 'the call budget is spent for now'), 'deferred'],
+      [new WebApiDeferredError('accountStatus', 1000, 'the call budget is spent for now'), 'deferred'],
       [new Error('something else'), 'error'],
     ];
     for (const [error, outcome] of cases) assert.equal(callOutcome(error), outcome, (error as Error).message);

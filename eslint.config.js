@@ -25,12 +25,13 @@ const layers = {
   webapi: ['domain'],
   codec: [],
   domain: [],
-  runtime: ['eca', 'webapi', 'codec', 'domain'],
+  brokerage: ['eca', 'webapi', 'domain'],
+  runtime: ['eca', 'webapi', 'brokerage', 'codec', 'domain'],
   workflows: ['codec', 'domain'],
-  activities: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
-  workers: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
-  client: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows'],
-  api: ['eca', 'webapi', 'codec', 'domain', 'runtime', 'workflows', 'client'],
+  activities: ['eca', 'webapi', 'brokerage', 'codec', 'domain', 'runtime', 'workflows'],
+  workers: ['eca', 'webapi', 'brokerage', 'codec', 'domain', 'runtime', 'workflows', 'activities'],
+  client: ['eca', 'webapi', 'brokerage', 'codec', 'domain', 'runtime', 'workflows'],
+  api: ['eca', 'webapi', 'brokerage', 'codec', 'domain', 'runtime', 'workflows', 'client'],
   simulator: ['eca', 'webapi'],
 };
 const projectFolders = [...Object.keys(layers), 'scripts', 'test'];

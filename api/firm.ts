@@ -9,9 +9,9 @@ import { existingMaintenance } from '../client/maintenance.js';
 import { LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
-import { WebApiAnswerError, WebApiHttpError } from '../webapi/index.js';
 import { BrokerageError } from '../domain/brokerage-errors.js';
-import type { WebApiClient } from '../webapi/index.js';
+import { xmlBrokerage } from '../brokerage/xml.js';
+import type { Brokerage } from '../brokerage/port.js';
 import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';
 import { ONBOARDING, principalOf, READERS } from './auth.js';
@@ -35,9 +35,10 @@ export interface FirmBrokerage {
  * may take new work. Both throw FirmNotConfiguredError or FirmDisabledError, answered as problems.
  */
 export interface ApiFirms extends ActiveFirms {
+  /** The firm's XML client, for what only the XML service offers (an account holder's preferred languages). */
   brokerageOf(csid: string): Promise<EcaClient>;
-  /** What makes the firm's SSO sessions, on its protocol. */
-  ssoOf(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>>;
+  /** The firm's brokerage, on its protocol (brokerage/port.ts): SSO links, whether an account is the firm's. */
+  brokerageFor(csid: string): Promise<Brokerage>;
   /** Resolves when the brokerage lists `accountId` among the firm's accounts; a NOT_FOUND problem otherwise. */
   requireOwnAccount(csid: string, accountId: string): Promise<void>;
   /** The protocol the firm is on now: its maintenance requests are sent on it. */
@@ -47,19 +48,17 @@ export interface ApiFirms extends ActiveFirms {
 }
 
 /**
- * Asks the brokerage for the account's status with the firm's CSID: the spec answers an account that is not
- * the firm's with a per-account error entry (or none), and then nothing is sent for it.
+ * Resolves when the brokerage lists `accountId` among the firm's accounts (brokerage/port.ts `ownsAccount`); a
+ * NOT_FOUND problem when it does not, an UNAVAILABLE one with its wait when the question is put off.
  */
-async function ownAccount(eca: EcaClient, csid: string, accountId: string): Promise<void> {
-  let answer: Awaited<ReturnType<EcaClient['getAccountStatus']>>;
+async function requireOwn(brokerage: Brokerage, accountId: string): Promise<void> {
+  let owned: boolean;
   try {
-    answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+    owned = await brokerage.ownsAccount(accountId);
   } catch (error) {
-    // The firm's call budget or the brokerage's maintenance window puts the question off: so does the caller.
     throw deferred(accountId, error);
   }
-  const entry = answer.accounts.find((account) => account.accountId === accountId);
-  if (!entry || entry.isError) throw notTheFirms(accountId);
+  if (!owned) throw notTheFirms(accountId);
 }
 
 /** The question put off for `waitMs`: the caller is told when to ask again. */
@@ -77,30 +76,6 @@ function notTheFirms(accountId: string): ApiProblem {
   return new ApiProblem('NOT_FOUND', `the brokerage lists no account ${accountId} of this firm`, 'accountId');
 }
 
-/**
- * Asks the Web API for the account's status with the firm's client: an account that is not the firm's is
- * answered with `hasError` (the document's account answers carry their errors in the body), or with a 500,
- * which the document allows for a wrong account id: then the firm's accounts are read for it
- * (`WebApiClient.findAccount`), and an account they do not list is refused.
- */
-export async function ownWebApiAccount(api: WebApiClient, accountId: string): Promise<void> {
-  try {
-    await api.accountStatus(accountId);
-    return;
-  } catch (error) {
-    if (error instanceof WebApiAnswerError) throw notTheFirms(accountId);
-    // A 500 may be the document's answer for a wrong account id: the firm's accounts say which.
-    if (!(error instanceof WebApiHttpError && error.status === 500)) throw deferred(accountId, error);
-  }
-  let listed;
-  try {
-    listed = await api.findAccount(accountId);
-  } catch (error) {
-    throw deferred(accountId, error);
-  }
-  if (!listed) throw notTheFirms(accountId);
-}
-
 /** The firm's call budget, or the brokerage's 429 or 503, puts the question off: so does the caller. */
 function deferred(accountId: string, error: unknown): unknown {
   const wait = error instanceof BrokerageError ? error.retryAfterMs : undefined;
@@ -111,12 +86,9 @@ function deferred(accountId: string, error: unknown): unknown {
 export function registeredFirms(brokerages: FirmBrokerages): ApiFirms {
   return {
     brokerageOf: (csid) => brokerages.clientFor(csid),
-    ssoOf: (csid) => brokerages.ssoFor(csid),
+    brokerageFor: (csid) => brokerages.brokerageFor(csid),
     requireActive: (csid) => brokerages.registry.require(csid),
-    requireOwnAccount: async (csid, accountId) =>
-      (await brokerages.protocolOf(csid)) === 'webapi'
-        ? ownWebApiAccount(await brokerages.webApiClientFor(csid), accountId)
-        : ownAccount(await brokerages.clientFor(csid), csid, accountId),
+    requireOwnAccount: async (csid, accountId) => requireOwn(await brokerages.brokerageFor(csid), accountId),
     protocolOf: (csid) => brokerages.protocolOf(csid),
     firmTypesOf: async (csid) => (await brokerages.registry.require(csid)).settings.firmTypes,
   };
@@ -131,12 +103,13 @@ export function singleFirm(brokerage: FirmBrokerage | undefined): ApiFirms {
     brokerage?.csid === csid
       ? Promise.resolve(brokerage.eca)
       : Promise.reject(new FirmNotConfiguredError(csid, 'this service holds no brokerage keys for it'));
+  const brokerageFor = async (csid: string) => xmlBrokerage(await brokerageOf(csid), csid);
   return {
     brokerageOf,
-    ssoOf: brokerageOf,
+    brokerageFor,
     requireActive: () => Promise.resolve(),
     requireOwnAccount: async (csid, accountId) => {
-      if (brokerage) await ownAccount(await brokerageOf(csid), csid, accountId);
+      if (brokerage) await requireOwn(await brokerageFor(csid), accountId);
     },
     protocolOf: () => Promise.resolve('xml'),
     firmTypesOf: () => Promise.resolve([]),
@@ -257,7 +230,7 @@ export function firmRoutes(api: Api, base: EngineBase, firms: ApiFirms): void {
       response: { 200: SsoLink, ...problems(409, 422, 502) },
     },
     handler: async (request, reply) => {
-      const link = await createSsoUrl(request.body, await firms.ssoOf(principalOf(request).csid));
+      const link = await createSsoUrl(request.body, await firms.brokerageFor(principalOf(request).csid));
       return reply
         .code(200)
         .header('cache-control', 'no-store')

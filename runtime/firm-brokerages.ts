@@ -19,7 +19,9 @@ import { WebApiClient } from '../webapi/index.js';
 import type { WebApiClientOptions } from '../webapi/index.js';
 import type { Protocol } from './firm-settings.js';
 import type { WorkerConfig } from './config.js';
-import { webApiSso } from './webapi-sso.js';
+import { webApiBrokerage } from '../brokerage/webapi.js';
+import { xmlBrokerage } from '../brokerage/xml.js';
+import type { Brokerage } from '../brokerage/port.js';
 
 export interface FirmBrokerageOptions {
   /** Each call's abort signal (the worker's activity attempt's, activities/attempt-signal.ts). */
@@ -126,13 +128,20 @@ export class FirmBrokerages {
     return client;
   }
 
-  /** What makes the firm's SSO sessions: its XML client, or on the Web API its browser sessions (webapi-sso.ts). */
-  async ssoFor(csid: string): Promise<Pick<EcaClient, 'ssoCreate'>> {
+  /**
+   * The firm's brokerage on the protocol its settings name (brokerage/port.ts): the one place a protocol is
+   * picked for it. FirmNotConfiguredError or FirmDisabledError when it may not call.
+   */
+  async brokerageFor(csid: string): Promise<Brokerage> {
     const { settings } = await this.registry.require(csid);
-    if (settings.protocol !== 'webapi') return this.clientFor(csid);
-    return webApiSso(await this.webApiClientFor(csid), settings.environment, {
-      allowInsecureLoopback: this.options.ssoAllowInsecureLoopback,
-    });
+    const adapters: Record<Protocol, () => Promise<Brokerage>> = {
+      xml: async () => xmlBrokerage(await this.clientFor(csid), csid),
+      webapi: async () =>
+        webApiBrokerage(await this.webApiClientFor(csid), settings.environment, {
+          allowInsecureLoopback: this.options.ssoAllowInsecureLoopback,
+        }),
+    };
+    return adapters[settings.protocol]();
   }
 
   /** The firm's call budget's pacing, shared by its clients of both protocols; undefined when nothing is capped. */

@@ -121,7 +121,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
     const { accountId } = await client.applicationByExternalId('portal-task-ws1');
     const userName = sim.control.account(accountId!)!.userName;
     sim.control.resetCalls();
-    const link = await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.ssoFor('WS'));
+    const link = await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.brokerageFor('WS'));
     assert.ok(link.url.startsWith(sim.portalUrl));
     assert.equal(sim.control.calls()['webapi POST /gw/api/v1/sso-browser-sessions'], 1);
     assert.equal(sim.control.calls()['sso/create'], undefined);
@@ -131,7 +131,7 @@ describe('firms on the Web API: the registry builds their client, paced by their
       settings: { baseUrl: sim.url },
       keys: { firmPrivateKey: sim.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey },
     });
-    await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.ssoFor(sim.csid));
+    await createSsoUrl({ userName, ip: '127.0.0.1' }, await brokerages.brokerageFor(sim.csid));
     assert.equal(sim.control.calls()['sso/create'], 1);
     assert.equal(sim.control.calls()['webapi POST /gw/api/v1/sso-browser-sessions'], 1);
   });

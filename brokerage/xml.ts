@@ -1,0 +1,19 @@
+/** The brokerage port (port.ts) on the XML service: its client, for one firm. */
+import type { EcaClient } from '../eca/index.js';
+import type { Brokerage } from './port.js';
+
+export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
+  return {
+    protocol: 'xml',
+    /**
+     * The account's status asked with the firm's CSID: the spec answers an account that is not the firm's with a
+     * per-account error entry (or none).
+     */
+    async ownsAccount(accountId) {
+      const answer = await eca.getAccountStatus({ CSID: csid, accountIds: [accountId] });
+      const entry = answer.accounts.find((account) => account.accountId === accountId);
+      return entry !== undefined && !entry.isError;
+    },
+    ssoCreate: (request) => eca.ssoCreate(request),
+  };
+}

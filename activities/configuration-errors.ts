@@ -39,7 +39,7 @@ import {
 } from './brokerage-errors.js';
 import type { BrokerageAnomaly } from './brokerage-errors.js';
 import { isBrokerageError } from '../domain/brokerage-errors.js';
-import { AccountEntryError } from './status.js';
+import { AccountEntryError } from '../brokerage/xml/accounts.js';
 import { FirmDisabledError, FirmNotConfiguredError } from '../runtime/firm-errors.js';
 
 export type ConfigurationErrorKind = 'keys' | 'document-store' | 'firm';

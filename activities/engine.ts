@@ -73,10 +73,12 @@ export interface EngineActivityOptions extends StatusReaderOptions {
    */
   firms?: WebhookActivityOptions['firms'];
   /**
-   * The firms on the brokerage's Web API: each firm's protocol and Web API client (runtime/firm-brokerages.ts).
-   * Without it every firm is on the XML service.
+   * The firms on the brokerage's Web API: each firm's protocol, Web API client and brokerage on its protocol
+   * (runtime/firm-brokerages.ts `protocols`). Without it every firm is on the XML service.
    */
-  webApi?: Pick<WebApiApplicationOptions, 'clientFor'> & Pick<ProtocolAdapters, 'protocolOf'>;
+  webApi?: Pick<WebApiApplicationOptions, 'clientFor'> &
+    Pick<ProtocolAdapters, 'protocolOf'> &
+    Pick<SweepActivityOptions, 'brokerageFor'>;
 }
 
 /**
@@ -137,7 +139,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
         maxAccountsPerCall: options.maxAccountsPerCall,
         onSweep: options.onSweep,
         onSweepFailed: options.onSweepFailed,
-        ...(options.webApi && { webApi: options.webApi }),
+        ...(options.webApi && { brokerageFor: options.webApi.brokerageFor }),
       }),
       ...createRetentionActivities({ store }),
       ...createEventActivities(options.events),

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EcaClient } from '../eca/index.js';
-import { lookUpInParts } from './account-lists.js';
+import { lookUpInParts } from '../brokerage/xml/account-lists.js';
 
 /** Accounts per getFileDetails call at most (fewer once the service refuses a list): the spec gives no maximum. */
 const FILE_DETAILS_BATCH = 100;
@@ -65,7 +65,7 @@ function day(at: number): string {
 async function readMatches(eca: EcaClient, file: CreatedFile, accountIds: string[], matches: Matches): Promise<void> {
   const requestNames = file.requestFile === undefined ? [] : [file.requestFile, `${file.requestFile}.imported`];
   for (let start = 0; start < accountIds.length; start += FILE_DETAILS_BATCH) {
-    // A list refused as a whole is split (account-lists.ts). An account refused even alone was not read, so
+    // A list refused as a whole is split (brokerage/xml/account-lists.ts). An account refused even alone was not read, so
     // it cannot be ruled out: the search fails with the refusal rather than answer without it.
     const parts = await lookUpInParts(
       { client: eca, csid: file.csid, operation: 'getFileDetails' },

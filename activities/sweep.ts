@@ -2,8 +2,9 @@
  * The firm's status sweep (see workflows/sweep): one activity per slot reads what the brokerage holds
  * for every pending account of the firm and wakes the applications whose account changed.
  *
- * A firm on the Web API reads through it instead (sweep-webapi.ts: bulk status reads, and task reads only
- * where they are needed). On the XML service, brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
+ * The reads are the firm's brokerage's (brokerage/port.ts `sweepReads`, on its protocol): on the Web API, bulk
+ * status reads and task reads only where they are needed (brokerage/webapi/sweep-reads.ts); on the XML service
+ * (brokerage/xml/sweep-reads.ts), brokerage calls per slot: getAccountStatus with status N and with status P, getPendingTasks without a
  * selector (spec: "When no selector is sent, every sub-account associated with the master account of
  * the caller is returned"), plus one getAccountStatus by id per 100 waiting applications whose account
  * left N and P (opened, rejected, abandoned, closed), in shorter lists when the service refuses a list as a whole.
@@ -19,7 +20,7 @@ import { CONFIGURATION_ERROR, REQUEST_ERROR } from '../domain/error-types.js';
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { AccountStatusResponse, EcaClient, PendingTasksAccount } from '../eca/index.js';
+import type { EcaClient } from '../eca/index.js';
 import { accountObservedSignal } from '../workflows/application/messages.js';
 import { ACCOUNT_APPLICATION_WORKFLOW } from '../domain/workflow-ids.js';
 import { NO_OBSERVATION, observationFingerprint } from '../domain/observation.js';
@@ -28,20 +29,14 @@ import { stateClasses } from '../domain/application-states.js';
 import type { AccountSnapshot } from '../domain/account.js';
 import { EcaAccountId, EcaObserved } from '../domain/search-attributes.js';
 import type { SweepReport } from '../workflows/sweep/messages.js';
-import { accountSnapshot } from './status.js';
 import { DEFAULT_MAX_ACCOUNTS_PER_CALL, DEFAULT_SWEEP_LISTING_INTERVAL_MS } from '../runtime/defaults.js';
 import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import { remember } from './sweep-snapshot.js';
-import type { Candidate, Compared, Counted, SignalOutcome, SlotReads } from './sweep-slot.js';
+import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
+import type { Brokerage, Counted } from '../brokerage/port.js';
+import { xmlBrokerage } from '../brokerage/xml/index.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
-import { lookUpInParts } from './account-lists.js';
-import { WebApiSweepReads } from './sweep-webapi.js';
-import type { Protocol } from '../runtime/firm-settings.js';
-import type { WebApiClient } from '../webapi/index.js';
-
-/** Statuses of an application still in progress at the brokerage. */
-const PENDING_STATUSES = ['N', 'P'] as const;
 
 export interface SweepActivityOptions {
   eca: EcaClient;
@@ -62,11 +57,11 @@ export interface SweepActivityOptions {
   onSweep?: (report: SweepReport, csid: string) => void;
   /** Told of each sweep attempt that failed (the worker counts them: an alert when a firm's sweep keeps failing). */
   onSweepFailed?: (csid: string, error: unknown) => void;
-  /** The firms on the Web API: their protocol and client (runtime/firm-brokerages.ts); all on XML without it. */
-  webApi?: {
-    protocolOf: (csid: string) => Promise<Protocol>;
-    clientFor: (csid: string) => Promise<WebApiClient>;
-  };
+  /**
+   * Each firm's brokerage on its protocol (runtime/firm-brokerages.ts `brokerageFor`), whose reads a slot makes;
+   * without it, every firm's through `eca` on the XML service.
+   */
+  brokerageFor?: (csid: string) => Promise<Brokerage>;
 }
 
 interface WaitingApplication {
@@ -112,7 +107,7 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
   const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
   const listingIntervalMs = options.listingIntervalMs ?? DEFAULT_SWEEP_LISTING_INTERVAL_MS;
-  const webApiSweep = new WebApiSweepReads();
+  const brokerageFor = options.brokerageFor ?? ((csid: string) => Promise.resolve(xmlBrokerage(eca, csid)));
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {
@@ -133,12 +128,6 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
     },
   };
 
-  /** The Web API's reads (sweep-webapi.ts). */
-  async function webApiReads(csid: string, counted: Counted): Promise<SlotReads> {
-    const api = await options.webApi!.clientFor(csid);
-    return webApiSweep.start(api, csid, counted);
-  }
-
   async function sweep(csid: string): Promise<SweepReport> {
     if (!client) {
       throw finalFailure(
@@ -153,12 +142,9 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
       brokerageCalls++;
       return call;
     };
-    const reads =
-      (await options.webApi?.protocolOf(csid)) === 'webapi'
-        ? webApiReads
-        : (id: string, count: Counted) => xmlSlotReads(eca, id, perCall, count);
+    const brokerage = await brokerageFor(csid);
     const [read, { store, rows, listed, tried, failure }] = await Promise.all([
-      reads(csid, counted),
+      brokerage.sweepReads({ counted, maxAccountsPerCall: perCall }),
       // The visibility listing, when due, runs beside the brokerage's reads: at 10,000 waiting it is the longer part.
       slotSources(client, snapshot, csid, began, listingIntervalMs),
     ]);
@@ -263,50 +249,6 @@ function compare(candidates: Map<string, Candidate>, read: ReadonlyMap<string, A
     (seen.fingerprint === candidate.fingerprint ? unchanged : changed).push(seen);
   }
   return { unknown, changed, unchanged };
-}
-
-/** The XML service's reads: getAccountStatus N and P, getPendingTasks; the others by id, `perCall` a call. */
-async function xmlSlotReads(eca: EcaClient, csid: string, perCall: number, counted: Counted): Promise<SlotReads> {
-  const read = await readPending(eca, csid, counted);
-  const pending = new Set(read.snapshots.keys());
-  return {
-    pending,
-    async snapshotsOf(accountIds) {
-      const left = accountIds.filter((id) => !pending.has(id));
-      for (let i = 0; i < left.length; i += perCall) {
-        // Split when refused as a whole (account-lists.ts); an account refused alone stays unknown this slot.
-        const parts = await lookUpInParts(
-          { client: eca, csid, operation: 'getAccountStatus' },
-          left.slice(i, i + perCall),
-          (ids) => counted(eca.getAccountStatus({ CSID: csid, accountIds: ids })),
-        );
-        for (const answer of parts.answers) read.add(answer);
-      }
-      return read.snapshots;
-    },
-  };
-}
-
-/**
- * The firm's accounts in progress (status N and P) as snapshots, with every pending task; `add` puts
- * in more statuses, read by id, with the same tasks. An account getPendingTasks does not list has no
- * tasks only where its status entry agrees (status.ts); otherwise it is unknown this slot, and its
- * application's own read decides.
- */
-export async function readPending(eca: EcaClient, csid: string, counted: Counted = (call) => call) {
-  const [byStatus, tasks] = await Promise.all([
-    Promise.all(PENDING_STATUSES.map((status) => counted(eca.getAccountStatus({ CSID: csid, status })))),
-    counted(eca.getPendingTasks({ CSID: csid })),
-  ]);
-  const tasksById = new Map<string, PendingTasksAccount>(tasks.accounts.map((entry) => [entry.accountId, entry]));
-  const snapshots = new Map<string, AccountSnapshot | Error>();
-  const add = (read: AccountStatusResponse): void => {
-    for (const entry of read.accounts) {
-      snapshots.set(entry.accountId, accountSnapshot(entry, tasksById.get(entry.accountId)));
-    }
-  };
-  byStatus.forEach(add);
-  return { snapshots, add };
 }
 
 /** Signals the applications whose account changed, `concurrency` at once; answers each one's outcome. */

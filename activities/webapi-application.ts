@@ -13,14 +13,12 @@
  *   rejection). The `responseFile` of the port holds that id.
  * - reads: status and pending tasks of one account; a rejected document's reason from `documentRejectReason`.
  */
-import type { AccountSnapshot, TaskView } from '../domain/account.js';
+import type { AccountSnapshot } from '../domain/account.js';
 import { EcaRequestError, EcaSchemaError } from '../eca/index.js';
 import type { FormDocument } from '../domain/documents.js';
 import type { DocumentStore } from '../runtime/document-store.js';
 import type {
   AccountManagementRequests,
-  AccountStatusRequest,
-  PendingTasksResponse,
   RequestDetail,
   StatusResponse,
   WebApiClient,
@@ -40,6 +38,14 @@ import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import { readText } from './stored.js';
 import { updateInDoubt } from './update-sender.js';
 import { WriteAttempt } from './write-attempt.js';
+import {
+  DAY_MS,
+  readHandle,
+  requestHandle,
+  requestWindow,
+  SUBMISSION_MARGIN_DAYS,
+  taskView,
+} from '../brokerage/webapi/accounts.js';
 
 export interface WebApiApplicationOptions {
   /** The firm's Web API client (runtime/firm-brokerages.ts). */
@@ -51,66 +57,6 @@ export interface WebApiApplicationOptions {
    * account it brings back (sweep-snapshot.ts). Nothing is registered without it.
    */
   snapshot?: SweepSnapshot;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * The dates the account's requests are listed over: a year, most of it behind. An application's requests
- * are all within its life; the days ahead allow for the brokerage's clock being ahead of the worker's.
- */
-export function requestWindow(now: Date): { startDate: string; endDate: string } {
-  return { startDate: isoDay(now.getTime() - 300 * DAY_MS), endDate: isoDay(now.getTime() + 65 * DAY_MS) };
-}
-
-/** The UTC day of `ms`, `YYYY-MM-DD`, as the Web API's dates are written. */
-function isoDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/**
- * The port's `responseFile` of a Web API request: its `requestId` and the day it was submitted
- * (`<requestId>@<YYYY-MM-DD>`), so that its outcome is read over the days around it (`GET /gw/api/v1/requests`
- * lists by dates; the document's copy here has no read of one request by its id), not over a year of the
- * firm's requests on every poll. A handle without its day (a plain `requestId`) is read over the year.
- */
-export function requestHandle(requestId: number | string, submitted: Date): string {
-  return `${requestId}@${isoDay(submitted.getTime())}`;
-}
-
-/** The request id and the dates its outcome is listed within; the day ± {@link SUBMISSION_MARGIN_DAYS}. */
-export function readHandle(handle: string, now: Date): { requestId: string; window: AccountStatusRequest } {
-  const [requestId = handle, day] = handle.split('@');
-  const at = day === undefined ? Number.NaN : Date.parse(`${day}T00:00:00Z`);
-  if (Number.isNaN(at)) return { requestId, window: requestWindow(now) };
-  const margin = SUBMISSION_MARGIN_DAYS * DAY_MS;
-  return { requestId, window: { startDate: isoDay(at - margin), endDate: isoDay(at + margin) } };
-}
-
-/**
- * The days either side of a request's submission day its listing is read over: the brokerage's days may be
- * another time zone's, and its clock (`dateSubmitted`) or the worker's off by a little.
- */
-const SUBMISSION_MARGIN_DAYS = 2;
-
-/** A pending task as the lifecycle reads one. */
-export function taskView(task: PendingTasksResponse['pendingTasks'][number]): TaskView {
-  const reason = task.documentRejectReason?.find((text) => text.trim() !== '');
-  return {
-    // A task without a form number (an identity verification may have none) is a task still: '' names no form.
-    formNumber: task.formNumber === undefined ? '' : String(task.formNumber),
-    formName: task.formName ?? '',
-    action: task.action ?? '',
-    ...(task.state !== undefined && { state: task.state }),
-    ...(reason !== undefined && { reason }),
-    ...(task.requiredForApproval !== undefined && { isRequiredForApproval: task.requiredForApproval }),
-    ...(task.onlineTask !== undefined && { isOnlineTask: task.onlineTask }),
-    ...(task.url !== undefined &&
-      task.url !== '' && {
-        url: task.url,
-        ...(task.au10tixExpiryDate !== undefined && { urlExpiresAt: task.au10tixExpiryDate }),
-      }),
-  };
 }
 
 /** The requests listed for the account. */

@@ -10,7 +10,7 @@ import { LANDING_PAGES, LANGUAGE_CODE_PATTERN } from '../eca/index.js';
 import type { RunKind } from '../client/index.js';
 import type { EcaClient } from '../eca/index.js';
 import { BrokerageError } from '../domain/brokerage-errors.js';
-import { xmlBrokerage } from '../brokerage/xml.js';
+import { xmlBrokerage } from '../brokerage/xml/index.js';
 import type { Brokerage } from '../brokerage/port.js';
 import type { Protocol } from '../domain/protocols.js';
 import { FIRM_TYPES } from '../workflows/maintenance/functions.js';

@@ -12,7 +12,7 @@
 export const DEFAULT_BATCH_WINDOW_MS = 1000;
 /**
  * Accounts per getAccountStatus / getPendingTasks call at most (the spec states no maximum): a list the service
- * refuses as a whole is sent again in shorter parts (activities/account-lists.ts).
+ * refuses as a whole is sent again in shorter parts (brokerage/xml/account-lists.ts).
  */
 export const DEFAULT_MAX_ACCOUNTS_PER_CALL = 100;
 /**

@@ -19,8 +19,9 @@ import { WebApiClient } from '../webapi/index.js';
 import type { WebApiClientOptions } from '../webapi/index.js';
 import type { Protocol } from './firm-settings.js';
 import type { WorkerConfig } from './config.js';
-import { webApiBrokerage } from '../brokerage/webapi.js';
-import { xmlBrokerage } from '../brokerage/xml.js';
+import { webApiBrokerage } from '../brokerage/webapi/index.js';
+import { WebApiSweepReads } from '../brokerage/webapi/sweep-reads.js';
+import { xmlBrokerage } from '../brokerage/xml/index.js';
 import type { Brokerage } from '../brokerage/port.js';
 
 export interface FirmBrokerageOptions {
@@ -64,6 +65,8 @@ export class FirmBrokerages {
   private readonly webApiClients = new Map<string, { version: string; client: WebApiClient }>();
   /** Every brokerage call's transport, on both protocols. */
   private readonly fetch: typeof fetch;
+  /** What this worker keeps of the Web API firms' accounts between the status sweep's slots. */
+  private readonly webApiSweeps = new WebApiSweepReads();
 
   constructor(
     readonly registry: FirmRegistry,
@@ -84,12 +87,20 @@ export class FirmBrokerages {
     return eca;
   }
 
-  /** Each firm on the protocol its settings name (activities/protocol-router.ts): its protocol and Web API client. */
+  /**
+   * Each firm on the protocol its settings name (activities/protocol-router.ts): its protocol, its Web API
+   * client, its brokerage on its protocol (`brokerageFor`).
+   */
   protocols(): {
     protocolOf: (csid: string) => Promise<Protocol>;
     clientFor: (csid: string) => Promise<WebApiClient>;
+    brokerageFor: (csid: string) => Promise<Brokerage>;
   } {
-    return { protocolOf: (csid) => this.protocolOf(csid), clientFor: (csid) => this.webApiClientFor(csid) };
+    return {
+      protocolOf: (csid) => this.protocolOf(csid),
+      clientFor: (csid) => this.webApiClientFor(csid),
+      brokerageFor: (csid) => this.brokerageFor(csid),
+    };
   }
 
   /** The protocol the firm is on (its settings' `protocol`). */
@@ -137,8 +148,9 @@ export class FirmBrokerages {
     const adapters: Record<Protocol, () => Promise<Brokerage>> = {
       xml: async () => xmlBrokerage(await this.clientFor(csid), csid),
       webapi: async () =>
-        webApiBrokerage(await this.webApiClientFor(csid), settings.environment, {
+        webApiBrokerage(await this.webApiClientFor(csid), csid, settings.environment, {
           allowInsecureLoopback: this.options.ssoAllowInsecureLoopback,
+          sweeps: this.webApiSweeps,
         }),
     };
     return adapters[settings.protocol]();

@@ -1,6 +1,6 @@
 /**
  * The status sweep's brokerage calls per slot for a firm on the Web API, at scale: WAITING accounts seeded in
- * an in-process simulator, read by the sweep's Web API reads (activities/sweep-webapi.ts) as one slot reads
+ * an in-process simulator, read by the sweep's Web API reads (brokerage/webapi/sweep-reads.ts) as one slot reads
  * them, slot after slot with nothing changing. Calls are the simulator's own counts.
  *
  *   npm run bench:webapi-sweep -- [--waiting 10000] [--slots 3]
@@ -11,7 +11,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { WebApiSweepReads } from '../activities/sweep-webapi.js';
+import { WebApiSweepReads } from '../brokerage/webapi/sweep-reads.js';
 import { startSimulator } from '../simulator/server.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { WebApiClient } from '../webapi/index.js';

@@ -11,7 +11,7 @@
 import { ensureStatusSweep } from '../../client/sweep.js';
 import { observationFingerprint } from '../../domain/observation.js';
 import { applicationWorkflowId } from '../../domain/workflow-ids.js';
-import { readPending } from '../../activities/sweep.js';
+import { readPending } from '../../brokerage/xml/sweep-reads.js';
 import { SweepSnapshot } from '../../runtime/sweep-snapshot.js';
 import type { EcaClient } from '../../eca/index.js';
 import { percentile, round } from './measure.js';

@@ -11,7 +11,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { applicationJsonOf } from '../../activities/application-json.js';
-import { createWebApiApplicationActivities, requestWindow } from '../../activities/webapi-application.js';
+import { createWebApiApplicationActivities } from '../../activities/webapi-application.js';
+import { requestWindow } from '../../brokerage/webapi/accounts.js';
 import { ecaClientFor } from '../../simulator/client.js';
 import type { WebApiClient } from '../../webapi/index.js';
 import { stateQuery } from '../../workflows/application/messages.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { lookUpInParts } from '../../../activities/account-lists.js';
+import { lookUpInParts } from '../../../brokerage/xml/account-lists.js';
 import { findCreatedAccount } from '../../../activities/find-account.js';
-import { AccountEntryError, createStatusReader } from '../../../activities/status.js';
+import { createStatusReader } from '../../../activities/status.js';
+import { AccountEntryError } from '../../../brokerage/xml/accounts.js';
 import { EcaHttpError } from '../../../eca/errors.js';
 import { createEcaClient, type EcaClient } from '../../../eca/web-client/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';

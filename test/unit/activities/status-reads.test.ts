@@ -9,8 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { anomalyKind } from '../../../activities/configuration-errors.js';
-import { AccountEntryError, accountSnapshot, createStatusReader } from '../../../activities/status.js';
-import { readPending } from '../../../activities/sweep.js';
+import { createStatusReader } from '../../../activities/status.js';
+import { AccountEntryError, accountSnapshot } from '../../../brokerage/xml/accounts.js';
+import { readPending } from '../../../brokerage/xml/sweep-reads.js';
 import { observationFingerprint } from '../../../domain/observation.js';
 import type { AccountSnapshot } from '../../../domain/account.js';
 import { parseAccountStatus, parseApplicationState } from '../../../eca/index.js';

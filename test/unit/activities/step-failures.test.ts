@@ -18,7 +18,7 @@ import type { StepFailureBounds } from '../../../runtime/defaults.js';
 import { DocumentCorrupted, DocumentNotFound } from '../../../runtime/document-store.js';
 import { ADDRESS_REFUSED, EcaCryptoError, EcaHttpError, EcaNetworkError, EcaSchemaError } from '../../../eca/index.js';
 import { createTransport } from '../../../eca/web-client/transport.js';
-import { AccountEntryError } from '../../../activities/status.js';
+import { AccountEntryError } from '../../../brokerage/xml/accounts.js';
 import {
   transportFailure,
   WebApiAnswerError,

@@ -153,5 +153,35 @@ for (const side of SIDES) {
       assert.equal(refused.result, false);
       assert.equal(sim.control.calls()[side.calls.sso], 2, 'both asked on its own protocol');
     });
+
+    it('reads the firm’s accounts in progress for a sweep slot in bulk, and the others by id', async function () {
+      const brokerage = await brokerages.brokerageFor(csid);
+      // One account decided (open) by the time the slot reads, one still in progress (documents to send).
+      const [decided] = sim.control.seedAccounts({ count: 1, csid: sim.csid, prefix: 'happy-decided-' });
+      sim.control.advanceClock({ days: 10 });
+      const [fresh] = sim.control.seedAccounts({ count: 1, csid: sim.csid, prefix: 'docs-required-fresh-' });
+      let calls = 0;
+      const reads = await brokerage.sweepReads({
+        counted: (call) => {
+          calls++;
+          return call;
+        },
+        maxAccountsPerCall: 100,
+      });
+      assert.ok(reads.pending.has(fresh!), 'an account in progress is listed by the bulk reads');
+      assert.ok(!reads.pending.has(decided!) && !reads.pending.has(theirs!));
+      const bulk = calls;
+      const snapshots = await reads.snapshotsOf([fresh!, decided!, theirs!]);
+      const mine = snapshots.get(fresh!);
+      assert.ok(mine !== undefined && !(mine instanceof Error), JSON.stringify(mine));
+      assert.equal(mine.status, 'P');
+      assert.ok(mine.tasks.length > 0, 'with the tasks it waits on');
+      const gone = snapshots.get(decided!);
+      assert.ok(gone !== undefined && !(gone instanceof Error), JSON.stringify(gone));
+      assert.equal(gone.status, 'O', 'an account opened, read by id');
+      const other = snapshots.get(theirs!);
+      assert.ok(other === undefined || other instanceof Error, 'another firm’s account reads as unknown');
+      assert.ok(calls > bulk, 'the accounts the bulk reads did not list were read by id, each call counted');
+    });
   });
 }

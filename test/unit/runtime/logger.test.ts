@@ -17,7 +17,7 @@ import {
 import type { LoggerOptions } from '../../../runtime/logger.js';
 import type { LogFormat } from '../../../runtime/log-format.js';
 import { APPLICATION_XML_EXAMPLE } from '../../../eca/application.js';
-import { accountSnapshot } from '../../../activities/status.js';
+import { accountSnapshot } from '../../../brokerage/xml/accounts.js';
 import { EcaHttpError, quoteService, WITHHELD_SERVICE_TEXT } from '../../../eca/index.js';
 import type { AccountStatusEntry } from '../../../eca/index.js';
 

@@ -10,7 +10,8 @@ import { accountStatus, createAccount, op, start } from '../simulator/helpers.js
 import type { Firm } from '../simulator/helpers.js';
 import { registerWebApiClient } from '../../support/webapi-clients.js';
 import { until } from '../../support/until.js';
-import { createWebApiApplicationActivities, taskView } from '../../../activities/webapi-application.js';
+import { createWebApiApplicationActivities } from '../../../activities/webapi-application.js';
+import { taskView } from '../../../brokerage/webapi/accounts.js';
 
 describe('Web API account reads against the simulator: the XML service’s accounts, per firm', function () {
   this.timeout(30_000);

@@ -9,16 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationJsonOf } from '../../../activities/application-json.js';
-import {
-  createWebApiApplicationActivities,
-  readHandle,
-  requestWindow,
-} from '../../../activities/webapi-application.js';
+import { createWebApiApplicationActivities } from '../../../activities/webapi-application.js';
+import { readHandle, requestWindow } from '../../../brokerage/webapi/accounts.js';
 import { FileDocumentStore } from '../../../runtime/document-store.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import type { WebApiClient } from '../../../webapi/index.js';
 import { excerpt, WebApiAnswerError, WebApiHttpError, WebApiRequestError } from '../../../webapi/index.js';
-import { webApiBrokerage } from '../../../brokerage/webapi.js';
+import { webApiBrokerage } from '../../../brokerage/webapi/index.js';
 import { createMaintenanceActivities } from '../../../activities/maintenance.js';
 import { applicationXml } from '../../support/engine.js';
 import { start } from '../simulator/helpers.js';
@@ -271,15 +268,15 @@ describe('Web API answers the document allows, against the simulator', function 
     });
 
     // The question whether an account is the firm's: answered by the firm's accounts, not a failure.
-    assert.equal(await webApiBrokerage(api, 'qa').ownsAccount(wrong), false);
-    assert.equal(await webApiBrokerage(api, 'qa').ownsAccount(known), true);
+    assert.equal(await webApiBrokerage(api, sim.csid, 'qa').ownsAccount(wrong), false);
+    assert.equal(await webApiBrokerage(api, sim.csid, 'qa').ownsAccount(known), true);
     // A 500 for an account the firm's accounts list is the service's failure: the account is the firm's.
     const failing = clientOf(async (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.pathname === `/gw/api/v1/accounts/${known}/status`) return new Response('{}', { status: 500 });
       return fetch(input, init);
     });
-    assert.equal(await webApiBrokerage(failing, 'qa').ownsAccount(known), true);
+    assert.equal(await webApiBrokerage(failing, sim.csid, 'qa').ownsAccount(known), true);
 
     // A maintenance request for it ends refused, sent once: no doubt to look for, no retry.
     sim.control.resetCalls();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { applicationJsonOf } from '../../../activities/application-json.js';
 import { createSsoUrl } from '../../../client/brokerage.js';
-import { webApiBrokerage } from '../../../brokerage/webapi.js';
+import { webApiBrokerage } from '../../../brokerage/webapi/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import type { WebApiClient } from '../../../webapi/index.js';
 import { WebApiHttpError } from '../../../webapi/index.js';
@@ -71,7 +71,7 @@ describe('Web API browser sessions against the simulator: SSO links on the other
   });
 
   it('makes the engine’s SSO link as sso/create does: checked, validated, with its landing page', async function () {
-    const sso = webApiBrokerage(api, 'qa', { allowInsecureLoopback: true });
+    const sso = webApiBrokerage(api, sim.csid, 'qa', { allowInsecureLoopback: true });
     const before = Date.now();
     const link = await createSsoUrl({ userName, ip: '127.0.0.1', landing: 'trading-permissions' }, sso);
     assert.ok(link.expiresAt.getTime() >= before + 60_000 && link.expiresAt.getTime() <= Date.now() + 60_000);
@@ -85,7 +85,7 @@ describe('Web API browser sessions against the simulator: SSO links on the other
     assert.match(refused.error ?? '', /HTTP 400/);
     // Not the XML service's host rules loosened: a production link must be https on the brokerage's hosts.
     await assert.rejects(
-      webApiBrokerage(api, 'prod').ssoCreate({ userName, ip: '127.0.0.1' }),
+      webApiBrokerage(api, sim.csid, 'prod').ssoCreate({ userName, ip: '127.0.0.1' }),
       /must use https|not allowed/,
     );
   });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { applicationJsonOf, documentJson } from '../../../activities/application-json.js';
-import { requestWindow } from '../../../activities/webapi-application.js';
+import { requestWindow } from '../../../brokerage/webapi/accounts.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import type { WebApiClient } from '../../../webapi/index.js';
 import { WebApiHttpError } from '../../../webapi/index.js';

@@ -1,6 +1,7 @@
-/** The brokerage port (port.ts) on the XML service: its client, for one firm. */
-import type { EcaClient } from '../eca/index.js';
-import type { Brokerage } from './port.js';
+/** The brokerage port (brokerage/port.ts) on the XML service: its client, for one firm. */
+import type { EcaClient } from '../../eca/index.js';
+import type { Brokerage } from '../port.js';
+import { xmlSlotReads } from './sweep-reads.js';
 
 export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
   return {
@@ -15,5 +16,6 @@ export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
       return entry !== undefined && !entry.isError;
     },
     ssoCreate: (request) => eca.ssoCreate(request),
+    sweepReads: ({ counted, maxAccountsPerCall }) => xmlSlotReads(eca, csid, maxAccountsPerCall, counted),
   };
 }

@@ -8,24 +8,34 @@
  * XML service's lifetime, the shortest the engine knows (a link shown as expiring early is asked for again; one
  * shown as valid when it is not fails the account holder).
  */
-import { checkSingleIp, checkUserName, validateSignedUrl } from '../eca/index.js';
-import type { EcaEnvironment, SignedUrlOptions } from '../eca/index.js';
-import { WebApiAnswerError, WebApiHttpError } from '../webapi/index.js';
-import type { WebApiClient } from '../webapi/index.js';
-import type { Brokerage, SsoCreate } from './port.js';
+import { checkSingleIp, checkUserName, validateSignedUrl } from '../../eca/index.js';
+import type { EcaEnvironment, SignedUrlOptions } from '../../eca/index.js';
+import { WebApiAnswerError, WebApiHttpError } from '../../webapi/index.js';
+import type { WebApiClient } from '../../webapi/index.js';
+import type { Brokerage, SsoCreate } from '../port.js';
+import { WebApiSweepReads } from './sweep-reads.js';
 
 /** The statuses the document gives a request it refuses as such: the link is refused, as `RESULT` false is. */
 const REFUSED = new Set([400, 403, 404]);
 
+export interface WebApiBrokerageOptions extends Pick<SignedUrlOptions, 'allowInsecureLoopback'> {
+  /** What the worker keeps between the status sweep's slots (sweep-reads.ts); its own otherwise. */
+  sweeps?: WebApiSweepReads;
+}
+
+/** The port on the firm `csid`'s Web API client. */
 export function webApiBrokerage(
   client: WebApiClient,
+  csid: string,
   environment: EcaEnvironment,
-  options: Pick<SignedUrlOptions, 'allowInsecureLoopback'> = {},
+  options: WebApiBrokerageOptions = {},
 ): Brokerage {
+  const sweeps = options.sweeps ?? new WebApiSweepReads();
   return {
     protocol: 'webapi',
     ownsAccount: (accountId) => ownsAccount(client, accountId),
     ssoCreate: sso(client, environment, options),
+    sweepReads: ({ counted }) => sweeps.start(client, csid, counted),
   };
 }
 

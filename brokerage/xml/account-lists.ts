@@ -18,7 +18,7 @@
  * was shorter than every list refused (a limit on the length, not an account the service refuses), later look-ups
  * send parts of the longest size answered, without a refusal first.
  */
-import { EcaHttpError } from '../eca/index.js';
+import { EcaHttpError } from '../../eca/index.js';
 
 /** HTTP statuses that refuse a request as sent: a shorter list may be answered. */
 export const LIST_REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 413, 414, 422]);

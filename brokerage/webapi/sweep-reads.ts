@@ -1,5 +1,6 @@
 /**
- * The status sweep's reads for a firm on the Web API, which has bulk status reads but no bulk task read.
+ * The status sweep's reads for a firm on the Web API (brokerage/port.ts `sweepReads`), which has bulk status
+ * reads but no bulk task read.
  *
  * Per slot: `GET /gw/api/v1/accounts/status` for status N and for status P over the request window (a page of
  * 1,000 a call), then pending tasks (`GET /gw/api/v1/accounts/{id}/tasks?type=pending`) only for the waiting
@@ -10,11 +11,11 @@
  * account the bulk reads do not list (opened, rejected, abandoned, another letter, older than the window) is
  * read by id: its status, and its tasks unless its status decides alone (O, C, R, A).
  */
-import type { AccountSnapshot, TaskView } from '../domain/account.js';
-import { pages } from '../webapi/index.js';
-import type { AccountStatusResponse, WebApiClient } from '../webapi/index.js';
-import type { Counted, SlotReads } from './sweep-slot.js';
-import { requestWindow, taskView } from './webapi-application.js';
+import type { AccountSnapshot, TaskView } from '../../domain/account.js';
+import { pages } from '../../webapi/index.js';
+import type { AccountStatusResponse, WebApiClient } from '../../webapi/index.js';
+import type { Counted, SlotReads } from '../port.js';
+import { requestWindow, taskView } from './accounts.js';
 
 /** How long tasks read for an account in a no-action state stand for it while its status and state stay. */
 export const TASKS_KEPT_MS = 60 * 60_000;

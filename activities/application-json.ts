@@ -16,7 +16,6 @@
  * - The PDFs go in `documents[]`, each with its bytes in `payload.data`: the Web API's body is JSON, not an
  *   archive.
  */
-import { createHash } from 'node:crypto';
 import { ENGINE_READS } from '../eca/application.js';
 import { attr, childrenNamed, firstChild, parseXmlTree } from '../eca/xml-tree.js';
 import type { XmlNode } from '../eca/xml-tree.js';
@@ -104,26 +103,6 @@ function holdersBlock(type: string, holders: Array<ReturnType<typeof holder>>): 
   if (type === 'ORG') return { organization: withFinancial({ associatedEntities: { associatedIndividuals: people } }) };
   if (type === 'TRUST') return { trust: withFinancial({ trustees: { individuals: people } }) };
   return { accountHolder: withFinancial({ accountHolderDetails: people }) };
-}
-
-/** A form with its bytes, as the application's `documents[]` carry it (signed now). */
-export function documentJson(
-  form: { formNumber: string; fileName: string },
-  data: Uint8Array,
-  signedAt: Date,
-): WebApiDocument {
-  const seconds = Math.floor(signedAt.getTime() / 1000);
-  return {
-    formNumber: Number(form.formNumber),
-    execTimestamp: seconds,
-    execLoginTimestamp: seconds,
-    attachedFile: {
-      fileName: form.fileName,
-      fileLength: data.byteLength,
-      sha1Checksum: createHash('sha1').update(data).digest('hex'),
-    },
-    payload: { mimeType: 'application/pdf', data: Buffer.from(data).toString('base64') },
-  };
 }
 
 /**

@@ -19,7 +19,7 @@ import { registerReset } from './sweep-snapshot.js';
 import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';
 import { confirmedByEffect, requestByFile, shownInEffect } from './request-status.js';
 import { statusReaderOf } from './status.js';
-import { signedForms } from './stored.js';
+import { signedForms } from '../brokerage/xml/documents.js';
 import type { StatusReaderOptions } from './status.js';
 import { accountRequestFiles, createUpdateSender, updateInDoubt } from './update-sender.js';
 import { WriteAttempt } from './write-attempt.js';

@@ -20,20 +20,8 @@
  *   retry policy backs off.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { BrokerageError, isBrokerageError } from '../domain/brokerage-errors.js';
+import { BrokerageError, isBrokerageError, isRefusal } from '../domain/brokerage-errors.js';
 import { CREATE_NOT_PROCESSED } from '../domain/error-types.js';
-
-/**
- * An HTTP 4xx answer. `transient`: whether 408, 425 and 429 count as refusals too, as they do for a
- * write that reports the refusal as its outcome; the step-failure policy retries them like a 5xx.
- */
-export function isRefusal(error: unknown, options: { transient: boolean }): error is BrokerageError {
-  return (
-    error instanceof BrokerageError &&
-    error.status !== undefined &&
-    (error.kind === 'refused' || (options.transient && error.kind === 'put-off'))
-  );
-}
 
 /** Put off before anything was sent (the firm's call budget, the brokerage's maintenance window). */
 export function isDeferral(error: unknown): error is BrokerageError & { retryAfterMs: number } {
@@ -136,16 +124,6 @@ export function deferredFailure(error: BrokerageError & { retryAfterMs: number }
     nonRetryable: false,
     nextRetryDelay: Math.max(error.retryAfterMs, 1),
   });
-}
-
-/**
- * The `error` text of an update or submitDocuments answer, if it has one. The spec lists no such field
- * (update: `timestamp`, `fileData`; submitDocuments: `timestamp`, `isProcessed`, `fileData`): the text
- * is only quoted for staff, it never decides anything.
- */
-export function answerError(raw: unknown): string | undefined {
-  const error = (raw as { error?: unknown } | null)?.error;
-  return typeof error === 'string' ? error : undefined;
 }
 
 /**

@@ -128,7 +128,7 @@ export function createEngineActivities(options: EngineActivityOptions) {
         ledger,
         now,
         onRecorded: options.onDailyDocumentsRecorded,
-        ...(options.webApi && { webApi: options.webApi }),
+        ...(options.webApi && { brokerageFor: options.webApi.brokerageFor }),
       }),
       ...createMaintenanceActivities({ eca, store, now, ...(options.webApi && { webApi: options.webApi }) }),
       ...createSweepActivities({

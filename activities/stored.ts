@@ -20,20 +20,3 @@ export function readAttachments(
     documents.map(async (document) => ({ fileName: document.fileName, data: await store.get(document) })),
   );
 }
-
-/**
- * Forms signed at one time, each with its file: how both the daily submission and an update's
- * DocumentSubmission describe them.
- */
-export function signedForms<D extends { formNumber: string }, F>(
-  documents: readonly D[],
-  signedAt: Date,
-  file: (document: D) => F,
-): Array<{ formNumber: string; execTs: Date; execLoginTs: Date; files: F[] }> {
-  return documents.map((document) => ({
-    formNumber: document.formNumber,
-    execTs: signedAt,
-    execLoginTs: signedAt,
-    files: [file(document)],
-  }));
-}

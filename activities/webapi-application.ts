@@ -31,7 +31,8 @@ import type {
   RequestOutcome,
   UpdateOutcome,
 } from '../workflows/application/activities.js';
-import { applicationJsonOf, documentJson } from './application-json.js';
+import { applicationJsonOf } from './application-json.js';
+import { documentJson } from '../brokerage/webapi/documents.js';
 import { earlierCreate, unlistedAfterCreate } from './webapi-earlier-create.js';
 import { registerCreated, registerReset } from './sweep-snapshot.js';
 import type { SweepSnapshot } from '../runtime/sweep-snapshot.js';

@@ -7,6 +7,7 @@
  */
 import type { EcaClient } from '../eca/index.js';
 import type { AccountSnapshot } from '../domain/account.js';
+import type { ReportedForm } from '../domain/documents.js';
 import type { Protocol } from '../domain/protocols.js';
 
 /** An SSO link's request and answer: checked before anything is sent and after (eca/sso.ts), on either protocol. */
@@ -23,6 +24,17 @@ export interface SlotReads {
   snapshotsOf(accountIds: string[]): Promise<ReadonlyMap<string, AccountSnapshot | Error>>;
 }
 
+/** A PDF of the day's submission, with its bytes. */
+export interface DailyFile {
+  formNumber: string;
+  fileName: string;
+  data: Uint8Array;
+}
+
+/** The brokerage's answer to the day's submission: processed, with what its report says of each form, or not. */
+export type DailySubmission =
+  { processed: true; reportFile?: string; documents: ReportedForm[] } | { processed: false; error: string };
+
 export interface Brokerage {
   /** The protocol of the adapter: for logs and metrics, never for a caller to branch on. */
   readonly protocol: Protocol;
@@ -38,4 +50,9 @@ export interface Brokerage {
    * the others by id, at most `maxAccountsPerCall` a call where the protocol reads many ids in one.
    */
   sweepReads(options: { counted: Counted; maxAccountsPerCall: number }): Promise<SlotReads>;
+  /**
+   * The day's agreements and disclosures, signed at `signedAt`: one write, which the caller sends only when no
+   * earlier attempt may have been processed (activities/write-attempt.ts). A refusal is an answer, not a failure.
+   */
+  submitDailyDocuments(files: DailyFile[], signedAt: Date): Promise<DailySubmission>;
 }

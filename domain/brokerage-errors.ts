@@ -45,6 +45,18 @@ export abstract class BrokerageError extends Error {
   }
 }
 
+/**
+ * An HTTP 4xx answer. `transient`: whether 408, 425 and 429 count as refusals too, as they do for a
+ * write that reports the refusal as its outcome; the step-failure policy retries them like a 5xx.
+ */
+export function isRefusal(error: unknown, options: { transient: boolean }): error is BrokerageError {
+  return (
+    error instanceof BrokerageError &&
+    error.status !== undefined &&
+    (error.kind === 'refused' || (options.transient && error.kind === 'put-off'))
+  );
+}
+
 /** Whether `error` is a brokerage call's failure of `kind`. */
 export function isBrokerageError(error: unknown, ...kinds: BrokerageErrorKind[]): error is BrokerageError {
   return error instanceof BrokerageError && (kinds.length === 0 || kinds.includes(error.kind));

@@ -38,3 +38,12 @@ export interface ReleaseReport {
   /** Documents another owner still holds, or stored without an owner too. */
   kept: number;
 }
+
+/** What the brokerage's report of a day's submission says of one form. */
+export interface ReportedForm {
+  formNumber: string;
+  fileName: string;
+  status: string;
+  accepted: boolean;
+  checksumMismatch?: { stored: string; received: string };
+}

@@ -14,6 +14,7 @@ import { WebApiAnswerError, WebApiHttpError } from '../../webapi/index.js';
 import type { WebApiClient } from '../../webapi/index.js';
 import type { Brokerage, SsoCreate } from '../port.js';
 import { WebApiSweepReads } from './sweep-reads.js';
+import { submitDailyDocuments } from './documents.js';
 
 /** The statuses the document gives a request it refuses as such: the link is refused, as `RESULT` false is. */
 const REFUSED = new Set([400, 403, 404]);
@@ -36,6 +37,7 @@ export function webApiBrokerage(
     ownsAccount: (accountId) => ownsAccount(client, accountId),
     ssoCreate: sso(client, environment, options),
     sweepReads: ({ counted }) => sweeps.start(client, csid, counted),
+    submitDailyDocuments: (files, signedAt) => submitDailyDocuments(client, files, signedAt),
   };
 }
 

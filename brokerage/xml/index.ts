@@ -2,6 +2,7 @@
 import type { EcaClient } from '../../eca/index.js';
 import type { Brokerage } from '../port.js';
 import { xmlSlotReads } from './sweep-reads.js';
+import { submitDailyDocuments } from './documents.js';
 
 export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
   return {
@@ -17,5 +18,6 @@ export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
     },
     ssoCreate: (request) => eca.ssoCreate(request),
     sweepReads: ({ counted, maxAccountsPerCall }) => xmlSlotReads(eca, csid, maxAccountsPerCall, counted),
+    submitDailyDocuments: (files, signedAt) => submitDailyDocuments(eca, csid, files, signedAt),
   };
 }

@@ -4,7 +4,7 @@
  * references and short texts, never PDFs.
  */
 import type { DailyDocumentsResult } from './messages.js';
-import type { FormDocument } from '../../domain/documents.js';
+import type { FormDocument, ReportedForm } from '../../domain/documents.js';
 
 /** A form of the firm's forms directory, stored in the document store. */
 export interface CatalogueForm extends FormDocument {
@@ -24,13 +24,7 @@ export interface GatheredForms {
 }
 
 /** Per submitted document, as the report states it. */
-export interface ReportedForm {
-  formNumber: string;
-  fileName: string;
-  status: string;
-  accepted: boolean;
-  checksumMismatch?: { stored: string; received: string };
-}
+export type { ReportedForm };
 
 export type SubmissionOutcome =
   | { processed: true; reportFile?: string; documents: ReportedForm[] }

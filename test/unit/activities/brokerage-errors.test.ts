@@ -5,8 +5,8 @@ import {
   callBrokerage,
   callBrokerageOrRefusal,
   describeError,
-  isRefusal,
 } from '../../../activities/brokerage-errors.js';
+import { isRefusal } from '../../../domain/brokerage-errors.js';
 import { EcaCryptoError, EcaHttpError, EcaRequestError, EcaSchemaError, EcaTimeoutError } from '../../../eca/index.js';
 
 const failing = (error: Error) => () => Promise.reject(error);

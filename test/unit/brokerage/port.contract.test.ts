@@ -18,13 +18,14 @@ import { startSimulator } from '../../../simulator/server.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { registerWebApiClient } from '../../support/webapi-clients.js';
 import { openSeededDatabase } from '../../support/database-template.js';
+import { pdf } from '../../support/engine.js';
 
 /** One adapter's side: how its firm is registered, and the simulator's names of the calls the contract makes. */
 interface Side {
   protocol: Protocol;
   /** Registers the firm `csid` on this protocol, its calls made for the simulator's firm. */
   register: (registry: FirmRegistry, sim: RunningSimulator, csid: string) => Promise<void>;
-  calls: { status: string; sso: string };
+  calls: { status: string; sso: string; dailyDocuments: string };
 }
 
 const SIDES: Side[] = [
@@ -38,7 +39,7 @@ const SIDES: Side[] = [
         keys: { firmPrivateKey: sim.keys.firmPrivateKey, brokeragePublicKey: sim.keys.brokeragePublicKey },
       });
     },
-    calls: { status: 'getAccountStatus', sso: 'sso/create' },
+    calls: { status: 'getAccountStatus', sso: 'sso/create', dailyDocuments: 'submitDocuments' },
   },
   {
     protocol: 'webapi',
@@ -58,9 +59,14 @@ const SIDES: Side[] = [
     calls: {
       status: 'webapi GET /gw/api/v1/accounts/:accountId/status',
       sso: 'webapi POST /gw/api/v1/sso-browser-sessions',
+      dailyDocuments: 'webapi POST /gw/api/v1/accounts/documents',
     },
   },
 ];
+
+/** The day's agreements and disclosures, as the forms directory holds them. */
+const dailyFiles = () =>
+  ['3024', '4304'].map((formNumber) => ({ formNumber, fileName: `${formNumber}.pdf`, data: pdf(formNumber) }));
 
 for (const side of SIDES) {
   describe(`the brokerage port on the ${side.protocol} adapter`, function () {
@@ -81,7 +87,7 @@ for (const side of SIDES) {
       registry = new FirmRegistry(db, { keyring: generateCodecKeyring('k1') });
       csid = side.protocol === 'xml' ? sim.csid : 'PORT-WEBAPI';
       await side.register(registry, sim, csid);
-      brokerages = new FirmBrokerages(registry, { database: db, ssoAllowInsecureLoopback: true });
+      brokerages = new FirmBrokerages(registry, { database: db, ssoAllowInsecureLoopback: true, timeoutMs: 2_000 });
       [own] = sim.control.seedAccounts({ count: 1, csid: sim.csid });
       const other = await sim.control.registerFirm({ name: 'another-firm' });
       [theirs] = sim.control.seedAccounts({ count: 1, csid: other.csid });
@@ -140,6 +146,33 @@ for (const side of SIDES) {
       } finally {
         await registry.update(csid, { settings: { callsPerSecond: undefined } });
       }
+    });
+
+    it('submits the day’s documents once: processed, and recorded by the brokerage', async function () {
+      const brokerage = await brokerages.brokerageFor(csid);
+      const before = sim.control.records({ csid: sim.csid }).documentSubmissions.length;
+      sim.control.resetCalls();
+      const answer = await brokerage.submitDailyDocuments(dailyFiles(), new Date());
+      assert.equal(answer.processed, true, JSON.stringify(answer));
+      assert.ok('documents' in answer && Array.isArray(answer.documents));
+      assert.equal(sim.control.records({ csid: sim.csid }).documentSubmissions.length, before + 1);
+      assert.equal(sim.control.calls()[side.calls.dailyDocuments], 1, 'sent once, on its own protocol');
+    });
+
+    it('throws a failure that proves nothing when the submission’s answer is lost: it may have been processed', async function () {
+      const brokerage = await brokerages.brokerageFor(csid);
+      const before = sim.control.records({ csid: sim.csid }).documentSubmissions.length;
+      sim.control.addFault({ operation: side.calls.dailyDocuments, kind: 'lost-response', count: 1 });
+      await assert.rejects(brokerage.submitDailyDocuments(dailyFiles(), new Date()), (error: unknown) => {
+        assert.ok(error instanceof BrokerageError, String(error));
+        assert.equal(error.notProcessed, false, error.message);
+        return true;
+      });
+      assert.equal(
+        sim.control.records({ csid: sim.csid }).documentSubmissions.length,
+        before + 1,
+        'the brokerage processed it: a second send would be a second submission',
+      );
     });
 
     it('makes an SSO link for the account holder, and says no for a user name the brokerage does not know', async function () {

@@ -5,6 +5,7 @@
  * (there is no look-up for a submission, on either protocol).
  */
 import assert from 'node:assert/strict';
+import { webApiBrokerage } from '../../../brokerage/webapi/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,10 +33,7 @@ describe('Web API agreements and disclosures against the simulator: the daily su
         eca: {} as never,
         store: new FileDocumentStore(join(dir, 'documents')),
         ledger: {} as DailyDocumentsLedger,
-        webApi: {
-          protocolOf: () => Promise.resolve('webapi'),
-          clientFor: (csid) => Promise.resolve(clients.get(csid)!),
-        },
+        brokerageFor: (csid) => Promise.resolve(webApiBrokerage(clients.get(csid)!, csid, 'qa')),
       }),
     );
   const submit = (csid: string) => activities().submitDailyDocuments({ csid, documents: forms });

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { applicationJsonOf, camelCase, documentJson } from '../../../activities/application-json.js';
+import { applicationJsonOf, camelCase } from '../../../activities/application-json.js';
+import { documentJson } from '../../../brokerage/webapi/documents.js';
 import { EcaRequestError } from '../../../eca/index.js';
 import { holdersOf } from '../../../webapi/index.js';
 import { checkFirmSettings } from '../../../runtime/firm-settings.js';

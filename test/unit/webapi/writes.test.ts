@@ -5,7 +5,8 @@
  * the XML service sees the same accounts. Counted by the simulator's records.
  */
 import assert from 'node:assert/strict';
-import { applicationJsonOf, documentJson } from '../../../activities/application-json.js';
+import { applicationJsonOf } from '../../../activities/application-json.js';
+import { documentJson } from '../../../brokerage/webapi/documents.js';
 import { requestWindow } from '../../../brokerage/webapi/accounts.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import type { WebApiClient } from '../../../webapi/index.js';

@@ -5,6 +5,7 @@
  * ECA_FIRM_KEY_PASSPHRASE, never from the command line (where `ps` would show it).
  */
 import { readFileSync } from 'node:fs';
+import { PROTOCOL_NAMES } from '../../domain/protocols.js';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { FirmKeys, FirmRecord, FirmRegistry } from '../../runtime/firms.js';
@@ -68,7 +69,7 @@ function recordText(record: FirmRecord): string {
     ['name', record.name],
     ['state', record.disabled ? `disabled since ${time(record.disabled.at)}: ${record.disabled.reason}` : 'active'],
     ['managed by', record.managedBy === 'environment' ? 'the environment of its workers (ECA_CSID)' : 'eca firms'],
-    ['protocol', settings.protocol === 'webapi' ? 'the Web API (OAuth 2.0)' : 'the XML service'],
+    ['protocol', PROTOCOL_NAMES[settings.protocol]],
     ...(settings.webApi
       ? ([
           [

@@ -42,8 +42,13 @@ export interface FirmBrokerageOptions {
   fetch?: typeof fetch;
   /** How the default transport resolves names (tests); the system's resolver unless given. */
   resolve?: Resolver;
-  /** Told of every Web API call as it ends (the worker's metrics; the XML clients are counted around them). */
+  /** Told of every Web API call as it ends (the worker's metrics). */
   onWebApiCall?: WebApiClientOptions['onCall'];
+  /**
+   * Wraps each firm's XML client as it is built (the worker's metrics): every call through these brokerages,
+   * the dispatcher's and the port's, is counted once.
+   */
+  instrumentEca?: (eca: EcaClient) => EcaClient;
 }
 
 /**
@@ -181,7 +186,7 @@ export class FirmBrokerages {
     }
     refuseStoredUrls(record.csid, settings, ['baseUrl', 'preferenceUrl']);
     const pace = this.paceOf(firm);
-    return createEcaClient({
+    const eca = createEcaClient({
       environment: settings.environment,
       baseUrl: settings.baseUrl,
       preferenceUrl: settings.preferenceUrl,
@@ -196,6 +201,7 @@ export class FirmBrokerages {
       ...(pace && { pace }),
       fetch: this.fetch,
     });
+    return this.options.instrumentEca ? this.options.instrumentEca(eca) : eca;
   }
 
   /** One client for every firm: each call on the client of the firm its request's `CSID` names. */

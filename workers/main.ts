@@ -160,6 +160,7 @@ async function firmBrokerages(
     ssoAllowInsecureLoopback: config.brokerage.ssoAllowInsecureLoopback,
     database,
     onWebApiCall: webApiCallRecorder(metrics),
+    instrumentEca: (eca) => instrumentEcaClient(eca, metrics),
   });
   return { brokerages, seeded, firms: await registry.list() };
 }
@@ -290,7 +291,7 @@ async function main(): Promise<void> {
   if (seeded === 'managed-elsewhere') {
     log.warn(`firm ${config.brokerage.csid} is managed with eca firms: ECA_CSID's settings and keys are not used`);
   }
-  const eca = instrumentEcaClient(brokerages.dispatcher(), callMetrics);
+  const eca = brokerages.dispatcher();
   const connection = await connectTemporal(config.temporal);
   // Documents at rest under the codec's keys, in a directory or the database (runtime/document-store-location.ts).
   const store = await openDocumentStore(config.documentStore.path, { keyring: codec });

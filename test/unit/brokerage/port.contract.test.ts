@@ -19,6 +19,8 @@ import type { RunningSimulator } from '../../../simulator/server.js';
 import { registerWebApiClient } from '../../support/webapi-clients.js';
 import { openSeededDatabase } from '../../support/database-template.js';
 import { pdf } from '../../support/engine.js';
+import { instrumentEcaClient, webApiCallRecorder } from '../../../workers/metrics.js';
+import type { BrokerageCallMetrics } from '../../../workers/metrics.js';
 
 /** One adapter's side: how its firm is registered, and the simulator's names of the calls the contract makes. */
 interface Side {
@@ -79,6 +81,13 @@ for (const side of SIDES) {
     let csid: string;
     let own: string | undefined;
     let theirs: string | undefined;
+    /** The worker's call metrics as they are told: `<protocol> <operation> <outcome>`. */
+    const metered: string[] = [];
+    const metrics = {
+      record: (protocol: string, operation: string, _ms: number, outcome: string) =>
+        metered.push(`${protocol} ${operation} ${outcome}`),
+      batchSize: { record: () => undefined },
+    } as unknown as BrokerageCallMetrics;
 
     before(async function () {
       dir = await mkdtemp(join(tmpdir(), `eca-port-${side.protocol}-`));
@@ -87,7 +96,14 @@ for (const side of SIDES) {
       registry = new FirmRegistry(db, { keyring: generateCodecKeyring('k1') });
       csid = side.protocol === 'xml' ? sim.csid : 'PORT-WEBAPI';
       await side.register(registry, sim, csid);
-      brokerages = new FirmBrokerages(registry, { database: db, ssoAllowInsecureLoopback: true, timeoutMs: 2_000 });
+      brokerages = new FirmBrokerages(registry, {
+        database: db,
+        ssoAllowInsecureLoopback: true,
+        timeoutMs: 2_000,
+        // As the worker counts them (workers/main.ts).
+        instrumentEca: (eca) => instrumentEcaClient(eca, metrics),
+        onWebApiCall: webApiCallRecorder(metrics),
+      });
       [own] = sim.control.seedAccounts({ count: 1, csid: sim.csid });
       const other = await sim.control.registerFirm({ name: 'another-firm' });
       [theirs] = sim.control.seedAccounts({ count: 1, csid: other.csid });
@@ -112,6 +128,19 @@ for (const side of SIDES) {
       assert.equal(await brokerage.ownsAccount(theirs!), false);
       assert.equal(await brokerage.ownsAccount('U9999999'), false);
       assert.ok((sim.control.calls()[side.calls.status] ?? 0) >= 3, 'asked on its own protocol');
+    });
+
+    it('counts each call it makes in the brokerage’s call metrics, under its protocol', async function () {
+      const brokerage = await brokerages.brokerageFor(csid);
+      metered.length = 0;
+      await brokerage.ownsAccount(own!);
+      const reads = await brokerage.sweepReads({ counted: (call) => call, maxAccountsPerCall: 100 });
+      await reads.snapshotsOf([own!]);
+      assert.ok(metered.length >= 2, metered.join(', '));
+      assert.ok(
+        metered.every((call) => call.startsWith(`${side.protocol} `) && call.endsWith(' ok')),
+        metered.join(', '),
+      );
     });
 
     it('throws a transport failure when the brokerage cannot answer, never "not the firm’s"', async function () {

@@ -74,8 +74,13 @@ export class CallPutOff extends Error {
     /** Why, in fixed words (a call budget spent for now, say). */
     readonly reason: string,
   ) {
-    super(`not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`);
+    super(putOffWords(retryAfterMs, reason));
   }
+}
+
+/** What a call put off says, on any protocol: `not sent, <reason>; again in <s> s`. */
+export function putOffWords(retryAfterMs: number, reason: string): string {
+  return `not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`;
 }
 
 /**

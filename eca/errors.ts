@@ -8,7 +8,7 @@
  * Every error is a {@link BrokerageError} of the XML service (`protocol` `xml`): its kind and whether it proves
  * that nothing was processed are this library's reading of the spec, which shows no status for a failure.
  */
-import { BrokerageError, CallPutOff } from '../domain/brokerage-errors.js';
+import { BrokerageError, putOffWords } from '../domain/brokerage-errors.js';
 import type { BrokerageErrorKind } from '../domain/brokerage-errors.js';
 
 /**
@@ -143,7 +143,7 @@ export class EcaDeferredError extends EcaError {
   readonly reason: string;
 
   constructor(operation: string, retryAfterMs: number, reason: string) {
-    super('ECA_DEFERRED', `${operation}: ${new CallPutOff(retryAfterMs, reason).message}`);
+    super('ECA_DEFERRED', `${operation}: ${putOffWords(retryAfterMs, reason)}`);
     this.operation = operation;
     this.retryAfterMs = retryAfterMs;
     this.reason = reason;

@@ -9,7 +9,7 @@
  */
 
 import type { ZodType } from 'zod';
-import { BrokerageError } from '../domain/brokerage-errors.js';
+import { BrokerageError, putOffWords } from '../domain/brokerage-errors.js';
 import type { BrokerageErrorKind } from '../domain/brokerage-errors.js';
 
 export type WebApiErrorCode =
@@ -108,7 +108,7 @@ export class WebApiDeferredError extends WebApiError {
     /** Why, in fixed words (a call budget spent for now, say). */
     readonly reason: string,
   ) {
-    super('WEBAPI_DEFERRED', `${operation}: not sent, ${reason}; again in ${Math.ceil(retryAfterMs / 1000)} s`);
+    super('WEBAPI_DEFERRED', `${operation}: ${putOffWords(retryAfterMs, reason)}`);
   }
 }
 

@@ -1,13 +1,4 @@
-/**
- * The brokerage port (port.ts) on the Web API: the firm's client, in the port's terms.
- *
- * An SSO link is made with the Web API's browser sessions (`POST /gw/api/v1/sso-browser-sessions`),
- * so that an SSO link (client/brokerage.ts) takes either protocol with the same checks: the user name and IP
- * before anything is sent, the URL after (https, the environment's hosts, no credentials), and the same
- * expiry. The document states no lifetime for a browser session: the link says 60 s after the call began, the
- * XML service's lifetime, the shortest the engine knows (a link shown as expiring early is asked for again; one
- * shown as valid when it is not fails the account holder).
- */
+/** The brokerage port (brokerage/port.ts) on the Web API: the firm's client, in the port's terms. */
 import { checkSingleIp, checkUserName, validateSignedUrl } from '../../eca/index.js';
 import type { EcaEnvironment, SignedUrlOptions } from '../../eca/index.js';
 import { WebApiAnswerError, WebApiHttpError } from '../../webapi/index.js';
@@ -58,6 +49,14 @@ async function ownsAccount(client: WebApiClient, accountId: string): Promise<boo
   return (await client.findAccount(accountId)) !== undefined;
 }
 
+/**
+ * An SSO link is made with the Web API's browser sessions (`POST /gw/api/v1/sso-browser-sessions`),
+ * so that an SSO link (client/brokerage.ts) takes either protocol with the same checks: the user name and IP
+ * before anything is sent, the URL after (https, the environment's hosts, no credentials), and the same
+ * expiry. The document states no lifetime for a browser session: the link says 60 s after the call began, the
+ * XML service's lifetime, the shortest the engine knows (a link shown as expiring early is asked for again; one
+ * shown as valid when it is not fails the account holder).
+ */
 function sso(
   client: WebApiClient,
   environment: EcaEnvironment,

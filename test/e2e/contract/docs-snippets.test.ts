@@ -65,10 +65,12 @@ function outputUntil(
     }, ms);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (stdout.split('\n').some((line) => wanted.test(line))) {
+      // Whole lines only: a chunk may end inside a line the program is still writing when it is stopped.
+      const whole = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
+      if (whole.split('\n').some((line) => wanted.test(line))) {
         clearTimeout(timer);
         child.kill('SIGTERM');
-        resolve(stdout);
+        resolve(whole);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -11,7 +11,7 @@ import type { DailyDocumentsLedger } from './forms.js';
 import { callBrokerage, typedFailure } from './brokerage-errors.js';
 import { WriteAttempt } from './write-attempt.js';
 import type { Brokerage } from '../brokerage/port.js';
-import { xmlBrokerage } from '../brokerage/xml/index.js';
+import { xmlBrokerages } from '../brokerage/xml/index.js';
 
 export interface DocumentsActivityOptions {
   eca: EcaClient;
@@ -35,7 +35,7 @@ const MAY_HAVE_BEEN_PROCESSED =
 export function createDocumentsActivities(options: DocumentsActivityOptions): DocumentsActivities {
   const { eca, store, ledger } = options;
   const now = options.now ?? (() => new Date());
-  const brokerageFor = options.brokerageFor ?? ((csid: string) => Promise.resolve(xmlBrokerage(eca, csid)));
+  const brokerageFor = options.brokerageFor ?? xmlBrokerages(eca);
 
   return {
     async gatherForms({ csid, formsDir, day }) {

@@ -34,7 +34,7 @@ import type { SweepSnapshot, SweptAccount } from '../runtime/sweep-snapshot.js';
 import { remember } from './sweep-snapshot.js';
 import type { Candidate, Compared, SignalOutcome } from './sweep-slot.js';
 import type { Brokerage, Counted } from '../brokerage/port.js';
-import { xmlBrokerage } from '../brokerage/xml/index.js';
+import { xmlBrokerages } from '../brokerage/xml/index.js';
 import type { SweepActivities } from '../workflows/sweep/activities.js';
 import { finalFailure } from './brokerage-errors.js';
 
@@ -107,7 +107,7 @@ export function createSweepActivities(options: SweepActivityOptions): SweepActiv
   const perCall = options.maxAccountsPerCall ?? DEFAULT_MAX_ACCOUNTS_PER_CALL;
   const concurrency = options.signalConcurrency ?? 32;
   const listingIntervalMs = options.listingIntervalMs ?? DEFAULT_SWEEP_LISTING_INTERVAL_MS;
-  const brokerageFor = options.brokerageFor ?? ((csid: string) => Promise.resolve(xmlBrokerage(eca, csid)));
+  const brokerageFor = options.brokerageFor ?? xmlBrokerages(eca);
 
   return {
     async sweepFirm({ csid }): Promise<SweepReport> {

@@ -21,3 +21,8 @@ export function xmlBrokerage(eca: EcaClient, csid: string): Brokerage {
     submitDailyDocuments: (files, signedAt) => submitDailyDocuments(eca, csid, files, signedAt),
   };
 }
+
+/** Every firm's port through one XML client that calls for the CSID each request names: where no resolver is given. */
+export function xmlBrokerages(eca: EcaClient): (csid: string) => Promise<Brokerage> {
+  return (csid) => Promise.resolve(xmlBrokerage(eca, csid));
+}
